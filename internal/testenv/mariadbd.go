@@ -1,0 +1,126 @@
+package testenv
+
+import (
+	"database/sql"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Instance is a mariadbd the test started itself, on loopback.
+type Instance struct {
+	Addr    string
+	Port    int
+	DataDir string
+	cmd     *exec.Cmd
+	args    []string
+	t       testing.TB
+}
+
+// StartMariaDB starts a second, private mariadbd (own datadir, own port) and
+// stops it when the test ends. extra are additional server options.
+func StartMariaDB(t testing.TB, extra ...string) *Instance {
+	t.Helper()
+	server := findServer(t)
+	install := firstOnPath("mariadb-install-db", "mysql_install_db")
+	if install == "" {
+		Missing(t, "mariadb-install-db not found")
+	}
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	out, err := exec.Command(install, "--no-defaults", "--datadir="+data, "--user=root",
+		"--auth-root-authentication-method=normal", "--skip-test-db").CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", install, err, out)
+	}
+	port := FreePort(t)
+	in := &Instance{Addr: "127.0.0.1:" + strconv.Itoa(port), Port: port, DataDir: data, t: t}
+	in.args = append([]string{"--no-defaults", "--datadir=" + data, "--user=root",
+		"--bind-address=127.0.0.1", "--port=" + strconv.Itoa(port),
+		"--socket=" + filepath.Join(dir, "mysqld.sock"), "--pid-file=" + filepath.Join(dir, "mysqld.pid"),
+		"--log-error=" + filepath.Join(dir, "error.log"),
+		"--innodb-buffer-pool-size=64M", "--innodb-log-file-size=48M", "--skip-name-resolve",
+		"--max-connections=500"}, extra...)
+	in.start(server)
+	t.Cleanup(in.Stop)
+	return in
+}
+
+func (in *Instance) start(server string) {
+	in.t.Helper()
+	in.cmd = exec.Command(server, in.args...)
+	in.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := in.cmd.Start(); err != nil {
+		in.t.Fatalf("start %s: %v", server, err)
+	}
+	if err := ping(in.Addr, 60*time.Second); err != nil {
+		log, _ := os.ReadFile(filepath.Join(filepath.Dir(in.DataDir), "error.log"))
+		in.Stop()
+		in.t.Fatalf("mariadbd on %s did not come up: %v\n%s", in.Addr, err, log)
+	}
+}
+
+// Open connects as root, creating database db fresh (if not empty).
+func (in *Instance) Open(db string) (*sql.DB, string) { return prepare(in.t, in.Addr, db) }
+
+// Kill ends the server abruptly (SIGKILL), as a crash would.
+func (in *Instance) Kill() {
+	if in.cmd != nil && in.cmd.Process != nil {
+		_ = in.cmd.Process.Kill()
+		_, _ = in.cmd.Process.Wait()
+		in.cmd = nil
+	}
+}
+
+// Restart starts the server again on the same port and datadir (after Kill or Stop).
+func (in *Instance) Restart() {
+	in.t.Helper()
+	in.Kill()
+	in.start(findServer(in.t))
+}
+
+// Stop shuts the server down (SIGTERM, then SIGKILL after 20 s).
+func (in *Instance) Stop() {
+	if in.cmd == nil || in.cmd.Process == nil {
+		return
+	}
+	_ = in.cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { _, _ = in.cmd.Process.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		_ = in.cmd.Process.Kill()
+		<-done
+	}
+	in.cmd = nil
+}
+
+func (in *Instance) String() string { return fmt.Sprintf("mariadbd(%s)", in.Addr) }
+
+func findServer(t testing.TB) string {
+	for _, p := range []string{"/usr/sbin/mariadbd", "/usr/sbin/mysqld"} {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	if p := firstOnPath("mariadbd", "mysqld"); p != "" {
+		return p
+	}
+	Missing(t, "mariadbd not installed")
+	return ""
+}
+
+func firstOnPath(names ...string) string {
+	for _, n := range names {
+		if p, err := exec.LookPath(n); err == nil {
+			return p
+		}
+	}
+	return ""
+}
