@@ -1,0 +1,140 @@
+package decode
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// FDPStatsSize is the length of the FDP Statistics log (LID 0x22).
+const FDPStatsSize = 64
+
+// FDPStats is the FDP Statistics log of one endurance group: byte-granular,
+// so the best standard source for short-window write amplification.
+type FDPStats struct {
+	HostBytesWithMetadataWritten  U128 // HBMW
+	MediaBytesWithMetadataWritten U128 // MBMW
+	MediaBytesErased              U128 // MBE
+}
+
+// ParseFDPStats decodes the 64-byte FDP Statistics log.
+func ParseFDPStats(b []byte) (FDPStats, error) {
+	if err := need("FDP statistics log (0x22)", b, FDPStatsSize); err != nil {
+		return FDPStats{}, err
+	}
+	return FDPStats{
+		HostBytesWithMetadataWritten:  LE128(b[0:16]),
+		MediaBytesWithMetadataWritten: LE128(b[16:32]),
+		MediaBytesErased:              LE128(b[32:48]),
+	}, nil
+}
+
+// FDPConfig is one FDP configuration descriptor.
+type FDPConfig struct {
+	Valid                  bool   // FDPA bit 7
+	RGIF                   uint8  // FDPA bits 3:0, reclaim group identifier format
+	VolatileWriteCache     bool   // FDPA bit 4
+	NRG                    uint32 // reclaim groups
+	NRUH                   uint16 // reclaim unit handles
+	MaxPIDs                uint16 // as reported (QEMU reports it 0-based)
+	NNSS                   uint32
+	ReclaimUnitNominalSize uint64  // bytes
+	ERUTL                  uint32  // estimated reclaim unit time limit, seconds
+	RUHTypes               []uint8 // per handle: 1 initially isolated, 2 persistently isolated
+}
+
+// FDPConfigs is the FDP Configurations log (LID 0x20).
+type FDPConfigs struct {
+	Version uint8
+	Size    uint32 // total log bytes, as the header says
+	Configs []FDPConfig
+}
+
+const (
+	fdpConfigsHeader = 16
+	fdpConfigFixed   = 64
+	fdpRUHDescriptor = 4
+	fdpConfigsWhat   = "FDP configurations log (0x20)"
+)
+
+// ParseFDPConfigs decodes the FDP Configurations log: a header, then
+// NUMFDPC+1 variable-size descriptors. Every size comes from the device, so
+// each is checked against the bytes actually present; a descriptor size of 0
+// or one that overruns the log is an error, never a loop or a panic.
+func ParseFDPConfigs(b []byte) (FDPConfigs, error) {
+	if err := need(fdpConfigsWhat, b, fdpConfigsHeader); err != nil {
+		return FDPConfigs{}, err
+	}
+	le := binary.LittleEndian
+	count := int(le.Uint16(b[0:])) + 1 // NUMFDPC is 0-based
+	out := FDPConfigs{Version: b[2], Size: le.Uint32(b[4:])}
+	if out.Size < fdpConfigsHeader {
+		return FDPConfigs{}, fmt.Errorf("decode %s: header size %d is smaller than the %d-byte header", fdpConfigsWhat, out.Size, fdpConfigsHeader)
+	}
+	if uint64(out.Size) > uint64(len(b)) {
+		return FDPConfigs{}, &ShortBufferError{What: fdpConfigsWhat + " (size from its header)", Need: int(out.Size), Got: len(b)}
+	}
+	page := b[:out.Size]
+	off := fdpConfigsHeader
+	for i := range count {
+		if len(page)-off < 2 {
+			return FDPConfigs{}, fmt.Errorf("decode %s: descriptor %d of %d starts at byte %d, past the %d-byte log", fdpConfigsWhat, i, count, off, len(page))
+		}
+		dsze := int(le.Uint16(page[off:]))
+		if dsze < fdpConfigFixed {
+			return FDPConfigs{}, fmt.Errorf("decode %s: descriptor %d at byte %d has size %d, below the %d-byte minimum", fdpConfigsWhat, i, off, dsze, fdpConfigFixed)
+		}
+		if dsze > len(page)-off {
+			return FDPConfigs{}, fmt.Errorf("decode %s: descriptor %d at byte %d has size %d, overrunning the %d-byte log", fdpConfigsWhat, i, off, dsze, len(page))
+		}
+		d := page[off : off+dsze]
+		fdpa := d[2]
+		c := FDPConfig{
+			Valid:                  fdpa&0x80 != 0,
+			RGIF:                   fdpa & 0x0f,
+			VolatileWriteCache:     fdpa&0x10 != 0,
+			NRG:                    le.Uint32(d[4:]),
+			NRUH:                   le.Uint16(d[8:]),
+			MaxPIDs:                le.Uint16(d[10:]),
+			NNSS:                   le.Uint32(d[12:]),
+			ReclaimUnitNominalSize: le.Uint64(d[16:]),
+			ERUTL:                  le.Uint32(d[24:]),
+		}
+		if need := fdpConfigFixed + fdpRUHDescriptor*int(c.NRUH); need > dsze {
+			return FDPConfigs{}, fmt.Errorf("decode %s: descriptor %d declares %d reclaim unit handles (%d bytes) but is only %d bytes", fdpConfigsWhat, i, c.NRUH, need, dsze)
+		}
+		c.RUHTypes = make([]uint8, c.NRUH)
+		for h := range c.RUHTypes {
+			c.RUHTypes[h] = d[fdpConfigFixed+fdpRUHDescriptor*h]
+		}
+		out.Configs = append(out.Configs, c)
+		off += dsze
+	}
+	return out, nil
+}
+
+// RUHUsage is the Reclaim Unit Handle Usage log (LID 0x21).
+type RUHUsage struct {
+	Attributes []uint8 // per handle: 0 unused, bit0 host specified, bit1 controller specified
+}
+
+const (
+	ruhUsageHeader     = 8
+	ruhUsageDescriptor = 8
+)
+
+// ParseRUHUsage decodes the RUH Usage log; the handle count must fit the buffer.
+func ParseRUHUsage(b []byte) (RUHUsage, error) {
+	const what = "FDP reclaim unit handle usage log (0x21)"
+	if err := need(what, b, ruhUsageHeader); err != nil {
+		return RUHUsage{}, err
+	}
+	n := int(binary.LittleEndian.Uint16(b[0:]))
+	if err := need(fmt.Sprintf("%s with %d handles", what, n), b, ruhUsageHeader+ruhUsageDescriptor*n); err != nil {
+		return RUHUsage{}, err
+	}
+	u := RUHUsage{Attributes: make([]uint8, n)}
+	for i := range u.Attributes {
+		u.Attributes[i] = b[ruhUsageHeader+ruhUsageDescriptor*i]
+	}
+	return u, nil
+}

@@ -1,0 +1,124 @@
+package decode
+
+import (
+	"encoding/binary"
+	"fmt"
+	"strings"
+)
+
+// IdentifySize is the data length of every Identify command.
+const IdentifySize = 4096
+
+// IDController is the part of Identify Controller (CNS 0x01) walab uses to
+// name a drive and to decide which logs are worth asking for.
+type IDController struct {
+	VID, SSVID uint16
+	Serial     string // trimmed of padding spaces and NULs
+	Model      string
+	Firmware   string
+	CNTLID     uint16
+	OACS       uint16
+	LPA        uint8
+	CTRATT     uint32
+	TNVMCAP    U128 // bytes
+	UNVMCAP    U128 // bytes
+	NN         uint32
+	ENDGIDMAX  uint16
+	MDTS       uint8
+}
+
+// DirectivesSupported: OACS bit 5, Directive Send/Receive exist.
+func (c IDController) DirectivesSupported() bool { return c.OACS&(1<<5) != 0 }
+
+// ExtendedLogData: LPA bit 2, Get Log Page takes NUMDU and offsets, so a log
+// over 4 KiB can be read in pieces.
+func (c IDController) ExtendedLogData() bool { return c.LPA&(1<<2) != 0 }
+
+// SMARTPerNamespace: LPA bit 0, the SMART log accepts a namespace NSID.
+func (c IDController) SMARTPerNamespace() bool { return c.LPA&1 != 0 }
+
+// EnduranceGroups: CTRATT bit 4, the Endurance Group log (0x09) exists.
+func (c IDController) EnduranceGroups() bool { return c.CTRATT&(1<<4) != 0 }
+
+// FDPSupported: CTRATT bit 19, Flexible Data Placement logs 0x20-0x23 exist.
+func (c IDController) FDPSupported() bool { return c.CTRATT&(1<<19) != 0 }
+
+// ParseIDController decodes an Identify Controller page (4096 bytes).
+func ParseIDController(b []byte) (IDController, error) {
+	if err := need("Identify Controller (CNS 0x01)", b, IdentifySize); err != nil {
+		return IDController{}, err
+	}
+	le := binary.LittleEndian
+	return IDController{
+		VID:       le.Uint16(b[0:]),
+		SSVID:     le.Uint16(b[2:]),
+		Serial:    ascii(b[4:24]),
+		Model:     ascii(b[24:64]),
+		Firmware:  ascii(b[64:72]),
+		MDTS:      b[77],
+		CNTLID:    le.Uint16(b[78:]),
+		CTRATT:    le.Uint32(b[96:]),
+		OACS:      le.Uint16(b[256:]),
+		LPA:       b[261],
+		TNVMCAP:   LE128(b[280:296]),
+		UNVMCAP:   LE128(b[296:312]),
+		ENDGIDMAX: le.Uint16(b[340:]),
+		NN:        le.Uint32(b[516:]),
+	}, nil
+}
+
+// ascii turns a space-padded identify string into a label-safe one: padding
+// spaces and NULs go, and any byte outside printable ASCII becomes '?', so a
+// firmware with garbage in its serial cannot produce invalid UTF-8 labels.
+func ascii(b []byte) string {
+	s := strings.Trim(string(b), " \x00")
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r > 0x7e {
+			return '?'
+		}
+		return r
+	}, s)
+}
+
+// IDNamespace is the part of Identify Namespace (CNS 0x00) walab uses.
+type IDNamespace struct {
+	NSZE, NCAP, NUSE uint64 // logical blocks
+	NVMCAP           U128   // bytes
+	LBADataSize      uint32 // bytes per logical block, from FLBAS/LBAF; 0 for an inactive namespace
+	ENDGID           uint16
+	LBAFormat        uint8 // index of the LBA format in use
+}
+
+// ParseIDNamespace decodes an Identify Namespace page (4096 bytes).
+func ParseIDNamespace(b []byte) (IDNamespace, error) {
+	const what = "Identify Namespace (CNS 0x00)"
+	if err := need(what, b, IdentifySize); err != nil {
+		return IDNamespace{}, err
+	}
+	le := binary.LittleEndian
+	ns := IDNamespace{
+		NSZE:   le.Uint64(b[0:]),
+		NCAP:   le.Uint64(b[8:]),
+		NUSE:   le.Uint64(b[16:]),
+		NVMCAP: LE128(b[48:64]),
+		ENDGID: le.Uint16(b[102:]),
+	}
+	nlbaf, flbas := b[25], b[26]
+	idx := flbas & 0x0f
+	if nlbaf >= 16 { // bits 6:5 extend the index only when there are more than 16 formats
+		idx |= (flbas >> 5 & 0x3) << 4
+	}
+	if idx > nlbaf {
+		return IDNamespace{}, fmt.Errorf("decode %s: FLBAS selects LBA format %d but NLBAF says only %d exist", what, idx, int(nlbaf)+1)
+	}
+	ns.LBAFormat = idx
+	lbads := b[128+4*int(idx)+2]
+	switch {
+	case lbads == 0: // inactive or unformatted namespace: no size, not an error
+	case lbads < 9 || lbads > 31:
+		return IDNamespace{}, fmt.Errorf("decode %s: LBA format %d has LBADS %d (2^%d-byte blocks), outside 512 B..2 GiB", what, idx, lbads, lbads)
+	default:
+		ns.LBADataSize = 1 << lbads
+	}
+	return ns, nil
+}

@@ -1,0 +1,339 @@
+package decode
+
+import (
+	"bytes"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Layout describes a vendor log page declaratively, so a drive whose vendor
+// counters walab does not know can be supported from the exporter's YAML
+// without new code.
+type Layout struct {
+	Name   string  `yaml:"name"`   // also the `source` label, e.g. "seed000_c0"
+	LogID  uint8   `yaml:"log_id"` // Get Log Page LID
+	Length uint32  `yaml:"length"` // bytes to read; a multiple of 4
+	NSID   uint32  `yaml:"nsid"`   // 0 means the default 0xFFFFFFFF
+	Match  Match   `yaml:"match"`
+	Format string  `yaml:"format"` // "fixed" (default) or "kv12"
+	Fields []Field `yaml:"fields"`
+}
+
+// Match selects drives and guards pages. VID and ModelRegex pick drives
+// automatically (a layout with neither is only used when configured for a
+// device explicitly); GUID/NotGUID are checked on every page decoded.
+type Match struct {
+	VID        []uint16 `yaml:"vid"`
+	ModelRegex string   `yaml:"model_regex"`
+	GUIDOffset *uint32  `yaml:"guid_offset"`
+	GUID       string   `yaml:"guid"`     // hex, page byte order; the page must carry it
+	NotGUID    string   `yaml:"not_guid"` // hex; refuse pages carrying it (e.g. OCP)
+}
+
+// Field is one counter in a vendor page.
+type Field struct {
+	Meaning   string `yaml:"meaning"`    // host_written | media_written | gc_written
+	Offset    uint32 `yaml:"offset"`     // fixed: byte offset in the page
+	Width     uint8  `yaml:"width"`      // fixed: 2, 4, 6, 8 or 16 bytes, little-endian
+	Key       uint8  `yaml:"key"`        // kv12: item key to scan for
+	UnitBytes uint64 `yaml:"unit_bytes"` // bytes per count
+}
+
+// VendorCounters are a vendor page's write counters in bytes; nil when the
+// layout (or, for kv12, this firmware's page) lacks the counter.
+type VendorCounters struct {
+	HostWritten, MediaWritten, GCWritten *U128
+}
+
+// Field meanings and formats.
+const (
+	MeaningHostWritten  = "host_written"
+	MeaningMediaWritten = "media_written"
+	MeaningGCWritten    = "gc_written"
+
+	FormatFixed = "fixed"
+	FormatKV12  = "kv12"
+
+	// DefaultNSID is the "all namespaces" NSID vendor logs are read with.
+	DefaultNSID = 0xFFFFFFFF
+
+	maxLayoutLength = 64 << 10
+	kv12ItemSize    = 12
+	kv12RawOffset   = 5
+	kv12RawWidth    = 6
+)
+
+var layoutName = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+
+// EffectiveNSID is the NSID to read the page with.
+func (l Layout) EffectiveNSID() uint32 {
+	if l.NSID == 0 {
+		return DefaultNSID
+	}
+	return l.NSID
+}
+
+func (l Layout) format() string {
+	if l.Format == "" {
+		return FormatFixed
+	}
+	return l.Format
+}
+
+// Validate reports every problem with a layout at once, so a user fixing a
+// YAML file sees them all on the first run.
+func (l Layout) Validate() error {
+	var errs []error
+	add := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+
+	if !layoutName.MatchString(l.Name) {
+		add("name %q must be lower-case letters, digits and underscores, starting with a letter (it becomes the source label)", l.Name)
+	}
+	switch {
+	case l.Length == 0:
+		add("length is missing")
+	case l.Length%4 != 0:
+		add("length %d is not a multiple of 4 (Get Log Page reads whole dwords)", l.Length)
+	case l.Length > maxLayoutLength:
+		add("length %d is over the %d-byte limit", l.Length, maxLayoutLength)
+	}
+	if l.Match.ModelRegex != "" {
+		if _, err := regexp.Compile(l.Match.ModelRegex); err != nil {
+			add("match.model_regex: %v", err)
+		}
+	}
+	if err := l.Match.validateGUIDs(l.Length); err != nil {
+		errs = append(errs, err)
+	}
+	switch l.format() {
+	case FormatFixed, FormatKV12:
+	default:
+		add("format %q is not %q or %q", l.Format, FormatFixed, FormatKV12)
+	}
+	if l.format() == FormatKV12 && l.Length < kv12ItemSize {
+		add("length %d cannot hold one %d-byte kv12 item", l.Length, kv12ItemSize)
+	}
+	if len(l.Fields) == 0 {
+		add("no fields: a layout must name at least one counter")
+	}
+	seen := map[string]bool{}
+	for i, f := range l.Fields {
+		if err := f.validate(l.format(), l.Length); err != nil {
+			add("fields[%d]: %v", i, err)
+		}
+		if seen[f.Meaning] {
+			add("fields[%d]: meaning %q appears twice", i, f.Meaning)
+		}
+		seen[f.Meaning] = true
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return fmt.Errorf("layout %q: %w", l.Name, errors.Join(errs...))
+}
+
+func (f Field) validate(format string, length uint32) error {
+	switch f.Meaning {
+	case MeaningHostWritten, MeaningMediaWritten, MeaningGCWritten:
+	default:
+		return fmt.Errorf("meaning %q is not one of %s, %s, %s", f.Meaning, MeaningHostWritten, MeaningMediaWritten, MeaningGCWritten)
+	}
+	if f.UnitBytes == 0 {
+		return fmt.Errorf("%s: unit_bytes is missing (bytes per count, e.g. 4096)", f.Meaning)
+	}
+	if format == FormatKV12 {
+		if f.Offset != 0 || (f.Width != 0 && f.Width != kv12RawWidth) {
+			return fmt.Errorf("%s: kv12 items are found by key; offset must be unset and width unset or %d", f.Meaning, kv12RawWidth)
+		}
+		return nil
+	}
+	if f.Key != 0 {
+		return fmt.Errorf("%s: key is only for format kv12", f.Meaning)
+	}
+	switch f.Width {
+	case 2, 4, 6, 8, 16:
+	default:
+		return fmt.Errorf("%s: width %d is not 2, 4, 6, 8 or 16", f.Meaning, f.Width)
+	}
+	if uint64(f.Offset)+uint64(f.Width) > uint64(length) {
+		return fmt.Errorf("%s: bytes %d..%d lie beyond the %d-byte length", f.Meaning, f.Offset, uint64(f.Offset)+uint64(f.Width)-1, length)
+	}
+	return nil
+}
+
+// parseGUID accepts hex with optional separators ("C5AF1028-..." or "c5 af ...").
+func parseGUID(s string) ([16]byte, error) {
+	var g [16]byte
+	clean := strings.NewReplacer("-", "", " ", "", ":", "", "0x", "", "0X", "").Replace(s)
+	b, err := hex.DecodeString(clean)
+	if err != nil {
+		return g, fmt.Errorf("%q is not hex: %v", s, err)
+	}
+	if len(b) != 16 {
+		return g, fmt.Errorf("%q is %d bytes, want 16", s, len(b))
+	}
+	copy(g[:], b)
+	return g, nil
+}
+
+func (m Match) validateGUIDs(length uint32) error {
+	if m.GUID == "" && m.NotGUID == "" {
+		if m.GUIDOffset != nil {
+			return errors.New("match.guid_offset is set but neither guid nor not_guid is")
+		}
+		return nil
+	}
+	if m.GUIDOffset == nil {
+		return errors.New("match.guid/not_guid need match.guid_offset")
+	}
+	if uint64(*m.GUIDOffset)+16 > uint64(length) {
+		return fmt.Errorf("match.guid_offset %d: the 16-byte GUID lies beyond the %d-byte length", *m.GUIDOffset, length)
+	}
+	for _, g := range []struct{ name, v string }{{"guid", m.GUID}, {"not_guid", m.NotGUID}} {
+		if g.v == "" {
+			continue
+		}
+		if _, err := parseGUID(g.v); err != nil {
+			return fmt.Errorf("match.%s: %v", g.name, err)
+		}
+	}
+	return nil
+}
+
+// Matches reports whether the layout applies to this controller by PCI VID
+// and model. A layout with neither criterion matches nothing on its own; the
+// page's GUID is checked later, by Decode.
+func (l Layout) Matches(id IDController) bool {
+	if len(l.Match.VID) == 0 && l.Match.ModelRegex == "" {
+		return false
+	}
+	if len(l.Match.VID) > 0 && !slices.Contains(l.Match.VID, id.VID) {
+		return false
+	}
+	if l.Match.ModelRegex != "" {
+		re, err := regexp.Compile(l.Match.ModelRegex)
+		if err != nil || !re.MatchString(id.Model) {
+			return false
+		}
+	}
+	return true
+}
+
+// Decode reads the layout's counters from a page, in bytes. It checks the
+// GUID guards and every bound against the page actually returned. When the
+// layout has host and GC counters but no media counter, media = host + GC
+// (NAND writes are the host's plus the controller's own).
+func (l Layout) Decode(page []byte) (VendorCounters, error) {
+	what := fmt.Sprintf("vendor log 0x%02X (layout %s)", l.LogID, l.Name)
+	if err := l.checkGUIDs(what, page); err != nil {
+		return VendorCounters{}, err
+	}
+	var vc VendorCounters
+	for _, f := range l.Fields {
+		if f.UnitBytes == 0 {
+			return VendorCounters{}, fmt.Errorf("decode %s: field %s has no unit_bytes", what, f.Meaning)
+		}
+		raw, found, err := l.readField(what, page, f)
+		if err != nil {
+			return VendorCounters{}, err
+		}
+		if !found {
+			continue
+		}
+		v, ok := raw.MulUint64(f.UnitBytes)
+		if !ok {
+			return VendorCounters{}, fmt.Errorf("decode %s: %s %s x %d bytes overflows 128 bits", what, f.Meaning, raw, f.UnitBytes)
+		}
+		switch f.Meaning {
+		case MeaningHostWritten:
+			vc.HostWritten = &v
+		case MeaningMediaWritten:
+			vc.MediaWritten = &v
+		case MeaningGCWritten:
+			vc.GCWritten = &v
+		default:
+			return VendorCounters{}, fmt.Errorf("decode %s: unknown field meaning %q", what, f.Meaning)
+		}
+	}
+	if vc.HostWritten == nil && vc.MediaWritten == nil && vc.GCWritten == nil {
+		return VendorCounters{}, fmt.Errorf("decode %s: none of the layout's counters is on the page", what)
+	}
+	if vc.MediaWritten == nil && vc.HostWritten != nil && vc.GCWritten != nil && !l.hasMeaning(MeaningMediaWritten) {
+		m, ok := vc.HostWritten.Add(*vc.GCWritten)
+		if !ok {
+			return VendorCounters{}, fmt.Errorf("decode %s: host + gc bytes overflow 128 bits", what)
+		}
+		vc.MediaWritten = &m
+	}
+	return vc, nil
+}
+
+func (l Layout) hasMeaning(m string) bool {
+	return slices.ContainsFunc(l.Fields, func(f Field) bool { return f.Meaning == m })
+}
+
+func (l Layout) checkGUIDs(what string, page []byte) error {
+	m := l.Match
+	if m.GUID == "" && m.NotGUID == "" {
+		return nil
+	}
+	if m.GUIDOffset == nil {
+		return fmt.Errorf("decode %s: guid check configured without guid_offset", what)
+	}
+	off := uint64(*m.GUIDOffset)
+	if off+16 > uint64(len(page)) {
+		return &ShortBufferError{What: what + " GUID", Need: int(off + 16), Got: len(page)}
+	}
+	got := page[off : off+16]
+	if m.GUID != "" {
+		want, err := parseGUID(m.GUID)
+		if err != nil {
+			return fmt.Errorf("decode %s: match.guid: %v", what, err)
+		}
+		if !bytes.Equal(got, want[:]) {
+			return fmt.Errorf("decode %s: GUID %X at offset %d, want %X: %w", what, got, off, want[:], ErrGUIDMismatch)
+		}
+	}
+	if m.NotGUID != "" {
+		refused, err := parseGUID(m.NotGUID)
+		if err != nil {
+			return fmt.Errorf("decode %s: match.not_guid: %v", what, err)
+		}
+		if bytes.Equal(got, refused[:]) {
+			return fmt.Errorf("decode %s: page carries GUID %X at offset %d, which this layout refuses: %w", what, got, off, ErrRefusedGUID)
+		}
+	}
+	return nil
+}
+
+// readField returns the raw count of one field; found is false only for a
+// kv12 key the page does not carry (firmware differ in which items they list).
+func (l Layout) readField(what string, page []byte, f Field) (U128, bool, error) {
+	switch l.format() {
+	case FormatFixed:
+		switch f.Width {
+		case 2, 4, 6, 8, 16:
+		default:
+			return U128{}, false, fmt.Errorf("decode %s: field %s has width %d", what, f.Meaning, f.Width)
+		}
+		end := uint64(f.Offset) + uint64(f.Width)
+		if end > uint64(len(page)) {
+			return U128{}, false, &ShortBufferError{What: fmt.Sprintf("%s field %s", what, f.Meaning), Need: int(end), Got: len(page)}
+		}
+		return LE128(page[f.Offset:end]), true, nil
+	case FormatKV12:
+		// The first item carrying the key wins: bytes past a short page's
+		// real end are undefined and must not override a real item.
+		for off := 0; off+kv12ItemSize <= len(page); off += kv12ItemSize {
+			if page[off] == f.Key {
+				return LE128(page[off+kv12RawOffset : off+kv12RawOffset+kv12RawWidth]), true, nil
+			}
+		}
+		return U128{}, false, nil
+	}
+	return U128{}, false, fmt.Errorf("decode %s: format %q is not %q or %q", what, l.Format, FormatFixed, FormatKV12)
+}
