@@ -1,0 +1,150 @@
+package wa
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sort"
+	"time"
+)
+
+// RunStartPath is where the exporter mounts Handler.
+const RunStartPath = "/api/v1/run-start"
+
+// Mark is one device's run start, as the HTTP API reports it.
+type Mark struct {
+	Device  string    `json:"device"`
+	Start   time.Time `json:"start"`
+	Seconds float64   `json:"start_timestamp_seconds"`
+	// Pending: the counters could not be read at the mark; the next
+	// successful sample becomes the baseline (and the start).
+	Pending bool `json:"pending"`
+}
+
+// ErrUnknownDevice is returned by MarkRunStart for a device the sampler has
+// never read.
+type ErrUnknownDevice string
+
+func (e ErrUnknownDevice) Error() string { return fmt.Sprintf("unknown device %q", string(e)) }
+
+// MarkRunStart starts a new run for one device ("" = every device) now. It
+// reads the counters at once so the run's baseline is the moment of the
+// call, not the next tick; devices that fail that read get a pending mark.
+func (s *Sampler) MarkRunStart(ctx context.Context, dev string) ([]Mark, error) {
+	now := s.opts.Now()
+	s.readMu.Lock()
+	readings, err := s.opts.Reader.ReadCounters(ctx)
+	s.readMu.Unlock()
+	if err != nil {
+		s.opts.Logger.Warn("run-start mark: counters unreadable; baseline taken at the next sample", "err", err)
+		readings = nil
+	}
+	t := now.UnixMilli()
+	s.mu.Lock()
+	names := []string{}
+	if dev != "" {
+		_, known := s.devs[dev]
+		if c, ok := readings[dev]; !known && !(ok && c.OK) {
+			s.mu.Unlock()
+			return nil, ErrUnknownDevice(dev)
+		}
+		names = append(names, dev)
+	} else {
+		seen := map[string]bool{}
+		for n := range s.devs {
+			seen[n] = true
+		}
+		for n, c := range readings {
+			if c.OK {
+				seen[n] = true
+			}
+		}
+		for n := range seen {
+			names = append(names, n)
+		}
+	}
+	for _, n := range names {
+		c, ok := readings[n]
+		d := s.devs[n]
+		if d == nil {
+			d = &device{hist: newRing(s.capacity), source: c.Source}
+			s.devs[n] = d
+		}
+		if ok && c.OK && c.Source == d.source {
+			d.mark = runMark{T: t, Host: c.HostBytes, Media: c.MediaBytes}
+		} else {
+			// Unreadable now, or a source change the next sample will treat
+			// as a reset anyway: baseline from the next sample.
+			d.mark = runMark{T: t, Pending: true}
+		}
+		s.opts.Logger.Info("run start marked", "device", n, "pending", d.mark.Pending)
+	}
+	s.unsaved++
+	s.mu.Unlock()
+	if err := s.Flush(); err != nil {
+		s.opts.Logger.Warn("could not save write-amplification state after a run mark", "err", err)
+	}
+	all := s.Marks()
+	out := all[:0]
+	for _, m := range all {
+		for _, n := range names {
+			if m.Device == n {
+				out = append(out, m)
+			}
+		}
+	}
+	return out, nil
+}
+
+// Marks lists every device's current run start.
+func (s *Sampler) Marks() []Mark {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Mark, 0, len(s.devs))
+	for n, d := range s.devs {
+		ts := time.UnixMilli(d.mark.T).UTC()
+		out = append(out, Mark{Device: n, Start: ts, Seconds: float64(d.mark.T) / 1000, Pending: d.mark.Pending})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Device < out[j].Device })
+	return out
+}
+
+type marksResponse struct {
+	Marks []Mark `json:"marks"`
+}
+
+type errorResponse struct {
+	Error string `json:"error"`
+}
+
+// Handler serves RunStartPath: POST marks a run start (?device=nvme0 for
+// one device, else all) and answers with the new marks; GET lists the marks.
+func (s *Sampler) Handler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.Method {
+		case http.MethodGet, http.MethodHead:
+			writeJSON(w, http.StatusOK, marksResponse{Marks: s.Marks()})
+		case http.MethodPost:
+			marks, err := s.MarkRunStart(r.Context(), r.URL.Query().Get("device"))
+			if _, unknown := err.(ErrUnknownDevice); unknown {
+				writeJSON(w, http.StatusNotFound, errorResponse{Error: err.Error()})
+				return
+			}
+			if err != nil {
+				writeJSON(w, http.StatusInternalServerError, errorResponse{Error: err.Error()})
+				return
+			}
+			writeJSON(w, http.StatusOK, marksResponse{Marks: marks})
+		default:
+			w.Header().Set("Allow", "GET, HEAD, POST")
+			writeJSON(w, http.StatusMethodNotAllowed, errorResponse{Error: "method " + r.Method + " not allowed; use GET or POST"})
+		}
+	})
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(v)
+}

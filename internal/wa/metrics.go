@@ -1,0 +1,53 @@
+package wa
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Metric names live in docs/metrics.md ("NVMe" section); keep them in step.
+var (
+	waDesc = prometheus.NewDesc("walab_nvme_write_amplification",
+		"NAND (media) bytes written divided by host bytes written over the window, from walab's own counter samples. Absent when the host wrote nothing in the window.",
+		[]string{"device", "window"}, nil)
+	windowDesc = prometheus.NewDesc("walab_nvme_wa_window_seconds",
+		"Time actually spanned by the samples behind walab_nvme_write_amplification; shorter than the window while the history is younger than it.",
+		[]string{"device", "window"}, nil)
+	resetsDesc = prometheus.NewDesc("walab_nvme_wa_counter_resets_total",
+		"Times the device's counters went backwards or changed source (e.g. drive swapped), which restarts its WA windows.",
+		[]string{"device"}, nil)
+	runStartDesc = prometheus.NewDesc("walab_nvme_run_start_timestamp_seconds",
+		"Start of the current run for the run window: first sample, POST /api/v1/run-start, or the last counter reset.",
+		[]string{"device"}, nil)
+	samplesDesc = prometheus.NewDesc("walab_nvme_wa_samples",
+		"Counter samples held for the device's WA windows (bounded by the longest window / sampling interval + 1).",
+		[]string{"device"}, nil)
+	lastSampleDesc = prometheus.NewDesc("walab_nvme_wa_last_sample_timestamp_seconds",
+		"When the device's counters were last read successfully by the WA sampler.",
+		[]string{"device"}, nil)
+)
+
+// Describe implements prometheus.Collector.
+func (s *Sampler) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{waDesc, windowDesc, resetsDesc, runStartDesc, samplesDesc, lastSampleDesc} {
+		ch <- d
+	}
+}
+
+// Collect implements prometheus.Collector. It reads no device: the values
+// come from the samples the sampler already holds.
+func (s *Sampler) Collect(ch chan<- prometheus.Metric) {
+	for _, d := range s.Snapshot() {
+		for _, w := range d.Windows {
+			ch <- prometheus.MustNewConstMetric(windowDesc, prometheus.GaugeValue, w.Seconds, d.Device, w.Window)
+			if w.HasWA {
+				ch <- prometheus.MustNewConstMetric(waDesc, prometheus.GaugeValue, w.WA, d.Device, w.Window)
+			}
+		}
+		ch <- prometheus.MustNewConstMetric(resetsDesc, prometheus.CounterValue, float64(d.Resets), d.Device)
+		if !d.RunPending {
+			ch <- prometheus.MustNewConstMetric(runStartDesc, prometheus.GaugeValue, float64(d.RunStart.UnixMilli())/1000, d.Device)
+		}
+		ch <- prometheus.MustNewConstMetric(samplesDesc, prometheus.GaugeValue, float64(d.Samples), d.Device)
+		ch <- prometheus.MustNewConstMetric(lastSampleDesc, prometheus.GaugeValue, float64(d.LastSample.UnixMilli())/1000, d.Device)
+	}
+}

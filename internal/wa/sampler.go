@@ -1,0 +1,309 @@
+package wa
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+)
+
+// runMark is where the "run" window starts: a time and the counters then.
+type runMark struct {
+	T       int64 // Unix ms
+	Host    uint64
+	Media   uint64
+	Pending bool // no baseline yet: the next successful sample becomes it
+}
+
+type device struct {
+	hist   *ring
+	source string
+	mark   runMark
+	resets uint64
+}
+
+// Sampler samples counters on its own interval and computes WA windows.
+// It is safe for concurrent use: Run, Sample, Mark, the HTTP handler and
+// Prometheus scrapes may overlap.
+type Sampler struct {
+	opts     Options
+	windows  []window // ascending span
+	capacity int      // ring size per device
+	slackMS  int64    // tolerance at a window's far edge, for ticker jitter
+
+	readMu sync.Mutex // one ReadCounters at a time
+
+	mu      sync.Mutex
+	devs    map[string]*device
+	unsaved int
+
+	writeMu sync.Mutex // one state-file write at a time
+	buf     []byte     // encode buffer, reused under writeMu
+	writer  atomicWriter
+}
+
+// New builds a sampler and, if a state file is configured, resumes from it.
+// A state file that cannot be used is logged and ignored: never fatal.
+func New(opts Options) (*Sampler, error) {
+	ws, err := opts.normalize()
+	if err != nil {
+		return nil, err
+	}
+	longest := ws[len(ws)-1].span
+	s := &Sampler{
+		opts:     opts,
+		windows:  ws,
+		capacity: capacityFor(longest, opts.Interval),
+		slackMS:  (opts.Interval / 2).Milliseconds(),
+		devs:     map[string]*device{},
+	}
+	if opts.StatePath != "" {
+		s.restore(opts.Now())
+	}
+	return s, nil
+}
+
+// Capacity is the number of samples kept per device.
+func (s *Sampler) Capacity() int { return s.capacity }
+
+// Interval is the sampling interval in use.
+func (s *Sampler) Interval() time.Duration { return s.opts.Interval }
+
+func (s *Sampler) longestMS() int64 { return s.windows[len(s.windows)-1].span.Milliseconds() }
+
+// Run samples now and then every interval until ctx ends, then writes the
+// state file one last time. Read errors are logged, never fatal.
+func (s *Sampler) Run(ctx context.Context) error {
+	tick := time.NewTicker(s.opts.Interval)
+	defer tick.Stop()
+	for {
+		if err := s.Sample(ctx, s.opts.Now()); err != nil && ctx.Err() == nil {
+			s.opts.Logger.Warn("write-amplification sample failed", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			if err := s.flushIfDirty(); err != nil {
+				s.opts.Logger.Warn("could not save write-amplification state on shutdown", "err", err)
+			}
+			return nil
+		case <-tick.C:
+		}
+	}
+}
+
+// Sample reads every device once and records the readings as taken at now.
+// Tests call it directly with a synthetic clock.
+func (s *Sampler) Sample(ctx context.Context, now time.Time) error {
+	s.readMu.Lock()
+	readings, err := s.opts.Reader.ReadCounters(ctx)
+	s.readMu.Unlock()
+	if err != nil {
+		return fmt.Errorf("wa: read counters: %w", err)
+	}
+	t := now.UnixMilli()
+	s.mu.Lock()
+	for name, c := range readings {
+		if c.OK && name != "" {
+			s.record(name, c, t)
+		}
+	}
+	s.prune(t)
+	s.unsaved++
+	persist := s.opts.StatePath != "" && s.unsaved >= s.opts.PersistEvery
+	s.mu.Unlock()
+	if persist {
+		return s.Flush()
+	}
+	return nil
+}
+
+// record adds one reading; s.mu held.
+func (s *Sampler) record(name string, c Counters, t int64) {
+	d := s.devs[name]
+	if d == nil {
+		// First sight of the device: its run starts here.
+		d = &device{hist: newRing(s.capacity), source: c.Source, mark: runMark{T: t, Host: c.HostBytes, Media: c.MediaBytes}}
+		s.devs[name] = d
+	}
+	ref, have := d.hist.last()
+	if have && t <= ref.T {
+		// The clock stepped back (or a duplicate call): samples must stay in
+		// time order, so this one is dropped.
+		s.opts.Logger.Debug("write-amplification sample not newer than the last one; dropped", "device", name)
+		return
+	}
+	if !have && !d.mark.Pending {
+		ref = sample{T: d.mark.T, Host: d.mark.Host, Media: d.mark.Media}
+	}
+	if c.HostBytes < ref.Host || c.MediaBytes < ref.Media || c.Source != d.source {
+		s.opts.Logger.Warn("write-amplification counters not comparable with the previous sample (drive swapped or source changed); windows reset",
+			"device", name, "host_bytes", c.HostBytes, "previous_host_bytes", ref.Host,
+			"media_bytes", c.MediaBytes, "previous_media_bytes", ref.Media,
+			"source", c.Source, "previous_source", d.source)
+		d.hist.clear()
+		d.resets++
+		d.source = c.Source
+		d.mark = runMark{T: t, Host: c.HostBytes, Media: c.MediaBytes}
+	}
+	d.hist.push(sample{T: t, Host: c.HostBytes, Media: c.MediaBytes})
+	if d.mark.Pending {
+		d.mark = runMark{T: t, Host: c.HostBytes, Media: c.MediaBytes}
+	}
+}
+
+// prune drops samples older than the longest window, and devices that have
+// not been read for that long, so a removed drive does not linger; s.mu held.
+func (s *Sampler) prune(t int64) {
+	cut := t - s.longestMS() - s.slackMS
+	for name, d := range s.devs {
+		d.hist.dropBefore(cut)
+		if d.hist.len() == 0 {
+			delete(s.devs, name)
+		}
+	}
+}
+
+// WindowWA is one window's result for one device.
+type WindowWA struct {
+	Window  string
+	Seconds float64 // span actually covered by the samples used
+	WA      float64
+	HasWA   bool // false when the host wrote nothing in the window
+}
+
+// DeviceWA is everything the sampler knows about one device.
+type DeviceWA struct {
+	Device     string
+	Source     string
+	Samples    int
+	LastSample time.Time
+	RunStart   time.Time
+	RunPending bool
+	Resets     uint64
+	Windows    []WindowWA // the configured windows in ascending order, then "run"
+}
+
+// Snapshot computes every device's windows from the latest sample backwards.
+func (s *Sampler) Snapshot() []DeviceWA {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]DeviceWA, 0, len(s.devs))
+	for name, d := range s.devs {
+		last, ok := d.hist.last()
+		if !ok {
+			continue
+		}
+		r := DeviceWA{
+			Device:     name,
+			Source:     d.source,
+			Samples:    d.hist.len(),
+			LastSample: time.UnixMilli(last.T),
+			RunStart:   time.UnixMilli(d.mark.T),
+			RunPending: d.mark.Pending,
+			Resets:     d.resets,
+			Windows:    make([]WindowWA, 0, len(s.windows)+1),
+		}
+		for _, w := range s.windows {
+			first := d.hist.at(d.hist.firstAtOrAfter(last.T - w.span.Milliseconds() - s.slackMS))
+			r.Windows = append(r.Windows, ratio(w.name, first, last))
+		}
+		if !d.mark.Pending {
+			r.Windows = append(r.Windows, ratio(RunWindow, sample{T: d.mark.T, Host: d.mark.Host, Media: d.mark.Media}, last))
+		}
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Device < out[j].Device })
+	return out
+}
+
+// ratio is (media delta) / (host delta) between two samples. Deltas are
+// taken in uint64, so only the final division rounds.
+func ratio(name string, first, last sample) WindowWA {
+	w := WindowWA{Window: name}
+	if last.T <= first.T {
+		return w
+	}
+	w.Seconds = float64(last.T-first.T) / 1000
+	if last.Host <= first.Host || last.Media < first.Media {
+		return w
+	}
+	w.WA = float64(last.Media-first.Media) / float64(last.Host-first.Host)
+	w.HasWA = true
+	return w
+}
+
+// Flush writes the state file now (no-op without one).
+func (s *Sampler) Flush() error {
+	if s.opts.StatePath == "" {
+		return nil
+	}
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	s.mu.Lock()
+	s.buf = encodeState(s.buf[:0], s.stateLocked(s.opts.Now().UnixMilli()))
+	pending := s.unsaved
+	s.mu.Unlock()
+	if err := s.writer.write(s.opts.StatePath, s.buf); err != nil {
+		return fmt.Errorf("wa: save state: %w", err)
+	}
+	s.mu.Lock()
+	s.unsaved -= pending
+	s.mu.Unlock()
+	return nil
+}
+
+func (s *Sampler) flushIfDirty() error {
+	s.mu.Lock()
+	dirty := s.unsaved > 0
+	s.mu.Unlock()
+	if !dirty {
+		return nil
+	}
+	return s.Flush()
+}
+
+// stateLocked copies the history out in the state-file shape; s.mu held.
+func (s *Sampler) stateLocked(now int64) state {
+	st := state{SavedAt: now, Devices: make([]deviceState, 0, len(s.devs))}
+	for name, d := range s.devs {
+		ds := deviceState{Name: name, Source: d.source, Resets: d.resets, Mark: d.mark, Samples: make([]sample, d.hist.len())}
+		for i := range ds.Samples {
+			ds.Samples[i] = d.hist.at(i)
+		}
+		st.Devices = append(st.Devices, ds)
+	}
+	sort.Slice(st.Devices, func(i, j int) bool { return st.Devices[i].Name < st.Devices[j].Name })
+	return st
+}
+
+// restore loads the state file; any problem means a fresh start.
+func (s *Sampler) restore(now time.Time) {
+	st, err := loadState(s.opts.StatePath)
+	switch {
+	case errors.Is(err, errNoState):
+		s.opts.Logger.Info("no write-amplification state file; starting fresh", "path", s.opts.StatePath)
+		return
+	case err != nil:
+		s.opts.Logger.Warn("ignoring unusable write-amplification state file; starting fresh", "path", s.opts.StatePath, "err", err)
+		return
+	}
+	cut := now.UnixMilli() - s.longestMS() - s.slackMS
+	kept := 0
+	for _, ds := range st.Devices {
+		d := &device{hist: newRing(s.capacity), source: ds.Source, mark: ds.Mark, resets: ds.Resets}
+		for _, smp := range ds.Samples {
+			if smp.T >= cut {
+				d.hist.push(smp) // a full ring keeps the newest, which is what we want
+			}
+		}
+		if d.hist.len() == 0 && ds.Mark.Pending {
+			continue
+		}
+		s.devs[ds.Name] = d
+		kept += d.hist.len()
+	}
+	s.opts.Logger.Info("resumed write-amplification history", "path", s.opts.StatePath,
+		"devices", len(s.devs), "samples", kept, "saved_at", time.UnixMilli(st.SavedAt).UTC())
+}
