@@ -1,0 +1,88 @@
+package tpcc
+
+import (
+	"context"
+	"database/sql"
+	"math/rand/v2"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/walab/walab/internal/workload"
+)
+
+// smallScale keeps the integration tests quick: every customer last name
+// still exists (1000 per district), items and stock are a tenth.
+var smallScale = scale{Items: 10000, Customers: 1000}
+
+func newTestWorkload(t *testing.T, opts Options) *Workload {
+	t.Helper()
+	w, err := New(opts)
+	require.NoError(t, err)
+	return w
+}
+
+// drive runs n transactions on each of terminals concurrent terminals, each
+// on its own connection: a minimal stand-in for the runner. Deadlocks and
+// lock wait timeouts are retried as the runner would.
+func drive(t *testing.T, db *sql.DB, w *Workload, terminals, n int) map[string]map[workload.Outcome]int {
+	t.Helper()
+	ctx := context.Background()
+	var mu sync.Mutex
+	counts := map[string]map[workload.Outcome]int{}
+	var wg sync.WaitGroup
+	errs := make(chan error, terminals)
+	for id := range terminals {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			conn, err := db.Conn(ctx)
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer conn.Close()
+			term := w.NewTerminal(id, rand.New(rand.NewPCG(uint64(id), 42)))
+			defer term.(interface{ Close() error }).Close()
+			for range n {
+				tx := term.Next()
+				var res workload.Result
+				for attempt := 0; ; attempt++ {
+					res, err = term.Run(ctx, conn, tx)
+					if err != nil && retryable(err) && attempt < 10 {
+						continue
+					}
+					break
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+				mu.Lock()
+				if counts[tx] == nil {
+					counts[tx] = map[workload.Outcome]int{}
+				}
+				counts[tx][res.Outcome]++
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	return counts
+}
+
+func requireChecksPass(t *testing.T, db *sql.DB, w *Workload) []workload.CheckResult {
+	t.Helper()
+	res, err := w.Check(context.Background(), db)
+	require.NoError(t, err)
+	require.Len(t, res, 12)
+	for _, r := range res {
+		require.True(t, r.Passed, "%s: %s", r.Name, r.Detail)
+	}
+	return res
+}

@@ -1,0 +1,384 @@
+package tpcc
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/walab/walab/internal/workload"
+)
+
+// A warehouse is loaded as 11 units so that even one warehouse keeps several
+// loaders busy: its stock (with the warehouse row) and one unit per district
+// (district row, customers, history, orders, new orders, order lines).
+const unitsPerWarehouse = 1 + districtsPerWarehouse
+
+const districtsPerWarehouse = 10
+
+type loadUnit struct {
+	item      bool
+	warehouse int
+	district  int // 0: the warehouse row and its stock
+}
+
+// rowsPerWarehouse is the expected row count of one warehouse, for progress.
+func (s scale) rowsPerWarehouse() int64 {
+	perDistrict := 1 + 4*s.Customers + s.newOrders() + 10*s.Customers // orders average 10 lines
+	return 1 + int64(s.Items) + districtsPerWarehouse*int64(perDistrict)
+}
+
+// Prepare creates the schema and loads opts.Warehouses warehouses with
+// popts.Workers parallel loaders. It resumes a load that stopped half way:
+// bmsql_config records each completed warehouse, and an incomplete one is
+// wiped and loaded again. A schema loaded with another warehouse count, or
+// by another tool, is refused.
+func (w *Workload) Prepare(ctx context.Context, db *sql.DB, popts workload.PrepareOptions) error {
+	if w.opts.Warehouses < 1 {
+		return errors.New("tpcc prepare: warehouses must be at least 1")
+	}
+	workers := popts.Workers
+	if workers < 1 {
+		workers = 4 // BenchmarkSQL's loadWorkers default
+	}
+	for _, q := range createTables {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("tpcc prepare: create table: %w", err)
+		}
+	}
+	cfg, err := w.startOrResume(ctx, db)
+	if err != nil {
+		return err
+	}
+
+	var units []loadUnit
+	if !cfg.itemLoaded {
+		units = append(units, loadUnit{item: true})
+	}
+	var missing []int
+	for wh := 1; wh <= w.opts.Warehouses; wh++ {
+		if !cfg.done[wh] {
+			missing = append(missing, wh)
+		}
+	}
+	// Wipe partial rows of incomplete units before loading them again.
+	if !cfg.itemLoaded {
+		if _, err := db.ExecContext(ctx, "DELETE FROM bmsql_item"); err != nil {
+			return fmt.Errorf("tpcc prepare: clear partial bmsql_item: %w", err)
+		}
+	}
+	for _, wh := range missing {
+		for _, tc := range warehouseColumn {
+			if _, err := db.ExecContext(ctx, "DELETE FROM "+tc.table+" WHERE "+tc.column+" = ?", wh); err != nil {
+				return fmt.Errorf("tpcc prepare: clear partial warehouse %d in %s: %w", wh, tc.table, err)
+			}
+		}
+		for d := 0; d <= districtsPerWarehouse; d++ {
+			units = append(units, loadUnit{warehouse: wh, district: d})
+		}
+	}
+
+	sc := w.opts.scale
+	total := int64(len(missing)) * sc.rowsPerWarehouse()
+	if !cfg.itemLoaded {
+		total += int64(sc.Items)
+	}
+	var rows atomic.Int64
+	var progMu sync.Mutex
+	progress := func(n int) {
+		v := rows.Add(int64(n))
+		if popts.Progress != nil {
+			progMu.Lock()
+			popts.Progress(workload.ProgressEvent{Rows: v, TotalRows: max(total, v)})
+			progMu.Unlock()
+		}
+	}
+
+	l := &loader{db: db, scale: sc, c: cfg.c, seed: w.opts.Seed, now: time.Now().UTC().Format("2006-01-02 15:04:05"),
+		warehouses: w.opts.Warehouses, progress: progress, remaining: map[int]int{}}
+	for _, wh := range missing {
+		l.remaining[wh] = unitsPerWarehouse
+	}
+	if err := l.run(ctx, units, workers); err != nil {
+		return err
+	}
+	if popts.Progress != nil {
+		v := rows.Load()
+		popts.Progress(workload.ProgressEvent{Rows: v, TotalRows: v})
+	}
+	// Fresh statistics for the optimizer, as BenchmarkSQL's buildFinish does.
+	for _, t := range Tables {
+		r, err := db.QueryContext(ctx, "ANALYZE TABLE "+t)
+		if err != nil {
+			return fmt.Errorf("tpcc prepare: analyze %s: %w", t, err)
+		}
+		r.Close()
+	}
+	return nil
+}
+
+// startOrResume writes bmsql_config for a new load, or validates that an
+// existing one is ours and of the requested size.
+func (w *Workload) startOrResume(ctx context.Context, db *sql.DB) (*loadedConfig, error) {
+	cfg, err := readConfig(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.warehouses == 0 {
+		var n int
+		if err := db.QueryRowContext(ctx, "SELECT (SELECT COUNT(*) FROM bmsql_warehouse) + (SELECT COUNT(*) FROM bmsql_item)").Scan(&n); err != nil {
+			return nil, err
+		}
+		if n > 0 {
+			return nil, errors.New("tpcc prepare: the bmsql_* tables hold data but bmsql_config has no warehouses row; " +
+				"this is not a load walab can resume: run cleanup first")
+		}
+		r := rand.New(rand.NewPCG(w.opts.Seed, 0xc0ffee))
+		if w.opts.Seed == 0 {
+			r = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
+		}
+		c := NewLoadConstants(r)
+		if err := writeInitialConfig(ctx, db, w.opts.Warehouses, w.opts.scale, c); err != nil {
+			return nil, err
+		}
+		return &loadedConfig{warehouses: w.opts.Warehouses, c: c, scale: w.opts.scale, walab: true, done: map[int]bool{}}, nil
+	}
+	if !cfg.walab {
+		return nil, fmt.Errorf("tpcc prepare: the schema already holds a %d-warehouse load made by another tool (BenchmarkSQL?); "+
+			"run check or run against it, or cleanup first to load again", cfg.warehouses)
+	}
+	if cfg.warehouses != w.opts.Warehouses {
+		return nil, fmt.Errorf("tpcc prepare: the schema holds a %d-warehouse load (bmsql_config.warehouses, %d complete) but warehouses=%d was asked; "+
+			"use warehouses=%d to resume it, or cleanup first", cfg.warehouses, cfg.loaded, w.opts.Warehouses, cfg.warehouses)
+	}
+	if cfg.scale != w.opts.scale {
+		return nil, fmt.Errorf("tpcc prepare: the schema was loaded at scale %+v, not %+v: cleanup first", cfg.scale, w.opts.scale)
+	}
+	return cfg, nil
+}
+
+// loader runs the units of a load on a pool of connections.
+type loader struct {
+	db         *sql.DB
+	scale      scale
+	c          Constants
+	seed       uint64
+	now        string // load timestamp literal
+	warehouses int
+	progress   func(int)
+
+	mu        sync.Mutex
+	remaining map[int]int // units left per warehouse
+}
+
+func (l *loader) run(ctx context.Context, units []loadUnit, workers int) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	jobs := make(chan loadUnit)
+	errc := make(chan error, workers)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			conn, err := l.db.Conn(ctx)
+			if err != nil {
+				errc <- err
+				cancel()
+				return
+			}
+			defer conn.Close()
+			for u := range jobs {
+				if err := l.loadUnit(ctx, conn, u); err != nil {
+					errc <- err
+					cancel()
+					return
+				}
+			}
+		}()
+	}
+feed:
+	for _, u := range units {
+		select {
+		case jobs <- u:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	close(errc)
+	if err := <-errc; err != nil {
+		return err
+	}
+	return ctx.Err()
+}
+
+func (l *loader) loadUnit(ctx context.Context, conn *sql.Conn, u loadUnit) error {
+	// Each unit has its own deterministic stream, so a seeded load is
+	// reproducible whatever the worker interleaving.
+	r := rand.New(rand.NewPCG(l.seed^uint64(u.warehouse)<<20^uint64(u.district)<<8, 0x5eed))
+	if l.seed == 0 {
+		r = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
+	}
+	if u.item {
+		if err := l.loadItems(ctx, conn, r); err != nil {
+			return fmt.Errorf("tpcc prepare: load bmsql_item: %w", err)
+		}
+		return markDone(ctx, conn, cfgItemDone)
+	}
+	var err error
+	if u.district == 0 {
+		err = l.loadWarehouse(ctx, conn, r, u.warehouse)
+	} else {
+		err = l.loadDistrict(ctx, conn, r, u.warehouse, u.district)
+	}
+	if err != nil {
+		return fmt.Errorf("tpcc prepare: load warehouse %d unit %d: %w", u.warehouse, u.district, err)
+	}
+	l.mu.Lock()
+	l.remaining[u.warehouse]--
+	last := l.remaining[u.warehouse] == 0
+	l.mu.Unlock()
+	if last {
+		return markDone(ctx, conn, cfgWarePrefix+strconv.Itoa(u.warehouse))
+	}
+	return nil
+}
+
+func (l *loader) loadItems(ctx context.Context, conn *sql.Conn, r *rand.Rand) error {
+	in := newInserter(conn, "bmsql_item", "i_id, i_name, i_price, i_data, i_im_id", l.progress)
+	for i := 1; i <= l.scale.Items; i++ {
+		in.row().int(i).str(aString(r, 14, 24)).raw(cents(int64(uniform(r, 100, 10000)))).
+			str(dataWithOriginal(r)).int(uniform(r, 1, 10000))
+		if err := in.maybeFlush(ctx); err != nil {
+			return err
+		}
+	}
+	return in.flush(ctx)
+}
+
+// address appends street_1, street_2, city, state, zip.
+func address(in *inserter, r *rand.Rand) *inserter {
+	return in.str(aString(r, 10, 20)).str(aString(r, 10, 20)).str(aString(r, 10, 20)).
+		str(upper2(r)).str(zip(r))
+}
+
+func upper2(r *rand.Rand) string {
+	return string([]byte{byte('A' + r.IntN(26)), byte('A' + r.IntN(26))})
+}
+
+func (l *loader) loadWarehouse(ctx context.Context, conn *sql.Conn, r *rand.Rand, wh int) error {
+	in := newInserter(conn, "bmsql_warehouse",
+		"w_id, w_ytd, w_tax, w_name, w_street_1, w_street_2, w_city, w_state, w_zip", l.progress)
+	address(in.row().int(wh).raw(cents(int64(l.scale.Customers)*1000*districtsPerWarehouse)).raw(fraction4(uniform(r, 0, 2000))).str(aString(r, 6, 10)), r)
+	if err := in.flush(ctx); err != nil {
+		return err
+	}
+	in = newInserter(conn, "bmsql_stock",
+		"s_w_id, s_i_id, s_quantity, s_ytd, s_order_cnt, s_remote_cnt, s_data, "+
+			"s_dist_01, s_dist_02, s_dist_03, s_dist_04, s_dist_05, s_dist_06, s_dist_07, s_dist_08, s_dist_09, s_dist_10", l.progress)
+	for i := 1; i <= l.scale.Items; i++ {
+		in.row().int(wh).int(i).int(uniform(r, 10, 100)).int(0).int(0).int(0).str(dataWithOriginal(r))
+		for range 10 {
+			in.str(aString(r, 24, 24))
+		}
+		if err := in.maybeFlush(ctx); err != nil {
+			return err
+		}
+	}
+	return in.flush(ctx)
+}
+
+func (l *loader) loadDistrict(ctx context.Context, conn *sql.Conn, r *rand.Rand, wh, d int) error {
+	sc := l.scale
+	in := newInserter(conn, "bmsql_district",
+		"d_w_id, d_id, d_ytd, d_tax, d_next_o_id, d_name, d_street_1, d_street_2, d_city, d_state, d_zip", l.progress)
+	address(in.row().int(wh).int(d).raw(cents(int64(sc.Customers)*1000)).raw(fraction4(uniform(r, 0, 2000))).
+		int(sc.Customers+1).str(aString(r, 6, 10)), r)
+	if err := in.flush(ctx); err != nil {
+		return err
+	}
+
+	cust := newInserter(conn, "bmsql_customer",
+		"c_w_id, c_d_id, c_id, c_discount, c_credit, c_last, c_first, c_credit_lim, c_balance, c_ytd_payment, "+
+			"c_payment_cnt, c_delivery_cnt, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone, c_since, c_middle, c_data", l.progress)
+	hist := newInserter(conn, "bmsql_history",
+		"h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data", l.progress)
+	named := min(1000, sc.Customers)
+	for c := 1; c <= sc.Customers; c++ {
+		last := c - 1
+		if c > named {
+			last = NURand(r, aCLast, l.c.CLast, 0, 999)
+		}
+		credit := "GC"
+		if r.IntN(10) == 0 {
+			credit = "BC"
+		}
+		cust.row().int(wh).int(d).int(c).raw(fraction4(uniform(r, 0, 5000))).str(credit).str(LastName(last)).
+			str(aString(r, 8, 16)).raw("50000.00").raw("-10.00").raw("10.00").int(1).int(0)
+		address(cust, r).str(nString(r, 16, 16)).str(l.now).str("OE").str(aString(r, 300, 500))
+		hist.row().int(c).int(d).int(wh).int(d).int(wh).str(l.now).raw("10.00").str(aString(r, 12, 24))
+		if err := cust.maybeFlush(ctx); err != nil {
+			return err
+		}
+		if err := hist.maybeFlush(ctx); err != nil {
+			return err
+		}
+	}
+	if err := cust.flush(ctx); err != nil {
+		return err
+	}
+	if err := hist.flush(ctx); err != nil {
+		return err
+	}
+
+	// o_c_id is a random permutation of the customers (spec 4.3.3.1).
+	perm := r.Perm(sc.Customers)
+	ord := newInserter(conn, "bmsql_oorder",
+		"o_w_id, o_d_id, o_id, o_c_id, o_carrier_id, o_ol_cnt, o_all_local, o_entry_d", l.progress)
+	nord := newInserter(conn, "bmsql_new_order", "no_w_id, no_d_id, no_o_id", l.progress)
+	line := newInserter(conn, "bmsql_order_line",
+		"ol_w_id, ol_d_id, ol_o_id, ol_number, ol_i_id, ol_delivery_d, ol_amount, ol_supply_w_id, ol_quantity, ol_dist_info", l.progress)
+	delivered := sc.delivered()
+	for o := 1; o <= sc.Customers; o++ {
+		cnt := uniform(r, 5, 15)
+		ord.row().int(wh).int(d).int(o).int(perm[o-1] + 1)
+		if o <= delivered {
+			ord.int(uniform(r, 1, 10))
+		} else {
+			ord.raw("NULL")
+			nord.row().int(wh).int(d).int(o)
+		}
+		ord.int(cnt).int(1).str(l.now)
+		for n := 1; n <= cnt; n++ {
+			line.row().int(wh).int(d).int(o).int(n).int(uniform(r, 1, sc.Items))
+			if o <= delivered {
+				line.str(l.now).raw("0.00")
+			} else {
+				line.raw("NULL").raw(cents(int64(uniform(r, 1, 999999))))
+			}
+			line.int(wh).int(5).str(aString(r, 24, 24))
+			if err := line.maybeFlush(ctx); err != nil {
+				return err
+			}
+		}
+		if err := ord.maybeFlush(ctx); err != nil {
+			return err
+		}
+		if err := nord.maybeFlush(ctx); err != nil {
+			return err
+		}
+	}
+	for _, in := range []*inserter{ord, nord, line} {
+		if err := in.flush(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}

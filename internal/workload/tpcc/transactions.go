@@ -1,0 +1,366 @@
+package tpcc
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/walab/walab/internal/workload"
+)
+
+type orderLine struct {
+	number  int // ol_number: position in the order as entered
+	item    int
+	supplyW int
+	qty     int
+}
+
+// newOrder is spec 2.4. Stock rows are locked in (supply warehouse, item)
+// order, as BenchmarkSQL does since 4.1.2, so two New-Orders never wait on
+// each other in a cycle. The 1% rollback line carries an unused item id and
+// is processed last, after every valid line (spec 2.4.2.3).
+func (t *terminal) newOrder(ctx context.Context) (workload.Outcome, error) {
+	w := t.warehouse()
+	d := uniform(t.r, 1, districtsPerWarehouse)
+	c := t.customerID()
+	n := uniform(t.r, 5, 15)
+	rbk := uniform(t.r, 1, 100) == 1
+	lines := make([]orderLine, n)
+	allLocal := 1
+	for i := range lines {
+		l := orderLine{number: i + 1, supplyW: w, qty: uniform(t.r, 1, 10),
+			item: NURand(t.r, aOLIID, t.st.run.OLIID, 1, t.st.scale.Items)}
+		if t.st.warehouses > 1 && uniform(t.r, 1, 100) == 1 {
+			l.supplyW = t.otherWarehouse(w)
+			allLocal = 0
+		}
+		lines[i] = l
+	}
+	if rbk {
+		lines[n-1].item = t.st.scale.Items + 1
+	}
+	valid := lines
+	if rbk {
+		valid = lines[:n-1]
+	}
+	slices.SortFunc(valid, func(a, b orderLine) int {
+		if a.supplyW != b.supplyW {
+			return a.supplyW - b.supplyW
+		}
+		return a.item - b.item
+	})
+
+	if err := t.begin(ctx); err != nil {
+		return 0, err
+	}
+	var dTax string
+	var oID int
+	found, err := t.queryRow(ctx, stNODistrict, []any{w, d}, &dTax, &oID)
+	if err != nil {
+		return 0, err
+	}
+	if !found {
+		return 0, fmt.Errorf("new_order: district (%d, %d) not found", w, d)
+	}
+	if _, err := t.exec(ctx, stNODistrictUpdate, w, d); err != nil {
+		return 0, err
+	}
+	var cDiscount, cLast, cCredit, wTax string
+	if found, err = t.queryRow(ctx, stNOCustomer, []any{w, d, c}, &cDiscount, &cLast, &cCredit, &wTax); err != nil {
+		return 0, err
+	} else if !found {
+		return 0, fmt.Errorf("new_order: customer (%d, %d, %d) not found", w, d, c)
+	}
+	if _, err := t.exec(ctx, stNOOrder, oID, d, w, c, n, allLocal); err != nil {
+		return 0, err
+	}
+	if _, err := t.exec(ctx, stNONewOrder, oID, d, w); err != nil {
+		return 0, err
+	}
+	distCol := d + 1 // s_dist_XX position in the stock row after s_quantity, s_data
+	var stockRow [12]sql.NullString
+	stockDest := make([]any, len(stockRow))
+	for i := range stockRow {
+		stockDest[i] = &stockRow[i]
+	}
+	for _, l := range lines {
+		var price, iName, iData string
+		found, err := t.queryRow(ctx, stNOItem, []any{l.item}, &price, &iName, &iData)
+		if err != nil {
+			return 0, err
+		}
+		if !found {
+			if rbk && l.item > t.st.scale.Items {
+				// The spec's user rollback: a business outcome, not an error.
+				if err := t.control(ctx, "ROLLBACK"); err != nil {
+					return 0, err
+				}
+				return workload.UserRollback, nil
+			}
+			return 0, fmt.Errorf("new_order: item %d not found", l.item)
+		}
+		if found, err = t.queryRow(ctx, stNOStock, []any{l.supplyW, l.item}, stockDest...); err != nil {
+			return 0, err
+		} else if !found {
+			return 0, fmt.Errorf("new_order: stock (%d, %d) not found", l.supplyW, l.item)
+		}
+		qty, err := strconv.Atoi(stockRow[0].String)
+		if err != nil {
+			return 0, fmt.Errorf("new_order: s_quantity %q: %w", stockRow[0].String, err)
+		}
+		if qty >= l.qty+10 {
+			qty -= l.qty
+		} else {
+			qty = qty - l.qty + 91
+		}
+		remote := 0
+		if l.supplyW != w {
+			remote = 1
+		}
+		if _, err := t.exec(ctx, stNOStockUpdate, qty, l.qty, remote, l.supplyW, l.item); err != nil {
+			return 0, err
+		}
+		p, err := parseCents(price)
+		if err != nil {
+			return 0, fmt.Errorf("new_order: i_price: %w", err)
+		}
+		if _, err := t.exec(ctx, stNOOrderLine, oID, d, w, l.number, l.item, l.supplyW, l.qty,
+			cents(p*int64(l.qty)), stockRow[distCol].String); err != nil {
+			return 0, err
+		}
+	}
+	return workload.Committed, t.commit(ctx)
+}
+
+// customerByName returns the customer at position ceil(n/2) of those with
+// the last name, ordered by first name (spec 2.5.2.2, 2.6.2.2).
+func (t *terminal) customerByName(ctx context.Context, w, d int, last string) (int, error) {
+	var ids []int
+	err := t.query(ctx, stCustomerByName, []any{w, d, last}, func(r *sql.Rows) error {
+		var id int
+		if err := r.Scan(&id); err != nil {
+			return err
+		}
+		ids = append(ids, id)
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	if len(ids) == 0 {
+		return 0, fmt.Errorf("no customer named %s in (%d, %d)", last, w, d)
+	}
+	return ids[(len(ids)+1)/2-1], nil
+}
+
+// payment is spec 2.5: 15% of payments are for a customer of another
+// warehouse when there is more than one, 60% select the customer by last name.
+func (t *terminal) payment(ctx context.Context) error {
+	w := t.warehouse()
+	d := uniform(t.r, 1, districtsPerWarehouse)
+	cW, cD := w, d
+	if t.st.warehouses > 1 && uniform(t.r, 1, 100) > 85 {
+		cW = t.otherWarehouse(w)
+		cD = uniform(t.r, 1, districtsPerWarehouse)
+	}
+	byName := uniform(t.r, 1, 100) <= 60
+	var last string
+	cID := 0
+	if byName {
+		last = t.lastName()
+	} else {
+		cID = t.customerID()
+	}
+	amount := int64(uniform(t.r, 100, 500000))
+	amt := cents(amount)
+
+	if err := t.begin(ctx); err != nil {
+		return err
+	}
+	if _, err := t.exec(ctx, stPayWarehouseUpdate, amt, w); err != nil {
+		return err
+	}
+	var wName string
+	if found, err := t.queryRow(ctx, stPayWarehouse, []any{w}, &wName, discard{}, discard{}, discard{}, discard{}, discard{}); err != nil {
+		return err
+	} else if !found {
+		return fmt.Errorf("payment: warehouse %d not found", w)
+	}
+	if _, err := t.exec(ctx, stPayDistrictUpdate, amt, w, d); err != nil {
+		return err
+	}
+	var dName string
+	if found, err := t.queryRow(ctx, stPayDistrict, []any{w, d}, &dName, discard{}, discard{}, discard{}, discard{}, discard{}); err != nil {
+		return err
+	} else if !found {
+		return fmt.Errorf("payment: district (%d, %d) not found", w, d)
+	}
+	if byName {
+		id, err := t.customerByName(ctx, cW, cD, last)
+		if err != nil {
+			return fmt.Errorf("payment: %w", err)
+		}
+		cID = id
+	}
+	var credit string
+	dest := []any{discard{}, discard{}, discard{}, discard{}, discard{}, discard{}, discard{}, discard{}, discard{}, discard{},
+		&credit, discard{}, discard{}, discard{}}
+	if found, err := t.queryRow(ctx, stPayCustomer, []any{cW, cD, cID}, dest...); err != nil {
+		return err
+	} else if !found {
+		return fmt.Errorf("payment: customer (%d, %d, %d) not found", cW, cD, cID)
+	}
+	if credit == "BC" {
+		var data string
+		if _, err := t.queryRow(ctx, stPayCustomerData, []any{cW, cD, cID}, &data); err != nil {
+			return err
+		}
+		data = fmt.Sprintf("%d %d %d %d %d %s %s", cID, cD, cW, d, w, amt, data)
+		if len(data) > 500 {
+			data = data[:500]
+		}
+		if _, err := t.exec(ctx, stPayCustomerUpdateBC, amt, amt, data, cW, cD, cID); err != nil {
+			return err
+		}
+	} else if _, err := t.exec(ctx, stPayCustomerUpdate, amt, amt, cW, cD, cID); err != nil {
+		return err
+	}
+	if _, err := t.exec(ctx, stPayHistory, cID, cD, cW, d, w, amt, wName+"    "+dName); err != nil {
+		return err
+	}
+	return t.commit(ctx)
+}
+
+// orderStatus is spec 2.6 (read-only): the customer's newest order and its lines.
+func (t *terminal) orderStatus(ctx context.Context) error {
+	w := t.warehouse()
+	d := uniform(t.r, 1, districtsPerWarehouse)
+	if err := t.begin(ctx); err != nil {
+		return err
+	}
+	var cID int
+	if uniform(t.r, 1, 100) <= 60 {
+		id, err := t.customerByName(ctx, w, d, t.lastName())
+		if err != nil {
+			return fmt.Errorf("order_status: %w", err)
+		}
+		cID = id
+	} else {
+		cID = t.customerID()
+	}
+	if found, err := t.queryRow(ctx, stOSCustomer, []any{w, d, cID}, discard{}, discard{}, discard{}, discard{}); err != nil {
+		return err
+	} else if !found {
+		return fmt.Errorf("order_status: customer (%d, %d, %d) not found", w, d, cID)
+	}
+	var oID int
+	found, err := t.queryRow(ctx, stOSOrder, []any{w, d, cID}, &oID, discard{}, discard{})
+	if err != nil {
+		return err
+	}
+	if found {
+		err := t.query(ctx, stOSOrderLines, []any{w, d, oID}, func(r *sql.Rows) error {
+			return r.Scan(discard{}, discard{}, discard{}, discard{}, discard{})
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return t.commit(ctx)
+}
+
+// delivery is spec 2.7 done as BenchmarkSQL 5.0 does it: inside the
+// terminal, one transaction delivering the oldest new order of each of the
+// ten districts. A district without one is skipped.
+func (t *terminal) delivery(ctx context.Context) error {
+	w := t.warehouse()
+	carrier := uniform(t.r, 1, 10)
+	if err := t.begin(ctx); err != nil {
+		return err
+	}
+	for d := 1; d <= districtsPerWarehouse; d++ {
+		var oID int
+		found, err := t.queryRow(ctx, stDelNewOrder, []any{w, d}, &oID)
+		if err != nil {
+			return err
+		}
+		if !found {
+			continue
+		}
+		if _, err := t.exec(ctx, stDelNewOrderDelete, w, d, oID); err != nil {
+			return err
+		}
+		var cID int
+		if found, err := t.queryRow(ctx, stDelOrder, []any{w, d, oID}, &cID); err != nil {
+			return err
+		} else if !found {
+			return fmt.Errorf("delivery: order (%d, %d, %d) not found", w, d, oID)
+		}
+		if _, err := t.exec(ctx, stDelOrderUpdate, carrier, w, d, oID); err != nil {
+			return err
+		}
+		if _, err := t.exec(ctx, stDelOrderLineUpdate, w, d, oID); err != nil {
+			return err
+		}
+		var sum sql.NullString
+		if _, err := t.queryRow(ctx, stDelOrderLineSum, []any{w, d, oID}, &sum); err != nil {
+			return err
+		}
+		total := sum.String
+		if !sum.Valid {
+			total = "0.00"
+		}
+		if _, err := t.exec(ctx, stDelCustomerUpdate, total, w, d, cID); err != nil {
+			return err
+		}
+	}
+	return t.commit(ctx)
+}
+
+// stockLevel is spec 2.8 (read-only) on the terminal's own district.
+func (t *terminal) stockLevel(ctx context.Context) error {
+	w := t.warehouse()
+	d := t.homeD
+	threshold := uniform(t.r, 10, 20)
+	if err := t.begin(ctx); err != nil {
+		return err
+	}
+	var next int
+	if found, err := t.queryRow(ctx, stSLDistrict, []any{w, d}, &next); err != nil {
+		return err
+	} else if !found {
+		return fmt.Errorf("stock_level: district (%d, %d) not found", w, d)
+	}
+	var low int
+	if _, err := t.queryRow(ctx, stSLCount, []any{w, d, next - 20, next, threshold}, &low); err != nil {
+		return err
+	}
+	return t.commit(ctx)
+}
+
+// parseCents parses a non-negative decimal with up to two fraction digits
+// ("12.3", "7", "0.05") into cents.
+func parseCents(s string) (int64, error) {
+	whole, frac, _ := strings.Cut(s, ".")
+	if whole == "" || len(whole) > 15 || len(frac) > 2 {
+		return 0, fmt.Errorf("amount %q: want digits with at most 2 decimals", s)
+	}
+	var v int64
+	for _, c := range whole {
+		if c < '0' || c > '9' {
+			return 0, fmt.Errorf("amount %q: want digits with at most 2 decimals", s)
+		}
+		v = v*10 + int64(c-'0')
+	}
+	fr := frac + "00"[len(frac):]
+	for _, c := range fr {
+		if c < '0' || c > '9' {
+			return 0, fmt.Errorf("amount %q: want digits with at most 2 decimals", s)
+		}
+		v = v*10 + int64(c-'0')
+	}
+	return v, nil
+}
