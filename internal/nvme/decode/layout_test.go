@@ -1,0 +1,311 @@
+package decode
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.yaml.in/yaml/v3"
+)
+
+func builtin(t *testing.T, name string) Layout {
+	t.Helper()
+	for _, l := range BuiltinLayouts() {
+		if l.Name == name {
+			return l
+		}
+	}
+	t.Fatalf("no built-in layout %q", name)
+	return Layout{}
+}
+
+func TestBuiltinLayoutsValidate(t *testing.T) {
+	seen := map[string]bool{}
+	for _, l := range BuiltinLayouts() {
+		require.NoError(t, l.Validate(), l.Name)
+		require.False(t, seen[l.Name], "duplicate layout %s", l.Name)
+		seen[l.Name] = true
+	}
+	require.True(t, seen["seed000_c0"])
+	require.True(t, seen["intel_ca"])
+}
+
+// nvmeCLIHexdump prints buf the way `nvme get-log` does (nvme-cli d() with
+// width 16, group 1): "\n%04x:" then " %02x" per byte, then the ASCII column.
+func nvmeCLIHexdump(buf []byte) string {
+	var sb strings.Builder
+	for off := 0; off < len(buf); off += 16 {
+		end := min(off+16, len(buf))
+		fmt.Fprintf(&sb, "\n%04x:", off)
+		ascii := make([]byte, 0, 16)
+		for _, c := range buf[off:end] {
+			fmt.Fprintf(&sb, " %02x", c)
+			if c >= '!' && c <= '~' {
+				ascii = append(ascii, c)
+			} else {
+				ascii = append(ascii, '.')
+			}
+		}
+		fmt.Fprintf(&sb, " \"%s\"", ascii)
+	}
+	return sb.String()
+}
+
+// seed000Script does what calculate_wa.sh does with that hexdump:
+// grep "01c0:" | awk '{print $13$12$11$10$9$8$7$6}' and
+// grep "01d0:" | awk '{print $9$8$7$6$5$4$3$2}', then printf "%llu" 0x...
+func seed000Script(t *testing.T, dump string) (host, gc uint64) {
+	t.Helper()
+	awk := func(prefix string, fields ...int) uint64 {
+		for _, line := range strings.Split(dump, "\n") {
+			if !strings.Contains(line, prefix) {
+				continue
+			}
+			f := append([]string{line}, strings.Fields(line)...) // f[N] is awk's $N
+			var hexDigits string
+			for _, n := range fields {
+				hexDigits += f[n]
+			}
+			v, err := strconv.ParseUint(hexDigits, 16, 64)
+			require.NoError(t, err)
+			return v
+		}
+		t.Fatalf("no line %q in dump", prefix)
+		return 0
+	}
+	return awk("01c0:", 13, 12, 11, 10, 9, 8, 7, 6), awk("01d0:", 9, 8, 7, 6, 5, 4, 3, 2)
+}
+
+func TestSeed000PageAsTheScriptReadsIt(t *testing.T) {
+	const hostCount, gcCount = 0x0000_0123_4567_89AB, 0x0000_0000_3344_5566
+	page := make([]byte, 800)
+	for i := range page { // noise everywhere else, so a wrong offset cannot pass
+		page[i] = byte(i*7 + 3)
+	}
+	copy(page[496:512], make([]byte, 16)) // not the OCP GUID
+	putU(page, 0x1C4, 8, hostCount)       // bytes 0x1C4..0x1CB
+	putU(page, 0x1D0, 8, gcCount)         // bytes 0x1D0..0x1D7
+
+	scriptHost, scriptGC := seed000Script(t, nvmeCLIHexdump(page))
+	require.Equal(t, uint64(hostCount), scriptHost)
+	require.Equal(t, uint64(gcCount), scriptGC)
+
+	l := builtin(t, "seed000_c0")
+	require.Equal(t, uint32(800), l.Length, "the script reads 800 bytes")
+	vc, err := l.Decode(page)
+	require.NoError(t, err)
+	require.Equal(t, U128{Lo: scriptHost * 4096}, *vc.HostWritten)
+	require.Equal(t, U128{Lo: scriptGC * 4096}, *vc.GCWritten)
+	require.Equal(t, U128{Lo: (scriptHost + scriptGC) * 4096}, *vc.MediaWritten, "NAND = host + GC")
+
+	// The script's WA is (host+gc)/host in its own 4 KiB units; ours in bytes is the same ratio.
+	require.InDelta(t, float64(scriptHost+scriptGC)/float64(scriptHost), vc.MediaWritten.Float64()/vc.HostWritten.Float64(), 1e-12)
+}
+
+func TestSeed000RefusesOCPPage(t *testing.T) {
+	page := ocpPage()
+	page = append(page, make([]byte, 800-len(page))...)
+	_, err := builtin(t, "seed000_c0").Decode(page)
+	require.ErrorIs(t, err, ErrRefusedGUID)
+}
+
+// kv12Page builds a 0xCA page of 12-byte items {key, rsvd[2], norm, rsvd, raw[6], rsvd}.
+func kv12Page(size int, items map[int][2]uint64) []byte {
+	b := make([]byte, size)
+	for slot, kv := range items {
+		off := slot * kv12ItemSize
+		b[off] = byte(kv[0])
+		b[off+3] = 100
+		putU(b, off+kv12RawOffset, kv12RawWidth, kv[1])
+	}
+	return b
+}
+
+func TestIntelCA(t *testing.T) {
+	l := builtin(t, "intel_ca")
+	u := func(v uint64) *U128 { x, _ := U128{Lo: v}.MulUint64(IntelCAUnitBytes); return &x }
+	tests := []struct {
+		name      string
+		page      []byte
+		wantHost  *U128
+		wantMedia *U128
+		wantErr   string
+	}{
+		{"Intel positions, 240 bytes", kv12Page(240, map[int][2]uint64{0: {0xAB, 1}, 11: {0xF4, 5000}, 12: {0xF5, 4000}}), u(4000), u(5000), ""},
+		{"Solidigm order, 512 bytes", kv12Page(512, map[int][2]uint64{3: {0xF5, 7}, 30: {0xF4, 9}}), u(7), u(9), ""},
+		{"48-bit maximum", kv12Page(240, map[int][2]uint64{1: {0xF5, 1<<48 - 1}, 2: {0xF4, 1<<48 - 1}}), u(1<<48 - 1), u(1<<48 - 1), ""},
+		{"first item wins over later garbage", kv12Page(512, map[int][2]uint64{11: {0xF4, 5}, 12: {0xF5, 4}, 40: {0xF4, 999}}), u(4), u(5), ""},
+		{"host only", kv12Page(240, map[int][2]uint64{12: {0xF5, 4}}), u(4), nil, ""},
+		{"neither key", kv12Page(240, map[int][2]uint64{0: {0xAB, 1}}), nil, nil, "none of the layout's counters"},
+		{"item cut by page end is ignored", append(kv12Page(12, nil), 0xF5, 0, 0, 0, 0, 1), nil, nil, "none of the layout's counters"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			vc, err := l.Decode(tt.page)
+			if tt.wantErr != "" {
+				require.ErrorContains(t, err, tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tt.wantHost, vc.HostWritten)
+			require.Equal(t, tt.wantMedia, vc.MediaWritten)
+			require.Nil(t, vc.GCWritten)
+		})
+	}
+}
+
+func u32p(v uint32) *uint32 { return &v }
+
+func TestLayoutValidate(t *testing.T) {
+	ok := func() Layout {
+		return Layout{Name: "acme_c2", LogID: 0xC2, Length: 512, Fields: []Field{
+			{Meaning: MeaningHostWritten, Offset: 0, Width: 8, UnitBytes: 512},
+		}}
+	}
+	tests := []struct {
+		name    string
+		mutate  func(*Layout)
+		wantErr string // "" = valid
+	}{
+		{"minimal", func(*Layout) {}, ""},
+		{"kv12", func(l *Layout) {
+			l.Format = FormatKV12
+			l.Fields = []Field{{Meaning: MeaningMediaWritten, Key: 0xF4, UnitBytes: 1}}
+		}, ""},
+		{"guid guard", func(l *Layout) { l.Match.GUIDOffset = u32p(496); l.Match.GUID = "c5af1028-eabf-f2a4-9c4f-6f7cc914d5af" }, ""},
+		{"bad name", func(l *Layout) { l.Name = "Acme C2" }, "name \"Acme C2\" must be"},
+		{"no length", func(l *Layout) { l.Length = 0 }, "length is missing"},
+		{"odd length", func(l *Layout) { l.Length = 801 }, "not a multiple of 4"},
+		{"huge length", func(l *Layout) { l.Length = 1 << 20 }, "over the 65536-byte limit"},
+		{"bad regex", func(l *Layout) { l.Match.ModelRegex = "(" }, "match.model_regex"},
+		{"guid without offset", func(l *Layout) { l.Match.GUID = "00" }, "need match.guid_offset"},
+		{"offset without guid", func(l *Layout) { l.Match.GUIDOffset = u32p(0) }, "neither guid nor not_guid"},
+		{"guid beyond length", func(l *Layout) { l.Match.GUIDOffset = u32p(500); l.Match.NotGUID = strings.Repeat("00", 16) }, "beyond the 512-byte length"},
+		{"guid not hex", func(l *Layout) { l.Match.GUIDOffset = u32p(0); l.Match.GUID = "zz" }, "match.guid: \"zz\" is not hex"},
+		{"guid wrong size", func(l *Layout) { l.Match.GUIDOffset = u32p(0); l.Match.NotGUID = "0011" }, "is 2 bytes, want 16"},
+		{"unknown format", func(l *Layout) { l.Format = "tlv" }, "format \"tlv\""},
+		{"no fields", func(l *Layout) { l.Fields = nil }, "no fields"},
+		{"unknown meaning", func(l *Layout) { l.Fields[0].Meaning = "nand" }, "meaning \"nand\" is not one of"},
+		{"no unit", func(l *Layout) { l.Fields[0].UnitBytes = 0 }, "unit_bytes is missing"},
+		{"bad width", func(l *Layout) { l.Fields[0].Width = 3 }, "width 3 is not"},
+		{"offset beyond length", func(l *Layout) { l.Fields[0].Offset = 508 }, "bytes 508..515 lie beyond the 512-byte length"},
+		{"key on fixed", func(l *Layout) { l.Fields[0].Key = 0xF4 }, "key is only for format kv12"},
+		{"offset on kv12", func(l *Layout) { l.Format = FormatKV12; l.Fields[0].Offset = 4 }, "found by key"},
+		{"duplicate meaning", func(l *Layout) { l.Fields = append(l.Fields, l.Fields[0]) }, "appears twice"},
+		{"all problems at once", func(l *Layout) { l.Name = ""; l.Length = 0; l.Fields = nil }, "length is missing"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := ok()
+			tt.mutate(&l)
+			err := l.Validate()
+			if tt.wantErr == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorContains(t, err, tt.wantErr)
+		})
+	}
+}
+
+func TestLayoutMatches(t *testing.T) {
+	huawei := IDController{VID: 0x19E5, Model: "HWE52P434T0L005N"}
+	intel := IDController{VID: 0x8086, Model: "INTEL SSDPE2KX040T8"}
+	tests := []struct {
+		name  string
+		match Match
+		id    IDController
+		want  bool
+	}{
+		{"vid", Match{VID: []uint16{0x19E5}}, huawei, true},
+		{"other vid", Match{VID: []uint16{0x19E5}}, intel, false},
+		{"one of several vids", Match{VID: []uint16{0x025E, 0x8086}}, intel, true},
+		{"model regex", Match{ModelRegex: "^HWE5"}, huawei, true},
+		{"vid and model must both match", Match{VID: []uint16{0x19E5}, ModelRegex: "^INTEL"}, huawei, false},
+		{"no criteria matches nothing", Match{}, huawei, false},
+		{"bad regex matches nothing", Match{ModelRegex: "("}, huawei, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			require.Equal(t, tt.want, Layout{Match: tt.match}.Matches(tt.id))
+		})
+	}
+	require.True(t, builtin(t, "seed000_c0").Matches(huawei))
+	require.False(t, builtin(t, "seed000_c0").Matches(intel))
+	require.True(t, builtin(t, "intel_ca").Matches(intel))
+}
+
+func TestLayoutDecodeErrors(t *testing.T) {
+	fixed := Layout{Name: "acme", LogID: 0xC2, Length: 64, Fields: []Field{
+		{Meaning: MeaningHostWritten, Offset: 16, Width: 16, UnitBytes: 4096},
+	}}
+	guarded := fixed
+	guarded.Match = Match{GUIDOffset: u32p(48), GUID: "000102030405060708090a0b0c0d0e0f"}
+	tests := []struct {
+		name    string
+		l       Layout
+		page    []byte
+		wantErr string
+		wantIs  error
+	}{
+		{"page shorter than field", fixed, make([]byte, 20), "need 32 bytes, got 20", ErrShortBuffer},
+		{"page shorter than guid", guarded, make([]byte, 40), "need 64 bytes, got 40", ErrShortBuffer},
+		{"guid mismatch", guarded, make([]byte, 64), "GUID 00000000000000000000000000000000 at offset 48", ErrGUIDMismatch},
+		{"overflow", fixed, bytes.Repeat([]byte{0xff}, 64), "overflows 128 bits", nil},
+		{"unvalidated bad width", Layout{Name: "x", Fields: []Field{{Meaning: MeaningHostWritten, Width: 5, UnitBytes: 1}}}, make([]byte, 64), "width 5", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := tt.l.Decode(tt.page)
+			require.ErrorContains(t, err, tt.wantErr)
+			if tt.wantIs != nil {
+				require.ErrorIs(t, err, tt.wantIs)
+			}
+		})
+	}
+}
+
+func TestLayoutMediaFieldWins(t *testing.T) {
+	l := Layout{Name: "acme", Length: 32, Fields: []Field{
+		{Meaning: MeaningHostWritten, Offset: 0, Width: 8, UnitBytes: 1},
+		{Meaning: MeaningGCWritten, Offset: 8, Width: 8, UnitBytes: 1},
+		{Meaning: MeaningMediaWritten, Offset: 16, Width: 8, UnitBytes: 1},
+	}}
+	page := make([]byte, 32)
+	putU(page, 0, 8, 10)
+	putU(page, 8, 8, 5)
+	putU(page, 16, 8, 17) // the drive's own NAND counter, not host+gc
+	vc, err := l.Decode(page)
+	require.NoError(t, err)
+	require.Equal(t, U128{Lo: 17}, *vc.MediaWritten)
+}
+
+// TestLayoutExampleYAML decodes the example of docs/nvme-decoders.md (kept in
+// testdata so the documentation cannot drift from what the code accepts).
+func TestLayoutExampleYAML(t *testing.T) {
+	raw, err := os.ReadFile("testdata/layout_example.yaml")
+	require.NoError(t, err)
+	var ls []Layout
+	dec := yaml.NewDecoder(bytes.NewReader(raw))
+	dec.KnownFields(true)
+	require.NoError(t, dec.Decode(&ls))
+	require.Len(t, ls, 1)
+	l := ls[0]
+	require.NoError(t, l.Validate())
+	require.Equal(t, uint8(0xC2), l.LogID)
+	require.True(t, l.Matches(IDController{VID: 0x1D79, Model: "ACME NV7 3.84TB"}))
+
+	page := make([]byte, l.Length)
+	copy(page[0x1F0:], []byte{0x41, 0x43, 0x4D, 0x45, 0x2D, 0x57, 0x41, 0x2D, 0x4C, 0x4F, 0x47, 0x2D, 0x56, 0x30, 0x30, 0x31})
+	putU(page, 0x40, 8, 1_000)
+	putU(page, 0x48, 8, 2_500)
+	vc, err := l.Decode(page)
+	require.NoError(t, err)
+	require.Equal(t, "32768000", vc.HostWritten.String())
+	require.Equal(t, "81920000", vc.MediaWritten.String())
+	require.Nil(t, vc.GCWritten)
+}
