@@ -1,0 +1,56 @@
+// Package replay is an admin.Backend that answers from a directory of
+// captured controller responses, so every decoder and the whole exporter run
+// in tests and on machines without an NVMe drive. Recorder writes the same
+// format (the exporter's `capture` subcommand).
+//
+// One folder per controller, e.g. DIR/nvme0/:
+//
+//	id-ctrl.bin          Identify Controller (4096 B)
+//	id-ns-<nsid>.bin     Identify Namespace, nsid in decimal
+//	log-<lid>.bin        whole log page, lid as two lowercase hex digits
+//	log-<lid>-lsi<n>.bin log page with a log specific identifier (e.g. log-09-lsi1.bin)
+//	dir-<dtype>-<doper>.bin Directive Receive data, two hex digits each
+//	feat-<fid>.bin       Get Features: 4 bytes LE completion dword 0, then data
+//	model, serial, firmware_rev  optional text (what sysfs would say)
+package replay
+
+import (
+	"fmt"
+
+	"github.com/walab/walab/internal/nvme/admin"
+)
+
+// Text files a capture may hold next to the binary responses.
+const (
+	FileModel    = "model"
+	FileSerial   = "serial"
+	FileFirmware = "firmware_rev"
+)
+
+// FileName maps a command to the file that answers it. Fields the format
+// does not key on (NSID of a log page, LSP, UUID index, offset) are ignored:
+// a capture holds one version of each page. ok is false for commands the
+// format has no file for.
+func FileName(cmd admin.Command) (name string, ok bool) {
+	switch cmd.Opcode {
+	case admin.OpIdentify:
+		switch uint8(cmd.CDW10) {
+		case admin.CNSController:
+			return "id-ctrl.bin", true
+		case admin.CNSNamespace:
+			return fmt.Sprintf("id-ns-%d.bin", cmd.NSID), true
+		}
+		return "", false
+	case admin.OpGetLogPage:
+		lid := uint8(cmd.CDW10)
+		if lsi := cmd.LSI(); lsi != 0 {
+			return fmt.Sprintf("log-%02x-lsi%d.bin", lid, lsi), true
+		}
+		return fmt.Sprintf("log-%02x.bin", lid), true
+	case admin.OpDirectiveReceive:
+		return fmt.Sprintf("dir-%02x-%02x.bin", uint8(cmd.CDW11>>8), uint8(cmd.CDW11)), true
+	case admin.OpGetFeatures:
+		return fmt.Sprintf("feat-%02x.bin", uint8(cmd.CDW10)), true
+	}
+	return "", false
+}
