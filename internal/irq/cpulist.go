@@ -1,0 +1,65 @@
+package irq
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// MaxCPUID bounds CPU ids read from lists, so a corrupt "0-4294967295"
+// cannot make us allocate gigabytes (the kernel's NR_CPUS tops out at 8192).
+const MaxCPUID = 1 << 16
+
+// ParseCPUList parses the kernel's list format ("0-3,8,10-11"; "" is the
+// empty set) as used by cpulist and *_affinity_list. The result is sorted
+// and without duplicates.
+func ParseCPUList(s string) ([]int, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil, nil
+	}
+	var set []bool
+	for _, part := range strings.Split(s, ",") {
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err := cpuID(lo)
+		if err != nil {
+			return nil, fmt.Errorf("cpu list %q: %w", s, err)
+		}
+		b := a
+		if isRange {
+			// "0-7:2" (stride) is accepted by some writers; the kernel
+			// never prints it, so it is refused rather than half-parsed.
+			if b, err = cpuID(hi); err != nil {
+				return nil, fmt.Errorf("cpu list %q: %w", s, err)
+			}
+			if b < a {
+				return nil, fmt.Errorf("cpu list %q: range %s is backwards", s, part)
+			}
+		}
+		if len(set) <= b {
+			set = append(set, make([]bool, b+1-len(set))...)
+		}
+		for c := a; c <= b; c++ {
+			set[c] = true
+		}
+	}
+	var out []int
+	for c, on := range set {
+		if on {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+func cpuID(s string) (int, error) {
+	if s == "" {
+		return 0, errors.New("empty CPU id")
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 || n > MaxCPUID {
+		return 0, fmt.Errorf("bad CPU id %q", s)
+	}
+	return n, nil
+}

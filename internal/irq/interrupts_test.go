@@ -1,0 +1,76 @@
+package irq
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+const sampleInterrupts = `           CPU0       CPU1       CPU2       CPU3       
+  0:         44          0          0          0   IO-APIC   2-edge      timer
+  9:          0          0          0          0   IO-APIC   9-fasteoi   acpi
+ 16:          3          0          0          0   IO-APIC  16-fasteoi   ehci_hcd:usb1, nvme0q0
+ 60:     100000          0          0          7   IR-PCI-MSIX-0000:10:00.0    1-edge      nvme0q1
+ 61:          0          0          0          0   PCI-MSIX-0000:00:01.0   0-edge
+ 62:         17         18         19         20   GICv3  27 Level     arch_timer
+NMI:          0          0          0          0   Non-maskable interrupts
+ERR:          0
+MIS:          0
+`
+
+func TestParseInterrupts(t *testing.T) {
+	got, err := ParseInterrupts([]byte(sampleInterrupts))
+	require.NoError(t, err)
+	require.Equal(t, []int{0, 1, 2, 3}, got.CPUs)
+	require.Equal(t, []Line{
+		{IRQ: 0, Counts: []uint64{44, 0, 0, 0}, Chip: "IO-APIC", Actions: []string{"timer"}},
+		{IRQ: 9, Counts: []uint64{0, 0, 0, 0}, Chip: "IO-APIC", Actions: []string{"acpi"}},
+		{IRQ: 16, Counts: []uint64{3, 0, 0, 0}, Chip: "IO-APIC", Actions: []string{"ehci_hcd:usb1", "nvme0q0"}},
+		{IRQ: 60, Counts: []uint64{100000, 0, 0, 7}, Chip: "IR-PCI-MSIX-0000:10:00.0", Actions: []string{"nvme0q1"}},
+		{IRQ: 61, Counts: []uint64{0, 0, 0, 0}, Chip: "PCI-MSIX-0000:00:01.0"},
+		{IRQ: 62, Counts: []uint64{17, 18, 19, 20}, Chip: "GICv3", Actions: []string{"arch_timer"}},
+	}, got.Lines)
+}
+
+func TestParseInterruptsOfflineCPUs(t *testing.T) {
+	// CPU1 offline: the columns are CPU0 and CPU2, not 0 and 1.
+	got, err := ParseInterrupts([]byte("   CPU0  CPU2\n 5: 1 2 chip 0-edge nvme1q1\n"))
+	require.NoError(t, err)
+	require.Equal(t, []int{0, 2}, got.CPUs)
+	require.Equal(t, []uint64{1, 2}, got.Lines[0].Counts)
+}
+
+func TestParseInterruptsErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, in, want string
+	}{
+		{"empty", "", "empty"},
+		{"truncated mid line", sampleInterrupts[:200], "truncated"},
+		{"header only no newline", "  CPU0 CPU1", "truncated"},
+		{"bad header", "  CPU0 GPU1\n", "not CPUn"},
+		{"blank header", "\n 1: 2\n", "empty header"},
+		{"short line", "  CPU0 CPU1 CPU2\n 60: 1 2\n", "header lists 3 CPUs"},
+		{"bad count", "  CPU0 CPU1\n 60: 1 x chip 1-edge nvme0q1\n", `count "x"`},
+		{"no colon", "  CPU0\n 60 1\n", "no colon"},
+		{"negative irq", "  CPU0\n -1: 1\n", "negative"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseInterrupts([]byte(tc.in))
+			require.ErrorContains(t, err, tc.want)
+		})
+	}
+}
+
+func FuzzParseInterrupts(f *testing.F) {
+	f.Add([]byte(sampleInterrupts))
+	f.Add([]byte("  CPU0 CPU2\n 5: 1 2 chip 0-edge nvme1q1\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		got, err := ParseInterrupts(b)
+		if err != nil {
+			return
+		}
+		for _, l := range got.Lines {
+			require.Len(t, l.Counts, len(got.CPUs))
+		}
+	})
+}

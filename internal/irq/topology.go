@@ -1,0 +1,115 @@
+package irq
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// CPUNodes maps CPU id to NUMA node from <sysfs>/devices/system/node/node*/cpulist.
+// A machine without that directory (NUMA off) yields an empty map, not an error.
+func CPUNodes(sysfs string) (map[int]int, error) {
+	dirs, err := filepath.Glob(filepath.Join(sysfs, "devices/system/node/node[0-9]*"))
+	if err != nil {
+		return nil, err
+	}
+	out := map[int]int{}
+	for _, d := range dirs {
+		node, err := strconv.Atoi(strings.TrimPrefix(filepath.Base(d), "node"))
+		if err != nil {
+			continue // "node_foo": not a node directory
+		}
+		b, err := os.ReadFile(filepath.Join(d, "cpulist"))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // node went away (hot-remove) between glob and read
+		}
+		if err != nil {
+			return nil, err
+		}
+		cpus, err := ParseCPUList(string(b))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", filepath.Join(d, "cpulist"), err)
+		}
+		for _, c := range cpus {
+			out[c] = node
+		}
+	}
+	return out, nil
+}
+
+// ReadNUMANode reads a device's numa_node file. ok is false when the file is
+// missing (device gone, or not a PCI device); the value may be -1 (no node).
+func ReadNUMANode(path string) (node int, ok bool, err error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, err
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		return 0, false, fmt.Errorf("%s: %w", path, err)
+	}
+	return n, true, nil
+}
+
+// Affinity is one line's CPU affinity.
+type Affinity struct {
+	Configured   []int // smp_affinity_list
+	Effective    []int // effective_affinity_list
+	HasEffective bool  // kernels before 4.15 and some irqchips lack the file
+}
+
+// ReadAffinity reads <procfs>/irq/N/{smp,effective}_affinity_list. ok is
+// false when the line's directory is gone (freed since /proc/interrupts).
+func ReadAffinity(procfs string, irq int) (a Affinity, ok bool, err error) {
+	dir := filepath.Join(procfs, "irq", strconv.Itoa(irq))
+	b, err := os.ReadFile(filepath.Join(dir, "smp_affinity_list"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return a, false, nil
+	}
+	if err != nil {
+		return a, false, err
+	}
+	if a.Configured, err = ParseCPUList(string(b)); err != nil {
+		return a, false, fmt.Errorf("irq %d smp_affinity_list: %w", irq, err)
+	}
+	b, err = os.ReadFile(filepath.Join(dir, "effective_affinity_list"))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return a, true, nil
+	case err != nil:
+		return a, false, err
+	}
+	if a.Effective, err = ParseCPUList(string(b)); err != nil {
+		return a, false, fmt.Errorf("irq %d effective_affinity_list: %w", irq, err)
+	}
+	a.HasEffective = true
+	return a, true, nil
+}
+
+// MSIIRQs lists the interrupt numbers a network interface's PCI function
+// owns, from <sysfs>/class/net/<if>/device/msi_irqs/ (one entry per vector).
+// A missing directory (virtual NIC, or virtio where the vectors hang off
+// the parent) yields nil.
+func MSIIRQs(sysfs, iface string) ([]int, error) {
+	ents, err := os.ReadDir(filepath.Join(sysfs, "class/net", iface, "device/msi_irqs"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []int
+	for _, e := range ents {
+		if n, err := strconv.Atoi(e.Name()); err == nil && n >= 0 {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
