@@ -1,0 +1,3 @@
+package alerts
+
+//go:generate sh -c "cd .. && go run ./alerts/gen"
