@@ -2,7 +2,6 @@ package decode
 
 import (
 	"bytes"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"regexp"
@@ -165,18 +164,39 @@ func (f Field) validate(format string, length uint32) error {
 	return nil
 }
 
-// parseGUID accepts hex with optional separators ("C5AF1028-..." or "c5 af ...").
+// parseGUID accepts hex with optional separators ("C5AF1028-...",
+// "c5 af ...", "0x..."); it runs on every Decode, so it does not allocate
+// unless the GUID is malformed.
 func parseGUID(s string) ([16]byte, error) {
 	var g [16]byte
-	clean := strings.NewReplacer("-", "", " ", "", ":", "", "0x", "", "0X", "").Replace(s)
-	b, err := hex.DecodeString(clean)
-	if err != nil {
-		return g, fmt.Errorf("%q is not hex: %v", s, err)
+	t := strings.TrimPrefix(strings.TrimPrefix(s, "0x"), "0X")
+	n := 0 // hex digits seen
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		var v byte
+		switch {
+		case c == '-' || c == ' ' || c == ':':
+			continue
+		case '0' <= c && c <= '9':
+			v = c - '0'
+		case 'a' <= c && c <= 'f':
+			v = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			v = c - 'A' + 10
+		default:
+			return g, fmt.Errorf("%q is not hex: bad character %q", s, c)
+		}
+		if n < 32 {
+			g[n/2] |= v << (4 * (1 - n%2))
+		}
+		n++
 	}
-	if len(b) != 16 {
-		return g, fmt.Errorf("%q is %d bytes, want 16", s, len(b))
+	if n%2 != 0 {
+		return g, fmt.Errorf("%q is not hex: odd number of digits", s)
 	}
-	copy(g[:], b)
+	if n != 32 {
+		return g, fmt.Errorf("%q is %d bytes, want 16", s, n/2)
+	}
 	return g, nil
 }
 
@@ -228,7 +248,7 @@ func (l Layout) Matches(id IDController) bool {
 // layout has host and GC counters but no media counter, media = host + GC
 // (NAND writes are the host's plus the controller's own).
 func (l Layout) Decode(page []byte) (VendorCounters, error) {
-	what := fmt.Sprintf("vendor log 0x%02X (layout %s)", l.LogID, l.Name)
+	what := l.describe()
 	if err := l.checkGUIDs(what, page); err != nil {
 		return VendorCounters{}, err
 	}
@@ -272,11 +292,23 @@ func (l Layout) Decode(page []byte) (VendorCounters, error) {
 	return vc, nil
 }
 
+// describe names the page in errors.
+type layoutWhat struct {
+	id   uint8
+	name string
+}
+
+func (w layoutWhat) String() string {
+	return fmt.Sprintf("vendor log 0x%02X (layout %s)", w.id, w.name)
+}
+
+func (l Layout) describe() layoutWhat { return layoutWhat{l.LogID, l.Name} }
+
 func (l Layout) hasMeaning(m string) bool {
 	return slices.ContainsFunc(l.Fields, func(f Field) bool { return f.Meaning == m })
 }
 
-func (l Layout) checkGUIDs(what string, page []byte) error {
+func (l Layout) checkGUIDs(what layoutWhat, page []byte) error {
 	m := l.Match
 	if m.GUID == "" && m.NotGUID == "" {
 		return nil
@@ -286,7 +318,7 @@ func (l Layout) checkGUIDs(what string, page []byte) error {
 	}
 	off := uint64(*m.GUIDOffset)
 	if off+16 > uint64(len(page)) {
-		return &ShortBufferError{What: what + " GUID", Need: int(off + 16), Got: len(page)}
+		return &ShortBufferError{What: what.String() + " GUID", Need: int(off + 16), Got: len(page)}
 	}
 	got := page[off : off+16]
 	if m.GUID != "" {
@@ -312,7 +344,7 @@ func (l Layout) checkGUIDs(what string, page []byte) error {
 
 // readField returns the raw count of one field; found is false only for a
 // kv12 key the page does not carry (firmware differ in which items they list).
-func (l Layout) readField(what string, page []byte, f Field) (U128, bool, error) {
+func (l Layout) readField(what layoutWhat, page []byte, f Field) (U128, bool, error) {
 	switch l.format() {
 	case FormatFixed:
 		switch f.Width {

@@ -309,3 +309,31 @@ func TestLayoutExampleYAML(t *testing.T) {
 	require.Equal(t, "81920000", vc.MediaWritten.String())
 	require.Nil(t, vc.GCWritten)
 }
+
+func TestParseGUID(t *testing.T) {
+	tests := []struct {
+		in      string
+		wantErr string
+	}{
+		{"C5AF1028EABFF2A49C4F6F7CC914D5AF", ""},
+		{"c5af1028-eabf-f2a4-9c4f-6f7cc914d5af", ""},
+		{"0xC5AF1028EABFF2A49C4F6F7CC914D5AF", ""},
+		{"C5 AF 10 28 EA BF F2 A4 9C 4F 6F 7C C9 14 D5 AF", ""},
+		{"C5:AF:10:28:EA:BF:F2:A4:9C:4F:6F:7C:C9:14:D5:AF", ""},
+		{"C5AF1028EABFF2A49C4F6F7CC914D5A", "odd number of digits"},
+		{"C5AF1028EABFF2A49C4F6F7CC914D5AF00", "is 17 bytes, want 16"},
+		{"", "is 0 bytes, want 16"},
+		{"C5AF1028EABFF2A49C4F6F7CC914D5AG", "bad character 'G'"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			g, err := parseGUID(tt.in)
+			if tt.wantErr != "" {
+				require.ErrorContains(t, err, tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, OCPSmartExtendedGUID, g)
+		})
+	}
+}

@@ -73,12 +73,12 @@ func ParseOCPSmartExtended(b []byte) (OCPSmartExtended, error) {
 	if err := need(what, b, OCPSmartExtendedSize); err != nil {
 		return OCPSmartExtended{}, err
 	}
-	var o OCPSmartExtended
-	copy(o.GUID[:], b[ocpGUIDOffset:ocpGUIDOffset+16])
-	if o.GUID != OCPSmartExtendedGUID {
+	guid := b[ocpGUIDOffset : ocpGUIDOffset+16]
+	if [16]byte(guid) != OCPSmartExtendedGUID {
 		return OCPSmartExtended{}, fmt.Errorf("decode %s: GUID %X at offset %d is not the OCP GUID %X: %w",
-			what, o.GUID[:], ocpGUIDOffset, OCPSmartExtendedGUID[:], ErrGUIDMismatch)
+			what, guid, ocpGUIDOffset, OCPSmartExtendedGUID[:], ErrGUIDMismatch)
 	}
+	o := OCPSmartExtended{GUID: [16]byte(guid)}
 	le := binary.LittleEndian
 	o.PhysicalMediaUnitsWritten = LE128(b[0:16])
 	o.PhysicalMediaUnitsRead = LE128(b[16:32])

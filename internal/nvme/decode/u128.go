@@ -1,6 +1,7 @@
 package decode
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/bits"
@@ -16,6 +17,9 @@ type U128 struct{ Lo, Hi uint64 }
 // input is zero-extended rather than a panic, so LE128(b[:6]) is the 48-bit
 // value vendors use; bytes past the 16th are ignored.
 func LE128(b []byte) U128 {
+	if len(b) >= 16 { // the common case: a full NVMe counter
+		return U128{Lo: binary.LittleEndian.Uint64(b), Hi: binary.LittleEndian.Uint64(b[8:])}
+	}
 	var u U128
 	for i := 0; i < len(b) && i < 16; i++ {
 		if i < 8 {
