@@ -12,9 +12,10 @@ import (
 	"github.com/walab/walab/internal/workload"
 )
 
-// smallScale keeps the integration tests quick: every customer last name
-// still exists (1000 per district), items and stock are a tenth.
-var smallScale = scale{Items: 10000, Customers: 1000}
+// smallScale keeps the integration tests quick: 300 customers per district
+// (each with its own last name, so lookups by name always find one) and
+// 5000 items. TestFullWarehouseLoad covers the full scale.
+var smallScale = scale{Items: 5000, Customers: 300}
 
 func newTestWorkload(t *testing.T, opts Options) *Workload {
 	t.Helper()

@@ -154,12 +154,7 @@ func (w *Workload) Cleanup(ctx context.Context, db *sql.DB) error {
 // Init reads bmsql_config and fixes the run's C constants. Call it before a
 // run to fail fast; otherwise the first transaction does it.
 func (w *Workload) Init(ctx context.Context, db *sql.DB) error {
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	_, err = w.ensureState(ctx, conn)
+	_, err := w.ensureStateDB(ctx, db)
 	return err
 }
 
@@ -197,4 +192,14 @@ func (w *Workload) ensureState(ctx context.Context, conn *sql.Conn) (*runState, 
 	}
 	w.state = &runState{warehouses: n, scale: cfg.scale, load: cfg.c, run: NewRunConstants(r, cfg.c)}
 	return w.state, nil
+}
+
+// ensureStateDB is ensureState on a connection of db.
+func (w *Workload) ensureStateDB(ctx context.Context, db *sql.DB) (*runState, error) {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	return w.ensureState(ctx, conn)
 }

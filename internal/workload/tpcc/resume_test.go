@@ -1,0 +1,74 @@
+package tpcc
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/walab/walab/internal/testenv"
+	"github.com/walab/walab/internal/workload"
+)
+
+// TestPrepareResumes stops a load half way (its context is cancelled after
+// some rows) and checks that a second prepare finishes it into a consistent
+// data set, and that mismatching loads are refused with a clear message.
+func TestPrepareResumes(t *testing.T) {
+	db, _ := testenv.MariaDB(t, "walab_test_tpcc_resume")
+	ctx := context.Background()
+	w := newTestWorkload(t, Options{Warehouses: 2, Seed: 3, scale: smallScale})
+
+	cctx, cancel := context.WithCancel(ctx)
+	err := w.Prepare(cctx, db, workload.PrepareOptions{Workers: 2, Progress: func(e workload.ProgressEvent) {
+		if e.Rows > e.TotalRows/3 {
+			cancel()
+		}
+	}})
+	require.Error(t, err)
+	require.True(t, errors.Is(err, context.Canceled), "%v", err)
+
+	cfg, err := readConfig(ctx, db)
+	require.NoError(t, err)
+	require.Less(t, cfg.loaded, 2, "the interrupted load must not be recorded as complete")
+
+	// A run refuses the incomplete load.
+	_, err = newTestWorkload(t, Options{}).ensureStateDB(ctx, db)
+	require.ErrorContains(t, err, "incomplete")
+
+	// Another size is refused, naming both sizes.
+	other := newTestWorkload(t, Options{Warehouses: 3, scale: smallScale})
+	err = other.Prepare(ctx, db, workload.PrepareOptions{Workers: 2})
+	require.ErrorContains(t, err, "2-warehouse load")
+	require.ErrorContains(t, err, "warehouses=3")
+
+	var events int
+	require.NoError(t, w.Prepare(ctx, db, workload.PrepareOptions{Workers: 2, Progress: func(workload.ProgressEvent) { events++ }}))
+	require.NotZero(t, events)
+	requireChecksPass(t, db, w)
+	var n int
+	require.NoError(t, db.QueryRow("SELECT COUNT(*) FROM bmsql_customer").Scan(&n))
+	require.Equal(t, 2*10*smallScale.Customers, n, "no duplicated or missing customers after the resume")
+
+	// Preparing a complete load again is a no-op.
+	require.NoError(t, w.Prepare(ctx, db, workload.PrepareOptions{Workers: 2}))
+
+	// A load made by another tool (no walab rows in bmsql_config) is refused.
+	_, err = db.Exec("DELETE FROM bmsql_config WHERE cfg_name LIKE 'walab%'")
+	require.NoError(t, err)
+	err = w.Prepare(ctx, db, workload.PrepareOptions{Workers: 2})
+	require.ErrorContains(t, err, "another tool")
+
+	// ... but runs: BenchmarkSQL's rows are all a run needs.
+	st, err := newTestWorkload(t, Options{Warehouses: 1}).ensureStateDB(ctx, db)
+	require.NoError(t, err)
+	require.Equal(t, 1, st.warehouses)
+	require.True(t, ValidCLastDelta(st.load.CLast, st.run.CLast))
+	_, err = newTestWorkload(t, Options{Warehouses: 5}).ensureStateDB(ctx, db)
+	require.ErrorContains(t, err, "more than the 2 loaded")
+
+	require.NoError(t, w.Cleanup(ctx, db))
+	var tables int
+	require.NoError(t, db.QueryRow("SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = DATABASE()").Scan(&tables))
+	require.Zero(t, tables)
+}

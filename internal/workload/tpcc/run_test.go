@@ -1,0 +1,64 @@
+package tpcc
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/walab/walab/internal/testenv"
+	"github.com/walab/walab/internal/workload"
+)
+
+// TestPrepareRunCheck loads a small data set, drives the five profiles from
+// concurrent terminals and verifies every consistency condition afterwards.
+func TestPrepareRunCheck(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		warehouses int
+		fixed      bool
+		terminals  int
+	}{
+		{"one_warehouse_fixed", 1, true, 3},
+		// Two warehouses exercise remote payments and remote supply lines.
+		{"two_warehouses_random", 2, false, 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db, _ := testenv.MariaDB(t, "walab_test_tpcc_run_"+tc.name[:3])
+			ctx := context.Background()
+			w := newTestWorkload(t, Options{Warehouses: tc.warehouses, TerminalWarehouseFixed: tc.fixed, Seed: 7, scale: smallScale})
+			start := time.Now()
+			require.NoError(t, w.Prepare(ctx, db, workload.PrepareOptions{Workers: 4}))
+			t.Logf("prepare: %v", time.Since(start))
+			start = time.Now()
+			res := requireChecksPass(t, db, w)
+			t.Logf("check: %v", time.Since(start))
+			require.Contains(t, res[10].Detail, "no violations", "condition 11 is checked right after the load")
+
+			var before int64
+			require.NoError(t, db.QueryRow("SELECT SUM(d_next_o_id) FROM bmsql_district").Scan(&before))
+			start = time.Now()
+			counts := drive(t, db, w, tc.terminals, 80)
+			t.Logf("run: %v %v", time.Since(start), counts)
+			for _, tx := range txTypes {
+				require.NotZero(t, counts[tx][workload.Committed], tx)
+			}
+			var after int64
+			require.NoError(t, db.QueryRow("SELECT SUM(d_next_o_id) FROM bmsql_district").Scan(&after))
+			// Committed New-Orders advance d_next_o_id; user rollbacks undo it.
+			require.EqualValues(t, counts[TxNewOrder][workload.Committed], after-before)
+
+			res = requireChecksPass(t, db, w)
+			require.Contains(t, res[10].Detail, "not applicable")
+
+			if tc.warehouses > 1 {
+				var remotePay, remoteLines int
+				require.NoError(t, db.QueryRow("SELECT COUNT(*) FROM bmsql_history WHERE h_c_w_id <> h_w_id").Scan(&remotePay))
+				require.NoError(t, db.QueryRow("SELECT COUNT(*) FROM bmsql_order_line WHERE ol_supply_w_id <> ol_w_id").Scan(&remoteLines))
+				require.NotZero(t, remotePay, "15% of payments are remote")
+				require.NotZero(t, remoteLines, "1% of order lines are supplied remotely")
+			}
+		})
+	}
+}
