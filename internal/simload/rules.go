@@ -1,0 +1,121 @@
+package simload
+
+import (
+	"bufio"
+	"fmt"
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Rule maps file names to a placement id (stream), like a line of an astream
+// rule file. Match is a regular expression that must match the whole base
+// name of the file.
+type Rule struct {
+	Match  string `yaml:"match" json:"match"`
+	Stream uint8  `yaml:"stream" json:"stream"`
+}
+
+// MaxStream is the highest placement id a rule may name.
+const MaxStream = 15
+
+// Rules is a compiled rule table: the first matching rule wins, no match is stream 0.
+type Rules struct {
+	rules []Rule
+	res   []*regexp.Regexp
+}
+
+// CompileRules checks and compiles a rule table.
+func CompileRules(rules []Rule) (*Rules, error) {
+	r := &Rules{rules: append([]Rule(nil), rules...)}
+	for i, rule := range rules {
+		if rule.Match == "" {
+			return nil, fmt.Errorf("simload: rule %d: empty match", i+1)
+		}
+		if rule.Stream > MaxStream {
+			return nil, fmt.Errorf("simload: rule %d (%s): stream %d above %d", i+1, rule.Match, rule.Stream, MaxStream)
+		}
+		re, err := regexp.Compile("^(?:" + rule.Match + ")$")
+		if err != nil {
+			return nil, fmt.Errorf("simload: rule %d: %w", i+1, err)
+		}
+		r.res = append(r.res, re)
+	}
+	return r, nil
+}
+
+// ParseRules reads the text form: one rule per line, "<stream> <regex>",
+// blank lines and lines starting with '#' ignored. The stream comes first
+// because file patterns may themselves start with '#' (#ib_redo*).
+func ParseRules(text string) (*Rules, error) {
+	var rules []Rule
+	sc := bufio.NewScanner(strings.NewReader(text))
+	sc.Buffer(make([]byte, 0, 4096), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		id, re, ok := strings.Cut(line, " ")
+		re = strings.TrimSpace(re)
+		if !ok || re == "" {
+			return nil, fmt.Errorf("simload: rules line %d: want \"<stream> <regex>\", got %q", n, line)
+		}
+		s, err := strconv.ParseUint(id, 10, 8)
+		if err != nil {
+			return nil, fmt.Errorf("simload: rules line %d: stream %q is not a number 0-%d", n, id, MaxStream)
+		}
+		rules = append(rules, Rule{Match: re, Stream: uint8(s)})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("simload: rules: %w", err)
+	}
+	return CompileRules(rules)
+}
+
+// Stream returns the placement id for a file path (its base name is matched).
+func (r *Rules) Stream(file string) uint8 {
+	if r == nil {
+		return 0
+	}
+	base := path.Base(file)
+	for i, re := range r.res {
+		if re.MatchString(base) {
+			return r.rules[i].Stream
+		}
+	}
+	return 0
+}
+
+// Rules returns a copy of the table.
+func (r *Rules) Rules() []Rule {
+	if r == nil {
+		return nil
+	}
+	return append([]Rule(nil), r.rules...)
+}
+
+// MaxID is the highest stream any rule names (0 for an empty table).
+func (r *Rules) MaxID() uint8 {
+	var m uint8
+	for _, rule := range r.Rules() {
+		m = max(m, rule.Stream)
+	}
+	return m
+}
+
+// DefaultRules is an astream-like table for the MySQL mix: redo, binlog,
+// tablespaces, doublewrite and undo each get their own stream. It also sends
+// the synthetic hot/cold classes to streams 1 and 2.
+func DefaultRules() []Rule {
+	return []Rule{
+		{Match: `ib_logfile.*|#ib_redo.*`, Stream: 1},
+		{Match: `binlog\..*`, Stream: 2},
+		{Match: `.*\.ibd`, Stream: 3},
+		{Match: `.*\.dblwr|ib_doublewrite`, Stream: 4},
+		{Match: `undo_.*`, Stream: 5},
+		{Match: `hot\..*`, Stream: 1},
+		{Match: `cold\..*`, Stream: 2},
+	}
+}
