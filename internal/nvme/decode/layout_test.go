@@ -196,7 +196,6 @@ func TestLayoutValidate(t *testing.T) {
 		{"key on fixed", func(l *Layout) { l.Fields[0].Key = 0xF4 }, "key is only for format kv12"},
 		{"offset on kv12", func(l *Layout) { l.Format = FormatKV12; l.Fields[0].Offset = 4 }, "found by key"},
 		{"duplicate meaning", func(l *Layout) { l.Fields = append(l.Fields, l.Fields[0]) }, "appears twice"},
-		{"all problems at once", func(l *Layout) { l.Name = ""; l.Length = 0; l.Fields = nil }, "length is missing"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -335,5 +334,21 @@ func TestParseGUID(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, OCPSmartExtendedGUID, g)
 		})
+	}
+}
+
+func TestLayoutValidateReportsEveryProblem(t *testing.T) {
+	err := Layout{Fields: []Field{{Meaning: "nand", Width: 3}}}.Validate()
+	require.Error(t, err)
+	for _, want := range []string{`name ""`, "length is missing", `meaning "nand"`} {
+		require.ErrorContains(t, err, want)
+	}
+}
+
+func TestLayoutEffectiveNSID(t *testing.T) {
+	require.Equal(t, uint32(0xFFFFFFFF), Layout{}.EffectiveNSID())
+	require.Equal(t, uint32(1), Layout{NSID: 1}.EffectiveNSID())
+	for _, l := range BuiltinLayouts() {
+		require.Equal(t, uint32(DefaultNSID), l.EffectiveNSID(), l.Name)
 	}
 }
