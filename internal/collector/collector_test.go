@@ -12,7 +12,9 @@ import (
 
 type funcCollector func(context.Context, chan<- prometheus.Metric) error
 
-func (f funcCollector) Update(ctx context.Context, ch chan<- prometheus.Metric) error { return f(ctx, ch) }
+func (f funcCollector) Update(ctx context.Context, ch chan<- prometheus.Metric) error {
+	return f(ctx, ch)
+}
 
 var testGaugeDesc = prometheus.NewDesc("walab_test_value", "A test value.", nil, nil)
 
