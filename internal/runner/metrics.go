@@ -1,0 +1,116 @@
+package runner
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Metrics are loadgen's Prometheus series (docs/metrics.md, "loadgen").
+// One Metrics serves all targets of a process; each target is a label value.
+type Metrics struct {
+	RunInfo    *prometheus.GaugeVec
+	RunStart   *prometheus.GaugeVec
+	Txns       *prometheus.CounterVec
+	Duration   *prometheus.HistogramVec
+	Statements *prometheus.CounterVec
+	Errors     *prometheus.CounterVec
+	Reconnects *prometheus.CounterVec
+	Active     *prometheus.GaugeVec
+	TargetRate *prometheus.GaugeVec
+}
+
+// DurationBuckets are the classic buckets, 0.5 ms .. 60 s: OLTP point selects
+// sit at the bottom, TPC-C Stock-Level and stalls from SSD GC at the top.
+var DurationBuckets = []float64{
+	0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 60,
+}
+
+const ns = "walab_loadgen_"
+
+// NewMetrics creates and registers the series on reg.
+func NewMetrics(reg prometheus.Registerer) *Metrics {
+	m := &Metrics{
+		RunInfo: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: ns + "run_info",
+			Help: "Constant 1 while a run is going on; its labels tell runs apart (join on target).",
+		}, []string{"run_id", "workload", "scenario", "target"}),
+		RunStart: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: ns + "run_start_timestamp_seconds",
+			Help: "Unix time the current run's measurement started.",
+		}, []string{"target"}),
+		Txns: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: ns + "transactions_total",
+			Help: "Transactions by type and outcome: committed, user_rollback (a workload-intended rollback, a success), retried (deadlock or lock wait timeout, run again), error (given up).",
+		}, []string{"target", "workload", "type", "outcome"}),
+		Duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:                            ns + "transaction_duration_seconds",
+			Help:                            "Latency of completed transactions from their intended start (includes queueing under --rate).",
+			Buckets:                         DurationBuckets,
+			NativeHistogramBucketFactor:     1.1,
+			NativeHistogramMaxBucketNumber:  160,
+			NativeHistogramMinResetDuration: 0,
+		}, []string{"target", "workload", "type"}),
+		Statements: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: ns + "statements_total",
+			Help: "SQL statements sent, by kind: read (SELECT), write (INSERT/UPDATE/DELETE), other (BEGIN/COMMIT/ROLLBACK).",
+		}, []string{"target", "kind"}),
+		Errors: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: ns + "errors_total",
+			Help: "Failed transaction attempts by error class: deadlock, lock_wait_timeout, connection, canceled, other.",
+		}, []string{"target", "class"}),
+		Reconnects: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: ns + "reconnects_total",
+			Help: "Connections re-established after a connection error.",
+		}, []string{"target"}),
+		Active: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: ns + "active_terminals",
+			Help: "Terminals (client threads) currently running.",
+		}, []string{"target"}),
+		TargetRate: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: ns + "target_rate_per_second",
+			Help: "Configured transaction rate limit in transactions per second (0 = unlimited).",
+		}, []string{"target"}),
+	}
+	reg.MustRegister(m.RunInfo, m.RunStart, m.Txns, m.Duration, m.Statements, m.Errors, m.Reconnects, m.Active, m.TargetRate)
+	return m
+}
+
+// typeObservers are the series one transaction type of one target touches,
+// resolved once so the hot path does no label lookups.
+type typeObservers struct {
+	out [nOutcomes]prometheus.Counter
+	dur prometheus.Observer
+}
+
+type targetObservers struct {
+	types                 []typeObservers
+	reads, writes, others prometheus.Counter
+	reconnects            prometheus.Counter
+	errs                  map[string]prometheus.Counter
+	active                prometheus.Gauge
+}
+
+func (m *Metrics) forTarget(target, workload string, types []string) *targetObservers {
+	if m == nil {
+		return nil
+	}
+	o := &targetObservers{
+		reads:      m.Statements.WithLabelValues(target, "read"),
+		writes:     m.Statements.WithLabelValues(target, "write"),
+		others:     m.Statements.WithLabelValues(target, "other"),
+		reconnects: m.Reconnects.WithLabelValues(target),
+		active:     m.Active.WithLabelValues(target),
+		errs:       map[string]prometheus.Counter{},
+	}
+	for _, c := range []string{"deadlock", "lock_wait_timeout", "connection", "canceled", "other"} {
+		o.errs[c] = m.Errors.WithLabelValues(target, c)
+	}
+	for _, t := range types {
+		var to typeObservers
+		for i, out := range outcomes {
+			to.out[i] = m.Txns.WithLabelValues(target, workload, t, out)
+		}
+		to.dur = m.Duration.WithLabelValues(target, workload, t)
+		o.types = append(o.types, to)
+	}
+	return o
+}

@@ -1,0 +1,252 @@
+package runner
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strings"
+	"time"
+)
+
+// intervalLine is sysbench's --report-interval line for the interval
+// between prev and cur. err/s counts failed attempts (retried or given up),
+// as sysbench's err/s counts its ignored errors.
+func intervalLine(prev, cur *snapshot, start time.Time, threads int, pct float64) string {
+	secs := cur.At.Sub(prev.At).Seconds()
+	if secs <= 0 {
+		secs = 1
+	}
+	p, c := prev.all(), cur.all()
+	events := float64(c.completed() - p.completed())
+	errs := float64(c.Out[oRetried] + c.Out[oError] - p.Out[oRetried] - p.Out[oError])
+	rd := float64(cur.Reads - prev.Reads)
+	wr := float64(cur.Writes - prev.Writes)
+	ot := float64(cur.Others - prev.Others)
+	reconn := float64(cur.Reconnects - prev.Reconnects)
+	h := c.Hist.sub(&p.Hist)
+	return fmt.Sprintf("[ %ds ] thds: %d tps: %4.2f qps: %4.2f (r/w/o: %4.2f/%4.2f/%4.2f) lat (ms,%s%%): %4.2f err/s: %4.2f reconn/s: %4.2f",
+		int(math.Round(cur.At.Sub(start).Seconds())), threads, events/secs, (rd+wr+ot)/secs,
+		rd/secs, wr/secs, ot/secs, fmtPct(pct), h.percentile(pct), errs/secs, reconn/secs)
+}
+
+func fmtPct(p float64) string {
+	if p == math.Trunc(p) {
+		return fmt.Sprintf("%d", int(p))
+	}
+	return fmt.Sprintf("%g", p)
+}
+
+// TypeResult is one transaction type's totals.
+type TypeResult struct {
+	Type         string  `json:"type"`
+	Committed    uint64  `json:"committed"`
+	UserRollback uint64  `json:"user_rollback"`
+	Retried      uint64  `json:"retried"`
+	Errors       uint64  `json:"errors"`
+	LatMinMs     float64 `json:"latency_min_ms"`
+	LatAvgMs     float64 `json:"latency_avg_ms"`
+	LatMaxMs     float64 `json:"latency_max_ms"`
+	LatP50Ms     float64 `json:"latency_p50_ms"`
+	LatP90Ms     float64 `json:"latency_p90_ms"`
+	LatP95Ms     float64 `json:"latency_p95_ms"`
+	LatP99Ms     float64 `json:"latency_p99_ms"`
+	LatSumMs     float64 `json:"latency_sum_ms"`
+}
+
+// Result is a run's totals: the final summary and the --result-json file.
+type Result struct {
+	Target     string    `json:"target"`
+	Workload   string    `json:"workload"`
+	RunID      string    `json:"run_id"`
+	Scenario   string    `json:"scenario"`
+	Threads    int       `json:"threads"`
+	Rate       float64   `json:"rate_limit_tps"`
+	Start      time.Time `json:"start"`
+	Stop       time.Time `json:"stop"` // no new transactions after this
+	End        time.Time `json:"end"`  // in-flight transactions drained
+	Drained    bool      `json:"drained"`
+	Percentile float64   `json:"percentile"`
+
+	TotalSeconds float64 `json:"total_seconds"`
+	Transactions uint64  `json:"transactions"` // completed: committed + user_rollback
+	Reads        uint64  `json:"reads"`
+	Writes       uint64  `json:"writes"`
+	Other        uint64  `json:"other"`
+	Retried      uint64  `json:"retried"`
+	Errors       uint64  `json:"errors"`
+	Reconnects   uint64  `json:"reconnects"`
+	TPS          float64 `json:"tps"`
+	QPS          float64 `json:"qps"`
+
+	All   TypeResult   `json:"all"`
+	Types []TypeResult `json:"types"`
+
+	EventsAvg     float64 `json:"events_avg"`
+	EventsStddev  float64 `json:"events_stddev"`
+	ExecAvgSec    float64 `json:"exec_avg_seconds"`
+	ExecStddevSec float64 `json:"exec_stddev_seconds"`
+
+	// TPC-C, when NewOrderType is set: BenchmarkSQL's tpmC counts every
+	// New-Order that completed (committed or user rollback) per minute of
+	// the session (start to end), tpmTOTAL all completed transactions.
+	NewOrderType string  `json:"new_order_type,omitempty"`
+	TpmC         float64 `json:"tpmC,omitempty"`
+	TpmTotal     float64 `json:"tpmTOTAL,omitempty"`
+}
+
+func typeResult(name string, t *typeSnap, pct float64) TypeResult {
+	tr := TypeResult{
+		Type: name, Committed: t.Out[oCommitted], UserRollback: t.Out[oRollback],
+		Retried: t.Out[oRetried], Errors: t.Out[oError],
+		LatMinMs: float64(t.MinNs) / 1e6, LatMaxMs: float64(t.MaxNs) / 1e6, LatSumMs: float64(t.SumNs) / 1e6,
+		LatP50Ms: t.Hist.percentile(50), LatP90Ms: t.Hist.percentile(90),
+		LatP95Ms: t.Hist.percentile(95), LatP99Ms: t.Hist.percentile(99),
+	}
+	if n := t.completed(); n > 0 {
+		tr.LatAvgMs = tr.LatSumMs / float64(n)
+	}
+	return tr
+}
+
+func newResult(cfg *Config, types []string, start, stop, end time.Time, s *snapshot, drained bool) *Result {
+	all := s.all()
+	r := &Result{
+		Target: cfg.Target, Workload: cfg.Workload.Name(), RunID: cfg.RunID, Scenario: cfg.Scenario,
+		Threads: cfg.Threads, Rate: cfg.Rate, Start: start, Stop: stop, End: end, Drained: drained,
+		Percentile:   cfg.Percentile,
+		TotalSeconds: end.Sub(start).Seconds(),
+		Transactions: all.completed(), Reads: s.Reads, Writes: s.Writes, Other: s.Others,
+		Retried: all.Out[oRetried], Errors: all.Out[oError], Reconnects: s.Reconnects,
+		All: typeResult("all", &all, cfg.Percentile),
+	}
+	for _, i := range sortedTypes(types) {
+		r.Types = append(r.Types, typeResult(types[i], &s.Types[i], cfg.Percentile))
+	}
+	if r.TotalSeconds > 0 {
+		r.TPS = float64(r.Transactions) / r.TotalSeconds
+		r.QPS = float64(r.Reads+r.Writes+r.Other) / r.TotalSeconds
+	}
+	ev := make([]float64, len(s.PerTermEvents))
+	for i, e := range s.PerTermEvents {
+		ev[i] = float64(e)
+	}
+	r.EventsAvg, r.EventsStddev = meanStddev(ev)
+	ex := make([]float64, len(s.PerTermBusy))
+	for i, b := range s.PerTermBusy {
+		ex[i] = b.Seconds()
+	}
+	r.ExecAvgSec, r.ExecStddevSec = meanStddev(ex)
+	return r
+}
+
+// SetNewOrderType turns on the TPC-C figures for the type named t.
+func (r *Result) SetNewOrderType(t string) {
+	r.NewOrderType = t
+	mins := r.TotalSeconds / 60
+	if mins <= 0 {
+		return
+	}
+	for _, tr := range r.Types {
+		if tr.Type == t {
+			r.TpmC = float64(tr.Committed+tr.UserRollback) / mins
+		}
+	}
+	r.TpmTotal = float64(r.Transactions) / mins
+}
+
+// percentile returns the configured percentile of all completed transactions.
+func (r *Result) pct(tr TypeResult) float64 {
+	switch r.Percentile {
+	case 50:
+		return tr.LatP50Ms
+	case 90:
+		return tr.LatP90Ms
+	case 99:
+		return tr.LatP99Ms
+	}
+	return tr.LatP95Ms
+}
+
+// WriteSysbench writes sysbench 1.0.20's final summary.
+func (r *Result) WriteSysbench(w io.Writer) {
+	secs := max(r.TotalSeconds, 1e-9)
+	total := r.Reads + r.Writes + r.Other
+	ignored := r.Retried + r.Errors
+	fmt.Fprintf(w, "SQL statistics:\n")
+	fmt.Fprintf(w, "    queries performed:\n")
+	fmt.Fprintf(w, "        read:                            %d\n", r.Reads)
+	fmt.Fprintf(w, "        write:                           %d\n", r.Writes)
+	fmt.Fprintf(w, "        other:                           %d\n", r.Other)
+	fmt.Fprintf(w, "        total:                           %d\n", total)
+	fmt.Fprintf(w, "    transactions:                        %-6d (%.2f per sec.)\n", r.Transactions, float64(r.Transactions)/secs)
+	fmt.Fprintf(w, "    queries:                             %-6d (%.2f per sec.)\n", total, float64(total)/secs)
+	fmt.Fprintf(w, "    ignored errors:                      %-6d (%.2f per sec.)\n", ignored, float64(ignored)/secs)
+	fmt.Fprintf(w, "    reconnects:                          %-6d (%.2f per sec.)\n", r.Reconnects, float64(r.Reconnects)/secs)
+	fmt.Fprintf(w, "\nGeneral statistics:\n")
+	fmt.Fprintf(w, "    total time:                          %.4fs\n", r.TotalSeconds)
+	fmt.Fprintf(w, "    total number of events:              %d\n", r.Transactions)
+	fmt.Fprintf(w, "\nLatency (ms):\n")
+	fmt.Fprintf(w, "         min:                                    %.2f\n", r.All.LatMinMs)
+	fmt.Fprintf(w, "         avg:                                    %.2f\n", r.All.LatAvgMs)
+	fmt.Fprintf(w, "         max:                                    %.2f\n", r.All.LatMaxMs)
+	fmt.Fprintf(w, "         %sth percentile:                        %.2f\n", fmtPct(r.Percentile), r.pct(r.All))
+	fmt.Fprintf(w, "         sum:                                    %.2f\n", r.All.LatSumMs)
+	fmt.Fprintf(w, "\nThreads fairness:\n")
+	fmt.Fprintf(w, "    events (avg/stddev):           %.4f/%.2f\n", r.EventsAvg, r.EventsStddev)
+	fmt.Fprintf(w, "    execution time (avg/stddev):   %.4f/%.2f\n", r.ExecAvgSec, r.ExecStddevSec)
+	if !r.Drained {
+		fmt.Fprintf(w, "\nwarning: in-flight transactions did not finish within the drain timeout; they are counted as errors\n")
+	}
+}
+
+// WriteTPCC writes BenchmarkSQL's end-of-run lines and a per-type table.
+func (r *Result) WriteTPCC(w io.Writer) {
+	fmt.Fprintf(w, "Measured tpmC (NewOrders) = %.2f\n", r.TpmC)
+	fmt.Fprintf(w, "Measured tpmTOTAL = %.2f\n", r.TpmTotal)
+	fmt.Fprintf(w, "Session Start     = %s\n", r.Start.Format("2006-01-02 15:04:05"))
+	fmt.Fprintf(w, "Session End       = %s\n", r.End.Format("2006-01-02 15:04:05"))
+	fmt.Fprintf(w, "Transaction Count = %d\n\n", r.Transactions)
+	fmt.Fprintf(w, "%-14s %10s %9s %8s %7s %9s %9s %9s %9s %9s\n",
+		"type", "completed", "rollback", "retried", "errors", "avg_ms", "p50_ms", "p90_ms", "p99_ms", "max_ms")
+	rows := append(append([]TypeResult{}, r.Types...), r.All)
+	for _, t := range rows {
+		fmt.Fprintf(w, "%-14s %10d %9d %8d %7d %9.2f %9.2f %9.2f %9.2f %9.2f\n",
+			t.Type, t.Committed+t.UserRollback, t.UserRollback, t.Retried, t.Errors,
+			t.LatAvgMs, t.LatP50Ms, t.LatP90Ms, t.LatP99Ms, t.LatMaxMs)
+	}
+	fmt.Fprintf(w, "\nreconnects: %d, total time: %.4fs\n", r.Reconnects, r.TotalSeconds)
+	if !r.Drained {
+		fmt.Fprintf(w, "warning: in-flight transactions did not finish within the drain timeout; they are counted as errors\n")
+	}
+}
+
+// WriteJSON writes results (one per target) to path atomically.
+func WriteJSON(path string, results []*Result) error {
+	b, err := json.MarshalIndent(struct {
+		Results []*Result `json:"results"`
+	}{results}, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// Banner is the header sysbench prints before a run.
+func Banner(threads int, rate float64, prefix string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Running the test with following options:\nNumber of threads: %d\n", threads)
+	if rate > 0 {
+		fmt.Fprintf(&b, "Target transaction rate: %g/sec\n", rate)
+	}
+	if prefix != "" {
+		fmt.Fprintf(&b, "Target: %s\n", prefix)
+	}
+	b.WriteString("\nThreads started!\n")
+	return b.String()
+}

@@ -1,0 +1,406 @@
+// Package runner drives a workload.Workload against one target: terminals
+// with their own connections, pacing by an intended-start schedule, retries
+// of deadlocks and lock wait timeouts, reconnects with backoff, metrics,
+// sysbench-style report lines, and the final summary.
+package runner
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/walab/walab/internal/driver"
+	"github.com/walab/walab/internal/workload"
+)
+
+// Config of one run against one target.
+type Config struct {
+	Target   string // label value; "" becomes "default"
+	Workload workload.Workload
+	DB       *sql.DB
+	Threads  int
+	// Duration and Events bound the run; 0 means no bound for that one. With
+	// both 0 the run goes until ctx ends.
+	Duration time.Duration
+	Events   int64
+	// Rate is the target transactions per second over all terminals; 0 is unlimited.
+	Rate           float64
+	ReportInterval time.Duration // 0: no report lines
+	Percentile     float64       // of report lines and summary; default 95
+	Out            io.Writer     // report lines; nil discards
+	LinePrefix     string        // prepended to report lines (multi-target)
+	Metrics        *Metrics      // nil: no Prometheus series
+	RunID          string
+	Scenario       string
+	Seed           uint64
+	// MaxRetries of one transaction after a deadlock or lock wait timeout
+	// (default 10); after that it counts as an error.
+	MaxRetries int
+	// DrainTimeout bounds the wait for in-flight transactions after the
+	// stop (default 30 s); those still running are then canceled and
+	// counted as errors.
+	DrainTimeout time.Duration
+	// Reconnect backoff (defaults 100 ms .. 5 s).
+	BackoffMin, BackoffMax time.Duration
+	Clock                  Clock // nil: real time
+	// OnError, if set, sees every failed attempt (for logging).
+	OnError func(terminal int, class driver.Class, err error)
+}
+
+func (c *Config) defaults() error {
+	if c.Workload == nil || c.DB == nil {
+		return errors.New("runner: Workload and DB are required")
+	}
+	if c.Threads < 1 {
+		return fmt.Errorf("runner: --threads must be >= 1, got %d", c.Threads)
+	}
+	if c.Rate < 0 || c.Events < 0 || c.Duration < 0 {
+		return errors.New("runner: --rate, --events and --time must be >= 0")
+	}
+	if c.Target == "" {
+		c.Target = "default"
+	}
+	if c.Percentile == 0 {
+		c.Percentile = 95
+	}
+	if c.Out == nil {
+		c.Out = io.Discard
+	}
+	if c.MaxRetries == 0 {
+		c.MaxRetries = 10
+	}
+	if c.DrainTimeout == 0 {
+		c.DrainTimeout = 30 * time.Second
+	}
+	if c.BackoffMin == 0 {
+		c.BackoffMin = 100 * time.Millisecond
+	}
+	if c.BackoffMax == 0 {
+		c.BackoffMax = 5 * time.Second
+	}
+	if c.Clock == nil {
+		c.Clock = realClock{}
+	}
+	return nil
+}
+
+type run struct {
+	cfg     Config
+	types   []string
+	typeIdx map[string]int
+	terms   []*termStats
+	obs     *targetObservers
+	sched   *Schedule
+	issued  atomic.Int64 // events claimed, for --events
+	active  atomic.Int64
+	stop    chan struct{}
+	stopped sync.Once
+	stopAt  time.Time
+	txCtx   context.Context // canceled only after the drain timeout
+}
+
+// Run drives cfg.Workload until the duration or event count is reached or
+// ctx ends (SIGINT/SIGTERM): then no new transaction starts, in-flight ones
+// get DrainTimeout to finish, and the Result covers every transaction once.
+func Run(ctx context.Context, cfg Config) (*Result, error) {
+	if err := cfg.defaults(); err != nil {
+		return nil, err
+	}
+	r := &run{cfg: cfg, types: cfg.Workload.TxTypes(), typeIdx: map[string]int{}, stop: make(chan struct{})}
+	for i, t := range r.types {
+		r.typeIdx[t] = i
+	}
+	r.obs = cfg.Metrics.forTarget(cfg.Target, cfg.Workload.Name(), r.types)
+	txCtx, cancelTx := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelTx()
+	r.txCtx = txCtx
+
+	start := cfg.Clock.Now()
+	if cfg.Metrics != nil {
+		cfg.Metrics.RunInfo.WithLabelValues(cfg.RunID, cfg.Workload.Name(), cfg.Scenario, cfg.Target).Set(1)
+		cfg.Metrics.RunStart.WithLabelValues(cfg.Target).Set(float64(start.UnixNano()) / 1e9)
+		cfg.Metrics.TargetRate.WithLabelValues(cfg.Target).Set(cfg.Rate)
+	}
+	if cfg.Rate > 0 {
+		r.sched = NewSchedule(start, cfg.Rate)
+	}
+	r.terms = make([]*termStats, cfg.Threads)
+	for i := range r.terms {
+		r.terms[i] = newTermStats(len(r.types))
+	}
+
+	// Stop on ctx, on the duration, or when the last event is claimed.
+	go func() {
+		var timeout <-chan time.Time
+		if cfg.Duration > 0 {
+			t := time.NewTimer(cfg.Duration)
+			defer t.Stop()
+			timeout = t.C
+		}
+		select {
+		case <-ctx.Done():
+		case <-timeout:
+		case <-r.stop:
+		}
+		r.halt()
+	}()
+
+	var wg sync.WaitGroup
+	for i := range cfg.Threads {
+		wg.Go(func() { r.terminal(i) })
+	}
+	reportDone := make(chan struct{})
+	var reporter sync.WaitGroup
+	if cfg.ReportInterval > 0 {
+		reporter.Go(func() { r.report(start, reportDone) })
+	}
+
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	drained := true
+	select {
+	case <-done: // --events reached
+		r.halt()
+	case <-r.stop:
+		select {
+		case <-done:
+		case <-time.After(cfg.DrainTimeout):
+			drained = false
+			cancelTx() // in-flight transactions now fail with context.Canceled and count as errors
+			<-done
+		}
+	}
+	stopAt := r.stopAt
+	close(reportDone)
+	reporter.Wait()
+	end := cfg.Clock.Now()
+	if cfg.Metrics != nil {
+		cfg.Metrics.Active.WithLabelValues(cfg.Target).Set(0)
+	}
+	final := takeSnapshot(end, r.terms, len(r.types))
+	return newResult(&r.cfg, r.types, start, stopAt, end, final, drained), nil
+}
+
+func (r *run) halt() {
+	r.stopped.Do(func() {
+		r.stopAt = r.cfg.Clock.Now()
+		close(r.stop)
+	})
+}
+
+func (r *run) stopping() bool {
+	select {
+	case <-r.stop:
+		return true
+	default:
+		return false
+	}
+}
+
+// stopCtx is canceled at the stop: waits between transactions end early.
+func (r *run) stopCtx() (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(r.txCtx)
+	go func() {
+		select {
+		case <-r.stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, cancel
+}
+
+func (r *run) terminal(id int) {
+	cfg := &r.cfg
+	st := r.terms[id]
+	r.active.Add(1)
+	if r.obs != nil {
+		r.obs.active.Inc()
+		defer r.obs.active.Dec()
+	}
+	defer r.active.Add(-1)
+
+	waitCtx, cancelWait := r.stopCtx()
+	defer cancelWait()
+	seed := cfg.Seed ^ uint64(id+1)*0x9e3779b97f4a7c15
+	term := cfg.Workload.NewTerminal(id, rand.New(rand.NewPCG(seed, uint64(id))))
+	backoff := driver.NewBackoff(cfg.BackoffMin, cfg.BackoffMax, seed)
+	var conn *sql.Conn
+	defer func() {
+		if conn != nil {
+			conn.Close()
+		}
+	}()
+	lostConn := false
+
+	for !r.stopping() {
+		// Connect before claiming an event: a claimed event always runs.
+		if conn == nil {
+			c, err := driver.Connect(waitCtx, cfg.DB, backoff, func(err error) {
+				if cfg.OnError != nil {
+					cfg.OnError(id, driver.Connection, err)
+				}
+			})
+			if err != nil {
+				return // stopping while the server is away
+			}
+			conn = c
+			if lostConn {
+				st.reconnects.Add(1)
+				if r.obs != nil {
+					r.obs.reconnects.Inc()
+				}
+				lostConn = false
+			}
+		}
+		if cfg.Events > 0 && r.issued.Add(1) > cfg.Events {
+			return // the others finish the claimed events; the run ends when all return
+		}
+		intended := cfg.Clock.Now()
+		if r.sched != nil {
+			_, intended = r.sched.Claim()
+			if cfg.Clock.SleepUntil(waitCtx, intended) != nil {
+				return
+			}
+		}
+		typ := term.Next()
+		ti, ok := r.typeIdx[typ]
+		if !ok {
+			// A workload bug; count it under the first type rather than crash.
+			ti = 0
+		}
+		if k := term.KeyingTime(typ); k > 0 {
+			if cfg.Clock.SleepUntil(waitCtx, cfg.Clock.Now().Add(seconds(k))) != nil {
+				return
+			}
+		}
+		for attempt := 0; ; attempt++ {
+			t0 := cfg.Clock.Now()
+			res, err := term.Run(r.txCtx, conn, typ)
+			end := cfg.Clock.Now()
+			st.busyNs.Add(int64(end.Sub(t0)))
+			r.countStatements(st, res)
+			class := driver.Classify(err)
+			if class == driver.OK {
+				o := oCommitted
+				if res.Outcome == workload.UserRollback {
+					o = oRollback
+				}
+				r.record(st, ti, o, end.Sub(intended))
+				st.events.Add(1)
+				break
+			}
+			if cfg.OnError != nil {
+				cfg.OnError(id, class, err)
+			}
+			if r.obs != nil {
+				r.obs.errs[class.String()].Inc()
+			}
+			if class.Retryable() && attempt < cfg.MaxRetries && !r.stopping() {
+				r.record(st, ti, oRetried, 0)
+				continue
+			}
+			r.record(st, ti, oError, 0)
+			switch class {
+			case driver.Connection, driver.Canceled:
+				driver.Discard(conn)
+				conn = nil
+				lostConn = class == driver.Connection
+			case driver.Other:
+				// Leave no transaction open behind an unexpected error.
+				_, _ = conn.ExecContext(r.txCtx, "ROLLBACK")
+			}
+			break
+		}
+		if k := term.ThinkTime(typ); k > 0 {
+			if cfg.Clock.SleepUntil(waitCtx, cfg.Clock.Now().Add(seconds(k))) != nil {
+				return
+			}
+		}
+	}
+}
+
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+func (r *run) countStatements(st *termStats, res workload.Result) {
+	st.reads.Add(uint64(res.Reads))
+	st.writes.Add(uint64(res.Writes))
+	st.others.Add(uint64(res.Other))
+	if r.obs != nil {
+		if res.Reads > 0 {
+			r.obs.reads.Add(float64(res.Reads))
+		}
+		if res.Writes > 0 {
+			r.obs.writes.Add(float64(res.Writes))
+		}
+		if res.Other > 0 {
+			r.obs.others.Add(float64(res.Other))
+		}
+	}
+}
+
+// record counts one attempt's outcome exactly once, in the summary and in
+// Prometheus at the same place, so the two always agree.
+func (r *run) record(st *termStats, ti, o int, lat time.Duration) {
+	ts := &st.types[ti]
+	ts.out[o].Add(1)
+	completed := o == oCommitted || o == oRollback
+	if completed {
+		ts.observe(lat)
+	}
+	if r.obs != nil {
+		to := &r.obs.types[ti]
+		to.out[o].Inc()
+		if completed {
+			to.dur.Observe(lat.Seconds())
+		}
+	}
+}
+
+// report prints a line every ReportInterval until done.
+func (r *run) report(start time.Time, done <-chan struct{}) {
+	cfg := &r.cfg
+	tick := time.NewTicker(cfg.ReportInterval)
+	defer tick.Stop()
+	prev := takeSnapshot(start, r.terms, len(r.types))
+	for {
+		select {
+		case <-done:
+			return
+		case <-tick.C:
+		}
+		cur := takeSnapshot(cfg.Clock.Now(), r.terms, len(r.types))
+		line := intervalLine(prev, cur, start, int(r.active.Load()), cfg.Percentile)
+		fmt.Fprintf(cfg.Out, "%s%s\n", cfg.LinePrefix, line)
+		if r.sched != nil {
+			fmt.Fprintf(cfg.Out, "%s[ %ds ] queue length: %d, concurrency: %d\n", cfg.LinePrefix,
+				int(cur.At.Sub(start).Round(time.Second).Seconds()), r.sched.Backlog(cur.At), r.active.Load())
+		}
+		prev = cur
+	}
+}
+
+// sortedTypes lists type indexes in a stable order for summaries.
+func sortedTypes(types []string) []int {
+	idx := make([]int, len(types))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		if types[a] < types[b] {
+			return -1
+		}
+		if types[a] > types[b] {
+			return 1
+		}
+		return 0
+	})
+	return idx
+}

@@ -1,0 +1,84 @@
+// Package oltp is sysbench 1.0.20's OLTP scripts (oltp_read_write,
+// oltp_point_select, ...) as a walab workload: the same sbtestN schema, the
+// same statement mix per event, the same --rand-type distributions, and
+// server-side prepared statements.
+package oltp
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Scripts are the supported sysbench script names.
+var Scripts = []string{
+	"oltp_read_write", "oltp_read_only", "oltp_write_only", "oltp_point_select",
+	"oltp_update_index", "oltp_update_non_index", "oltp_insert", "oltp_delete",
+}
+
+// Options are the sysbench oltp_common options, with sysbench's defaults in
+// DefaultOptions.
+type Options struct {
+	Tables          int
+	TableSize       int64
+	RangeSize       int64
+	PointSelects    int
+	SimpleRanges    int
+	SumRanges       int
+	OrderRanges     int
+	DistinctRanges  int
+	RangeSelects    bool
+	IndexUpdates    int
+	NonIndexUpdates int
+	DeleteInserts   int
+	SkipTrx         bool
+	CreateSecondary bool
+	AutoInc         bool
+	StorageEngine   string
+	Rand            RandOptions
+}
+
+// DefaultOptions returns sysbench 1.0.20's defaults for script.
+func DefaultOptions(script string) Options {
+	o := Options{
+		Tables: 1, TableSize: 10000, RangeSize: 100,
+		PointSelects: 10, SimpleRanges: 1, SumRanges: 1, OrderRanges: 1, DistinctRanges: 1,
+		RangeSelects: true, IndexUpdates: 1, NonIndexUpdates: 1, DeleteInserts: 1,
+		CreateSecondary: true, AutoInc: true, StorageEngine: "innodb",
+		Rand: DefaultRand,
+	}
+	if script == "oltp_point_select" {
+		o.PointSelects = 1
+	}
+	return o
+}
+
+func (o Options) validate(script string) error {
+	if !slices.Contains(Scripts, script) {
+		return fmt.Errorf("unknown OLTP script %q (have %v)", script, Scripts)
+	}
+	if o.Tables < 1 || o.Tables > 100000 {
+		return fmt.Errorf("--tables must be within 1..100000, got %d", o.Tables)
+	}
+	if o.TableSize < 1 || o.TableSize > 1<<31-1 {
+		return fmt.Errorf("--table-size must be within 1..2147483647, got %d", o.TableSize)
+	}
+	if o.RangeSize < 1 {
+		return fmt.Errorf("--range-size must be >= 1, got %d", o.RangeSize)
+	}
+	for name, v := range map[string]int{
+		"--point-selects": o.PointSelects, "--simple-ranges": o.SimpleRanges, "--sum-ranges": o.SumRanges,
+		"--order-ranges": o.OrderRanges, "--distinct-ranges": o.DistinctRanges, "--index-updates": o.IndexUpdates,
+		"--non-index-updates": o.NonIndexUpdates, "--delete-inserts": o.DeleteInserts,
+	} {
+		if v < 0 {
+			return fmt.Errorf("%s must be >= 0, got %d", name, v)
+		}
+	}
+	for _, r := range o.StorageEngine {
+		if !(r == '_' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9')) {
+			return fmt.Errorf("--mysql-storage-engine %q: not an identifier", o.StorageEngine)
+		}
+	}
+	_, err := NewDist(o.Rand, o.TableSize)
+	return err
+}
