@@ -43,11 +43,13 @@ func BuiltinLayouts() []Layout {
 		{
 			// Intel/Solidigm "additional SMART" 0xCA: 12-byte key/value items,
 			// scanned by key because Solidigm moves them. 512 bytes covers
-			// Solidigm's 42 items and Intel's 20.
+			// Solidigm's 42 items and Intel's 20. Solidigm serves the page
+			// under its UUID; Intel drives have no UUID list, so index 0.
 			Name:   "intel_ca",
 			LogID:  0xCA,
 			Length: 512,
 			NSID:   DefaultNSID,
+			UUID:   "9619586e-c11b-43ad-aaaa-654187f6bbb2",
 			Match:  Match{VID: []uint16{0x8086, 0x025E}}, // Intel, Solidigm
 			Format: FormatKV12,
 			Fields: []Field{

@@ -41,6 +41,7 @@ func byteSeeds() map[string][][]byte {
 		"FuzzParseDirectivesIdentify": {nil, append([]byte{0x07}, make([]byte, DirectivesIdentifySize-1)...)},
 		"FuzzParseStreamsParams":      {nil, streams},
 		"FuzzParseStreamsStatus":      {nil, {2, 0, 1, 0, 7, 0}, {0xff, 0xff, 1, 0}},
+		"FuzzParseUUIDList":           {nil, uuidListPage(OCPUUID, SolidigmUUID)},
 	}
 }
 
@@ -158,6 +159,19 @@ func FuzzParseStreamsStatus(f *testing.F) {
 		s, err := ParseStreamsStatus(b)
 		if err == nil && len(s.IDs) != int(s.OpenCount) {
 			t.Fatalf("%d IDs for an open count of %d", len(s.IDs), s.OpenCount)
+		}
+	})
+}
+
+func FuzzParseUUIDList(f *testing.F) {
+	addByteSeeds(f)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		l, err := ParseUUIDList(b)
+		if err == nil && len(l.UUIDs) > uuidListMax {
+			t.Fatalf("%d UUIDs, more than a page holds", len(l.UUIDs))
+		}
+		if idx := l.Index(OCPUUID); int(idx) > len(l.UUIDs) {
+			t.Fatalf("index %d beyond %d UUIDs", idx, len(l.UUIDs))
 		}
 	})
 }

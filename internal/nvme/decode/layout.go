@@ -17,6 +17,7 @@ type Layout struct {
 	LogID  uint8   `yaml:"log_id"` // Get Log Page LID
 	Length uint32  `yaml:"length"` // bytes to read; a multiple of 4
 	NSID   uint32  `yaml:"nsid"`   // 0 means the default 0xFFFFFFFF
+	UUID   string  `yaml:"uuid"`   // optional vendor UUID: read with its Identify UUID List index (0 if absent)
 	Match  Match   `yaml:"match"`
 	Format string  `yaml:"format"` // "fixed" (default) or "kv12"
 	Fields []Field `yaml:"fields"`
@@ -103,6 +104,11 @@ func (l Layout) Validate() error {
 	if l.Match.ModelRegex != "" {
 		if _, err := regexp.Compile(l.Match.ModelRegex); err != nil {
 			add("match.model_regex: %v", err)
+		}
+	}
+	if l.UUID != "" {
+		if _, err := parseGUID(l.UUID); err != nil {
+			add("uuid: %v", err)
 		}
 	}
 	if err := l.Match.validateGUIDs(l.Length); err != nil {

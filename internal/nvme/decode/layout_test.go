@@ -177,6 +177,8 @@ func TestLayoutValidate(t *testing.T) {
 			l.Fields = []Field{{Meaning: MeaningMediaWritten, Key: 0xF4, UnitBytes: 1}}
 		}, ""},
 		{"guid guard", func(l *Layout) { l.Match.GUIDOffset = u32p(496); l.Match.GUID = "c5af1028-eabf-f2a4-9c4f-6f7cc914d5af" }, ""},
+		{"uuid", func(l *Layout) { l.UUID = "9619586e-c11b-43ad-aaaa-654187f6bbb2" }, ""},
+		{"bad uuid", func(l *Layout) { l.UUID = "9619586e" }, "uuid: \"9619586e\" is 4 bytes"},
 		{"bad name", func(l *Layout) { l.Name = "Acme C2" }, "name \"Acme C2\" must be"},
 		{"no length", func(l *Layout) { l.Length = 0 }, "length is missing"},
 		{"odd length", func(l *Layout) { l.Length = 801 }, "not a multiple of 4"},
