@@ -1,0 +1,128 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// proc is a child process of the test, in its own process group so that
+// cleanup kills it and anything it started; Pdeathsig kills it if the test
+// binary dies first.
+type proc struct {
+	name string
+	cmd  *exec.Cmd
+	log  string
+}
+
+func start(t *testing.T, dir, name, bin string, args ...string) *proc {
+	t.Helper()
+	logPath := filepath.Join(dir, name+".log")
+	f, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = f, f
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		f.Close()
+		t.Fatalf("start %s: %v", name, err)
+	}
+	p := &proc{name: name, cmd: cmd, log: logPath}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); f.Close(); close(done) }()
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-done
+		}
+		if t.Failed() {
+			t.Logf("--- %s log (tail) ---\n%s", name, tail(logPath, 3000))
+		}
+	})
+	return p
+}
+
+func tail(path string, n int) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err.Error()
+	}
+	if len(b) > n {
+		b = b[len(b)-n:]
+	}
+	return string(b)
+}
+
+// waitHTTP polls url until it answers 200 or the deadline passes.
+func waitHTTP(t *testing.T, p *proc, url string, within time.Duration) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), within)
+	defer cancel()
+	for {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		if p != nil && p.cmd.ProcessState != nil {
+			t.Fatalf("%s exited: %s\n%s", p.name, p.cmd.ProcessState, tail(p.log, 2000))
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("%s not ready at %s within %s (last error %v)", p.name, url, within, err)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// eventually polls cond until it returns "" (success) or the deadline passes.
+func eventually(t *testing.T, within time.Duration, what string, cond func() string) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	last := ""
+	for time.Now().Before(deadline) {
+		if last = cond(); last == "" {
+			return
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	t.Fatalf("%s: not within %s: %s", what, within, last)
+}
+
+// goBuild builds a main package of the module into dir; ok is false when
+// the package does not exist yet (it is written concurrently).
+func goBuild(t *testing.T, dir, pkg string) (bin string, ok bool) {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join("..", pkg)); err != nil {
+		return "", false
+	}
+	bin = filepath.Join(dir, filepath.Base(pkg))
+	cmd := exec.Command("go", "build", "-o", bin, "./"+pkg)
+	cmd.Dir = ".."
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("go build ./%s: %v\n%s", pkg, err, out.String())
+	}
+	return bin, true
+}
+
+func addr(port int) string { return fmt.Sprintf("127.0.0.1:%d", port) }
+
+func execLookPath(name string) (string, error) { return exec.LookPath(name) }
