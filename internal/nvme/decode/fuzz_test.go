@@ -3,6 +3,8 @@ package decode
 import (
 	"flag"
 	"fmt"
+	"math"
+	"math/big"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -227,6 +229,20 @@ func FuzzLayoutDecode(f *testing.F) {
 	})
 }
 
+// FuzzU128Float64 checks the conversion against math/big's correct rounding.
+func FuzzU128Float64(f *testing.F) {
+	f.Add(uint64(0), uint64(0))
+	f.Add(uint64(1), uint64(1<<53+1))
+	f.Add(uint64(0x8000000000000801), uint64(1)) // above a tie: naive hi*2^64+lo rounds twice and gets it wrong
+	f.Fuzz(func(t *testing.T, lo, hi uint64) {
+		u := U128{Lo: lo, Hi: hi}
+		want, _ := new(big.Float).SetInt(toBig(u)).Float64()
+		if got := u.Float64(); got != want {
+			t.Fatalf("%s: got %v want %v", u, got, want)
+		}
+	})
+}
+
 func FuzzU128UnmarshalText(f *testing.F) {
 	for _, s := range []string{"0", "18446744073709551616", "340282366920938463463374607431768211455", "340282366920938463463374607431768211456", "", "x"} {
 		f.Add(s)
@@ -263,6 +279,9 @@ func TestWriteFuzzCorpus(t *testing.T) {
 	for i, s := range layoutSeeds() {
 		write("FuzzLayoutDecode", i, bytesLit(s.page), fmt.Sprintf("bool(%t)", s.kv12), fmt.Sprintf("uint32(%d)", s.offset),
 			fmt.Sprintf("byte(%d)", s.width), fmt.Sprintf("byte(%d)", s.key), fmt.Sprintf("uint64(%d)", s.unit), fmt.Sprintf("uint32(%d)", s.guidAt))
+	}
+	for i, v := range [][2]uint64{{0, 0}, {0x8000000000000801, 1}, {math.MaxUint64, math.MaxUint64}} {
+		write("FuzzU128Float64", i, fmt.Sprintf("uint64(%d)", v[0]), fmt.Sprintf("uint64(%d)", v[1]))
 	}
 	for i, s := range []string{"0", "340282366920938463463374607431768211455", "340282366920938463463374607431768211456", "12a"} {
 		write("FuzzU128UnmarshalText", i, "string("+strconv.Quote(s)+")")

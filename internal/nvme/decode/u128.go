@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"math/bits"
 	"strconv"
 )
@@ -34,9 +35,19 @@ func LE128(b []byte) U128 {
 // U128From widens a uint64.
 func U128From(v uint64) U128 { return U128{Lo: v} }
 
-// Float64 is the nearest float64: what Prometheus stores anyway.
+// Float64 is the nearest float64 (what Prometheus stores), correctly rounded.
 func (u U128) Float64() float64 {
-	return float64(u.Hi)*(1<<64) + float64(u.Lo)
+	if u.Hi == 0 {
+		return float64(u.Lo)
+	}
+	// Take the top 64 significant bits and fold every lower bit into a sticky
+	// bit, so the single rounding in float64() is the correct one.
+	n := bits.LeadingZeros64(u.Hi)
+	top := u.Hi<<n | u.Lo>>(64-n)
+	if u.Lo<<n != 0 {
+		top |= 1
+	}
+	return math.Ldexp(float64(top), 64-n)
 }
 
 // Uint64 returns the value if it fits in 64 bits.
