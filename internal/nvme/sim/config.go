@@ -1,0 +1,210 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/bits"
+	"os"
+	"time"
+
+	"github.com/walab/walab/internal/ftl"
+	"github.com/walab/walab/internal/simload"
+)
+
+// Section is the exporter configuration section the simulator reads.
+const Section = "sim"
+
+// Config is the `sim:` section of the exporter's YAML file.
+type Config struct {
+	Name     string `yaml:"name"`     // controller name, the `device` label (default "nvmesim0")
+	Serial   string `yaml:"serial"`   // default derived from the seed
+	Firmware string `yaml:"firmware"` // default "SIM00001"
+
+	Capacity ByteSize `yaml:"capacity"` // advertised user capacity (default 1TiB)
+	// Scale divides the capacity and the write rate for the model; reported
+	// counters are multiplied back. WA depends on utilisation, spare factor
+	// and traffic pattern, not on absolute size. 0 picks the smallest power
+	// of two that keeps the model at or under 2 Mi pages.
+	Scale       uint64   `yaml:"scale"`
+	SpareFactor float64  `yaml:"spare_factor"` // (physical-logical)/physical (default 0.07)
+	PageSize    ByteSize `yaml:"page_size"`    // mapping unit and LBA size (default 4KiB)
+	BlockPages  uint32   `yaml:"block_pages"`  // pages per erase block (default 256)
+	GCPolicy    string   `yaml:"gc_policy"`    // greedy (default) or cost_benefit
+	PECycles    uint32   `yaml:"pe_cycles"`    // rated erase cycles, for Percentage Used (default 3000)
+
+	Workload  simload.Spec `yaml:"workload"`
+	Placement Placement    `yaml:"placement"`
+
+	Rate    ByteSize `yaml:"rate"`     // host bytes per simulated second at full scale (default 200MB)
+	SpeedUp float64  `yaml:"speed_up"` // simulated seconds per real second (default 1)
+	Seed    uint64   `yaml:"seed"`     // workload seed (default 1)
+	// BinlogExpireSeconds sets how long binlogs live before their deletion
+	// is a TRIM (binlog_expire_logs_seconds; seed 000 uses 1800).
+	BinlogExpireSeconds float64 `yaml:"binlog_expire_seconds"`
+
+	Diskstats Diskstats `yaml:"diskstats"`
+
+	// Tick is how often a background goroutine advances the simulation
+	// (default 1s; "0s" advances only when the drive is read).
+	Tick *time.Duration `yaml:"tick"`
+}
+
+// Placement is the stream (placement) setup of the simulated drive.
+type Placement struct {
+	Streams   bool           `yaml:"streams"`    // start with placement on
+	Rules     []simload.Rule `yaml:"rules"`      // file regex -> stream; default simload.DefaultRules
+	RulesFile string         `yaml:"rules_file"` // or a text rule file ("<stream> <regex>" lines)
+}
+
+// Diskstats makes a real block device set the host write rate instead of Rate.
+type Diskstats struct {
+	Device string `yaml:"device"` // e.g. nvme0n1; empty = use rate
+	ProcFS string `yaml:"procfs"` // default /proc
+}
+
+// maxModelPages bounds the automatic scale: 2 Mi pages is ~17 MiB of model
+// and a few hundred milliseconds of CPU per drive turn.
+const maxModelPages = 1 << 21
+
+// WithDefaults fills zero fields.
+func (c Config) WithDefaults() Config {
+	if c.Name == "" {
+		c.Name = "nvmesim0"
+	}
+	if c.Serial == "" {
+		c.Serial = fmt.Sprintf("WALABSIM%08X", uint32(c.Seed*0x9E3779B1+1))
+	}
+	if c.Firmware == "" {
+		c.Firmware = "SIM00001"
+	}
+	if c.Capacity == 0 {
+		c.Capacity = 1 << 40
+	}
+	if c.SpareFactor == 0 {
+		c.SpareFactor = 0.07
+	}
+	if c.PageSize == 0 {
+		c.PageSize = 4096
+	}
+	if c.BlockPages == 0 {
+		c.BlockPages = 256
+	}
+	if c.GCPolicy == "" {
+		c.GCPolicy = "greedy"
+	}
+	if c.PECycles == 0 {
+		c.PECycles = 3000
+	}
+	if c.Rate == 0 {
+		c.Rate = 200e6
+	}
+	if c.SpeedUp == 0 {
+		c.SpeedUp = 1
+	}
+	if c.Seed == 0 {
+		c.Seed = 1
+	}
+	if c.BinlogExpireSeconds == 0 {
+		c.BinlogExpireSeconds = 1800
+	}
+	if c.Tick == nil {
+		d := time.Second
+		c.Tick = &d
+	}
+	if c.Scale == 0 && c.PageSize > 0 {
+		pages := uint64(c.Capacity) / uint64(c.PageSize)
+		c.Scale = 1
+		if pages > maxModelPages {
+			c.Scale = 1 << bits.Len64((pages-1)/maxModelPages)
+		}
+	}
+	if w := c.Workload; w.Mix.BinlogRetainSpace == 0 && c.Capacity > 0 {
+		// Binlogs live binlog_expire_logs_seconds: at the binlog's share of
+		// the host rate that is the retained volume, as a share of capacity.
+		m := w.WithDefaults().Mix
+		share := m.Binlog / (m.Data + m.Doublewrite + m.Redo + m.Binlog + m.Undo)
+		retain := c.BinlogExpireSeconds * float64(c.Rate) * share / float64(c.Capacity)
+		if !math.IsNaN(retain) {
+			c.Workload.Mix.BinlogRetainSpace = min(max(retain, 0.001), 0.3)
+		}
+	}
+	c.Workload = c.Workload.WithDefaults()
+	return c
+}
+
+// Validate checks a configuration (defaults applied) and says what is wrong.
+func (c Config) Validate() error {
+	if c.PageSize < 512 || c.PageSize > 1<<20 || c.PageSize&(c.PageSize-1) != 0 {
+		return fmt.Errorf("sim: page_size %d must be a power of two between 512 and 1MiB", uint64(c.PageSize))
+	}
+	if c.Scale == 0 {
+		return errors.New("sim: scale must be positive")
+	}
+	if math.IsNaN(c.SpeedUp) || c.SpeedUp <= 0 || c.SpeedUp > 1e6 {
+		return fmt.Errorf("sim: speed_up %v out of range (0, 1e6]", c.SpeedUp)
+	}
+	if math.IsNaN(c.BinlogExpireSeconds) || c.BinlogExpireSeconds < 0 {
+		return fmt.Errorf("sim: binlog_expire_seconds %v must not be negative", c.BinlogExpireSeconds)
+	}
+	if *c.Tick < 0 {
+		return fmt.Errorf("sim: tick %v must not be negative", *c.Tick)
+	}
+	if len(c.Placement.Rules) > 0 && c.Placement.RulesFile != "" {
+		return errors.New("sim: placement: give rules or rules_file, not both")
+	}
+	if c.Diskstats.Device != "" {
+		if _, err := simload.NewDiskstatsRate(c.Diskstats.ProcFS, c.Diskstats.Device); err != nil {
+			return fmt.Errorf("sim: %w", err)
+		}
+	}
+	if _, err := ftl.ParsePolicy(c.GCPolicy); err != nil {
+		return fmt.Errorf("sim: %w", err)
+	}
+	if err := c.Workload.Validate(); err != nil {
+		return fmt.Errorf("sim: workload: %w", err)
+	}
+	rules, err := c.rules()
+	if err != nil {
+		return err
+	}
+	if _, err := c.modelConfig(int(rules.MaxID()) + 1); err != nil {
+		return err
+	}
+	return nil
+}
+
+// rules compiles the rule table the configuration names.
+func (c Config) rules() (*simload.Rules, error) {
+	if c.Placement.RulesFile != "" {
+		b, err := os.ReadFile(c.Placement.RulesFile)
+		if err != nil {
+			return nil, fmt.Errorf("sim: placement rules: %w", err)
+		}
+		return simload.ParseRules(string(b))
+	}
+	if len(c.Placement.Rules) > 0 {
+		return simload.CompileRules(c.Placement.Rules)
+	}
+	return simload.CompileRules(simload.DefaultRules())
+}
+
+// modelConfig sizes the scaled-down FTL.
+func (c Config) modelConfig(streams int) (ftl.Config, error) {
+	pages := uint64(c.Capacity) / uint64(c.PageSize) / c.Scale
+	if pages < 4096 {
+		return ftl.Config{}, fmt.Errorf("sim: capacity %s / scale %d is %d pages of %s; the model needs at least 4096", c.Capacity, c.Scale, pages, c.PageSize)
+	}
+	if pages > math.MaxUint32/2 {
+		return ftl.Config{}, fmt.Errorf("sim: capacity %s / scale %d is %d pages; raise scale", c.Capacity, c.Scale, pages)
+	}
+	pol, err := ftl.ParsePolicy(c.GCPolicy)
+	if err != nil {
+		return ftl.Config{}, err
+	}
+	mc := ftl.Config{LogicalPages: uint32(pages), BlockPages: c.BlockPages, PageSize: uint32(c.PageSize), SpareFactor: c.SpareFactor, Streams: streams, Policy: pol}
+	if err := mc.Validate(); err != nil {
+		return ftl.Config{}, fmt.Errorf("sim: %w", err)
+	}
+	return mc, nil
+}

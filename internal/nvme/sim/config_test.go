@@ -1,0 +1,158 @@
+package sim
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"github.com/walab/walab/internal/config"
+	"github.com/walab/walab/internal/simload"
+)
+
+func TestParseByteSize(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want ByteSize
+		err  string
+	}{
+		{"4096", 4096, ""},
+		{"4KiB", 4096, ""},
+		{"256MiB", 256 << 20, ""},
+		{"1TiB", 1 << 40, ""},
+		{"1.5GiB", 3 << 29, ""},
+		{"200MB", 200e6, ""},
+		{"200 mb", 200e6, ""},
+		{"18446744073709551615", 1<<64 - 1, ""},
+		{"", 0, "no number"},
+		{"MiB", 0, "no number"},
+		{"12XB", 0, "unknown unit"},
+		{"1.2.3", 0, "1.2.3"},
+		{"99999999PiB", 0, "overflows"},
+	} {
+		got, err := ParseByteSize(tc.in)
+		if tc.err != "" {
+			require.ErrorContains(t, err, tc.err, tc.in)
+			continue
+		}
+		require.NoError(t, err, tc.in)
+		require.Equal(t, tc.want, got, tc.in)
+	}
+	require.Equal(t, "256MiB", ByteSize(256<<20).String())
+	require.Equal(t, "1000B", ByteSize(1000).String())
+}
+
+func FuzzParseByteSize(f *testing.F) {
+	for _, s := range []string{"4KiB", "1.5GiB", "200MB", "0", "1e3", ".", "999999999999999999999TiB"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		_, _ = ParseByteSize(s)
+	})
+}
+
+const exampleYAML = `
+sim:
+  name: nvmesim0
+  capacity: 1TiB
+  spare_factor: 0.07
+  page_size: 4KiB
+  block_pages: 256
+  gc_policy: greedy
+  workload:
+    name: mysql
+    fill_start: 0.65
+    fill_max: 0.9
+    hot_access: 0.8
+    hot_space: 0.2
+    mysql:
+      data: 0.3
+      doublewrite: 0.3
+      redo: 0.2
+      binlog: 0.15
+      undo: 0.05
+  placement:
+    streams: true
+    rules:
+      - {match: 'ib_logfile.*|#ib_redo.*', stream: 1}
+      - {match: 'binlog\..*', stream: 2}
+      - {match: '.*\.ibd', stream: 3}
+  rate: 200MB
+  speed_up: 60
+  seed: 7
+  binlog_expire_seconds: 1800
+  tick: 1s
+`
+
+func TestConfigFromYAML(t *testing.T) {
+	f, err := config.Parse([]byte(exampleYAML))
+	require.NoError(t, err)
+	var c Config
+	require.NoError(t, f.Decode(Section, &c))
+	c = c.WithDefaults()
+	require.NoError(t, c.Validate())
+	require.Equal(t, ByteSize(1<<40), c.Capacity)
+	require.Equal(t, uint64(128), c.Scale, "1 TiB at 4 KiB is 256 Mi pages: scale 128 gives 2 Mi")
+	require.Equal(t, ByteSize(200e6), c.Rate)
+	require.Equal(t, time.Second, *c.Tick)
+	require.Len(t, c.Placement.Rules, 3)
+	// 1800 s x 200 MB/s x 15% binlog share over 1 TiB.
+	require.InDelta(t, 1800*200e6*0.15/(1<<40), c.Workload.Mix.BinlogRetainSpace, 1e-9)
+
+	bad, err := config.Parse([]byte("sim:\n  capacity: 1TiB\n  spare: 0.1\n"))
+	require.NoError(t, err)
+	require.ErrorContains(t, bad.Decode(Section, &c), "spare", "unknown keys are errors")
+	bad, err = config.Parse([]byte("sim:\n  capacity: lots\n"))
+	require.NoError(t, err)
+	require.ErrorContains(t, bad.Decode(Section, &c), "no number")
+}
+
+func TestConfigValidate(t *testing.T) {
+	rules := filepath.Join(t.TempDir(), "rules.txt")
+	require.NoError(t, os.WriteFile(rules, []byte("1 #ib_redo.*\n"), 0o644))
+	neg := -time.Second
+	tests := []struct {
+		name   string
+		mutate func(*Config)
+		err    string
+	}{
+		{"defaults", func(*Config) {}, ""},
+		{"odd page size", func(c *Config) { c.PageSize = 3000 }, "power of two"},
+		{"speed-up", func(c *Config) { c.SpeedUp = -1 }, "speed_up"},
+		{"tiny drive", func(c *Config) { c.Capacity = 1 << 20; c.Scale = 1 }, "at least 4096"},
+		{"over-scaled", func(c *Config) { c.Scale = 1 << 30 }, "at least 4096"},
+		{"policy", func(c *Config) { c.GCPolicy = "lru" }, "unknown gc policy"},
+		{"workload", func(c *Config) { c.Workload.Name = "tpcc" }, "unknown workload"},
+		{"spare", func(c *Config) { c.SpareFactor = 0.0005 }, "raise the spare factor"},
+		{"both rule forms", func(c *Config) {
+			c.Placement.RulesFile = rules
+			c.Placement.Rules = []simload.Rule{{Match: "x", Stream: 1}}
+		}, "not both"},
+		{"diskstats device", func(c *Config) { c.Diskstats.Device = "a/b" }, "invalid device"},
+		{"negative tick", func(c *Config) { c.Tick = &neg }, "tick"},
+		{"expire", func(c *Config) { c.BinlogExpireSeconds = -5 }, "binlog_expire_seconds"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := Config{}.WithDefaults()
+			tc.mutate(&c)
+			err := c.Validate()
+			if tc.err == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.ErrorContains(t, err, tc.err)
+		})
+	}
+	// A rule file is read at New.
+	c := smallConfig()
+	c.Placement.RulesFile = rules
+	d, err := New(c, WithClock(newClock().Now))
+	require.NoError(t, err)
+	require.Equal(t, 1, d.Stats().OpenStreams)
+	c.Placement.RulesFile = filepath.Join(t.TempDir(), "missing")
+	_, err = New(c)
+	require.ErrorContains(t, err, "placement rules")
+	require.ErrorContains(t, c.WithDefaults().Validate(), "placement rules")
+}

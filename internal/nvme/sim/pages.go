@@ -1,0 +1,275 @@
+package sim
+
+import (
+	"encoding/binary"
+	"math"
+	"math/bits"
+
+	"github.com/walab/walab/internal/nvme/admin"
+)
+
+// VendorID is the PCI vendor id the simulator reports: 0x0000 belongs to no
+// vendor, so no vendor-keyed layout (e.g. the Huawei-style 0xC0 at VID
+// 0x19E5) ever applies to it; the model string says it is simulated.
+const VendorID = 0x0000
+
+// Identifiers the simulated controller answers for.
+const (
+	nsid   = 1 // its one namespace
+	endgid = 1 // its one endurance group
+
+	logSMART     = 0x02
+	logEndurance = 0x09
+	logOCP       = 0xC0
+
+	statusDNR = 0x4000
+)
+
+// ocpGUID is the OCP SMART / Health Information Extended log GUID (offset 496).
+var ocpGUID = [16]byte{0xC5, 0xAF, 0x10, 0x28, 0xEA, 0xBF, 0xF2, 0xA4, 0x9C, 0x4F, 0x6F, 0x7C, 0xC9, 0x14, 0xD5, 0xAF}
+
+func invalidField(cmd admin.Command) error {
+	return admin.NewStatusError(cmd, statusDNR|admin.SCInvalidField)
+}
+
+func invalidNS(cmd admin.Command) error {
+	return admin.NewStatusError(cmd, statusDNR|admin.SCInvalidNS)
+}
+
+// exec builds the reply. The caller holds d.mu.
+func (d *Drive) exec(cmd admin.Command) (admin.Result, error) {
+	var page []byte
+	switch cmd.Opcode {
+	case admin.OpIdentify:
+		switch uint8(cmd.CDW10) {
+		case admin.CNSController:
+			page = d.identifyController()
+		case admin.CNSNamespace:
+			if cmd.NSID != nsid {
+				return admin.Result{}, invalidNS(cmd)
+			}
+			page = d.identifyNamespace()
+		default:
+			return admin.Result{}, invalidField(cmd)
+		}
+		return fit(page, cmd, 0)
+	case admin.OpGetLogPage:
+		lid, _ := cmd.LogID()
+		switch lid {
+		case logSMART:
+			if cmd.NSID != admin.NSIDAll && cmd.NSID != 0 && cmd.NSID != nsid {
+				return admin.Result{}, invalidNS(cmd)
+			}
+			page = d.smartLog()
+		case logOCP:
+			page = d.ocpLog()
+		case logEndurance:
+			if cmd.LSI() != endgid {
+				return admin.Result{}, invalidField(cmd)
+			}
+			page = d.enduranceLog()
+		default:
+			return admin.Result{}, admin.Unsupported(cmd)
+		}
+		return fit(page, cmd, cmd.LogOffset())
+	case admin.OpDirectiveReceive:
+		if cmd.NSID != nsid {
+			return admin.Result{}, invalidNS(cmd)
+		}
+		doper, dtype := uint8(cmd.CDW11), uint8(cmd.CDW11>>8)
+		switch {
+		case dtype == 0 && doper == 1:
+			page = d.directivesIdentify()
+		case dtype == 1 && doper == 1:
+			page = d.streamsParams()
+		case dtype == 1 && doper == 2:
+			page = d.streamsStatus()
+		default:
+			return admin.Result{}, invalidField(cmd)
+		}
+		return fit(page, cmd, 0)
+	}
+	// Get Features: no feature is emulated.
+	return admin.Result{}, admin.Unsupported(cmd)
+}
+
+// fit returns DataLen bytes of page from offset, zero-padded past its end,
+// as a controller transfers a log longer than it implements.
+func fit(page []byte, cmd admin.Command, offset uint64) (admin.Result, error) {
+	if offset > uint64(len(page)) {
+		return admin.Result{}, invalidField(cmd)
+	}
+	out := make([]byte, cmd.DataLen)
+	copy(out, page[offset:])
+	return admin.Result{Data: out}, nil
+}
+
+func putASCII(b []byte, s string) {
+	for i := range b {
+		b[i] = ' '
+	}
+	copy(b, s)
+}
+
+// put128 writes a uint64 as a 16-byte little-endian counter.
+func put128(b []byte, v uint64) { binary.LittleEndian.PutUint64(b, v) }
+
+func (d *Drive) lbaSize() uint64 {
+	if d.cfg.PageSize >= 4096 {
+		return 4096
+	}
+	return uint64(d.cfg.PageSize)
+}
+
+func (d *Drive) capacityBytes() uint64 {
+	return uint64(d.model.Config().LogicalPages) * uint64(d.cfg.PageSize) * d.cfg.Scale
+}
+
+func (d *Drive) physicalBytes() uint64 {
+	return d.model.PhysicalPages() * uint64(d.cfg.PageSize) * d.cfg.Scale
+}
+
+func (d *Drive) identifyController() []byte {
+	b := make([]byte, admin.IdentifySize)
+	le := binary.LittleEndian
+	le.PutUint16(b[0:], VendorID)
+	le.PutUint16(b[2:], VendorID)
+	putASCII(b[4:24], d.cfg.Serial)
+	putASCII(b[24:64], Model)
+	putASCII(b[64:72], d.cfg.Firmware)
+	b[77] = 5                        // MDTS: 2^5 x 4 KiB = 128 KiB
+	le.PutUint16(b[78:], 1)          // CNTLID
+	le.PutUint32(b[80:], 0x00020000) // NVMe 2.0
+	le.PutUint32(b[96:], 1<<4)       // CTRATT: endurance groups
+	b[111] = 1                       // CNTRLTYPE: I/O controller
+	le.PutUint16(b[256:], 1<<5)      // OACS: directives (Streams emulated)
+	b[261] = 1 << 2                  // LPA: extended data for Get Log Page
+	le.PutUint16(b[266:], 343)       // WCTEMP 70 C
+	le.PutUint16(b[268:], 358)       // CCTEMP 85 C
+	put128(b[280:], d.capacityBytes())
+	le.PutUint16(b[340:], 1) // ENDGIDMAX
+	put128(b[368:], d.physicalBytes())
+	le.PutUint32(b[516:], 1) // NN
+	copy(b[768:1024], "nqn.2026-12.io.walab:sim:"+d.cfg.Serial)
+	return b
+}
+
+func (d *Drive) identifyNamespace() []byte {
+	b := make([]byte, admin.IdentifySize)
+	le := binary.LittleEndian
+	lba := d.lbaSize()
+	blocks := d.capacityBytes() / lba
+	used := d.model.Counters().ValidPages * uint64(d.cfg.PageSize) * d.cfg.Scale / lba
+	le.PutUint64(b[0:], blocks)
+	le.PutUint64(b[8:], blocks)
+	le.PutUint64(b[16:], used)
+	b[24] = 1 // NSFEAT: thin provisioning, so NUSE tracks the mapped (untrimmed) blocks
+	b[25] = 0 // NLBAF: one format
+	b[26] = 0 // FLBAS: format 0
+	put128(b[48:], d.capacityBytes())
+	le.PutUint16(b[102:], endgid)
+	b[128+2] = uint8(bits.TrailingZeros64(lba)) // LBAF0 LBADS: log2 of the LBA size
+	return b
+}
+
+// percentUsed is the average erase count over the rated cycles (255 = at or past 255%).
+func (d *Drive) percentUsed() uint8 {
+	p := d.model.Wear().Avg * 100 / float64(d.cfg.PECycles)
+	return uint8(min(math.Ceil(p), 255))
+}
+
+func ceilDiv(a, b uint64) uint64 { return (a + b - 1) / b }
+
+func (d *Drive) smartLog() []byte {
+	b := make([]byte, 512)
+	le := binary.LittleEndian
+	s := d.stats()
+	le.PutUint16(b[1:], 313) // 40 C
+	b[3] = 100               // available spare
+	b[4] = 10                // threshold
+	b[5] = d.percentUsed()
+	put128(b[48:], ceilDiv(s.HostBytes, 512000)) // data units written: 1000 x 512 B, rounded up
+	put128(b[80:], s.HostWriteCommands)
+	put128(b[112:], 1) // power cycles
+	put128(b[128:], uint64(d.simSeconds/3600))
+	le.PutUint16(b[200:], 313)
+	return b
+}
+
+func (d *Drive) ocpLog() []byte {
+	b := make([]byte, 512)
+	le := binary.LittleEndian
+	s := d.stats()
+	w := d.model.Wear()
+	put128(b[0:], s.MediaBytes) // physical media units written, bytes
+	le.PutUint16(b[38:], 100)   // bad user NAND blocks, normalized
+	le.PutUint16(b[46:], 100)   // bad system NAND blocks, normalized
+	le.PutUint32(b[88:], w.Max)
+	le.PutUint32(b[92:], w.Min)
+	b[120] = uint8(100 * d.model.FreeBlocks() / int(d.model.PhysicalBlocks()))
+	le.PutUint64(b[152:], d.nuse()) // total NUSE
+	le.PutUint64(b[224:], uint64(math.Round(w.Avg)))
+	le.PutUint16(b[494:], 4) // log page version: all fields defined
+	copy(b[496:], ocpGUID[:])
+	return b
+}
+
+func (d *Drive) nuse() uint64 {
+	return d.model.Counters().ValidPages * uint64(d.cfg.PageSize) * d.cfg.Scale / d.lbaSize()
+}
+
+func (d *Drive) enduranceLog() []byte {
+	b := make([]byte, 512)
+	s := d.stats()
+	const unit = 1_000_000_000 // endurance group data units are 10^9 bytes
+	b[3] = 100
+	b[4] = 10
+	b[5] = d.percentUsed()
+	put128(b[32:], d.physicalBytes()/unit*uint64(d.cfg.PECycles)) // endurance estimate
+	put128(b[64:], ceilDiv(s.HostBytes, unit))
+	put128(b[80:], ceilDiv(s.MediaBytes, unit))
+	put128(b[112:], s.HostWriteCommands)
+	put128(b[160:], d.physicalBytes())
+	return b
+}
+
+func (d *Drive) directivesIdentify() []byte {
+	b := make([]byte, 4096)
+	b[0] = 1<<0 | 1<<1 // supported: identify, streams
+	b[32] = 1 << 0     // enabled: identify ...
+	if d.placement {
+		b[32] |= 1 << 1 // ... and streams while placement is on
+	}
+	return b
+}
+
+func (d *Drive) streamsParams() []byte {
+	b := make([]byte, 32)
+	le := binary.LittleEndian
+	maxStreams := uint16(d.model.Config().Streams - 1)
+	open := uint16(d.openStreams())
+	lba := d.lbaSize()
+	sws := max(16384/lba, 1) // stream write size: a 16 KiB NAND page
+	blockBytes := uint64(d.cfg.BlockPages) * uint64(d.cfg.PageSize)
+	le.PutUint16(b[0:], maxStreams)                                         // MSL
+	le.PutUint16(b[2:], maxStreams)                                         // NSSA
+	le.PutUint16(b[4:], open)                                               // NSSO
+	le.PutUint32(b[16:], uint32(sws))                                       // SWS, logical blocks
+	le.PutUint16(b[20:], uint16(min(blockBytes/(sws*lba), math.MaxUint16))) // SGS: an erase block
+	if d.placement {
+		le.PutUint16(b[22:], maxStreams) // NSA
+	}
+	le.PutUint16(b[24:], open) // NSO
+	return b
+}
+
+func (d *Drive) streamsStatus() []byte {
+	open := d.openStreams()
+	b := make([]byte, 2+2*open)
+	le := binary.LittleEndian
+	le.PutUint16(b[0:], uint16(open))
+	for i := 0; i < open; i++ {
+		le.PutUint16(b[2+2*i:], d.openIDs[i])
+	}
+	return b
+}
