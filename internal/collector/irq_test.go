@@ -1,0 +1,289 @@
+package collector
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/stretchr/testify/require"
+)
+
+// hostCopyTree copies a fixture tree into a fresh temp dir so a test can
+// change or delete files without touching testdata.
+func hostCopyTree(t testing.TB, src string) string {
+	t.Helper()
+	dst := t.TempDir()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	require.NoError(t, err)
+	return dst
+}
+
+const irqTestConfig = "irq:\n  interfaces: [eth0]\n  match: '^(?P<device>virtio\\d+)-(input|output)'\n"
+
+func newTestIRQ(t testing.TB, root, yml string) Collector {
+	t.Helper()
+	c, err := newIRQCollector(Env{
+		Paths:  Paths{ProcFS: filepath.Join(root, "proc"), SysFS: filepath.Join(root, "sys")},
+		Config: hostConfig(t, yml),
+	})
+	require.NoError(t, err)
+	return c
+}
+
+// bumpInterrupts adds n to CPU column col of every numbered line whose text contains substr.
+func bumpInterrupts(t *testing.T, root, substr string, col int, n uint64) {
+	t.Helper()
+	p := filepath.Join(root, "proc/interrupts")
+	b, err := os.ReadFile(p)
+	require.NoError(t, err)
+	lines := strings.Split(string(b), "\n")
+	for i, l := range lines[1:] {
+		if !strings.Contains(l, substr) {
+			continue
+		}
+		f := strings.Fields(l)
+		var v uint64
+		_, err := fmt.Sscan(f[1+col], &v)
+		require.NoError(t, err)
+		f[1+col] = fmt.Sprint(v + n)
+		lines[i+1] = " " + strings.Join(f, " ")
+	}
+	require.NoError(t, os.WriteFile(p, []byte(strings.Join(lines, "\n")), 0o644))
+}
+
+func TestIRQGolden(t *testing.T) {
+	root := hostCopyTree(t, "testdata/irq")
+	c := newTestIRQ(t, root, irqTestConfig)
+	got, err := hostScrape(t, c)
+	require.NoError(t, err)
+	require.NotContains(t, got, "busiest", "one scrape is no interval")
+	hostGolden(t, "irq/first.prom", got)
+
+	// Second scrape: nvme0 took 900 more on CPU0 and 100 on CPU2 (share
+	// 0.9); eth0 nothing (share absent); virtio2 100 on CPU3 (share 1).
+	bumpInterrupts(t, root, "nvme0q1", 0, 900)
+	bumpInterrupts(t, root, "nvme0q3", 2, 100)
+	bumpInterrupts(t, root, "virtio2-input.0", 3, 100)
+	got, err = hostScrape(t, c)
+	require.NoError(t, err)
+	require.Contains(t, got, `walab_irq_busiest_cpu_share_ratio{device="nvme0"} 0.9`)
+	require.Contains(t, got, `walab_irq_busiest_cpu_share_ratio{device="virtio2"} 1`)
+	require.NotContains(t, got, `walab_irq_busiest_cpu_share_ratio{device="eth0"}`)
+	hostGolden(t, "irq/second.prom", got)
+}
+
+func TestIRQCounterResetSkipsInterval(t *testing.T) {
+	root := hostCopyTree(t, "testdata/irq")
+	c := newTestIRQ(t, root, irqTestConfig)
+	_, err := hostScrape(t, c)
+	require.NoError(t, err)
+	bumpInterrupts(t, root, "nvme0q2", 1, 10)
+	bumpInterrupts(t, root, "nvme0q1", 0, ^uint64(0)-981233) // wraps: CPU0 count goes down to 0
+	got, err := hostScrape(t, c)
+	require.NoError(t, err)
+	require.NotContains(t, got, `busiest_cpu_share_ratio{device="nvme0"}`)
+	bumpInterrupts(t, root, "nvme0q2", 1, 10)
+	got, err = hostScrape(t, c)
+	require.NoError(t, err)
+	require.Contains(t, got, `walab_irq_busiest_cpu_share_ratio{device="nvme0"} 1`)
+}
+
+func TestIRQConfig(t *testing.T) {
+	for _, tc := range []struct{ name, yml, err string }{
+		{"bad regexp", "irq:\n  match: '('\n", "irq: match"},
+		{"path as interface", "irq:\n  interfaces: [../eth0]\n", "not a plain name"},
+		{"unknown key", "irq:\n  interface: [eth0]\n", "interface"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := newIRQCollector(Env{Config: hostConfig(t, tc.yml)})
+			require.ErrorContains(t, err, tc.err)
+		})
+	}
+}
+
+// TestIRQBrokenProcFiles: a truncated or malformed file fails this
+// collector (success 0 through the framework), never panics.
+func TestIRQBrokenProcFiles(t *testing.T) {
+	for _, tc := range []struct{ name, file, content, err string }{
+		{"interrupts cut mid-line", "interrupts", "  CPU0 CPU1\n 41: 981234", "truncated"},
+		{"interrupts short line", "interrupts", "  CPU0 CPU1 CPU2 CPU3\n 41: 981234 0\n", "header lists 4 CPUs"},
+		{"interrupts empty", "interrupts", "", "empty"},
+		{"softirqs cut mid-line", "softirqs", "  CPU0 CPU1 CPU2 CPU3\n HI: 0 1", "truncated"},
+		{"softirqs garbage", "softirqs", "  CPU0 CPU1 CPU2 CPU3\n HI: 0 1 x 3\n", `count "x"`},
+		{"interrupts missing", "interrupts", "", "no such file"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			root := hostCopyTree(t, "testdata/irq")
+			p := filepath.Join(root, "proc", tc.file)
+			if tc.err == "no such file" {
+				require.NoError(t, os.Remove(p))
+			} else {
+				require.NoError(t, os.WriteFile(p, []byte(tc.content), 0o644))
+			}
+			_, err := hostScrape(t, newTestIRQ(t, root, irqTestConfig))
+			require.ErrorContains(t, err, tc.err)
+
+			set, err := New(Env{Paths: Paths{ProcFS: filepath.Join(root, "proc"), SysFS: filepath.Join(root, "sys")}}, "irq")
+			require.NoError(t, err)
+			reg := prometheus.NewRegistry()
+			reg.MustRegister(set)
+			mfs, err := reg.Gather()
+			require.NoError(t, err)
+			var success float64 = -1
+			for _, mf := range mfs {
+				if mf.GetName() == "walab_scrape_collector_success" {
+					success = mf.GetMetric()[0].GetGauge().GetValue()
+				}
+			}
+			require.Equal(t, 0.0, success)
+		})
+	}
+}
+
+// TestIRQDeviceRemovedMidScrape: the NVMe controller's sysfs directory and
+// one line's /proc/irq directory vanish; the rest is still served.
+func TestIRQDeviceRemovedMidScrape(t *testing.T) {
+	root := hostCopyTree(t, "testdata/irq")
+	c := newTestIRQ(t, root, irqTestConfig)
+	before, err := hostScrape(t, c)
+	require.NoError(t, err)
+	require.Contains(t, before, `walab_device_numa_node{device="nvme0"} 1`)
+	require.NoError(t, os.RemoveAll(filepath.Join(root, "sys/class/nvme/nvme0")))
+	require.NoError(t, os.RemoveAll(filepath.Join(root, "proc/irq/42")))
+	after, err := hostScrape(t, c)
+	require.NoError(t, err)
+	require.NotContains(t, after, `walab_device_numa_node{device="nvme0"}`)
+	require.NotContains(t, after, `walab_irq_off_numa_node{device="nvme0"`, "no node, no verdict")
+	require.NotContains(t, after, `walab_irq_affinity_cpus{device="nvme0",irq="42"`)
+	require.Contains(t, after, `walab_irq_affinity_cpus{device="nvme0",irq="43",kind="effective"} 1`)
+	require.Contains(t, after, `walab_irq_off_numa_node{device="eth0",irq="71"} 1`)
+}
+
+// genIRQFixture writes a big host: cpus CPUs on two nodes, total numbered
+// lines of which nvme0/nvme1 own 65 queues each and eth0 64 MSI-X vectors.
+// bump is added to every count so a second call makes a second sample.
+func genIRQFixture(tb testing.TB, root string, cpus, total int, bump uint64) (interesting int) {
+	tb.Helper()
+	proc, sys := filepath.Join(root, "proc"), filepath.Join(root, "sys")
+	var b bytes.Buffer
+	for c := range cpus {
+		fmt.Fprintf(&b, " CPU%d", c)
+	}
+	b.WriteByte('\n')
+	type spec struct{ action, dev string }
+	var lines []spec
+	for d := range 2 {
+		for q := range 65 {
+			lines = append(lines, spec{fmt.Sprintf("nvme%dq%d", d, q), fmt.Sprintf("nvme%d", d)})
+		}
+	}
+	for q := range 64 {
+		lines = append(lines, spec{fmt.Sprintf("mlx5_comp%d@pci:0000:3b:00.0", q), "eth0"})
+	}
+	interesting = len(lines)
+	for len(lines) < total {
+		lines = append(lines, spec{fmt.Sprintf("other%d", len(lines)), ""})
+	}
+	writes := map[string]string{}
+	for i, l := range lines {
+		irqN := 100 + i
+		fmt.Fprintf(&b, "%4d:", irqN)
+		for c := range cpus {
+			v := bump
+			if c == i%cpus {
+				v += uint64(1000 + i)
+			}
+			fmt.Fprintf(&b, " %d", v)
+		}
+		fmt.Fprintf(&b, "  IR-PCI-MSIX-0000:5e:00.0  %d-edge  %s\n", i, l.action)
+		if l.dev == "" {
+			continue // the collector never reads affinity of other lines; skip 3,600 files
+		}
+		writes[fmt.Sprintf("irq/%d/smp_affinity_list", irqN)] = fmt.Sprintf("%d-%d\n", 0, cpus-1)
+		writes[fmt.Sprintf("irq/%d/effective_affinity_list", irqN)] = fmt.Sprintf("%d\n", i%cpus)
+		if l.dev == "eth0" {
+			require.NoError(tb, os.MkdirAll(filepath.Join(sys, "class/net/eth0/device/msi_irqs"), 0o755))
+			require.NoError(tb, os.WriteFile(filepath.Join(sys, "class/net/eth0/device/msi_irqs", fmt.Sprint(irqN)), []byte("msix\n"), 0o644))
+		}
+	}
+	b.WriteString(" ERR: 0\n")
+	require.NoError(tb, os.MkdirAll(proc, 0o755))
+	require.NoError(tb, os.WriteFile(filepath.Join(proc, "interrupts"), b.Bytes(), 0o644))
+	if bump > 0 {
+		return interesting // topology already written
+	}
+	for p, c := range writes {
+		require.NoError(tb, os.MkdirAll(filepath.Dir(filepath.Join(proc, p)), 0o755))
+		require.NoError(tb, os.WriteFile(filepath.Join(proc, p), []byte(c), 0o644))
+	}
+	b.Reset()
+	for c := range cpus {
+		fmt.Fprintf(&b, " CPU%d", c)
+	}
+	b.WriteByte('\n')
+	for _, ty := range []string{"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET", "SCHED", "HRTIMER", "RCU"} {
+		b.WriteString(ty + ":")
+		for c := range cpus {
+			fmt.Fprintf(&b, " %d", c)
+		}
+		b.WriteByte('\n')
+	}
+	require.NoError(tb, os.WriteFile(filepath.Join(proc, "softirqs"), b.Bytes(), 0o644))
+	half := cpus / 2
+	files := map[string]string{
+		"devices/system/node/node0/cpulist": fmt.Sprintf("0-%d\n", half-1),
+		"devices/system/node/node1/cpulist": fmt.Sprintf("%d-%d\n", half, cpus-1),
+		"class/nvme/nvme0/device/numa_node": "0\n",
+		"class/nvme/nvme1/device/numa_node": "1\n",
+		"class/net/eth0/device/numa_node":   "0\n",
+	}
+	for p, c := range files {
+		require.NoError(tb, os.MkdirAll(filepath.Dir(filepath.Join(sys, p)), 0o755))
+		require.NoError(tb, os.WriteFile(filepath.Join(sys, p), []byte(c), 0o644))
+	}
+	return interesting
+}
+
+// TestIRQCardinalityBound pins the worst-case formula in
+// docs/collectors-host.md on a 256-CPU, 2,000-line host:
+// L*(C+3) + 2*D + C*(T+1) + 1 with L lines of interest, C CPUs, D devices, T softirq types.
+func TestIRQCardinalityBound(t *testing.T) {
+	const cpus, total, devices, types = 256, 2000, 3, 10
+	root := t.TempDir()
+	l := genIRQFixture(t, root, cpus, total, 0)
+	require.Equal(t, 194, l)
+	c := newTestIRQ(t, root, "irq:\n  interfaces: [eth0]\n")
+	// First scrape: no busiest-CPU share yet (needs an interval).
+	require.Equal(t, l*(cpus+3)+devices+cpus*(types+1)+1, hostSeries(t, c))
+	genIRQFixture(t, root, cpus, total, 5)
+	require.Equal(t, l*(cpus+3)+2*devices+cpus*(types+1)+1, hostSeries(t, c))
+	require.Equal(t, 53069, l*(cpus+3)+2*devices+cpus*(types+1)+1)
+}
+
+func BenchmarkIRQUpdate(b *testing.B) {
+	root := b.TempDir()
+	genIRQFixture(b, root, 256, 2000, 0)
+	c := newTestIRQ(b, root, "irq:\n  interfaces: [eth0]\n")
+	b.ReportAllocs()
+	for b.Loop() {
+		hostSeries(b, c)
+	}
+}

@@ -1,0 +1,99 @@
+package collector
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/common/expfmt"
+	"github.com/stretchr/testify/require"
+
+	"github.com/walab/walab/internal/config"
+)
+
+// hostUpdateFlag is -update (rewrite golden files). Other collectors' tests
+// in this package may define the same flag; whoever comes first owns it and
+// the rest look it up, so the test binary never panics on a redefinition.
+// This file sorts after the others so an unconditional flag.Bool elsewhere
+// runs first.
+var hostUpdateFlag = func() flag.Value {
+	if f := flag.Lookup("update"); f != nil {
+		return f.Value
+	}
+	flag.Bool("update", false, "rewrite golden files under testdata/")
+	return flag.Lookup("update").Value
+}()
+
+func hostUpdateGolden() bool { return hostUpdateFlag.String() == "true" }
+
+// hostRunner adapts one Collector to a registry so tests see exactly what a
+// scrape exposes, and keeps Update's error.
+type hostRunner struct {
+	c   Collector
+	err error
+}
+
+func (r *hostRunner) Describe(chan<- *prometheus.Desc) {}
+func (r *hostRunner) Collect(ch chan<- prometheus.Metric) {
+	r.err = r.c.Update(context.Background(), ch)
+}
+
+// hostScrape runs one Update and returns the exposition text and the error.
+func hostScrape(t testing.TB, c Collector) (string, error) {
+	t.Helper()
+	r := &hostRunner{c: c}
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(r)
+	mfs, err := reg.Gather()
+	require.NoError(t, err)
+	var buf bytes.Buffer
+	enc := expfmt.NewEncoder(&buf, expfmt.NewFormat(expfmt.TypeTextPlain))
+	for _, mf := range mfs {
+		require.NoError(t, enc.Encode(mf))
+	}
+	return buf.String(), r.err
+}
+
+// hostSeries counts the samples of one scrape.
+func hostSeries(t testing.TB, c Collector) int {
+	t.Helper()
+	ch := make(chan prometheus.Metric, 1024)
+	done := make(chan int)
+	go func() {
+		n := 0
+		for range ch {
+			n++
+		}
+		done <- n
+	}()
+	err := c.Update(context.Background(), ch)
+	close(ch)
+	n := <-done
+	require.NoError(t, err)
+	return n
+}
+
+// hostGolden compares got with testdata/<name>, or rewrites it under -update.
+func hostGolden(t *testing.T, name, got string) {
+	t.Helper()
+	p := filepath.Join("testdata", name)
+	if hostUpdateGolden() {
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(got), 0o644))
+	}
+	want, err := os.ReadFile(p)
+	require.NoError(t, err, "run go test -run %s -update to create it", t.Name())
+	require.Equal(t, string(want), got)
+}
+
+// hostConfig parses a YAML config for a collector factory.
+func hostConfig(t testing.TB, yml string) *config.File {
+	t.Helper()
+	f, err := config.Parse([]byte(yml))
+	require.NoError(t, err)
+	return f
+}
