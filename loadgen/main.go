@@ -1,0 +1,13 @@
+// Command loadgen runs TPC-C and sysbench-style OLTP load against
+// MySQL/MariaDB and exports what it does to Prometheus. See docs/loadgen.md.
+package main
+
+import (
+	"os"
+
+	"github.com/walab/walab/loadgen/internal/cli"
+)
+
+func main() {
+	os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr))
+}
