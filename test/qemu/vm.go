@@ -1,0 +1,137 @@
+package qemu
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Output markers the guest writes around the base64 tar on its second
+// serial port.
+const (
+	OutBegin = "WALAB-OUT-BEGIN"
+	OutEnd   = "WALAB-OUT-END"
+)
+
+// Controller is one emulated NVMe controller with its own raw disk image.
+type Controller struct {
+	Serial  string
+	DiskMiB int
+}
+
+// VM describes one boot.
+type VM struct {
+	QEMU        string // qemu-system-x86_64
+	Kernel      Kernel
+	Initramfs   string
+	Controllers []Controller
+	MemoryMiB   int
+	Dir         string // work directory: disks and serial logs go here
+	Cmdline     string // extra kernel command line
+}
+
+// Run is what a boot produced.
+type Run struct {
+	Console  string        // first serial port: kernel and /init messages
+	Output   []byte        // the tar the guest sent between OutBegin and OutEnd
+	Duration time.Duration // wall time of the QEMU process
+}
+
+// Args is the QEMU command line: TCG (no KVM on CI), no network, no
+// display, serial ports into files, and -no-reboot so a guest panic ends
+// the process instead of looping.
+func (v VM) Args() ([]string, error) {
+	mem := v.MemoryMiB
+	if mem == 0 {
+		mem = 512
+	}
+	args := []string{
+		"-accel", "tcg", "-m", strconv.Itoa(mem), "-smp", "1",
+		"-display", "none", "-vga", "none", "-monitor", "none", "-nic", "none", "-no-reboot",
+		"-kernel", v.Kernel.Image, "-initrd", v.Initramfs,
+		"-append", strings.TrimSpace("console=ttyS0 panic=-1 rdinit=/init " + v.Cmdline),
+		"-serial", "file:" + filepath.Join(v.Dir, "console.log"),
+		"-serial", "file:" + filepath.Join(v.Dir, "out.b64"),
+	}
+	for i, c := range v.Controllers {
+		if strings.ContainsAny(c.Serial, ",= ") {
+			return nil, fmt.Errorf("controller serial %q: no commas, equals or spaces", c.Serial)
+		}
+		disk := filepath.Join(v.Dir, fmt.Sprintf("disk%d.raw", i))
+		size := c.DiskMiB
+		if size == 0 {
+			size = 64
+		}
+		f, err := os.Create(disk)
+		if err != nil {
+			return nil, err
+		}
+		err = f.Truncate(int64(size) << 20) // sparse: costs no disk until written
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+		args = append(args,
+			"-drive", fmt.Sprintf("file=%s,if=none,id=d%d,format=raw", disk, i),
+			"-device", fmt.Sprintf("nvme,serial=%s,drive=d%d", c.Serial, i))
+	}
+	return args, nil
+}
+
+// Boot runs QEMU until the guest powers off, or ctx ends (then the whole
+// process group is killed). It returns what the guest sent even when the
+// output is missing, so a failing test can show the console.
+func (v VM) Boot(ctx context.Context) (Run, error) {
+	args, err := v.Args()
+	if err != nil {
+		return Run{}, err
+	}
+	cmd := exec.CommandContext(ctx, v.QEMU, args...)
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stderr, &stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	start := time.Now()
+	runErr := cmd.Run()
+	r := Run{Duration: time.Since(start)}
+	con, _ := os.ReadFile(filepath.Join(v.Dir, "console.log"))
+	r.Console = string(con)
+	if runErr != nil {
+		return r, fmt.Errorf("qemu: %w (ctx: %v): %s", runErr, ctx.Err(), stderr.String())
+	}
+	raw, err := os.ReadFile(filepath.Join(v.Dir, "out.b64"))
+	if err != nil {
+		return r, err
+	}
+	r.Output, err = DecodeOutput(raw)
+	return r, err
+}
+
+// DecodeOutput extracts the base64 payload between the markers. Serial
+// line discipline may add \r; base64 ignores line breaks.
+func DecodeOutput(raw []byte) ([]byte, error) {
+	s := string(raw)
+	i := strings.Index(s, OutBegin)
+	if i < 0 {
+		return nil, fmt.Errorf("guest output has no %s marker (%d bytes received)", OutBegin, len(raw))
+	}
+	s = s[i+len(OutBegin):]
+	j := strings.Index(s, OutEnd)
+	if j < 0 {
+		return nil, fmt.Errorf("guest output truncated: no %s marker", OutEnd)
+	}
+	b, err := base64.StdEncoding.DecodeString(strings.NewReplacer("\r", "", "\n", "").Replace(s[:j]))
+	if err != nil {
+		return nil, fmt.Errorf("guest output: %w", err)
+	}
+	return b, nil
+}
