@@ -1,0 +1,128 @@
+package probe
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/walab/walab/internal/nvme/admin"
+)
+
+// DefaultMaxAge is how long a poll result (or failure) is served to
+// scrapes before the device is read again.
+const DefaultMaxAge = 5 * time.Second
+
+// Poller owns one controller's reads: it probes once, then polls at most
+// once per MaxAge no matter how many scrapes (or the WA sampler) ask, and
+// concurrent callers share the one read in flight.
+type Poller struct {
+	name   string
+	reader Reader
+	nsids  []uint32
+	cfg    Config
+	maxAge time.Duration
+	now    func() time.Time
+
+	mu       sync.Mutex
+	plan     *Plan
+	last     *Sample
+	lastErr  error
+	lastAt   time.Time
+	inflight *call
+}
+
+type call struct {
+	done chan struct{}
+	s    *Sample
+	err  error
+}
+
+// Options configure a Poller.
+type Options struct {
+	MaxAge time.Duration    // 0: DefaultMaxAge; negative: no caching (every call reads)
+	Now    func() time.Time // tests
+	Chunk  uint32           // log transfer size (0: DefaultChunk)
+}
+
+// NewPoller builds the poller for one controller with its known namespaces.
+func NewPoller(dev *admin.Device, nsids []uint32, cfg Config, o Options) *Poller {
+	if o.MaxAge == 0 {
+		o.MaxAge = DefaultMaxAge
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return &Poller{
+		name:   dev.Name(),
+		reader: Reader{Dev: dev, Chunk: o.Chunk},
+		nsids:  append([]uint32(nil), nsids...),
+		cfg:    cfg,
+		maxAge: o.MaxAge,
+		now:    o.Now,
+	}
+}
+
+// Name is the controller name.
+func (p *Poller) Name() string { return p.name }
+
+// Device is the guarded handle (for its command statistics).
+func (p *Poller) Device() *admin.Device { return p.reader.Dev }
+
+// Plan returns the probe result, or nil before the first successful probe.
+func (p *Poller) Plan() *Plan {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.plan
+}
+
+// Sample returns a poll no older than MaxAge, reading the device if needed.
+// A failure is cached for MaxAge as well, so a broken device is not hammered
+// by every scrape.
+func (p *Poller) Sample(ctx context.Context) (*Sample, error) {
+	p.mu.Lock()
+	if p.maxAge > 0 && !p.lastAt.IsZero() && p.now().Sub(p.lastAt) < p.maxAge {
+		s, err := p.last, p.lastErr
+		p.mu.Unlock()
+		return s, err
+	}
+	if c := p.inflight; c != nil {
+		p.mu.Unlock()
+		select {
+		case <-c.done:
+			return c.s, c.err
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	c := &call{done: make(chan struct{})}
+	p.inflight = c
+	plan := p.plan
+	p.mu.Unlock()
+
+	// The read runs detached from the first caller's context so that one
+	// impatient scrape cannot fail the read the others wait for; the admin
+	// command timeout bounds it.
+	c.s, plan, c.err = p.read(context.WithoutCancel(ctx), plan)
+
+	p.mu.Lock()
+	if plan != nil {
+		p.plan = plan
+	}
+	p.last, p.lastErr, p.lastAt = c.s, c.err, p.now()
+	p.inflight = nil
+	p.mu.Unlock()
+	close(c.done)
+	return c.s, c.err
+}
+
+func (p *Poller) read(ctx context.Context, plan *Plan) (*Sample, *Plan, error) {
+	if plan == nil {
+		var err error
+		plan, err = Probe(ctx, &p.reader, p.nsids, p.cfg)
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	s, err := Poll(ctx, &p.reader, plan, p.now())
+	return s, plan, err
+}

@@ -1,0 +1,141 @@
+package probe
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/walab/walab/internal/nvme/admin"
+	"github.com/walab/walab/internal/nvme/replay"
+	"github.com/walab/walab/internal/nvme/replay/fixture"
+)
+
+// countingBackend counts commands reaching a replay backend and holds each
+// one until released, so concurrent callers really overlap.
+type countingBackend struct {
+	inner *replay.Backend
+	n     atomic.Int64
+	gate  chan struct{}
+}
+
+func (b *countingBackend) Exec(ctx context.Context, c admin.Command) (admin.Result, error) {
+	b.n.Add(1)
+	if b.gate != nil {
+		<-b.gate
+	}
+	return b.inner.Exec(ctx, c)
+}
+func (b *countingBackend) Close() error { return nil }
+
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) add(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+func TestPollerDeduplicatesConcurrentScrapes(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "nvme0")
+	d := fixture.OCPDrive()
+	require.NoError(t, d.Write(dir))
+	cb := &countingBackend{inner: replay.NewBackend(dir), gate: make(chan struct{})}
+	dev := admin.New("nvme0", cb)
+	clk := &clock{t: time.Unix(1000, 0)}
+	p := NewPoller(dev, []uint32{1}, Config{}, Options{Now: clk.now})
+
+	// Probe once: Identify Controller, Identify Namespace, OCP 0xC0; then
+	// each poll is SMART + 0xC0.
+	const scrapes = 100
+	var wg sync.WaitGroup
+	results := make(chan *Sample, scrapes)
+	for range scrapes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s, err := p.Sample(context.Background())
+			if err == nil {
+				results <- s
+			}
+		}()
+	}
+	// Let the single read through, one command at a time.
+	go func() {
+		for range 5 {
+			cb.gate <- struct{}{}
+		}
+	}()
+	wg.Wait()
+	close(results)
+	var first *Sample
+	n := 0
+	for s := range results {
+		if first == nil {
+			first = s
+		}
+		require.Same(t, first, s, "every scrape shares one read")
+		n++
+	}
+	require.Equal(t, scrapes, n)
+	require.EqualValues(t, 5, cb.n.Load(), "identify ctrl + identify ns + 0xC0 probe + SMART + 0xC0 poll")
+	st := dev.Stats()
+	require.EqualValues(t, 1, st.Sent[admin.CommandKey{Opcode: admin.OpGetLogPage, LogID: 0x02}])
+	require.EqualValues(t, 2, st.Sent[admin.CommandKey{Opcode: admin.OpGetLogPage, LogID: 0xC0}])
+	require.EqualValues(t, 2, st.Sent[admin.CommandKey{Opcode: admin.OpIdentify}])
+
+	// Within max age: served from cache.
+	clk.add(4 * time.Second)
+	_, err := p.Sample(context.Background())
+	require.NoError(t, err)
+	require.EqualValues(t, 5, cb.n.Load())
+
+	// After max age: one new poll (SMART + 0xC0), no new probe.
+	cb.gate = nil
+	clk.add(2 * time.Second)
+	d.SMART.DataUnitsWritten++
+	require.NoError(t, d.SetSMART(dir))
+	s, err := p.Sample(context.Background())
+	require.NoError(t, err)
+	require.EqualValues(t, 7, cb.n.Load())
+	require.Equal(t, first.SMARTHostBytes.Lo+512000, s.SMARTHostBytes.Lo)
+}
+
+func TestPollerUnsupportedPagesProbedOnce(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "nvme0")
+	require.NoError(t, fixture.SMARTOnlyDrive().Write(dir))
+	dev := admin.New("nvme0", replay.NewBackend(dir))
+	p := NewPoller(dev, []uint32{1}, Config{}, Options{MaxAge: -1})
+	for range 3 {
+		s, err := p.Sample(context.Background())
+		require.NoError(t, err)
+		require.Equal(t, SourceNone, s.Source)
+	}
+	st := dev.Stats()
+	// 0xC0 (OCP) and 0xCA (intel_ca matches VID 0x8086) were asked once, at probe time.
+	require.EqualValues(t, 1, st.Sent[admin.CommandKey{Opcode: admin.OpGetLogPage, LogID: 0xC0}])
+	require.EqualValues(t, 1, st.Sent[admin.CommandKey{Opcode: admin.OpGetLogPage, LogID: 0xCA}])
+	require.EqualValues(t, 3, st.Sent[admin.CommandKey{Opcode: admin.OpGetLogPage, LogID: 0x02}])
+}
+
+func TestPollerDeviceRemovedMidRun(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "nvme0")
+	require.NoError(t, fixture.FDPDrive().Write(dir))
+	p := NewPoller(admin.New("nvme0", replay.NewBackend(dir)), nil, Config{}, Options{MaxAge: -1})
+	_, err := p.Sample(context.Background())
+	require.NoError(t, err)
+	require.NoError(t, os.RemoveAll(dir))
+	_, err = p.Sample(context.Background())
+	require.ErrorContains(t, err, "controller folder is gone")
+	require.ErrorContains(t, err, "nvme0: read SMART log")
+	require.NotNil(t, p.Plan(), "the probe result survives a failed poll")
+}

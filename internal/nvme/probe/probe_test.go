@@ -1,0 +1,147 @@
+package probe
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/walab/walab/internal/config"
+	"github.com/walab/walab/internal/nvme/admin"
+	"github.com/walab/walab/internal/nvme/decode"
+	"github.com/walab/walab/internal/nvme/replay"
+	"github.com/walab/walab/internal/nvme/replay/fixture"
+)
+
+func u(v uint64) decode.U128 { return decode.U128From(v) }
+
+func openDrive(t *testing.T, d fixture.Drive) *admin.Device {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "nvme0")
+	require.NoError(t, d.Write(dir))
+	dev, err := replay.Open("nvme0", dir)
+	require.NoError(t, err)
+	return dev
+}
+
+func TestProbeOrder(t *testing.T) {
+	smartHost := u(2_000_000 * 512000)
+	ocpOnHuawei := fixture.Seed000Drive()
+	ocpOnHuawei.Seed000 = &fixture.Seed000{Host4K: 250_000_000, GC4K: 125_000_000, WithOCPGUID: true}
+
+	notOCP := fixture.OCPDrive()
+	wdcGUID := [16]byte{0x65, 0x43, 0x88, 0x78, 0xAC, 0xD8, 0x78, 0xA1, 0x66, 0x42, 0x1E, 0x0F, 0x92, 0xD7, 0x6D, 0xC4}
+	notOCP.OCP.GUID = &wdcGUID
+
+	intel := fixture.SMARTOnlyDrive()
+	intel.IntelCA = &fixture.IntelCA{NAND: 300, Host: 200}
+
+	huaweiWithEG := fixture.Seed000Drive()
+	huaweiWithEG.CTRATT = fixture.CTRATTEnduranceGroups
+	huaweiWithEG.ENDGIDMAX = 1
+	huaweiWithEG.Endurance = &fixture.Endurance{DUW: 1, MUW: 2}
+
+	tests := []struct {
+		name      string
+		drive     fixture.Drive
+		cfg       Config
+		source    string
+		host      decode.U128
+		media     *decode.U128
+		gc        *decode.U128
+		errSubstr string
+	}{
+		{name: "fdp", drive: fixture.FDPDrive(), source: SourceFDP, host: u(1_000_000_000_000), media: ptr(u(1_500_000_000_000))},
+		{name: "ocp", drive: fixture.OCPDrive(), source: SourceOCP, host: smartHost, media: ptr(u(2_048_000_000_000))},
+		{name: "seed000 vendor layout on VID 0x19E5", drive: fixture.Seed000Drive(), source: "seed000_c0",
+			host: u(250_000_000 * 4096), media: ptr(u(375_000_000 * 4096)), gc: ptr(u(125_000_000 * 4096))},
+		{name: "intel 0xCA key/value items", drive: intel, source: "intel_ca", host: u(200 * 32 << 20), media: ptr(u(300 * 32 << 20))},
+		{name: "endurance group only", drive: fixture.EnduranceDrive(), source: SourceEnduranceGroup, host: u(1024 * 1e9), media: ptr(u(2048 * 1e9))},
+		{name: "smart only", drive: fixture.SMARTOnlyDrive(), source: SourceNone, host: smartHost},
+		{name: "OCP GUID at 0xC0 on a 0x19E5 drive is OCP, never seed000", drive: ocpOnHuawei, source: SourceOCP, host: smartHost, media: ptr(u(0))},
+		{name: "OCP GUID on a 0x19E5 drive refused when seed000 is forced", drive: ocpOnHuawei,
+			cfg: Config{Source: "seed000_c0"}, errSubstr: "refuses"},
+		{name: "wrong GUID at 0xC0 is not OCP", drive: notOCP, source: SourceNone, host: smartHost},
+		{name: "vendor page falls through to endurance group when GUID says OCP", drive: func() fixture.Drive {
+			d := huaweiWithEG
+			d.Seed000 = &fixture.Seed000{WithOCPGUID: true}
+			d.Seed000.Host4K = 1
+			return d
+		}(), cfg: Config{Devices: map[string]DeviceConfig{"nvme0": {Source: SourceEnduranceGroup}}}, source: SourceEnduranceGroup, host: u(1e9), media: ptr(u(2e9))},
+		{name: "config override picks endurance group over FDP", drive: fixture.FDPDrive(),
+			cfg: Config{Devices: map[string]DeviceConfig{"nvme0": {Source: SourceEnduranceGroup}}}, source: SourceEnduranceGroup, host: u(1000 * 1e9), media: ptr(u(1500 * 1e9))},
+		{name: "config override none", drive: fixture.OCPDrive(), cfg: Config{Source: SourceNone}, source: SourceNone, host: smartHost},
+		{name: "config override to an absent page fails clearly", drive: fixture.SMARTOnlyDrive(), cfg: Config{Source: SourceFDP}, errSubstr: `configured source "fdp" is not usable`},
+		{name: "user layout matched before built-in", drive: fixture.Seed000Drive(), cfg: Config{Layouts: []decode.Layout{{
+			Name: "acme_c0", LogID: 0xC0, Length: 512, Match: decode.Match{VID: []uint16{0x19E5}},
+			Fields: []decode.Field{{Meaning: decode.MeaningMediaWritten, Offset: 0x1D0, Width: 8, UnitBytes: 1}},
+		}}}, source: "acme_c0", host: smartHost, media: ptr(u(125_000_000))},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			require.NoError(t, tt.cfg.Validate())
+			dev := openDrive(t, tt.drive)
+			r := &Reader{Dev: dev}
+			plan, err := Probe(context.Background(), r, []uint32{1}, tt.cfg)
+			if tt.errSubstr != "" {
+				require.ErrorContains(t, err, tt.errSubstr)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tt.source, plan.Source)
+			s, err := Poll(context.Background(), r, plan, time.Unix(1, 0))
+			require.NoError(t, err)
+			require.Equal(t, tt.source, s.Source)
+			require.Equal(t, tt.host, s.HostBytes)
+			require.Equal(t, tt.media, s.MediaBytes)
+			require.Equal(t, tt.gc, s.GCBytes)
+			require.Equal(t, smartHost, s.SMARTHostBytes)
+		})
+	}
+}
+
+func ptr(v decode.U128) *decode.U128 { return &v }
+
+func TestConfigValidate(t *testing.T) {
+	tests := []struct {
+		name string
+		yaml string
+		err  string
+	}{
+		{name: "empty", yaml: ``},
+		{name: "default and per device", yaml: "nvme:\n  source: ocp_c0\n  devices:\n    nvme1: {source: seed000_c0}\n"},
+		{name: "unknown source", yaml: "nvme:\n  source: magic\n", err: `unknown source "magic"`},
+		{name: "unknown key", yaml: "nvme:\n  sourec: fdp\n", err: "sourec"},
+		{name: "bad layout", yaml: "nvme:\n  layouts:\n    - name: x\n      log_id: 0xc2\n      length: 3\n", err: "nvme.layouts[0]"},
+		{name: "layout named like a standard source", yaml: "nvme:\n  layouts:\n    - {name: fdp, log_id: 0xc2, length: 512, match: {vid: [1]}, fields: [{meaning: media_written, offset: 0, width: 8, unit_bytes: 1}]}\n", err: "standard source name"},
+		{name: "user layout usable as source", yaml: "nvme:\n  source: acme\n  layouts:\n    - {name: acme, log_id: 0xc2, length: 512, match: {vid: [1]}, fields: [{meaning: media_written, offset: 0, width: 8, unit_bytes: 1}]}\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, err := config.Parse([]byte(tt.yaml))
+			require.NoError(t, err)
+			_, err = LoadConfig(f)
+			if tt.err == "" {
+				require.NoError(t, err)
+			} else {
+				require.ErrorContains(t, err, tt.err)
+			}
+		})
+	}
+}
+
+func TestExact128BitCounters(t *testing.T) {
+	d := fixture.SMARTOnlyDrive()
+	d.SMART.DataUnitsWrittenHi = 1 // 2^64 + 2e6 units: far beyond float64's 53-bit mantissa
+	dev := openDrive(t, d)
+	r := &Reader{Dev: dev}
+	plan, err := Probe(context.Background(), r, nil, Config{})
+	require.NoError(t, err)
+	s, err := Poll(context.Background(), r, plan, time.Time{})
+	require.NoError(t, err)
+	want, ok := decode.U128{Lo: 2_000_000, Hi: 1}.MulUint64(512000)
+	require.True(t, ok)
+	require.Equal(t, want, s.HostBytes)
+}

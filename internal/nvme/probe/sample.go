@@ -1,0 +1,54 @@
+package probe
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/walab/walab/internal/nvme/admin"
+	"github.com/walab/walab/internal/nvme/decode"
+)
+
+// Sample is one poll of a controller. Counters stay 128-bit here; they
+// become float64 only at exposition.
+type Sample struct {
+	Time   time.Time
+	Source string
+	SMART  decode.SMART
+	// SMARTHostBytes is SMART Data Units Written x 512000.
+	SMARTHostBytes decode.U128
+	// HostBytes is the source's own host counter where it has one (so that
+	// NAND / host uses one source), else SMARTHostBytes.
+	HostBytes decode.U128
+	// MediaBytes and GCBytes are nil when the source does not report them.
+	MediaBytes, GCBytes *decode.U128
+}
+
+// Poll reads SMART and the plan's NAND source once.
+func Poll(ctx context.Context, r *Reader, p *Plan, now time.Time) (*Sample, error) {
+	b, err := r.Log(ctx, "SMART log", admin.LogPage{LID: 0x02, NSID: admin.NSIDAll, Len: decode.SMARTSize}, p.Extended())
+	if err != nil {
+		return nil, err
+	}
+	sm, err := decode.ParseSMART(b)
+	if err != nil {
+		return nil, &ReadError{Device: r.Dev.Name(), What: "SMART log", Err: err}
+	}
+	host, ok := sm.HostWrittenBytes()
+	if !ok {
+		return nil, &ReadError{Device: r.Dev.Name(), What: "SMART log", Err: fmt.Errorf("data units written %s x 512000 overflows 128 bits", sm.DataUnitsWritten)}
+	}
+	s := &Sample{Time: now, Source: p.Source, SMART: sm, SMARTHostBytes: host, HostBytes: host}
+	if p.read == nil {
+		return s, nil
+	}
+	n, err := p.read(ctx, r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: NAND source %s: %w", r.Dev.Name(), p.Source, err)
+	}
+	if n.Host != nil {
+		s.HostBytes = *n.Host
+	}
+	s.MediaBytes, s.GCBytes = n.Media, n.GC
+	return s, nil
+}
