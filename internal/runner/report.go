@@ -107,6 +107,11 @@ func typeResult(name string, t *typeSnap, pct float64) TypeResult {
 	if n := t.completed(); n > 0 {
 		tr.LatAvgMs = tr.LatSumMs / float64(n)
 	}
+	// A bucket bound can lie past the largest value seen; never report a
+	// percentile above max (sysbench issue #486).
+	for _, p := range []*float64{&tr.LatP50Ms, &tr.LatP90Ms, &tr.LatP95Ms, &tr.LatP99Ms} {
+		*p = min(*p, tr.LatMaxMs)
+	}
 	return tr
 }
 
