@@ -29,7 +29,7 @@ func (s *sleeper) Prepare(context.Context, *sql.DB, workload.PrepareOptions) err
 	return nil
 }
 func (s *sleeper) Check(context.Context, *sql.DB) ([]workload.CheckResult, error) { return nil, nil }
-func (s *sleeper) Cleanup(context.Context, *sql.DB) error                          { return nil }
+func (s *sleeper) Cleanup(context.Context, *sql.DB) error                         { return nil }
 func (s *sleeper) NewTerminal(int, *rand.Rand) workload.Terminal                  { return sleeperTerm{s} }
 
 type sleeperTerm struct{ s *sleeper }
