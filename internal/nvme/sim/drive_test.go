@@ -201,6 +201,7 @@ func TestUnsupportedAndInvalid(t *testing.T) {
 		{"offset past the log", lp(admin.LogPage{LID: 0xC0, NSID: admin.NSIDAll, Offset: 1024, Len: 4}), true, admin.SCInvalidField},
 		{"directive on nsid all", dr(admin.NSIDAll, 0, 1, 4096), false, admin.SCInvalidNS},
 		{"directive data placement", dr(1, 2, 1, 4096), true, admin.SCInvalidField},
+		{"transfer above MDTS", lp(admin.LogPage{LID: 0x02, NSID: admin.NSIDAll, Len: 1 << 20}), true, admin.SCInvalidField},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -374,4 +375,26 @@ func TestController(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, ctrl.Model, "simulated")
 	require.Equal(t, "sim1", Controller("sim1", d).Name)
+}
+
+// FuzzExec sends arbitrary commands: the drive must answer each with the
+// requested length or an NVMe status, never panic.
+func FuzzExec(f *testing.F) {
+	d, err := New(smallConfig(), WithClock(newClock().Now))
+	require.NoError(f, err)
+	f.Cleanup(func() { _ = d.Close() })
+	f.Add(uint8(0x02), uint32(0xFFFFFFFF), uint32(0x007F8002), uint32(0), uint32(0), uint32(0), uint32(512))
+	f.Add(uint8(0x06), uint32(1), uint32(0), uint32(0), uint32(0), uint32(0), uint32(4096))
+	f.Add(uint8(0x1A), uint32(1), uint32(7), uint32(0x0101), uint32(0), uint32(0), uint32(32))
+	f.Add(uint8(0x02), uint32(0), uint32(0x00000009|127<<16), uint32(1<<16), uint32(508), uint32(0), uint32(8))
+	f.Fuzz(func(t *testing.T, op uint8, nsid, cdw10, cdw11, cdw12, cdw13, n uint32) {
+		cmd := admin.Command{Opcode: op, NSID: nsid, CDW10: cdw10, CDW11: cdw11, CDW12: cdw12, CDW13: cdw13, DataLen: n}
+		res, err := d.Exec(context.Background(), cmd)
+		if err != nil {
+			var se *admin.StatusError
+			require.ErrorAs(t, err, &se)
+			return
+		}
+		require.Len(t, res.Data, int(n))
+	})
 }

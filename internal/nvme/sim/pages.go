@@ -36,8 +36,15 @@ func invalidNS(cmd admin.Command) error {
 	return admin.NewStatusError(cmd, statusDNR|admin.SCInvalidNS)
 }
 
+// maxTransfer is what MDTS advertises (2^5 x 4 KiB); longer transfers are
+// refused as a controller would, which also bounds the reply buffer.
+const maxTransfer = 128 << 10
+
 // exec builds the reply. The caller holds d.mu.
 func (d *Drive) exec(cmd admin.Command) (admin.Result, error) {
+	if cmd.DataLen > maxTransfer {
+		return admin.Result{}, invalidField(cmd)
+	}
 	var page []byte
 	switch cmd.Opcode {
 	case admin.OpIdentify:
