@@ -2,6 +2,7 @@ package oltp_test
 
 import (
 	"context"
+	"database/sql"
 	"testing"
 	"time"
 
@@ -85,4 +86,13 @@ func TestPrepareResumes(t *testing.T) {
 	checks, err = w.Check(ctx, db)
 	require.NoError(t, err)
 	require.False(t, checks[0].Passed)
+}
+
+func openDB(t *testing.T, addr, db string) (*sql.DB, string) {
+	t.Helper()
+	dsn := testenv.DSN(addr, db)
+	d, err := sql.Open("mysql", dsn)
+	require.NoError(t, err)
+	t.Cleanup(func() { d.Close() })
+	return d, dsn
 }
