@@ -17,7 +17,7 @@ import (
 // 5000 items. TestFullWarehouseLoad covers the full scale.
 var smallScale = scale{Items: 5000, Customers: 300}
 
-func newTestWorkload(t *testing.T, opts Options) *Workload {
+func newTestWorkload(t testing.TB, opts Options) *Workload {
 	t.Helper()
 	w, err := New(opts)
 	require.NoError(t, err)
@@ -27,7 +27,7 @@ func newTestWorkload(t *testing.T, opts Options) *Workload {
 // drive runs n transactions on each of terminals concurrent terminals, each
 // on its own connection: a minimal stand-in for the runner. Deadlocks and
 // lock wait timeouts are retried as the runner would.
-func drive(t *testing.T, db *sql.DB, w *Workload, terminals, n int) map[string]map[workload.Outcome]int {
+func drive(t testing.TB, db *sql.DB, w *Workload, terminals, n int) map[string]map[workload.Outcome]int {
 	t.Helper()
 	ctx := context.Background()
 	var mu sync.Mutex
@@ -77,7 +77,7 @@ func drive(t *testing.T, db *sql.DB, w *Workload, terminals, n int) map[string]m
 	return counts
 }
 
-func requireChecksPass(t *testing.T, db *sql.DB, w *Workload) []workload.CheckResult {
+func requireChecksPass(t testing.TB, db *sql.DB, w *Workload) []workload.CheckResult {
 	t.Helper()
 	res, err := w.Check(context.Background(), db)
 	require.NoError(t, err)

@@ -26,8 +26,12 @@ type inserter struct {
 }
 
 func newInserter(conn *sql.Conn, table, columns string, onRows func(int)) *inserter {
+	return newInserterSize(conn, table, columns, onRows, batchBytes+4096)
+}
+
+func newInserterSize(conn *sql.Conn, table, columns string, onRows func(int), size int) *inserter {
 	p := "INSERT INTO " + table + " (" + columns + ") VALUES "
-	return &inserter{conn: conn, prefix: p, buf: make([]byte, 0, batchBytes+4096), onRows: onRows}
+	return &inserter{conn: conn, prefix: p, buf: make([]byte, 0, size), onRows: onRows}
 }
 
 // row starts a new row; the caller appends values with the value methods.

@@ -1,5 +1,7 @@
 package tpcc
 
+import "strings"
+
 type stmtKind int
 
 const (
@@ -9,16 +11,22 @@ const (
 
 type stmtID int
 
+// maxOrderLines is the largest O_OL_CNT (spec 2.4.1.3).
+const maxOrderLines = 15
+
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
+}
+
 const (
 	stNODistrict stmtID = iota
 	stNODistrictUpdate
 	stNOCustomer
 	stNOOrder
 	stNONewOrder
-	stNOItem
-	stNOStock
+	stNOItems
+	stNOStocks
 	stNOStockUpdate
-	stNOOrderLine
 	stPayWarehouseUpdate
 	stPayWarehouse
 	stPayDistrictUpdate
@@ -61,13 +69,16 @@ var statements = [numStmts]struct {
 	stNOOrder: {"new_order.insert_order", kindWrite, "INSERT INTO bmsql_oorder (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_ol_cnt, o_all_local) " +
 		"VALUES (?, ?, ?, ?, CURRENT_TIMESTAMP, ?, ?)"},
 	stNONewOrder: {"new_order.insert_new_order", kindWrite, "INSERT INTO bmsql_new_order (no_o_id, no_d_id, no_w_id) VALUES (?, ?, ?)"},
-	stNOItem:     {"new_order.item", kindRead, "SELECT i_price, i_name, i_data FROM bmsql_item WHERE i_id = ?"},
-	stNOStock: {"new_order.stock", kindRead, "SELECT s_quantity, s_data, s_dist_01, s_dist_02, s_dist_03, s_dist_04, s_dist_05, " +
-		"s_dist_06, s_dist_07, s_dist_08, s_dist_09, s_dist_10 FROM bmsql_stock WHERE s_w_id = ? AND s_i_id = ? FOR UPDATE"},
+	// Items and stock rows of an order are read with one IN list each,
+	// padded to maxOrderLines by repeating the last id, so one prepared
+	// statement serves every order size. The IN list is a range scan in key
+	// order, so stock rows are locked in (s_w_id, s_i_id) order.
+	stNOItems: {"new_order.items", kindRead, "SELECT i_id, i_price, i_name, i_data FROM bmsql_item WHERE i_id IN (" + placeholders(maxOrderLines) + ")"},
+	stNOStocks: {"new_order.stocks", kindRead, "SELECT s_i_id, s_quantity, s_data, s_dist_01, s_dist_02, s_dist_03, s_dist_04, s_dist_05, " +
+		"s_dist_06, s_dist_07, s_dist_08, s_dist_09, s_dist_10 FROM bmsql_stock WHERE s_w_id = ? AND s_i_id IN (" + placeholders(maxOrderLines) + ") " +
+		"ORDER BY s_i_id FOR UPDATE"},
 	stNOStockUpdate: {"new_order.stock_update", kindWrite, "UPDATE bmsql_stock SET s_quantity = ?, s_ytd = s_ytd + ?, " +
 		"s_order_cnt = s_order_cnt + 1, s_remote_cnt = s_remote_cnt + ? WHERE s_w_id = ? AND s_i_id = ?"},
-	stNOOrderLine: {"new_order.insert_order_line", kindWrite, "INSERT INTO bmsql_order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, " +
-		"ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_dist_info) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"},
 
 	stPayWarehouseUpdate: {"payment.warehouse_update", kindWrite, "UPDATE bmsql_warehouse SET w_ytd = w_ytd + ? WHERE w_id = ?"},
 	stPayWarehouse: {"payment.warehouse", kindRead, "SELECT w_name, w_street_1, w_street_2, w_city, w_state, w_zip " +

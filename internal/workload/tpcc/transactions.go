@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/walab/walab/internal/workload"
@@ -80,57 +79,108 @@ func (t *terminal) newOrder(ctx context.Context) (workload.Outcome, error) {
 	if _, err := t.exec(ctx, stNONewOrder, oID, d, w); err != nil {
 		return 0, err
 	}
-	distCol := d + 1 // s_dist_XX position in the stock row after s_quantity, s_data
-	var stockRow [12]sql.NullString
-	stockDest := make([]any, len(stockRow))
-	for i := range stockRow {
-		stockDest[i] = &stockRow[i]
+	// Items: one read for all lines. The rollback line's id is absent.
+	ids := make([]any, maxOrderLines)
+	for i := range ids {
+		ids[i] = lines[min(i, n-1)].item
 	}
-	for _, l := range lines {
-		var price, iName, iData string
-		found, err := t.queryRow(ctx, stNOItem, []any{l.item}, &price, &iName, &iData)
+	type itemRow struct {
+		price int64
+		data  string
+	}
+	items := make(map[int]itemRow, n)
+	err = t.query(ctx, stNOItems, ids, func(r *sql.Rows) error {
+		var id int
+		var price, name, data string
+		if err := r.Scan(&id, &price, &name, &data); err != nil {
+			return err
+		}
+		p, err := parseCents(price)
+		if err != nil {
+			return fmt.Errorf("new_order: i_price of item %d: %w", id, err)
+		}
+		items[id] = itemRow{price: p, data: data}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	// Stock: one locking read per supply warehouse, in warehouse order.
+	type stockKey struct{ w, i int }
+	type stockRow struct {
+		qty  int
+		data string
+		dist string
+	}
+	stock := make(map[stockKey]*stockRow, n)
+	for i := 0; i < len(valid); {
+		sw := valid[i].supplyW
+		j := i
+		for j < len(valid) && valid[j].supplyW == sw {
+			j++
+		}
+		args := make([]any, 1+maxOrderLines)
+		args[0] = sw
+		for k := range maxOrderLines {
+			args[1+k] = valid[min(i+k, j-1)].item
+		}
+		var dist [10]sql.NullString
+		err := t.query(ctx, stNOStocks, args, func(r *sql.Rows) error {
+			var id, qty int
+			var data sql.NullString
+			if err := r.Scan(&id, &qty, &data, &dist[0], &dist[1], &dist[2], &dist[3], &dist[4],
+				&dist[5], &dist[6], &dist[7], &dist[8], &dist[9]); err != nil {
+				return err
+			}
+			stock[stockKey{sw, id}] = &stockRow{qty: qty, data: data.String, dist: dist[d-1].String}
+			return nil
+		})
 		if err != nil {
 			return 0, err
 		}
-		if !found {
-			if rbk && l.item > t.st.scale.Items {
-				// The spec's user rollback: a business outcome, not an error.
-				if err := t.control(ctx, "ROLLBACK"); err != nil {
-					return 0, err
-				}
-				return workload.UserRollback, nil
-			}
+		i = j
+	}
+	ol := newInserterSize(t.conn, "bmsql_order_line",
+		"ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_dist_info", nil, 2048)
+	for _, l := range valid {
+		it, ok := items[l.item]
+		if !ok {
 			return 0, fmt.Errorf("new_order: item %d not found", l.item)
 		}
-		if found, err = t.queryRow(ctx, stNOStock, []any{l.supplyW, l.item}, stockDest...); err != nil {
-			return 0, err
-		} else if !found {
+		s := stock[stockKey{l.supplyW, l.item}]
+		if s == nil {
 			return 0, fmt.Errorf("new_order: stock (%d, %d) not found", l.supplyW, l.item)
 		}
-		qty, err := strconv.Atoi(stockRow[0].String)
-		if err != nil {
-			return 0, fmt.Errorf("new_order: s_quantity %q: %w", stockRow[0].String, err)
-		}
-		if qty >= l.qty+10 {
-			qty -= l.qty
+		// Tracked in memory so a repeated item sees its earlier line's update.
+		if s.qty >= l.qty+10 {
+			s.qty -= l.qty
 		} else {
-			qty = qty - l.qty + 91
+			s.qty = s.qty - l.qty + 91
 		}
 		remote := 0
 		if l.supplyW != w {
 			remote = 1
 		}
-		if _, err := t.exec(ctx, stNOStockUpdate, qty, l.qty, remote, l.supplyW, l.item); err != nil {
+		if _, err := t.exec(ctx, stNOStockUpdate, s.qty, l.qty, remote, l.supplyW, l.item); err != nil {
 			return 0, err
 		}
-		p, err := parseCents(price)
-		if err != nil {
-			return 0, fmt.Errorf("new_order: i_price: %w", err)
+		ol.row().int(oID).int(d).int(w).int(l.number).int(l.item).int(l.supplyW).int(l.qty).
+			raw(cents(it.price * int64(l.qty))).str(s.dist)
+	}
+	t.res.Writes++
+	if err := ol.flush(ctx); err != nil {
+		return 0, fmt.Errorf("new_order.insert_order_lines: %w", err)
+	}
+	if rbk {
+		if _, ok := items[lines[n-1].item]; ok {
+			return 0, fmt.Errorf("new_order: the rollback item id %d exists: bmsql_item holds more items than bmsql_config says", lines[n-1].item)
 		}
-		if _, err := t.exec(ctx, stNOOrderLine, oID, d, w, l.number, l.item, l.supplyW, l.qty,
-			cents(p*int64(l.qty)), stockRow[distCol].String); err != nil {
+		// The spec's user rollback on the unused item, after all the valid
+		// lines were processed: a business outcome, not an error.
+		if err := t.control(ctx, "ROLLBACK"); err != nil {
 			return 0, err
 		}
+		return workload.UserRollback, nil
 	}
 	return workload.Committed, t.commit(ctx)
 }
