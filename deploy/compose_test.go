@@ -140,7 +140,7 @@ func TestPrometheusConfig(t *testing.T) {
 	require.NoError(t, err, "%s", out)
 	b, err := os.ReadFile("prometheus/prometheus.yml")
 	require.NoError(t, err)
-	for _, target := range []string{"exporter:9910", "loadgen1:9920", "loadgen2:9920", "node-exporter:9100", "alertmanager:9093"} {
+	for _, target := range []string{"exporter:9910", "loadgen1:10132", "loadgen2:10132", "node-exporter:9100", "alertmanager:9093"} {
 		require.Contains(t, string(b), target)
 	}
 }

@@ -13,10 +13,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -61,8 +63,24 @@ func TestLab(t *testing.T) {
 		}
 	}()
 
-	exporterAddr, realExporter := startExporter(t, dir, dev)
+	exporterBin, realExporter := goBuild(t, dir, "exporter")
+	loadgenBin, haveLoadgen := goBuild(t, dir, "loadgen")
+	var dsns []string
+	if realExporter || haveLoadgen {
+		// The machine's MariaDB and a private second mariadbd: seed 000's two instances.
+		_, dsn1 := testenv.MariaDB(t, "walab_test_e2e")
+		second := testenv.StartMariaDB(t)
+		_, dsn2 := second.Open("walab_test_e2e")
+		dsns = []string{dsn1, dsn2}
+	}
+	exporterAddr := startExporter(t, dir, exporterBin, dev, dsns)
 	nodeAddr := startNodeExporter(t, dir)
+	loadgenAddr := ""
+	if haveLoadgen {
+		loadgenAddr = startLoadgen(t, dir, loadgenBin, dsns)
+	} else {
+		t.Log("NOTE: ./loadgen does not exist yet; load panels are not checked for data")
+	}
 
 	// Alertmanager with a webhook receiver owned by the test.
 	hook := newWebhook()
@@ -98,6 +116,11 @@ receivers:
 	scrape := fmt.Sprintf(`  - job_name: walab-exporter
     static_configs: [{targets: [%q]}]
 `, exporterAddr)
+	if loadgenAddr != "" {
+		scrape += fmt.Sprintf(`  - job_name: walab-loadgen
+    static_configs: [{targets: [%q]}]
+`, loadgenAddr)
+	}
 	if nodeAddr != "" {
 		scrape += fmt.Sprintf(`  - job_name: node
     static_configs: [{targets: [%q]}]
@@ -169,6 +192,15 @@ scrape_configs:
 	}
 	if realExporter {
 		expect["walab-device-health/Admin commands sent"] = true
+		expect["walab-innodb/MySQL up"] = true
+		expect["walab-innodb/Bytes written"] = true
+	}
+	if loadgenAddr != "" {
+		expect["walab-load/tpmC (New-Order per minute)"] = true
+		expect["walab-load/Transactions per second by type"] = true
+		expect["walab-load/Transaction latency"] = true
+		expect["walab-run-comparison/Runs seen"] = true
+		expect["walab-wa-overview/NAND bytes per transaction"] = true
 	}
 	files, err := filepath.Glob("../deploy/grafana/dashboards/*.json")
 	require.NoError(t, err)
@@ -204,32 +236,54 @@ scrape_configs:
 
 // startExporter runs ./exporter on the replay folder, or, until that
 // binary exists, the stand-in that serves the same counters.
-func startExporter(t *testing.T, dir string, dev *device) (string, bool) {
+func startExporter(t *testing.T, dir, bin string, dev *device, dsns []string) string {
 	t.Helper()
-	bin, ok := goBuild(t, dir, "exporter")
-	if !ok {
+	if bin == "" {
 		t.Log("NOTE: ./exporter does not exist yet; scraping the stand-in exporter (stepping stone only)")
 		srv := httptest.NewServer(fakeExporter(dev, deviceName))
 		t.Cleanup(srv.Close)
-		return strings.TrimPrefix(srv.URL, "http://"), false
+		return strings.TrimPrefix(srv.URL, "http://")
 	}
-	_, dsn1 := testenv.MariaDB(t, "walab_test_e2e")
-	second := testenv.StartMariaDB(t)
-	_, dsn2 := second.Open("walab_test_e2e")
 	writeFile(t, dir, "exporter.yml", fmt.Sprintf(`innodb:
   targets:
     - name: mysql1
       dsn: %q
     - name: mysql2
       dsn: %q
-`, dsn1, dsn2))
+`, dsns[0], dsns[1]))
 	a := addr(testenv.FreePort(t))
 	p := start(t, dir, "exporter", bin,
 		"--web.listen-address="+a,
 		"--config.file=exporter.yml",
 		"--nvme.replay="+filepath.Dir(dev.dir))
 	waitHTTP(t, p, "http://"+a+"/metrics", 60*time.Second)
-	return a, true
+	return a
+}
+
+// startLoadgen loads one TPC-C warehouse into each instance, then runs a
+// short TPC-C load against both, serving its metrics on loopback.
+func startLoadgen(t *testing.T, dir, bin string, dsns []string) string {
+	t.Helper()
+	targets := []string{"--target=mysql1=" + dsns[0], "--target=mysql2=" + dsns[1]}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	prep := exec.CommandContext(ctx, bin, append([]string{"tpcc", "prepare", "--warehouses=1", "--threads=2", "--web.disable"}, targets...)...)
+	prep.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if out, err := prep.CombinedOutput(); err != nil {
+		t.Fatalf("loadgen tpcc prepare: %v\n%s", err, tailBytes(out, 2000))
+	}
+	a := addr(testenv.FreePort(t))
+	p := start(t, dir, "loadgen", bin, append([]string{"tpcc", "run", "--terminals=2", "--time=600",
+		"--scenario=baseline", "--run-id=e2e", "--web.listen-address=" + a}, targets...)...)
+	waitHTTP(t, p, "http://"+a+"/metrics", 60*time.Second)
+	return a
+}
+
+func tailBytes(b []byte, n int) string {
+	if len(b) > n {
+		b = b[len(b)-n:]
+	}
+	return string(b)
 }
 
 // startNodeExporter runs Debian's node_exporter with the collectors the

@@ -109,7 +109,7 @@ func eventually(t *testing.T, within time.Duration, what string, cond func() str
 // the package does not exist yet (it is written concurrently).
 func goBuild(t *testing.T, dir, pkg string) (bin string, ok bool) {
 	t.Helper()
-	if _, err := os.Stat(filepath.Join("..", pkg)); err != nil {
+	if _, err := os.Stat(filepath.Join("..", pkg, "main.go")); err != nil {
 		return "", false
 	}
 	bin = filepath.Join(dir, filepath.Base(pkg))

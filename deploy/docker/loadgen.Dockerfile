@@ -9,6 +9,6 @@ RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o /out/walab-loadgen ./lo
 FROM alpine:3.20
 RUN adduser -D -u 10001 walab
 COPY --from=build /out/walab-loadgen /usr/local/bin/walab-loadgen
-EXPOSE 9920
+EXPOSE 10132
 USER 10001
 ENTRYPOINT ["/usr/local/bin/walab-loadgen"]
