@@ -101,6 +101,9 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	}
 	wl, phase, _ := strings.Cut(cmd, " ")
 	logger := promslog.New(&promslog.Config{Level: f.logLevel, Writer: stderr})
+	// go-sql-driver logs every dropped connection; the runner already counts
+	// and reports them, so they go to the debug log.
+	_ = mysql.SetLogger(mysqlLogger{logger})
 	code, err := execute(f, wl, phase, stdout, stderr, logger)
 	if err != nil {
 		fmt.Fprintln(stderr, "loadgen:", err)
@@ -506,3 +509,7 @@ func (l *lockedWriter) Write(b []byte) (int, error) {
 	defer l.mu.Unlock()
 	return l.w.Write(b)
 }
+
+type mysqlLogger struct{ l *slog.Logger }
+
+func (m mysqlLogger) Print(v ...any) { m.l.Debug("mysql driver", "msg", fmt.Sprint(v...)) }
