@@ -53,6 +53,9 @@ func newFilesystemCollector(env Env) (Collector, error) {
 		}
 		seen[p] = true
 	}
+	if env.Logger == nil {
+		env.Logger = slog.New(slog.DiscardHandler)
+	}
 	return &filesystemCollector{logger: env.Logger, paths: cfg.Paths, statfs: unix.Statfs, failed: map[string]string{}}, nil
 }
 

@@ -1,0 +1,251 @@
+package collector
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/walab/walab/internal/nvme/decode"
+	"github.com/walab/walab/internal/placement"
+	"github.com/walab/walab/internal/writehint"
+)
+
+// streamsConfig is the `streams:` section.
+type streamsConfig struct {
+	// DataDirs are walked for write-life hints (e.g. the MySQL datadirs).
+	DataDirs []string `yaml:"data_dirs"`
+	// MaxFiles bounds each walk; the counts cover only that many files.
+	MaxFiles int `yaml:"max_files"`
+	// RescanInterval is the least time between two walks of a directory.
+	RescanInterval time.Duration `yaml:"rescan_interval"`
+	// Daemon is the placement daemon looked for in procfs; "" turns it off.
+	Daemon *string `yaml:"daemon"`
+	// DaemonPIDFile is checked before scanning procfs, if set.
+	DaemonPIDFile string `yaml:"daemon_pid_file"`
+}
+
+const (
+	defaultHintMaxFiles = 100000
+	defaultHintRescan   = 60 * time.Second
+	defaultDaemon       = "astream"
+)
+
+var directiveNames = []struct {
+	bit  int
+	name string
+}{
+	{decode.DirectiveIdentify, "identify"},
+	{decode.DirectiveStreams, "streams"},
+	{decode.DirectiveDataPlacement, "data_placement"},
+}
+
+func streamsGauge(name, help string, labels ...string) *prometheus.Desc {
+	return prometheus.NewDesc(Namespace+"_"+name, help, labels, nil)
+}
+
+var (
+	dirSupportedDesc = streamsGauge("nvme_directive_supported", "1 if the controller supports the directive (Identify Controller OACS bit 5, then Directive Receive Identify).", "device", "directive")
+	dirEnabledDesc   = streamsGauge("nvme_directive_enabled", "1 if the directive is enabled on the first namespace (Directive Receive Identify, enabled bitmap).", "device", "directive")
+	streamsMaxDesc   = streamsGauge("nvme_streams_max_limit", "Streams directive: maximum streams limit (MSL).", "device")
+	streamsSSADesc   = streamsGauge("nvme_streams_subsystem_available", "Streams directive: NVM subsystem streams available (NSSA).", "device")
+	streamsSSODesc   = streamsGauge("nvme_streams_subsystem_open", "Streams directive: NVM subsystem streams open (NSSO).", "device")
+	streamsNSADesc   = streamsGauge("nvme_streams_namespace_allocated", "Streams directive: streams allocated to the first namespace (NSA).", "device")
+	streamsNSODesc   = streamsGauge("nvme_streams_namespace_open", "Streams directive: streams open in the first namespace (NSO).", "device")
+	streamsOpenDesc  = streamsGauge("nvme_streams_open", "Streams directive: open stream count from Get Status.", "device")
+	streamsSWSDesc   = streamsGauge("nvme_streams_write_size_bytes", "Stream write size: SWS logical blocks x the namespace's LBA size.", "device")
+	streamsSGSDesc   = streamsGauge("nvme_streams_granularity_bytes", "Stream granularity: SGS x SWS x the LBA size.", "device")
+	fdpSupportedDesc = streamsGauge("nvme_fdp_supported", "1 if the controller supports Flexible Data Placement (CTRATT bit 19).", "device")
+	fdpEnabledDesc   = streamsGauge("nvme_fdp_enabled", "1 if FDP is enabled on the first namespace's endurance group (Get Features 0x1D).", "device")
+	fdpRUHDesc       = streamsGauge("nvme_fdp_reclaim_unit_handles", "Reclaim unit handles of the active FDP configuration (log 0x20).", "device")
+	fdpRUSizeDesc    = streamsGauge("nvme_fdp_reclaim_unit_size_bytes", "Nominal reclaim unit size of the active FDP configuration (log 0x20).", "device")
+	fdpRUHUsedDesc   = streamsGauge("nvme_fdp_reclaim_unit_handles_used", "Reclaim unit handles in use, by who specified them (log 0x21).", "device", "by")
+	hintsEffDesc     = streamsGauge("placement_hints_effective", "1 if a write-life hint set on a file can reach the device on this kernel; reason names the path or the missing link.", "device", "reason")
+	kernelParamDesc  = streamsGauge("kernel_nvme_streams_param", "Value of the nvme_core streams module parameter (absent on Linux >= 5.18: present=\"false\", value 0).", "present")
+	hintFilesDesc    = streamsGauge("write_hint_files", "Regular files under a data directory carrying each Linux write-life hint (from the last walk).", "dir", "hint")
+	hintBytesDesc    = streamsGauge("write_hint_bytes", "Bytes of the files under a data directory carrying each write-life hint (from the last walk).", "dir", "hint")
+	hintTruncDesc    = streamsGauge("write_hint_scan_truncated", "1 if the last walk of the directory stopped at max_files, so the hint counts are partial.", "dir")
+	daemonDesc       = streamsGauge("placement_daemon_running", "1 if the named placement daemon runs (procfs comm/argv[0], or its pid file).", "daemon")
+)
+
+type streamsCollector struct {
+	logger  *slog.Logger
+	paths   Paths
+	devices []*streamsDevice
+	dirs    []*writehint.Cache
+	daemon  string
+	pidFile string
+}
+
+func init() { Register("streams", true, newStreamsCollector) }
+
+func newStreamsCollector(env Env) (Collector, error) {
+	var cfg streamsConfig
+	if err := env.Config.Decode("streams", &cfg); err != nil {
+		return nil, err
+	}
+	if cfg.MaxFiles == 0 {
+		cfg.MaxFiles = defaultHintMaxFiles
+	}
+	if cfg.MaxFiles < 0 {
+		return nil, fmt.Errorf("streams: max_files %d must be positive", cfg.MaxFiles)
+	}
+	if cfg.RescanInterval == 0 {
+		cfg.RescanInterval = defaultHintRescan
+	}
+	if cfg.RescanInterval < 0 {
+		return nil, fmt.Errorf("streams: rescan_interval %s must be positive", cfg.RescanInterval)
+	}
+	if env.Logger == nil {
+		env.Logger = slog.New(slog.DiscardHandler)
+	}
+	c := &streamsCollector{logger: env.Logger, paths: hostDefaultPaths(env.Paths), daemon: defaultDaemon, pidFile: cfg.DaemonPIDFile}
+	if cfg.Daemon != nil {
+		c.daemon = *cfg.Daemon
+	}
+	seen := map[string]bool{}
+	for _, d := range cfg.DataDirs {
+		if !filepath.IsAbs(d) || filepath.Clean(d) != d {
+			return nil, fmt.Errorf("streams: data dir %q must be a clean absolute path", d)
+		}
+		if seen[d] {
+			return nil, fmt.Errorf("streams: data dir %q is listed twice", d)
+		}
+		seen[d] = true
+		c.dirs = append(c.dirs, &writehint.Cache{Root: d, MaxFiles: cfg.MaxFiles, TTL: cfg.RescanInterval})
+	}
+	if env.Fleet != nil {
+		for _, ctrl := range env.Fleet.Controllers {
+			c.devices = append(c.devices, &streamsDevice{ctrl: ctrl, unsupported: map[string]bool{}})
+		}
+	}
+	return c, nil
+}
+
+func (c *streamsCollector) Update(ctx context.Context, ch chan<- prometheus.Metric) error {
+	var errs []error
+	kv, err := placement.ReadKernelVersion(c.paths.ProcFS)
+	if err != nil {
+		return fmt.Errorf("kernel version: %w", err)
+	}
+	param, err := placement.ReadStreamsParam(c.paths.SysFS)
+	if err != nil {
+		return err
+	}
+	ch <- prometheus.MustNewConstMetric(kernelParamDesc, prometheus.GaugeValue, hostBoolFloat(param.Enabled), strconv.FormatBool(param.Present))
+	if kv.AtLeast(5, 18) {
+		// The driver no longer maps hints to streams, whatever a stale
+		// module option file or a fixture says.
+		param = placement.StreamsParam{}
+	}
+
+	for _, d := range c.devices {
+		st, err := d.read(ctx)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", d.ctrl.Name, err))
+		}
+		if st.known && len(d.ctrl.Namespaces) > 0 {
+			n, _, err := placement.ReadMaxWriteStreams(c.paths.SysFS, d.ctrl.Namespaces[0].Block)
+			if err != nil {
+				errs = append(errs, err)
+			}
+			st.maxWriteStream = n
+		}
+		c.emitDevice(ch, d.ctrl.Name, st, param)
+	}
+
+	for _, dc := range c.dirs {
+		res, err := dc.Get(ctx)
+		if err != nil {
+			// A datadir not created yet is a state, not a collector failure.
+			c.logger.Warn("write hint scan failed; the directory's series are absent", "dir", dc.Root, "err", err)
+			continue
+		}
+		for _, l := range writehint.Labels {
+			ch <- prometheus.MustNewConstMetric(hintFilesDesc, prometheus.GaugeValue, float64(res.Files[l]), dc.Root, l)
+			ch <- prometheus.MustNewConstMetric(hintBytesDesc, prometheus.GaugeValue, float64(res.Bytes[l]), dc.Root, l)
+		}
+		ch <- prometheus.MustNewConstMetric(hintTruncDesc, prometheus.GaugeValue, hostBoolFloat(res.Truncated), dc.Root)
+	}
+
+	if c.daemon != "" {
+		running, err := placement.Running(c.paths.ProcFS, c.daemon, c.pidFile)
+		if err != nil {
+			errs = append(errs, err)
+		} else {
+			ch <- prometheus.MustNewConstMetric(daemonDesc, prometheus.GaugeValue, hostBoolFloat(running), c.daemon)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (c *streamsCollector) emitDevice(ch chan<- prometheus.Metric, name string, st deviceState, param placement.StreamsParam) {
+	g := func(d *prometheus.Desc, v float64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, append([]string{name}, labels...)...)
+	}
+	in := placement.Inputs{DeviceKnown: st.known, Kernel: param, MaxWriteStreams: st.maxWriteStream}
+	if st.known {
+		in.Directives = st.directives
+		in.FDPSupport = st.fdpSupported
+		in.FDPEnabled = st.fdpEnabled
+		// Directive bitmaps: known from Identify alone when OACS bit 5 is
+		// clear (nothing supported), from Directive Receive otherwise.
+		switch {
+		case !st.directives:
+			for _, dn := range directiveNames {
+				g(dirSupportedDesc, 0, dn.name)
+				g(dirEnabledDesc, 0, dn.name)
+			}
+		case st.dirID != nil:
+			for _, dn := range directiveNames {
+				g(dirSupportedDesc, hostBoolFloat(st.dirID.SupportedBit(dn.bit)), dn.name)
+				g(dirEnabledDesc, hostBoolFloat(st.dirID.EnabledBit(dn.bit)), dn.name)
+			}
+			in.StreamsSupport = st.dirID.SupportedBit(decode.DirectiveStreams)
+			in.StreamsEnabled = st.dirID.EnabledBit(decode.DirectiveStreams)
+		}
+		if p := st.streamsParams; p != nil {
+			g(streamsMaxDesc, float64(p.MSL))
+			g(streamsSSADesc, float64(p.NSSA))
+			g(streamsSSODesc, float64(p.NSSO))
+			g(streamsNSADesc, float64(p.NSA))
+			g(streamsNSODesc, float64(p.NSO))
+			if st.lbaSize > 0 {
+				sws := float64(p.SWS) * float64(st.lbaSize)
+				g(streamsSWSDesc, sws)
+				g(streamsSGSDesc, float64(p.SGS)*sws)
+			}
+		}
+		if st.streamsOpen != nil {
+			g(streamsOpenDesc, float64(*st.streamsOpen))
+		}
+		g(fdpSupportedDesc, hostBoolFloat(st.fdpSupported))
+		if !st.fdpSupported || st.fdpKnown {
+			g(fdpEnabledDesc, hostBoolFloat(st.fdpEnabled))
+		}
+		if cfg := st.fdpConfig; cfg != nil {
+			g(fdpRUHDesc, float64(cfg.NRUH))
+			g(fdpRUSizeDesc, float64(cfg.ReclaimUnitNominalSize))
+		}
+		if u := st.ruhUsage; u != nil {
+			var host, ctrl float64
+			for _, a := range u.Attributes {
+				if a&1 != 0 {
+					host++
+				}
+				if a&2 != 0 {
+					ctrl++
+				}
+			}
+			g(fdpRUHUsedDesc, host, "host")
+			g(fdpRUHUsedDesc, ctrl, "controller")
+		}
+	}
+	eff, reason := placement.HintsEffective(in)
+	g(hintsEffDesc, hostBoolFloat(eff), reason)
+}
