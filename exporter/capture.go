@@ -1,0 +1,98 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"time"
+
+	"github.com/walab/walab/internal/nvme/admin"
+	"github.com/walab/walab/internal/nvme/decode"
+	"github.com/walab/walab/internal/nvme/fleet"
+	"github.com/walab/walab/internal/nvme/probe"
+	"github.com/walab/walab/internal/nvme/replay"
+)
+
+// capture writes, for each controller, what the exporter reads from it (the
+// probe plus one poll, through the same code as serve) into out/<name>/ in
+// the replay format. Pages the controller does not support produce no file.
+// With device empty, every controller of the usual fleet source (replay
+// directory, --nvme.device list or sysfs) is captured.
+func capture(ctx context.Context, o *options, logger *slog.Logger, device, out string) error {
+	if device != "" {
+		o.devices, o.replayDir = []string{device}, ""
+	}
+	cfgFile, err := loadConfig(o.configFile)
+	if err != nil {
+		return err
+	}
+	cfg, err := probe.LoadConfig(cfgFile)
+	if err != nil {
+		return err
+	}
+	fl, err := buildFleet(o, cfgFile, logger)
+	if err != nil {
+		return err
+	}
+	defer fl.Close()
+	if len(fl.Controllers) == 0 {
+		return fmt.Errorf("capture: no NVMe controller found (give --device or --nvme.replay)")
+	}
+	for _, c := range fl.Controllers {
+		if c.Device == nil {
+			return fmt.Errorf("capture %s: %w", c.Name, c.OpenErr)
+		}
+		files, err := captureOne(ctx, c, cfg, filepath.Join(out, c.Name))
+		if err != nil {
+			return fmt.Errorf("capture %s: %w", c.Name, err)
+		}
+		logger.Info("captured", "device", c.Name, "dir", filepath.Join(out, c.Name), "files", files)
+	}
+	return nil
+}
+
+func captureOne(ctx context.Context, c *fleet.Controller, cfg probe.Config, dir string) ([]string, error) {
+	rec := replay.NewRecorder()
+	r := &probe.Reader{Dev: c.Device, Record: rec.Record}
+	plan, err := probe.Probe(ctx, r, c.NSIDs(), cfg)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := probe.Poll(ctx, r, plan, time.Now()); err != nil {
+		return nil, err
+	}
+	captureExtras(ctx, r, plan)
+	rec.SetText(replay.FileModel, c.Model)
+	rec.SetText(replay.FileSerial, c.Serial)
+	rec.SetText(replay.FileFirmware, c.Firmware)
+	if err := rec.WriteDir(dir); err != nil {
+		return nil, err
+	}
+	return rec.Files(), nil
+}
+
+// captureExtras reads what the streams/placement collector asks for, so a
+// capture is a complete fixture for it too. Failures only mean "no file".
+func captureExtras(ctx context.Context, r *probe.Reader, plan *probe.Plan) {
+	nsid := uint32(1)
+	for id := range plan.Namespaces {
+		nsid = id
+		break
+	}
+	submit := func(cmd admin.Command, err error) {
+		if err != nil {
+			return
+		}
+		if res, err := r.Dev.Submit(ctx, cmd); err == nil {
+			r.Record(cmd, res)
+		}
+	}
+	if plan.Ctrl.DirectivesSupported() {
+		submit(admin.DirectiveReceive(nsid, 0, 1, 0, decode.DirectivesIdentifySize))
+		submit(admin.DirectiveReceive(nsid, 1, 1, 0, decode.StreamsParamsSize))
+	}
+	if plan.Ctrl.FDPSupported() && plan.EndGID != 0 {
+		submit(admin.GetFeatures(0x1D, 0, uint32(plan.EndGID), 0), nil)
+	}
+}

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+
+	"github.com/walab/walab/internal/config"
+	"github.com/walab/walab/internal/nvme/admin"
+	"github.com/walab/walab/internal/nvme/fleet"
+	"github.com/walab/walab/internal/nvme/probe"
+	"github.com/walab/walab/internal/nvme/replay"
+	"github.com/walab/walab/internal/nvme/sysfs"
+)
+
+// buildFleet builds the controllers the exporter watches, from exactly one
+// source, in this order:
+//
+//  1. --nvme.replay=DIR: one replayed controller per subfolder;
+//  2. --nvme.device=/dev/nvmeX (repeatable): those devices, with sysfs identity;
+//  3. sysfs discovery under --path.sysfs, devices under --path.devfs.
+//
+// Then every controller with a device gets a Poller (probe + cache) built
+// from the `nvme:` config section and --nvme.cache-max-age.
+//
+// Hook for the simulator (internal/nvme/sim): add a case before discovery
+// (e.g. an `--nvme.sim` flag, or "discovery found nothing") that returns
+// controllers whose Device wraps the simulated backend, with Simulated true.
+// Everything after this function (probe, collector, WA sampler, capture)
+// then works on it unchanged.
+func buildFleet(o *options, cfgFile *config.File, logger *slog.Logger) (*fleet.Fleet, error) {
+	cfg, err := probe.LoadConfig(cfgFile)
+	if err != nil {
+		return nil, err
+	}
+	var ctrls []*fleet.Controller
+	switch {
+	case o.replayDir != "":
+		ctrls, err = replayControllers(o.replayDir)
+	case len(o.devices) > 0:
+		ctrls = explicitControllers(o.devices, o.paths.SysFS)
+	default:
+		ctrls, err = discoveredControllers(o.paths.SysFS, o.paths.DevFS)
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range ctrls {
+		if c.OpenErr != nil {
+			logger.Error("cannot open NVMe controller; exporting its sysfs identity with up=0", "device", c.Name, "err", c.OpenErr)
+		}
+		if c.Device != nil {
+			c.Poller = probe.NewPoller(c.Device, c.NSIDs(), cfg, probe.Options{MaxAge: o.cacheMaxAge})
+		}
+	}
+	logger.Info("NVMe fleet", "controllers", len(ctrls))
+	return &fleet.Fleet{Controllers: ctrls}, nil
+}
+
+var idNSFile = regexp.MustCompile(`^id-ns-([0-9]+)\.bin$`)
+
+func replayControllers(root string) ([]*fleet.Controller, error) {
+	names, err := replay.Controllers(root)
+	if err != nil {
+		return nil, err
+	}
+	var out []*fleet.Controller
+	for _, name := range names {
+		dir := filepath.Join(root, name)
+		dev, err := replay.Open(name, dir)
+		if err != nil {
+			return nil, err
+		}
+		c := &fleet.Controller{
+			Name: name, Device: dev, NUMANode: -1,
+			Model:    replay.ReadText(dir, replay.FileModel),
+			Serial:   replay.ReadText(dir, replay.FileSerial),
+			Firmware: replay.ReadText(dir, replay.FileFirmware),
+		}
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			return nil, fmt.Errorf("replay: %w", err)
+		}
+		for _, e := range ents {
+			if m := idNSFile.FindStringSubmatch(e.Name()); m != nil {
+				if n, err := strconv.ParseUint(m[1], 10, 32); err == nil && n > 0 {
+					c.Namespaces = append(c.Namespaces, fleet.Namespace{NSID: uint32(n), Block: fmt.Sprintf("%sn%d", name, n)})
+				}
+			}
+		}
+		sort.Slice(c.Namespaces, func(i, j int) bool { return c.Namespaces[i].NSID < c.Namespaces[j].NSID })
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+var nsDevice = regexp.MustCompile(`^(nvme[0-9]+)n[0-9]+$`)
+
+func explicitControllers(paths []string, sysRoot string) []*fleet.Controller {
+	var out []*fleet.Controller
+	for _, p := range paths {
+		name := filepath.Base(p)
+		ctrlName := name
+		if m := nsDevice.FindStringSubmatch(name); m != nil {
+			ctrlName = m[1] // admin commands through a namespace node reach its controller
+		}
+		c := &fleet.Controller{Name: name, NUMANode: -1}
+		if s, err := sysfs.Read(sysRoot, ctrlName); err == nil {
+			fromSysfs(c, s)
+		}
+		c.Device, c.OpenErr = admin.OpenIoctl(name, p)
+		out = append(out, c)
+	}
+	return out
+}
+
+func discoveredControllers(sysRoot, devRoot string) ([]*fleet.Controller, error) {
+	found, err := sysfs.Discover(sysRoot)
+	if err != nil {
+		return nil, err
+	}
+	var out []*fleet.Controller
+	for _, s := range found {
+		c := &fleet.Controller{Name: s.Name}
+		fromSysfs(c, s)
+		c.Device, c.OpenErr = admin.OpenIoctl(s.Name, filepath.Join(devRoot, s.Name))
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+func fromSysfs(c *fleet.Controller, s sysfs.Controller) {
+	c.Model, c.Serial, c.Firmware = s.Model, s.Serial, s.Firmware
+	c.NUMANode, c.PCIAddress = s.NUMANode, s.PCIAddress
+	for _, ns := range s.Namespaces {
+		c.Namespaces = append(c.Namespaces, fleet.Namespace{NSID: ns.NSID, Block: ns.Block})
+	}
+}

@@ -1,0 +1,92 @@
+// Command exporter is walab's Prometheus exporter: NVMe write amplification
+// (SMART plus the best NAND counter each drive has), placement, IRQ,
+// filesystem and InnoDB collectors. `serve` (the default) serves /metrics;
+// `capture` writes what the exporter reads from a device in the replay
+// format, for bug reports and test fixtures.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/alecthomas/kingpin/v2"
+	"github.com/prometheus/common/promslog"
+	promslogflag "github.com/prometheus/common/promslog/flag"
+	"github.com/prometheus/common/version"
+	"github.com/prometheus/exporter-toolkit/web/kingpinflag"
+
+	"github.com/walab/walab/internal/collector"
+)
+
+// DefaultListenAddress: the Prometheus default-port allocation wiki
+// (9100-9999) is full, so walab takes 10131 (exporter) and 10132 (loadgen).
+const DefaultListenAddress = ":10131"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stderr))
+}
+
+// run parses args and runs the chosen subcommand; it returns the exit code.
+func run(ctx context.Context, args []string, stderr io.Writer) int {
+	app := kingpin.New("exporter", "walab's Prometheus exporter for NVMe write amplification under MySQL.")
+	app.Version(version.Print("walab_exporter"))
+	app.HelpFlag.Short('h')
+	app.ErrorWriter(stderr)
+	app.UsageWriter(stderr)
+	app.Terminate(nil)
+
+	o := addFlags(app)
+	logCfg := &promslog.Config{Writer: stderr}
+	promslogflag.AddFlags(app, logCfg)
+	collector.RegisterFlags(app)
+
+	serveCmd := app.Command("serve", "Serve metrics over HTTP (default).").Default()
+	captureCmd := app.Command("capture", "Write what the exporter would read from NVMe controllers, in the replay format.")
+	capDevice := captureCmd.Flag("device", "Controller to capture (e.g. /dev/nvme0). Without it, every controller of --nvme.replay or sysfs is captured.").String()
+	capOut := captureCmd.Flag("out", "Directory to write; each controller gets a subfolder (OUT/nvme0/).").Required().String()
+
+	cmd, err := app.Parse(args)
+	if err != nil {
+		fmt.Fprintf(stderr, "exporter: %v (try --help)\n", err)
+		return 2
+	}
+	if cmd == "" { // --help or --version
+		return 0
+	}
+	logger := promslog.New(logCfg)
+	switch cmd {
+	case serveCmd.FullCommand():
+		err = serve(ctx, o, logger)
+	case captureCmd.FullCommand():
+		err = capture(ctx, o, logger, *capDevice, *capOut)
+	}
+	if err != nil {
+		logger.Error("exporter failed", "cmd", cmd, "err", err)
+		return 1
+	}
+	return 0
+}
+
+// addFlags declares the flags of both subcommands on the application, so
+// `exporter --nvme.replay=DIR` works with the default subcommand.
+func addFlags(app *kingpin.Application) *options {
+	o := &options{}
+	o.web = kingpinflag.AddFlags(app, DefaultListenAddress)
+	app.Flag("web.telemetry-path", "Path under which to expose metrics.").Default("/metrics").StringVar(&o.telemetryPath)
+	app.Flag("web.max-requests", "Maximum number of parallel scrape requests (0 = no limit).").Default("40").IntVar(&o.maxRequests)
+	app.Flag("web.disable-exporter-metrics", "Exclude go_*, process_* and promhttp_* metrics of the exporter itself.").BoolVar(&o.disableExporterMetrics)
+	app.Flag("config.file", "Exporter YAML configuration (sections: nvme, wa, and each collector's own).").StringVar(&o.configFile)
+	app.Flag("path.procfs", "procfs mount point.").Default("/proc").StringVar(&o.paths.ProcFS)
+	app.Flag("path.sysfs", "sysfs mount point (NVMe controllers are discovered under <sysfs>/class/nvme).").Default("/sys").StringVar(&o.paths.SysFS)
+	app.Flag("path.devfs", "devfs mount point (controller character devices <devfs>/nvmeX).").Default("/dev").StringVar(&o.paths.DevFS)
+	app.Flag("nvme.device", "NVMe controller to watch instead of sysfs discovery (repeatable), e.g. /dev/nvme0.").StringsVar(&o.devices)
+	app.Flag("nvme.replay", "Run entirely on a replay directory (one subfolder of captured responses per controller) instead of real devices.").StringVar(&o.replayDir)
+	app.Flag("nvme.cache-max-age", "How long one device read serves scrapes and the WA sampler before the device is read again.").Default("5s").DurationVar(&o.cacheMaxAge)
+	return o
+}

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	versioncollector "github.com/prometheus/client_golang/prometheus/collectors/version"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/prometheus/common/version"
+	"github.com/prometheus/exporter-toolkit/web"
+
+	"github.com/walab/walab/internal/collector"
+	"github.com/walab/walab/internal/config"
+	"github.com/walab/walab/internal/nvme/fleet"
+	"github.com/walab/walab/internal/nvme/probe"
+	"github.com/walab/walab/internal/wa"
+)
+
+// exporterApp is everything serve runs, built without a network listener so
+// tests and benchmarks can drive it directly.
+type exporterApp struct {
+	registry *prometheus.Registry // walab_* metrics
+	handler  http.Handler         // landing page, metrics, run-start API
+	sampler  *wa.Sampler
+	fleet    *fleet.Fleet
+}
+
+func loadConfig(path string) (*config.File, error) {
+	if path == "" {
+		return config.Empty(), nil
+	}
+	return config.Load(path)
+}
+
+func newExporterApp(o *options, logger *slog.Logger) (*exporterApp, error) {
+	cfg, err := loadConfig(o.configFile)
+	if err != nil {
+		return nil, err
+	}
+	fl, err := buildFleet(o, cfg, logger)
+	if err != nil {
+		return nil, err
+	}
+	set, err := collector.New(collector.Env{Logger: logger, Paths: o.paths, Config: cfg, Fleet: fl})
+	if err != nil {
+		fl.Close()
+		return nil, err
+	}
+	logger.Info("collectors enabled", "collectors", set.Enabled())
+
+	var waCfg wa.Config
+	if err := cfg.Decode("wa", &waCfg); err != nil {
+		fl.Close()
+		return nil, err
+	}
+	var pollers []*probe.Poller
+	for _, c := range fl.Controllers {
+		if c.Poller != nil {
+			pollers = append(pollers, c.Poller)
+		}
+	}
+	sampler, err := wa.New(waCfg.Options(probe.WAReader(pollers), logger.With("component", "wa")))
+	if err != nil {
+		fl.Close()
+		return nil, fmt.Errorf("wa: %w", err)
+	}
+
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(set, sampler)
+	gatherers := prometheus.Gatherers{reg}
+	if !o.disableExporterMetrics {
+		self := prometheus.NewRegistry()
+		self.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+			versioncollector.NewCollector("walab_exporter"))
+		gatherers = append(gatherers, self)
+	}
+	metrics := promhttp.HandlerFor(gatherers, promhttp.HandlerOpts{
+		ErrorLog:            slog.NewLogLogger(logger.Handler(), slog.LevelError),
+		ErrorHandling:       promhttp.ContinueOnError,
+		MaxRequestsInFlight: o.maxRequests,
+	})
+
+	mux := http.NewServeMux()
+	mux.Handle(o.telemetryPath, metrics)
+	mux.Handle(wa.RunStartPath, sampler.Handler())
+	if o.telemetryPath != "/" {
+		landing, err := web.NewLandingPage(web.LandingConfig{
+			Name:        "walab exporter",
+			Description: "NVMe write amplification (host vs NAND bytes) for MySQL on NVMe, with placement, IRQ and InnoDB context.",
+			Version:     version.Info(),
+			Links: []web.LandingLinks{
+				{Address: o.telemetryPath, Text: "Metrics"},
+				{Address: wa.RunStartPath, Text: "Run marks", Description: "POST to mark the start of a benchmark run (WA window \"run\")"},
+			},
+		})
+		if err != nil {
+			fl.Close()
+			return nil, err
+		}
+		mux.Handle("/", landing)
+	}
+	return &exporterApp{registry: reg, handler: mux, sampler: sampler, fleet: fl}, nil
+}
+
+func (a *exporterApp) Close() error { return a.fleet.Close() }
+
+// serve runs the exporter until ctx ends.
+func serve(ctx context.Context, o *options, logger *slog.Logger) error {
+	logger.Info("starting walab exporter", "version", version.Info())
+	a, err := newExporterApp(o, logger)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	samplerDone := make(chan struct{})
+	go func() {
+		defer close(samplerDone)
+		_ = a.sampler.Run(ctx) // logs its own errors; saves its state when ctx ends
+	}()
+
+	srv := &http.Server{Handler: a.handler, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		shutCtx, done := context.WithTimeout(context.Background(), 5*time.Second)
+		defer done()
+		_ = srv.Shutdown(shutCtx)
+	}()
+	err = web.ListenAndServe(srv, o.web, logger)
+	cancel()
+	<-samplerDone
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}

@@ -1,0 +1,162 @@
+package collector
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/walab/walab/internal/nvme/fleet"
+	"github.com/walab/walab/internal/nvme/probe"
+)
+
+func init() { Register("nvme", true, newNVMeCollector) }
+
+// nvmeSourceUnknown labels a controller that has not been probed yet
+// (its device could not be read).
+const nvmeSourceUnknown = "unknown"
+
+type nvmeCollector struct {
+	logger *slog.Logger
+	ctrls  []*fleet.Controller
+	// pollers parallels ctrls; nil where the device could not be opened.
+	pollers []*probe.Poller
+
+	mu      sync.Mutex
+	lastErr map[string]string // device -> last error text, to log once per change
+}
+
+func newNVMeCollector(env Env) (Collector, error) {
+	cfg, err := probe.LoadConfig(env.Config)
+	if err != nil {
+		return nil, err
+	}
+	c := &nvmeCollector{logger: env.Logger, lastErr: map[string]string{}}
+	if env.Fleet == nil {
+		return c, nil
+	}
+	for _, ctrl := range env.Fleet.Controllers {
+		p := ctrl.Poller
+		if p == nil && ctrl.Device != nil {
+			// A fleet built without pollers (tests, other callers) still works.
+			p = probe.NewPoller(ctrl.Device, ctrl.NSIDs(), cfg, probe.Options{})
+		}
+		c.ctrls = append(c.ctrls, ctrl)
+		c.pollers = append(c.pollers, p)
+	}
+	return c, nil
+}
+
+func (c *nvmeCollector) Update(ctx context.Context, ch chan<- prometheus.Metric) error {
+	if len(c.ctrls) == 0 {
+		return ErrNoData
+	}
+	// Devices are read in parallel: one slow controller must not delay the rest.
+	var wg sync.WaitGroup
+	for i := range c.ctrls {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.updateOne(ctx, c.ctrls[i], c.pollers[i], ch)
+		}()
+	}
+	wg.Wait()
+	return nil
+}
+
+func (c *nvmeCollector) updateOne(ctx context.Context, ctrl *fleet.Controller, p *probe.Poller, ch chan<- prometheus.Metric) {
+	dev := ctrl.Name
+	var s *probe.Sample
+	err := ctrl.OpenErr
+	if p != nil {
+		s, err = p.Sample(ctx)
+	} else if err == nil {
+		err = fmt.Errorf("%s: no admin device", dev)
+	}
+	c.note(dev, err)
+
+	model, serial, fw := ctrl.Model, ctrl.Serial, ctrl.Firmware
+	source := nvmeSourceUnknown
+	if p != nil {
+		if plan := p.Plan(); plan != nil {
+			source = plan.Source
+			// sysfs wins; Identify fills what sysfs (or a replay folder) lacks.
+			model = firstNonEmpty(model, plan.Ctrl.Model)
+			serial = firstNonEmpty(serial, plan.Ctrl.Serial)
+			fw = firstNonEmpty(fw, plan.Ctrl.Firmware)
+			ch <- prometheus.MustNewConstMetric(nvmeCapacityDesc, prometheus.GaugeValue, plan.Ctrl.TNVMCAP.Float64(), dev)
+		}
+		c.adminStats(p, ch)
+	}
+	ch <- prometheus.MustNewConstMetric(nvmeInfoDesc, prometheus.GaugeValue, 1, dev, model, serial, fw, source, strconv.FormatBool(ctrl.Simulated))
+	if err != nil {
+		ch <- prometheus.MustNewConstMetric(nvmeUpDesc, prometheus.GaugeValue, 0, dev)
+		return
+	}
+	ch <- prometheus.MustNewConstMetric(nvmeUpDesc, prometheus.GaugeValue, 1, dev)
+
+	counter := func(d *prometheus.Desc, v float64, lv ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, lv...)
+	}
+	gauge := func(d *prometheus.Desc, v float64) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, dev)
+	}
+	counter(nvmeHostWrittenDesc, s.HostBytes.Float64(), dev, s.Source)
+	if s.MediaBytes != nil {
+		counter(nvmeMediaWrittenDesc, s.MediaBytes.Float64(), dev, s.Source)
+	}
+	if s.GCBytes != nil {
+		counter(nvmeGCWrittenDesc, s.GCBytes.Float64(), dev, s.Source)
+	}
+	sm := s.SMART
+	counter(nvmeSMARTWrittenDesc, s.SMARTHostBytes.Float64(), dev)
+	counter(nvmeHostWriteCmdsDesc, sm.HostWriteCommands.Float64(), dev)
+	counter(nvmeMediaErrorsDesc, sm.MediaErrors.Float64(), dev)
+	counter(nvmeUnsafeShutdownsDesc, sm.UnsafeShutdowns.Float64(), dev)
+	counter(nvmePowerOnDesc, sm.PowerOnHours.Float64()*3600, dev)
+	gauge(nvmePercentUsedDesc, float64(sm.PercentageUsed)/100)
+	gauge(nvmeSpareDesc, float64(sm.AvailableSpare)/100)
+	gauge(nvmeTempDesc, float64(sm.TemperatureKelvin)-273.15)
+	gauge(nvmeCritWarnDesc, float64(sm.CriticalWarning))
+}
+
+func (c *nvmeCollector) adminStats(p *probe.Poller, ch chan<- prometheus.Metric) {
+	dev := p.Name()
+	st := p.Device().Stats()
+	for k, v := range st.Sent {
+		ch <- prometheus.MustNewConstMetric(nvmeAdminCmdsDesc, prometheus.CounterValue, float64(v), dev, opcodeLabel(k.Opcode), logIDLabel(k))
+	}
+	for k, v := range st.Failures {
+		ch <- prometheus.MustNewConstMetric(nvmeAdminErrsDesc, prometheus.CounterValue, float64(v), dev, opcodeLabel(k.Opcode), statusLabel(k.Status))
+	}
+	ch <- prometheus.MustNewConstMetric(nvmeAdminRefusedDesc, prometheus.CounterValue, float64(st.Refused), dev)
+}
+
+// note logs a device failure when it starts or changes, and its recovery,
+// rather than on every scrape.
+func (c *nvmeCollector) note(dev string, err error) {
+	msg := ""
+	if err != nil {
+		msg = err.Error()
+	}
+	c.mu.Lock()
+	prev, seen := c.lastErr[dev]
+	c.lastErr[dev] = msg
+	c.mu.Unlock()
+	switch {
+	case msg != "" && msg != prev:
+		c.logger.Error("NVMe device read failed; exporting up=0 and sysfs identity only", "device", dev, "err", err)
+	case msg == "" && prev != "" && seen:
+		c.logger.Info("NVMe device readable again", "device", dev)
+	}
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}

@@ -1,0 +1,47 @@
+package probe
+
+import (
+	"context"
+	"sync"
+
+	"github.com/walab/walab/internal/wa"
+)
+
+// WAReader adapts pollers to the WA sampler's Reader. It reads through the
+// same cache as the scrapes. A device without a NAND counter (source none)
+// is left out: it has no WA. A device that failed, or whose counters no
+// longer fit 64 bits, is reported with OK false so its history is kept.
+func WAReader(pollers []*Poller) wa.Reader {
+	return wa.ReaderFunc(func(ctx context.Context) (map[string]wa.Counters, error) {
+		out := make(map[string]wa.Counters, len(pollers))
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		for _, p := range pollers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				c, keep := countersOf(p.Sample(ctx))
+				if !keep {
+					return
+				}
+				mu.Lock()
+				out[p.Name()] = c
+				mu.Unlock()
+			}()
+		}
+		wg.Wait()
+		return out, nil
+	})
+}
+
+func countersOf(s *Sample, err error) (wa.Counters, bool) {
+	if err != nil {
+		return wa.Counters{}, true // OK false: skipped, history kept
+	}
+	if s.MediaBytes == nil {
+		return wa.Counters{}, false
+	}
+	host, ok1 := s.HostBytes.Uint64()
+	media, ok2 := s.MediaBytes.Uint64()
+	return wa.Counters{HostBytes: host, MediaBytes: media, Source: s.Source, OK: ok1 && ok2}, true
+}

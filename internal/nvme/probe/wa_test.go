@@ -1,0 +1,39 @@
+package probe
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/walab/walab/internal/nvme/admin"
+	"github.com/walab/walab/internal/nvme/replay"
+	"github.com/walab/walab/internal/nvme/replay/fixture"
+	"github.com/walab/walab/internal/wa"
+)
+
+func TestWAReader(t *testing.T) {
+	root := t.TempDir()
+	drives := map[string]fixture.Drive{"nvme0": fixture.OCPDrive(), "nvme1": fixture.SMARTOnlyDrive(), "nvme2": fixture.Seed000Drive()}
+	var pollers []*Poller
+	for _, name := range []string{"nvme0", "nvme1", "nvme2"} {
+		dir := filepath.Join(root, name)
+		require.NoError(t, drives[name].Write(dir))
+		pollers = append(pollers, NewPoller(admin.New(name, replay.NewBackend(dir)), []uint32{1}, Config{}, Options{MaxAge: -1}))
+	}
+	r := WAReader(pollers)
+	got, err := r.ReadCounters(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, map[string]wa.Counters{
+		"nvme0": {HostBytes: 2_000_000 * 512000, MediaBytes: 2_048_000_000_000, Source: SourceOCP, OK: true},
+		"nvme2": {HostBytes: 250_000_000 * 4096, MediaBytes: 375_000_000 * 4096, Source: "seed000_c0", OK: true},
+	}, got, "the SMART-only drive has no WA and is left out")
+
+	require.NoError(t, os.RemoveAll(filepath.Join(root, "nvme2")))
+	got, err = r.ReadCounters(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, wa.Counters{}, got["nvme2"], "a failed device is present with OK false")
+	require.True(t, got["nvme0"].OK)
+}
