@@ -27,6 +27,9 @@ const (
 	streamsStatusLen = 4096
 	// fdpConfigsMax bounds the size the log header may ask for.
 	fdpConfigsMax = 64 << 10
+	// ruhMax bounds the handle count the usage header may claim (the
+	// 16-bit field allows 65,535, a 512 KiB read; real drives have a few dozen).
+	ruhMax = 4096
 )
 
 // streamsDevice caches what never changes for a controller (Identify) and
@@ -237,6 +240,9 @@ func (d *streamsDevice) readFDP(ctx context.Context, st *deviceState) error {
 		return err
 	}
 	n := uint32(binary.LittleEndian.Uint16(hdr))
+	if n > ruhMax {
+		return fmt.Errorf("%s: reclaim unit handle usage log claims %d handles (limit %d)", d.ctrl.Name, n, ruhMax)
+	}
 	page, ok, err = d.log(ctx, "ruh_usage", lidRUHUsage, eg, 8+8*n)
 	if err != nil || !ok {
 		return err

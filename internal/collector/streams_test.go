@@ -333,3 +333,26 @@ func BenchmarkStreamsUpdate(b *testing.B) {
 		hostSeries(b, c)
 	}
 }
+
+// TestStreamsBadDevicePages: sizes taken from the device are bounded, and
+// a page that does not decode is an error for that device, never a panic.
+func TestStreamsBadDevicePages(t *testing.T) {
+	for _, tc := range []struct {
+		name, key string
+		page      []byte
+		err       string
+	}{
+		{"config log size too big", "log/0x20/1", func() []byte { b := fdpConfigsPage(8); le32(b, 4, 1<<30); return b }(), "FDP configurations log says"},
+		{"config log descriptor overruns", "log/0x20/1", func() []byte { b := fdpConfigsPage(8); le16(b, 16, 4000); return b }(), "overrunning"},
+		{"ruh usage huge", "log/0x21/1", func() []byte { b := ruhUsagePage(1); le16(b, 0, 60000); return b }(), "claims 60000 handles"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, backs := testFleet()
+			backs["nvme1"].pages[tc.key] = tc.page
+			got, err := hostScrape(t, newTestStreams(t, "testdata/streams", "", f))
+			require.ErrorContains(t, err, tc.err)
+			require.Contains(t, got, `walab_nvme_fdp_enabled{device="nvme1"} 1`, "what was read before the bad page is kept")
+			require.Contains(t, got, `walab_nvme_streams_open{device="nvme0"} 4`)
+		})
+	}
+}
