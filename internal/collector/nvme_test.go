@@ -1,0 +1,166 @@
+package collector
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
+
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/walab/walab/internal/config"
+	"github.com/walab/walab/internal/nvme/admin"
+	"github.com/walab/walab/internal/nvme/fleet"
+	"github.com/walab/walab/internal/nvme/probe"
+	"github.com/walab/walab/internal/nvme/replay"
+	"github.com/walab/walab/internal/nvme/replay/fixture"
+)
+
+// countingReplay counts the commands that reach a replay backend.
+type countingReplay struct {
+	*replay.Backend
+	n atomic.Int64
+}
+
+func (c *countingReplay) Exec(ctx context.Context, cmd admin.Command) (admin.Result, error) {
+	c.n.Add(1)
+	return c.Backend.Exec(ctx, cmd)
+}
+
+// eaccesBackend is what the ioctl returns without CAP_SYS_ADMIN.
+type eaccesBackend struct{}
+
+func (eaccesBackend) Exec(_ context.Context, cmd admin.Command) (admin.Result, error) {
+	return admin.Result{}, fmt.Errorf("/dev/nvme0: %s: ioctl: %w (admin passthrough needs CAP_SYS_ADMIN)", cmd, unix.EACCES)
+}
+func (eaccesBackend) Close() error { return nil }
+
+func nvmeRegistry(t testing.TB, fl *fleet.Fleet) *prometheus.Registry {
+	t.Helper()
+	set, err := New(Env{Fleet: fl}, "nvme")
+	require.NoError(t, err)
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(set)
+	return reg
+}
+
+func find(mfs []*dto.MetricFamily, name string, labels map[string]string) (float64, bool) {
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+	next:
+		for _, m := range mf.GetMetric() {
+			got := map[string]string{}
+			for _, l := range m.GetLabel() {
+				got[l.GetName()] = l.GetValue()
+			}
+			for k, v := range labels {
+				if got[k] != v {
+					continue next
+				}
+			}
+			if m.Counter != nil {
+				return m.GetCounter().GetValue(), true
+			}
+			return m.GetGauge().GetValue(), true
+		}
+	}
+	return 0, false
+}
+
+func TestNVMeConcurrentScrapesReadEachDeviceOnce(t *testing.T) {
+	root := t.TempDir()
+	var backends []*countingReplay
+	fl := &fleet.Fleet{}
+	for i, d := range []fixture.Drive{fixture.OCPDrive(), fixture.FDPDrive(), fixture.SMARTOnlyDrive()} {
+		name := fmt.Sprintf("nvme%d", i)
+		dir := filepath.Join(root, name)
+		require.NoError(t, d.Write(dir))
+		b := &countingReplay{Backend: replay.NewBackend(dir)}
+		backends = append(backends, b)
+		dev := admin.New(name, b)
+		fl.Controllers = append(fl.Controllers, &fleet.Controller{
+			Name: name, Device: dev, Namespaces: []fleet.Namespace{{NSID: 1}},
+			// A long max age: all 100 scrapes fall inside it.
+			Poller: probe.NewPoller(dev, []uint32{1}, probe.Config{}, probe.Options{MaxAge: 1 << 62}),
+		})
+	}
+	reg := nvmeRegistry(t, fl)
+
+	var wg sync.WaitGroup
+	errs := make(chan error, 100)
+	for range 100 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			mfs, err := reg.Gather()
+			if err == nil {
+				if v, ok := find(mfs, "walab_nvme_up", map[string]string{"device": "nvme1"}); !ok || v != 1 {
+					err = fmt.Errorf("nvme1 up = %v (present %v)", v, ok)
+				}
+			}
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	// Probe + one poll per device, whatever the number of scrapes:
+	// OCP: id-ctrl, id-ns, 0xC0 | 0x02, 0xC0. FDP: id-ctrl, id-ns, 0x22 | 0x02, 0x22.
+	// SMART-only (VID 0x8086): id-ctrl, id-ns, 0xC0 (absent), 0xCA (absent) | 0x02.
+	for i, want := range []int64{5, 5, 5} {
+		require.Equal(t, want, backends[i].n.Load(), "device nvme%d", i)
+		st := fl.Controllers[i].Device.Stats()
+		require.EqualValues(t, 1, st.Sent[admin.CommandKey{Opcode: admin.OpGetLogPage, LogID: 0x02}], "one SMART read on nvme%d", i)
+	}
+}
+
+func TestNVMeWithoutCapSysAdmin(t *testing.T) {
+	dev := admin.New("nvme0", eaccesBackend{})
+	fl := &fleet.Fleet{Controllers: []*fleet.Controller{
+		{Name: "nvme0", Device: dev, Model: "SAMPLE NVME", Serial: "S1", Firmware: "F1", NUMANode: -1,
+			Poller: probe.NewPoller(dev, nil, probe.Config{}, probe.Options{})},
+		{Name: "nvme1", Model: "OTHER", Serial: "S2", Firmware: "F2", OpenErr: fmt.Errorf("open /dev/nvme1: %w", unix.EACCES)},
+	}}
+	mfs, err := nvmeRegistry(t, fl).Gather()
+	require.NoError(t, err)
+	tests := []struct {
+		metric string
+		labels map[string]string
+		want   float64
+	}{
+		{"walab_nvme_up", map[string]string{"device": "nvme0"}, 0},
+		{"walab_nvme_up", map[string]string{"device": "nvme1"}, 0},
+		{"walab_nvme_info", map[string]string{"device": "nvme0", "model": "SAMPLE NVME", "serial": "S1", "firmware": "F1", "source": "unknown"}, 1},
+		{"walab_nvme_info", map[string]string{"device": "nvme1", "model": "OTHER", "source": "unknown"}, 1},
+		{"walab_nvme_admin_command_errors_total", map[string]string{"device": "nvme0", "opcode": "identify", "status": "errno"}, 1},
+		{"walab_scrape_collector_success", map[string]string{"collector": "nvme"}, 1},
+	}
+	for _, tt := range tests {
+		got, ok := find(mfs, tt.metric, tt.labels)
+		require.True(t, ok, "%s %v", tt.metric, tt.labels)
+		require.Equal(t, tt.want, got, "%s %v", tt.metric, tt.labels)
+	}
+	_, ok := find(mfs, "walab_nvme_host_written_bytes_total", nil)
+	require.False(t, ok, "no counters without a read")
+}
+
+func TestNVMeFactory(t *testing.T) {
+	c, err := newNVMeCollector(Env{Config: config.Empty()})
+	require.NoError(t, err)
+	require.ErrorIs(t, c.Update(context.Background(), make(chan prometheus.Metric, 1)), ErrNoData, "no fleet: nothing to report")
+
+	bad, err := config.Parse([]byte("nvme:\n  source: magic\n"))
+	require.NoError(t, err)
+	_, err = newNVMeCollector(Env{Config: bad})
+	require.ErrorContains(t, err, `unknown source "magic"`, "config errors surface at start-up")
+}
