@@ -33,6 +33,11 @@ type Config struct {
 	GCPolicy    string   `yaml:"gc_policy"`    // greedy (default) or cost_benefit
 	PECycles    uint32   `yaml:"pe_cycles"`    // rated erase cycles, for Percentage Used (default 3000)
 
+	// FDP also emulates Flexible Data Placement (CTRATT bit 19, Get
+	// Features 0x1D, logs 0x20-0x23); a probe then prefers the FDP
+	// statistics log over OCP 0xC0 (same counters).
+	FDP bool `yaml:"fdp"`
+
 	Workload  simload.Spec `yaml:"workload"`
 	Placement Placement    `yaml:"placement"`
 

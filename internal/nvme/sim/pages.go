@@ -59,7 +59,7 @@ func (d *Drive) exec(cmd admin.Command) (admin.Result, error) {
 		default:
 			return admin.Result{}, invalidField(cmd)
 		}
-		return fit(page, cmd, 0)
+		return fit(page, cmd, 0, 0)
 	case admin.OpGetLogPage:
 		lid, _ := cmd.LogID()
 		switch lid {
@@ -76,9 +76,16 @@ func (d *Drive) exec(cmd admin.Command) (admin.Result, error) {
 			}
 			page = d.enduranceLog()
 		default:
-			return admin.Result{}, admin.Unsupported(cmd)
+			p, ok := d.fdpLog(lid)
+			if !d.cfg.FDP || !ok {
+				return admin.Result{}, admin.Unsupported(cmd)
+			}
+			if cmd.LSI() != endgid {
+				return admin.Result{}, invalidField(cmd)
+			}
+			page = p
 		}
-		return fit(page, cmd, cmd.LogOffset())
+		return fit(page, cmd, cmd.LogOffset(), 0)
 	case admin.OpDirectiveReceive:
 		if cmd.NSID != nsid {
 			return admin.Result{}, invalidNS(cmd)
@@ -94,21 +101,26 @@ func (d *Drive) exec(cmd admin.Command) (admin.Result, error) {
 		default:
 			return admin.Result{}, invalidField(cmd)
 		}
-		return fit(page, cmd, 0)
+		return fit(page, cmd, 0, 0)
+	case admin.OpGetFeatures:
+		if d.cfg.FDP && uint8(cmd.CDW10) == featFDP && (cmd.CDW10>>8)&7 == 0 {
+			return d.fdpFeature(cmd)
+		}
 	}
-	// Get Features: no feature is emulated.
+	// No other feature is emulated.
 	return admin.Result{}, admin.Unsupported(cmd)
 }
 
 // fit returns DataLen bytes of page from offset, zero-padded past its end,
-// as a controller transfers a log longer than it implements.
-func fit(page []byte, cmd admin.Command, offset uint64) (admin.Result, error) {
+// as a controller transfers a log longer than it implements; dw0 is the
+// completion dword 0.
+func fit(page []byte, cmd admin.Command, offset uint64, dw0 uint32) (admin.Result, error) {
 	if offset > uint64(len(page)) {
 		return admin.Result{}, invalidField(cmd)
 	}
 	out := make([]byte, cmd.DataLen)
 	copy(out, page[offset:])
-	return admin.Result{Data: out}, nil
+	return admin.Result{Data: out, DW0: dw0}, nil
 }
 
 func putASCII(b []byte, s string) {
@@ -147,12 +159,16 @@ func (d *Drive) identifyController() []byte {
 	b[77] = 5                        // MDTS: 2^5 x 4 KiB = 128 KiB
 	le.PutUint16(b[78:], 1)          // CNTLID
 	le.PutUint32(b[80:], 0x00020000) // NVMe 2.0
-	le.PutUint32(b[96:], 1<<4)       // CTRATT: endurance groups
-	b[111] = 1                       // CNTRLTYPE: I/O controller
-	le.PutUint16(b[256:], 1<<5)      // OACS: directives (Streams emulated)
-	b[261] = 1 << 2                  // LPA: extended data for Get Log Page
-	le.PutUint16(b[266:], 343)       // WCTEMP 70 C
-	le.PutUint16(b[268:], 358)       // CCTEMP 85 C
+	ctratt := uint32(1 << 4)         // CTRATT: endurance groups
+	if d.cfg.FDP {
+		ctratt |= 1 << 19 // FDPS
+	}
+	le.PutUint32(b[96:], ctratt)
+	b[111] = 1                  // CNTRLTYPE: I/O controller
+	le.PutUint16(b[256:], 1<<5) // OACS: directives (Streams emulated)
+	b[261] = 1 << 2             // LPA: extended data for Get Log Page
+	le.PutUint16(b[266:], 343)  // WCTEMP 70 C
+	le.PutUint16(b[268:], 358)  // CCTEMP 85 C
 	put128(b[280:], d.capacityBytes())
 	le.PutUint16(b[340:], 1) // ENDGIDMAX
 	put128(b[368:], d.physicalBytes())
@@ -246,6 +262,10 @@ func (d *Drive) directivesIdentify() []byte {
 	b[32] = 1 << 0     // enabled: identify ...
 	if d.placement {
 		b[32] |= 1 << 1 // ... and streams while placement is on
+	}
+	if d.cfg.FDP {
+		b[0] |= 1 << 2  // data placement supported
+		b[32] |= 1 << 2 // and enabled: FDP is on for the endurance group
 	}
 	return b
 }
