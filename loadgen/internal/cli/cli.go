@@ -496,8 +496,17 @@ func runConfig(f *flags, wl string, t *target) (runner.Config, error) {
 	if f.limitTxnsPerMin > 0 {
 		cfg.Rate = float64(f.limitTxnsPerMin) / 60
 	}
+	// Props files say limitTxnsPerMin=1000000000 to mean "no limit"; as an
+	// arrival schedule such a rate would only pile up lateness.
+	if cfg.Rate > maxRate {
+		cfg.Rate = 0
+	}
 	return cfg, nil
 }
+
+// maxRate is the highest rate taken as a real limit (transactions per
+// second); above it a limit is unreachable by any server and means none.
+const maxRate = 1e6
 
 type lockedWriter struct {
 	w  io.Writer

@@ -17,6 +17,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/walab/walab/internal/benchmarksql"
 	"github.com/walab/walab/internal/testenv"
 )
 
@@ -186,4 +187,39 @@ func TestBadFlags(t *testing.T) {
 		require.Equal(t, 2, code, "%v", tc.args)
 		require.Contains(t, stderr.String(), tc.want)
 	}
+}
+
+// TestTPCCProps wires a BenchmarkSQL props file through to the tpcc
+// workload: on an empty database the run refuses with a clear error.
+func TestTPCCProps(t *testing.T) {
+	testenv.MariaDB(t, "walab_test_oltp_cli_tpcc")
+	props := filepath.Join(t.TempDir(), "inst1.conf")
+	require.NoError(t, os.WriteFile(props, []byte("db=mysql\ndriver=com.mysql.cj.jdbc.Driver\n"+
+		"conn=jdbc:mysql://"+testenv.MariaDBAddr()+"/walab_test_oltp_cli_tpcc?useSSL=false\nuser=root\npassword=\n"+
+		"warehouses=1\nterminals=2\nrunMins=1\nlimitTxnsPerMin=1000000000\n"), 0o644))
+	var stdout, stderr strings.Builder
+	code := Main([]string{"tpcc", "run", "--props", props, "--web.disable"}, &stdout, &stderr)
+	require.Equal(t, 2, code, "stdout: %s\nstderr: %s", stdout.String(), stderr.String())
+	require.Contains(t, stderr.String(), "target inst1")
+	require.Contains(t, stderr.String(), "prepare")
+
+	f := &flags{}
+	cfg, err := runConfig(f, "tpcc", &target{name: "x", props: mustLoadProps(t, props)})
+	require.NoError(t, err)
+	require.Equal(t, 2, cfg.Threads)
+	require.Equal(t, time.Minute, cfg.Duration)
+	require.Zero(t, cfg.Rate, "limitTxnsPerMin=1e9 means no limit")
+	f = &flags{terminals: 3, limitTxnsPerMin: 600, timeSec: 5, timeSet: true}
+	cfg, err = runConfig(f, "tpcc", &target{name: "x", props: mustLoadProps(t, props)})
+	require.NoError(t, err)
+	require.Equal(t, 3, cfg.Threads)
+	require.Equal(t, 5*time.Second, cfg.Duration)
+	require.Equal(t, 10.0, cfg.Rate)
+}
+
+func mustLoadProps(t *testing.T, path string) *benchmarksql.Config {
+	t.Helper()
+	c, err := benchmarksql.Load(path)
+	require.NoError(t, err)
+	return c
 }
