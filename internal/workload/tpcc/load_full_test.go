@@ -37,6 +37,7 @@ func TestFullWarehouseLoad(t *testing.T) {
 		require.NoError(t, db.QueryRow("SELECT COUNT(*) FROM "+c.table).Scan(&n))
 		require.Equal(t, c.want, n, c.table)
 	}
+	requireLoadedData(t, db, 1, fullScale)
 	var lines int64
 	require.NoError(t, db.QueryRow("SELECT COUNT(*) FROM bmsql_order_line").Scan(&lines))
 	require.InDelta(t, 300000, lines, 3000, "order lines average 10 per order")
