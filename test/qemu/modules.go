@@ -32,6 +32,9 @@ func ParseModulesDep(r io.Reader) (*ModulesDep, error) {
 		if !ok || mod == "" || strings.ContainsAny(mod, " \t") {
 			return nil, fmt.Errorf("modules.dep line %d: want \"module.ko: deps...\", got %q", line, text)
 		}
+		if ModuleName(mod) == "" || !strings.Contains(mod, ".ko") {
+			return nil, fmt.Errorf("modules.dep line %d: %q is not a module file name", line, mod)
+		}
 		if _, dup := m.deps[mod]; dup {
 			return nil, fmt.Errorf("modules.dep line %d: %s listed twice", line, mod)
 		}
