@@ -39,40 +39,67 @@ func ParseInterrupts(b []byte) (*Interrupts, error) {
 	}
 	out := &Interrupts{CPUs: cpus}
 	for i, l := range lines[1:] {
-		f := strings.Fields(l)
-		if len(f) == 0 {
-			continue
-		}
-		name, ok := strings.CutSuffix(f[0], ":")
-		if !ok {
-			return nil, fmt.Errorf("interrupts: line %d: first field %q has no colon", i+2, f[0])
-		}
-		n, err := strconv.Atoi(name)
+		line, ok, err := parseInterruptLine(l, cpus)
 		if err != nil {
-			continue // NMI, LOC, ERR, MIS...: per-CPU rows without a device
+			return nil, fmt.Errorf("interrupts: line %d: %w", i+2, err)
 		}
-		if n < 0 {
-			return nil, fmt.Errorf("interrupts: line %d: negative irq %d", i+2, n)
+		if ok {
+			out.Lines = append(out.Lines, line)
 		}
-		if len(f) < 1+len(cpus) {
-			return nil, fmt.Errorf("interrupts: line %d: irq %d has %d fields, the header lists %d CPUs", i+2, n, len(f)-1, len(cpus))
-		}
-		line := Line{IRQ: n, Counts: make([]uint64, len(cpus))}
-		for c := range cpus {
-			v, err := strconv.ParseUint(f[1+c], 10, 64)
-			if err != nil {
-				return nil, fmt.Errorf("interrupts: line %d: irq %d: count %q for CPU%d: %w", i+2, n, f[1+c], cpus[c], err)
-			}
-			line.Counts[c] = v
-		}
-		rest := f[1+len(cpus):]
-		if len(rest) > 0 {
-			line.Chip = rest[0]
-			line.Actions = actions(rest[1:])
-		}
-		out.Lines = append(out.Lines, line)
 	}
 	return out, nil
+}
+
+// parseInterruptLine reads one row with a cursor rather than
+// strings.Fields: on a 256-CPU host the file is megabytes of counts and this
+// runs every scrape. ok is false for blank and named (NMI, LOC...) rows.
+func parseInterruptLine(l string, cpus []int) (line Line, ok bool, err error) {
+	pos := 0
+	name := nextField(l, &pos)
+	if name == "" {
+		return line, false, nil
+	}
+	num, hasColon := strings.CutSuffix(name, ":")
+	if !hasColon {
+		return line, false, fmt.Errorf("first field %q has no colon", name)
+	}
+	n, err := strconv.Atoi(num)
+	if err != nil {
+		return line, false, nil // NMI, LOC, ERR, MIS...: per-CPU rows without a device
+	}
+	if n < 0 {
+		return line, false, fmt.Errorf("negative irq %d", n)
+	}
+	line = Line{IRQ: n, Counts: make([]uint64, len(cpus))}
+	for c := range cpus {
+		f := nextField(l, &pos)
+		if f == "" {
+			return line, false, fmt.Errorf("irq %d has %d fields, the header lists %d CPUs", n, c, len(cpus))
+		}
+		if line.Counts[c], err = strconv.ParseUint(f, 10, 64); err != nil {
+			return line, false, fmt.Errorf("irq %d: count %q for CPU%d: %w", n, f, cpus[c], err)
+		}
+	}
+	rest := strings.Fields(l[pos:])
+	if len(rest) > 0 {
+		line.Chip = rest[0]
+		line.Actions = actions(rest[1:])
+	}
+	return line, true, nil
+}
+
+// nextField returns the next space-separated field at or after *pos.
+func nextField(s string, pos *int) string {
+	i := *pos
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	j := i
+	for j < len(s) && s[j] != ' ' && s[j] != '\t' {
+		j++
+	}
+	*pos = j
+	return s[i:j]
 }
 
 // actions picks the handler names off the end of a line. The kernel prints
