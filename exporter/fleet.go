@@ -22,16 +22,12 @@ import (
 //
 //  1. --nvme.replay=DIR: one replayed controller per subfolder;
 //  2. --nvme.device=/dev/nvmeX (repeatable): those devices, with sysfs identity;
-//  3. sysfs discovery under --path.sysfs, devices under --path.devfs.
+//  3. sysfs discovery under --path.sysfs, devices under --path.devfs;
+//  4. when discovery finds no controller: simControllers, if set.
 //
-// Then every controller with a device gets a Poller (probe + cache) built
-// from the `nvme:` config section and --nvme.cache-max-age.
-//
-// Hook for the simulator (internal/nvme/sim): add a case before discovery
-// (e.g. an `--nvme.sim` flag, or "discovery found nothing") that returns
-// controllers whose Device wraps the simulated backend, with Simulated true.
-// Everything after this function (probe, collector, WA sampler, capture)
-// then works on it unchanged.
+// Then every controller with a device and no poller gets a Poller (probe +
+// cache) built from the `nvme:` config section and --nvme.cache-max-age, so
+// the nvme collector and the WA sampler share one cached read per device.
 func buildFleet(o *options, cfgFile *config.File, logger *slog.Logger) (*fleet.Fleet, error) {
 	cfg, err := probe.LoadConfig(cfgFile)
 	if err != nil {
@@ -45,6 +41,9 @@ func buildFleet(o *options, cfgFile *config.File, logger *slog.Logger) (*fleet.F
 		ctrls = explicitControllers(o.devices, o.paths.SysFS)
 	default:
 		ctrls, err = discoveredControllers(o.paths.SysFS, o.paths.DevFS)
+		if err == nil && len(ctrls) == 0 && simControllers != nil {
+			ctrls, err = simControllers(cfgFile, logger)
+		}
 	}
 	if err != nil {
 		return nil, err
@@ -53,13 +52,22 @@ func buildFleet(o *options, cfgFile *config.File, logger *slog.Logger) (*fleet.F
 		if c.OpenErr != nil {
 			logger.Error("cannot open NVMe controller; exporting its sysfs identity with up=0", "device", c.Name, "err", c.OpenErr)
 		}
-		if c.Device != nil {
+		if c.Device != nil && c.Poller == nil {
 			c.Poller = probe.NewPoller(c.Device, c.NSIDs(), cfg, probe.Options{MaxAge: o.cacheMaxAge})
 		}
 	}
 	logger.Info("NVMe fleet", "controllers", len(ctrls))
 	return &fleet.Fleet{Controllers: ctrls}, nil
 }
+
+// simControllers is the hook for the simulated drive (internal/nvme/sim):
+// the integrator sets it, e.g. in an init function of exporter/sim.go, to
+// build sim.Controller(...) from the `sim:` section. It is used when neither
+// --nvme.replay nor --nvme.device is given and sysfs has no controller, so a
+// machine without NVMe runs on the simulator by default. Everything after
+// buildFleet (probe, nvme collector, WA sampler, capture) works on it
+// unchanged; the simulator's own HTTP handler is mounted by the integrator.
+var simControllers func(cfg *config.File, logger *slog.Logger) ([]*fleet.Controller, error)
 
 var idNSFile = regexp.MustCompile(`^id-ns-([0-9]+)\.bin$`)
 

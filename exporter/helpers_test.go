@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 	"github.com/stretchr/testify/require"
@@ -199,4 +200,22 @@ func normalize(body string) string {
 		out.WriteByte('\n')
 	}
 	return out.String()
+}
+
+func newRegistry(t testing.TB, cs ...prometheus.Collector) *prometheus.Registry {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(cs...)
+	return reg
+}
+
+// gatherText renders gathered families in the text exposition format.
+func gatherText(t testing.TB, mfs []*dto.MetricFamily) string {
+	t.Helper()
+	var b strings.Builder
+	for _, mf := range mfs {
+		_, err := expfmt.MetricFamilyToText(&b, mf)
+		require.NoError(t, err)
+	}
+	return b.String()
 }

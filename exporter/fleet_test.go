@@ -1,0 +1,104 @@
+package main
+
+import (
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/walab/walab/internal/collector"
+	"github.com/walab/walab/internal/config"
+	"github.com/walab/walab/internal/nvme/admin"
+	"github.com/walab/walab/internal/nvme/fleet"
+)
+
+var sysfsFixture = filepath.Join("..", "internal", "nvme", "sysfs", "testdata", "sys")
+
+func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+func TestBuildFleetFromSysfs(t *testing.T) {
+	dev := t.TempDir()
+	// nvme0 is a regular file: open works, every ioctl fails (ENOTTY), like a
+	// node the exporter may open but not use. nvme2 and nvme10 do not exist.
+	require.NoError(t, os.WriteFile(filepath.Join(dev, "nvme0"), nil, 0o600))
+	o := &options{paths: collector.Paths{SysFS: sysfsFixture, DevFS: dev}}
+	fl, err := buildFleet(o, config.Empty(), quiet())
+	require.NoError(t, err)
+	defer fl.Close()
+	require.Len(t, fl.Controllers, 3)
+
+	c0 := fl.Controllers[0]
+	require.Equal(t, "nvme0", c0.Name)
+	require.Equal(t, "SAMPLE NVME 3.84TB", c0.Model)
+	require.Equal(t, "0000:3b:00.0", c0.PCIAddress)
+	require.Equal(t, 1, c0.NUMANode)
+	require.Equal(t, []uint32{1, 2}, c0.NSIDs())
+	require.NotNil(t, c0.Device)
+	require.NotNil(t, c0.Poller)
+	require.NoError(t, c0.OpenErr)
+
+	for _, c := range fl.Controllers[1:] {
+		require.Nil(t, c.Device, c.Name)
+		require.Nil(t, c.Poller, c.Name)
+		require.ErrorContains(t, c.OpenErr, "open "+filepath.Join(dev, c.Name))
+	}
+
+	// Scraping: every controller is down, identity comes from sysfs.
+	set, err := collector.New(collector.Env{Logger: quiet(), Config: config.Empty(), Fleet: fl}, "nvme")
+	require.NoError(t, err)
+	reg := newRegistry(t, set)
+	mfs, err := reg.Gather()
+	require.NoError(t, err)
+	body := gatherText(t, mfs)
+	require.Contains(t, body, `walab_nvme_info{device="nvme10",firmware="3.10",model="HWE52P434T0L005N",serial="SER10",simulated="false",source="unknown"} 1`)
+	require.Contains(t, body, `walab_nvme_up{device="nvme0"} 0`)
+	require.Contains(t, body, `walab_nvme_up{device="nvme2"} 0`)
+	require.Contains(t, body, `walab_nvme_admin_command_errors_total{device="nvme0",opcode="identify",status="errno"} 1`)
+}
+
+func TestBuildFleetExplicitDevices(t *testing.T) {
+	dev := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dev, "nvme0n1"), nil, 0o600))
+	o := &options{devices: []string{filepath.Join(dev, "nvme0n1"), filepath.Join(dev, "nvme7")}, paths: collector.Paths{SysFS: sysfsFixture}}
+	fl, err := buildFleet(o, config.Empty(), quiet())
+	require.NoError(t, err)
+	defer fl.Close()
+	require.Len(t, fl.Controllers, 2)
+	require.Equal(t, "nvme0n1", fl.Controllers[0].Name)
+	require.Equal(t, "S5XYNA0R100001", fl.Controllers[0].Serial, "a namespace node takes its controller's sysfs identity")
+	require.NotNil(t, fl.Controllers[0].Device)
+	require.Error(t, fl.Controllers[1].OpenErr)
+}
+
+func TestBuildFleetSimulatorHook(t *testing.T) {
+	called := false
+	simControllers = func(*config.File, *slog.Logger) ([]*fleet.Controller, error) {
+		called = true
+		return []*fleet.Controller{{Name: "nvme0", Device: admin.New("nvme0", nil), Simulated: true}}, nil
+	}
+	defer func() { simControllers = nil }()
+
+	// sysfs has controllers: the hook is not used.
+	fl, err := buildFleet(&options{paths: collector.Paths{SysFS: sysfsFixture, DevFS: t.TempDir()}}, config.Empty(), quiet())
+	require.NoError(t, err)
+	require.False(t, called)
+	require.Len(t, fl.Controllers, 3)
+
+	// No NVMe at all: the simulator stands in, and gets a poller.
+	fl, err = buildFleet(&options{paths: collector.Paths{SysFS: t.TempDir(), DevFS: t.TempDir()}}, config.Empty(), quiet())
+	require.NoError(t, err)
+	require.True(t, called)
+	require.Len(t, fl.Controllers, 1)
+	require.True(t, fl.Controllers[0].Simulated)
+	require.NotNil(t, fl.Controllers[0].Poller)
+}
+
+func TestBuildFleetBadConfig(t *testing.T) {
+	f, err := config.Parse([]byte("nvme:\n  devices:\n    nvme0: {source: nonsense}\n"))
+	require.NoError(t, err)
+	_, err = buildFleet(&options{replayDir: t.TempDir()}, f, quiet())
+	require.ErrorContains(t, err, "nvme.devices.nvme0.source")
+}
