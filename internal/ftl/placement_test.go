@@ -17,7 +17,7 @@ func skewedWA(t *testing.T, pol Policy, hotAccess, hotSpace float64, separate bo
 	n := cfg.LogicalPages
 	hot := uint32(float64(n) * hotSpace)
 	for l := uint32(0); l < n; l++ {
-		require.NoError(t, m.Write(l, 0))
+		must(t, m.Write(l, 0))
 	}
 	rng := rand.New(rand.NewPCG(5, 6))
 	step := func() {
@@ -31,7 +31,7 @@ func skewedWA(t *testing.T, pol Policy, hotAccess, hotSpace float64, separate bo
 		if !separate {
 			s = 0
 		}
-		require.NoError(t, m.Write(l, s))
+		must(t, m.Write(l, s))
 	}
 	for i := 0; i < 4*int(n); i++ {
 		step()
@@ -77,7 +77,7 @@ func TestSealMakesPartialBlocksReclaimable(t *testing.T) {
 	m, err := New(cfg)
 	require.NoError(t, err)
 	for s := 1; s < 4; s++ {
-		require.NoError(t, m.Write(uint32(s), s))
+		must(t, m.Write(uint32(s), s))
 	}
 	free := m.FreeBlocks()
 	for s := 0; s < 4; s++ {
@@ -88,11 +88,11 @@ func TestSealMakesPartialBlocksReclaimable(t *testing.T) {
 	require.Equal(t, free, m.FreeBlocks(), "sealing closes blocks, it does not erase them")
 	// Overwrite the three pages: the sealed blocks become empty victims.
 	for s := 1; s < 4; s++ {
-		require.NoError(t, m.Write(uint32(s), 0))
+		must(t, m.Write(uint32(s), 0))
 	}
 	rng := rand.New(rand.NewPCG(1, 1))
 	for i := 0; i < 20000; i++ {
-		require.NoError(t, m.Write(rng.Uint32N(1024), 0))
+		must(t, m.Write(rng.Uint32N(1024), 0))
 	}
 	require.NoError(t, m.Check())
 	require.Equal(t, uint64(3+3+20000), m.Counters().HostPages)

@@ -38,16 +38,16 @@ func steadyUniformWA(t testing.TB, cfg Config, warm, measure int) float64 {
 	m, err := New(cfg)
 	require.NoError(t, err)
 	for l := uint32(0); l < cfg.LogicalPages; l++ {
-		require.NoError(t, m.Write(l, 0))
+		must(t, m.Write(l, 0))
 	}
 	rng := rand.New(rand.NewPCG(7, 11))
 	n := cfg.LogicalPages
 	for i := 0; i < warm*int(n); i++ {
-		require.NoError(t, m.Write(rng.Uint32N(n), 0))
+		must(t, m.Write(rng.Uint32N(n), 0))
 	}
 	before := m.Counters()
 	for i := 0; i < measure*int(n); i++ {
-		require.NoError(t, m.Write(rng.Uint32N(n), 0))
+		must(t, m.Write(rng.Uint32N(n), 0))
 	}
 	after := m.Counters()
 	return float64(after.NANDPages-before.NANDPages) / float64(after.HostPages-before.HostPages)

@@ -59,7 +59,9 @@ func run(t *testing.T, g Generator, m *ftl.Model, placement bool, warm, measure 
 			before = m.Counters()
 		}
 		n, err := Apply(m, g.Next(), placement)
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		written += uint64(n)
 	}
 	after := m.Counters()
@@ -139,24 +141,35 @@ func TestMySQLMixShape(t *testing.T) {
 	}
 	require.InDelta(t, 0.65, float64(m.Counters().ValidPages)/logical, 0.01, "starts at fill_start")
 
+	streams := make([]uint8, len(mysqlFiles))
+	for i, f := range mysqlFiles {
+		streams[i] = rules.Stream(f)
+	}
+	prefill := m.Counters().HostPages
 	bytesBy := map[uint8]uint64{}
 	var trims, total int
 	for written := 0; written < 20*logical; {
 		op := g.Next()
 		if op.Trim {
 			trims++
-			require.Equal(t, classBinlog, op.Class)
-			require.Equal(t, mix.binFile, op.Pages)
+			if op.Class != classBinlog || op.Pages != mix.binFile {
+				t.Fatalf("trim %+v is not a whole binlog file", op)
+			}
 		} else {
 			bytesBy[op.Class] += uint64(op.Pages)
 			total += int(op.Pages)
-			require.Equal(t, rules.Stream(mysqlFiles[op.Class]), op.Stream)
+			if op.Stream != streams[op.Class] {
+				t.Fatalf("op %+v: stream %d, rules say %d", op, op.Stream, streams[op.Class])
+			}
 		}
 		n, err := Apply(m, op, true)
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		written += int(n)
 	}
 	require.NoError(t, m.Check())
+	require.Equal(t, prefill+uint64(total), m.Counters().HostPages, "host pages are exactly what the workload issued")
 	require.Positive(t, trims, "binlog expiry deallocates files")
 	fill := float64(m.Counters().ValidPages) / logical
 	require.Greater(t, fill, 0.8, "data grows toward fill_max")
