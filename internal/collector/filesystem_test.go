@@ -120,8 +120,5 @@ func BenchmarkFilesystemUpdate(b *testing.B) {
 	}
 	c, err := newFilesystemCollector(Env{Logger: slog.New(slog.DiscardHandler), Config: hostConfig(b, yml.String())})
 	require.NoError(b, err)
-	b.ReportAllocs()
-	for b.Loop() {
-		hostSeries(b, c)
-	}
+	hostBench(b, func() { hostSeries(b, c) })
 }

@@ -282,8 +282,5 @@ func BenchmarkIRQUpdate(b *testing.B) {
 	root := b.TempDir()
 	genIRQFixture(b, root, 256, 2000, 0)
 	c := newTestIRQ(b, root, "irq:\n  interfaces: [eth0]\n")
-	b.ReportAllocs()
-	for b.Loop() {
-		hostSeries(b, c)
-	}
+	hostBench(b, func() { hostSeries(b, c) })
 }

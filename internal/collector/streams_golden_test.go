@@ -6,7 +6,9 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/common/expfmt"
@@ -96,4 +98,29 @@ func hostConfig(t testing.TB, yml string) *config.File {
 	f, err := config.Parse([]byte(yml))
 	require.NoError(t, err)
 	return f
+}
+
+// hostCPUTime is this process's user+system CPU time. The build box is
+// shared and loaded, so benchmarks also report CPU time per op, which wall
+// time (ns/op) inflates by however many other jobs share the cores.
+func hostCPUTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// hostBench runs op in a b.Loop and adds a cpu-ns/op metric.
+func hostBench(b *testing.B, op func()) {
+	b.ReportAllocs()
+	start := hostCPUTime()
+	n := 0
+	for b.Loop() {
+		op()
+		n++
+	}
+	if n > 0 {
+		b.ReportMetric(float64(hostCPUTime()-start)/float64(n), "cpu-ns/op")
+	}
 }

@@ -328,10 +328,7 @@ func BenchmarkStreamsUpdate(b *testing.B) {
 	}
 	f, _ := testFleet()
 	c := newTestStreams(b, "testdata/streams", "streams:\n  data_dirs: ["+dir+"]\n", f)
-	b.ReportAllocs()
-	for b.Loop() {
-		hostSeries(b, c)
-	}
+	hostBench(b, func() { hostSeries(b, c) })
 }
 
 // TestStreamsBadDevicePages: sizes taken from the device are bounded, and
