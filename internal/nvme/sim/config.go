@@ -8,6 +8,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/walab/walab/internal/config"
 	"github.com/walab/walab/internal/ftl"
 	"github.com/walab/walab/internal/simload"
 )
@@ -212,4 +213,17 @@ func (c Config) modelConfig(streams int) (ftl.Config, error) {
 		return ftl.Config{}, fmt.Errorf("sim: %w", err)
 	}
 	return mc, nil
+}
+
+// LoadConfig decodes the `sim:` section of the exporter's configuration
+// (absent: all defaults) and validates it, with defaults applied.
+func LoadConfig(f *config.File) (Config, error) {
+	var c Config
+	if f != nil {
+		if err := f.Decode(Section, &c); err != nil {
+			return Config{}, err
+		}
+	}
+	c = c.WithDefaults()
+	return c, c.Validate()
 }

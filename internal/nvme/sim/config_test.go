@@ -156,3 +156,25 @@ func TestConfigValidate(t *testing.T) {
 	require.ErrorContains(t, err, "placement rules")
 	require.ErrorContains(t, c.WithDefaults().Validate(), "placement rules")
 }
+
+func TestLoadConfig(t *testing.T) {
+	c, err := LoadConfig(nil)
+	require.NoError(t, err)
+	require.Equal(t, "nvmesim0", c.Name)
+	require.Equal(t, ByteSize(1<<40), c.Capacity)
+
+	f, err := config.Parse([]byte(exampleYAML))
+	require.NoError(t, err)
+	c, err = LoadConfig(f)
+	require.NoError(t, err)
+	require.Equal(t, 60.0, c.SpeedUp)
+
+	f, err = config.Parse([]byte("sim:\n  spare_factor: 2\n"))
+	require.NoError(t, err)
+	_, err = LoadConfig(f)
+	require.ErrorContains(t, err, "spare factor")
+	f, err = config.Parse([]byte("sim:\n  bogus: 1\n"))
+	require.NoError(t, err)
+	_, err = LoadConfig(f)
+	require.ErrorContains(t, err, "bogus")
+}
