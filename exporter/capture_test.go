@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -75,4 +76,18 @@ func TestCaptureErrors(t *testing.T) {
 			require.Contains(t, logs.String(), tt.log)
 		})
 	}
+}
+
+func TestHelpAndVersionDoNotServe(t *testing.T) {
+	for _, arg := range []string{"--help", "--version", "capture --help"} {
+		t.Run(arg, func(t *testing.T) {
+			logs := &syncBuffer{}
+			code := run(context.Background(), strings.Fields(arg), logs)
+			require.Equal(t, 0, code)
+			require.NotContains(t, logs.String(), "starting walab exporter")
+		})
+	}
+	logs := &syncBuffer{}
+	require.Equal(t, 2, run(context.Background(), []string{"--no-such-flag"}, logs))
+	require.Contains(t, logs.String(), "unknown long flag")
 }

@@ -39,7 +39,10 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 	app.HelpFlag.Short('h')
 	app.ErrorWriter(stderr)
 	app.UsageWriter(stderr)
-	app.Terminate(nil)
+	// --help and --version end the program through Terminate; record it
+	// instead of exiting so run stays testable, and stop before serving.
+	exited, exitCode := false, 0
+	app.Terminate(func(code int) { exited, exitCode = true, code })
 
 	o := addFlags(app)
 	logCfg := &promslog.Config{Writer: stderr}
@@ -52,12 +55,12 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 	capOut := captureCmd.Flag("out", "Directory to write; each controller gets a subfolder (OUT/nvme0/).").Required().String()
 
 	cmd, err := app.Parse(args)
+	if exited {
+		return exitCode
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "exporter: %v (try --help)\n", err)
 		return 2
-	}
-	if cmd == "" { // --help or --version
-		return 0
 	}
 	logger := promslog.New(logCfg)
 	switch cmd {
