@@ -284,3 +284,17 @@ func BenchmarkIRQUpdate(b *testing.B) {
 	c := newTestIRQ(b, root, "irq:\n  interfaces: [eth0]\n")
 	hostBench(b, func() { hostSeries(b, c) })
 }
+
+// TestIRQThisMachine runs the collector on the real /proc and /sys: whatever
+// the host has, the files must parse and the host-wide series exist.
+func TestIRQThisMachine(t *testing.T) {
+	if _, err := os.Stat("/proc/interrupts"); err != nil {
+		t.Skip("no /proc/interrupts")
+	}
+	c, err := newIRQCollector(Env{Config: hostConfig(t, "irq:\n  match: '^(virtio\\d+)-'\n")})
+	require.NoError(t, err)
+	got, err := hostScrape(t, c)
+	require.NoError(t, err)
+	require.Contains(t, got, `walab_softirqs_total{cpu="0",type="TIMER"}`)
+	require.Contains(t, got, "walab_irqbalance_running ")
+}

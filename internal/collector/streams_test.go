@@ -15,6 +15,7 @@ import (
 
 	"github.com/walab/walab/internal/nvme/admin"
 	"github.com/walab/walab/internal/nvme/fleet"
+	"github.com/walab/walab/internal/nvme/replay"
 	"github.com/walab/walab/internal/writehint"
 )
 
@@ -352,4 +353,84 @@ func TestStreamsBadDevicePages(t *testing.T) {
 			require.Contains(t, got, `walab_nvme_streams_open{device="nvme0"} 4`)
 		})
 	}
+}
+
+// replayDir writes a pageBackend's pages in the replay capture format
+// (internal/nvme/replay), so the same drives can be served by the backend
+// the exporter uses for captured controllers.
+func replayDir(t *testing.T, root string, b *pageBackend) {
+	t.Helper()
+	require.NoError(t, os.MkdirAll(root, 0o755))
+	for k, p := range b.pages {
+		var name string
+		var dtype, doper, cns, id int
+		var lid int
+		switch {
+		case k == "identify/1/0":
+			name = "id-ctrl.bin"
+		case strings.HasPrefix(k, "identify/"):
+			_, err := fmt.Sscanf(k, "identify/%d/%d", &cns, &id)
+			require.NoError(t, err)
+			name = fmt.Sprintf("id-ns-%d.bin", id)
+		case strings.HasPrefix(k, "dir/"):
+			_, err := fmt.Sscanf(k, "dir/%d/%d", &dtype, &doper)
+			require.NoError(t, err)
+			name = fmt.Sprintf("dir-%02x-%02x.bin", dtype, doper)
+		case strings.HasPrefix(k, "log/"):
+			_, err := fmt.Sscanf(k, "log/0x%x/%d", &lid, &id)
+			require.NoError(t, err)
+			name = fmt.Sprintf("log-%02x-lsi%d.bin", lid, id)
+		}
+		require.NoError(t, os.WriteFile(filepath.Join(root, name), p, 0o644))
+	}
+	for k, dw0 := range b.dw0 {
+		var fid, cdw11 int
+		_, err := fmt.Sscanf(k, "feature/0x%x/%d", &fid, &cdw11)
+		require.NoError(t, err)
+		raw := make([]byte, 4)
+		le32(raw, 0, dw0)
+		require.NoError(t, os.WriteFile(filepath.Join(root, fmt.Sprintf("feat-%02x.bin", fid)), raw, 0o644))
+	}
+}
+
+// TestStreamsReplayBackend: the same five drives served from replay
+// directories give exactly the golden output of the page backend, and a
+// controller folder removed mid-run fails that device only.
+func TestStreamsReplayBackend(t *testing.T) {
+	fake, backs := testFleet()
+	root := t.TempDir()
+	rf := &fleet.Fleet{}
+	for _, ctrl := range fake.Controllers {
+		dir := filepath.Join(root, ctrl.Name)
+		replayDir(t, dir, backs[ctrl.Name])
+		dev, err := replay.Open(ctrl.Name, dir)
+		require.NoError(t, err)
+		rf.Controllers = append(rf.Controllers, &fleet.Controller{Name: ctrl.Name, Device: dev, NUMANode: -1, Namespaces: ctrl.Namespaces})
+	}
+	c := newTestStreams(t, "testdata/streams", "", rf)
+	got, err := hostScrape(t, c)
+	require.NoError(t, err)
+	want, err := os.ReadFile("testdata/streams/kernel-6.18.prom")
+	require.NoError(t, err)
+	require.Equal(t, string(want), got)
+
+	require.NoError(t, os.RemoveAll(filepath.Join(root, "nvme0")))
+	got, err = hostScrape(t, c)
+	require.ErrorContains(t, err, "controller folder is gone")
+	require.NotContains(t, got, `walab_nvme_streams_open{device="nvme0"}`)
+	require.Contains(t, got, `walab_nvme_fdp_enabled{device="nvme1"} 1`)
+}
+
+// TestStreamsThisMachine: the host side on the real /proc and /sys (no
+// NVMe fleet here). This kernel is >= 5.18, so the parameter is absent.
+func TestStreamsThisMachine(t *testing.T) {
+	if _, err := os.Stat("/proc/sys/kernel/osrelease"); err != nil {
+		t.Skip("no procfs")
+	}
+	c, err := newStreamsCollector(Env{Config: hostConfig(t, "")})
+	require.NoError(t, err)
+	got, err := hostScrape(t, c)
+	require.NoError(t, err)
+	require.Contains(t, got, `walab_placement_daemon_running{daemon="astream"}`)
+	require.Contains(t, got, `walab_kernel_nvme_streams_param{present=`)
 }
