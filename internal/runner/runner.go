@@ -103,7 +103,8 @@ type run struct {
 	stop    chan struct{}
 	stopped sync.Once
 	stopAt  time.Time
-	txCtx   context.Context // canceled only after the drain timeout
+	txCtx   context.Context // never canceled: see Run
+	exited  chan int        // terminal ids as they return
 }
 
 // Run drives cfg.Workload until the duration or event count is reached or
@@ -118,9 +119,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		r.typeIdx[t] = i
 	}
 	r.obs = cfg.Metrics.forTarget(cfg.Target, cfg.Workload.Name(), r.types)
-	txCtx, cancelTx := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancelTx()
-	r.txCtx = txCtx
+	// Transactions run under a context that is never canceled: go-sql-driver
+	// hands every query on a cancelable context to a watcher goroutine, a
+	// cost per statement that shows next to sysbench. The drain timeout
+	// abandons stuck terminals instead (see abandon).
+	r.txCtx = context.WithoutCancel(ctx)
+	r.exited = make(chan int, cfg.Threads)
 
 	start := cfg.Clock.Now()
 	if cfg.Metrics != nil {
@@ -152,9 +156,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		r.halt()
 	}()
 
-	var wg sync.WaitGroup
 	for i := range cfg.Threads {
-		wg.Go(func() { r.terminal(i) })
+		go func() {
+			defer func() { r.exited <- i }()
+			r.terminal(i)
+		}()
 	}
 	reportDone := make(chan struct{})
 	var reporter sync.WaitGroup
@@ -162,21 +168,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		reporter.Go(func() { r.report(start, reportDone) })
 	}
 
-	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
-	drained := true
-	select {
-	case <-done: // --events reached
-		r.halt()
-	case <-r.stop:
-		select {
-		case <-done:
-		case <-time.After(cfg.DrainTimeout):
-			drained = false
-			cancelTx() // in-flight transactions now fail with context.Canceled and count as errors
-			<-done
-		}
-	}
+	drained := r.wait(cfg.Threads)
 	stopAt := r.stopAt
 	close(reportDone)
 	reporter.Wait()
@@ -186,6 +178,66 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	final := takeSnapshot(end, r.terms, len(r.types))
 	return newResult(&r.cfg, r.types, start, stopAt, end, final, drained), nil
+}
+
+// wait returns when all terminals have returned (the event count was
+// reached, or they drained after the stop), or, DrainTimeout after the
+// stop, when all but the abandoned ones have. It reports whether nothing
+// had to be abandoned.
+func (r *run) wait(threads int) bool {
+	running := threads
+	for running > 0 {
+		select {
+		case <-r.exited:
+			running--
+			continue
+		case <-r.stop:
+		}
+		break
+	}
+	if running == 0 {
+		r.halt()
+		return true
+	}
+	timeout := time.After(r.cfg.DrainTimeout)
+	for running > 0 {
+		select {
+		case <-r.exited:
+			running--
+		case <-timeout:
+			abandoned := r.abandon()
+			for running > abandoned {
+				<-r.exited
+				running--
+			}
+			return abandoned == 0
+		}
+	}
+	return true
+}
+
+// Terminal states: a terminal inside Workload.Run is busy; at the drain
+// timeout the runner turns busy terminals into abandoned ones and counts
+// their transaction as an error. Compare-and-swap on both sides makes sure
+// a transaction is counted once, by the terminal or by the runner.
+const (
+	stIdle int32 = iota
+	stBusy
+	stAbandoned
+)
+
+func (r *run) abandon() int {
+	n := 0
+	for _, st := range r.terms {
+		if st.state.CompareAndSwap(stBusy, stAbandoned) {
+			n++
+			r.record(st, int(st.curType.Load()), oError, 0)
+			if r.obs != nil {
+				r.obs.errs[driver.Canceled.String()].Inc()
+			}
+		}
+	}
+	return n
 }
 
 func (r *run) halt() {
@@ -282,9 +334,16 @@ func (r *run) terminal(id int) {
 			}
 		}
 		for attempt := 0; ; attempt++ {
+			st.curType.Store(int32(ti))
+			if !st.state.CompareAndSwap(stIdle, stBusy) {
+				return
+			}
 			t0 := cfg.Clock.Now()
 			res, err := term.Run(r.txCtx, conn, typ)
 			end := cfg.Clock.Now()
+			if !st.state.CompareAndSwap(stBusy, stIdle) {
+				return // abandoned at the drain timeout: the runner counted it
+			}
 			st.busyNs.Add(int64(end.Sub(t0)))
 			r.countStatements(st, res)
 			class := driver.Classify(err)

@@ -40,6 +40,8 @@ type termStats struct {
 	reconnects            atomic.Uint64
 	busyNs                atomic.Int64 // time inside transactions
 	events                atomic.Uint64
+	state                 atomic.Int32 // stIdle, stBusy, stAbandoned
+	curType               atomic.Int32 // type index of the transaction in Run
 }
 
 func newTermStats(nTypes int) *termStats {

@@ -72,6 +72,7 @@ var boolFlags = map[string]bool{
 // exit code: 0 ok (also after SIGINT/SIGTERM), 1 a failed check, 2 an error.
 func Main(args []string, stdout, stderr io.Writer) int {
 	f := &flags{oltp: oltp.DefaultOptions("oltp_read_write")}
+	f.oltp.PointSelects = 0 // 0 = the script's default (10, or 1 for oltp_point_select)
 	app := kingpin.New("loadgen", "TPC-C and sysbench-style OLTP load against MySQL/MariaDB, observable with Prometheus.")
 	app.UsageWriter(stderr)
 	app.ErrorWriter(stderr)
