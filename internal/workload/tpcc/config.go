@@ -31,6 +31,7 @@ type loadedConfig struct {
 	itemLoaded bool         // item table complete
 	done       map[int]bool // warehouses complete
 	loaded     int          // len(done) within 1..warehouses
+	fresh      bool         // written just now by a new load: the tables are empty
 }
 
 type queryer interface {

@@ -66,14 +66,18 @@ func (w *Workload) Prepare(ctx context.Context, db *sql.DB, popts workload.Prepa
 			missing = append(missing, wh)
 		}
 	}
-	// Wipe partial rows of incomplete units before loading them again.
-	if !cfg.itemLoaded {
+	// Wipe partial rows of incomplete units before loading them again (a
+	// fresh load has none: startOrResume checked the tables are empty).
+	if !cfg.fresh && !cfg.itemLoaded {
 		if _, err := db.ExecContext(ctx, "DELETE FROM bmsql_item"); err != nil {
 			return fmt.Errorf("tpcc prepare: clear partial bmsql_item: %w", err)
 		}
 	}
 	for _, wh := range missing {
 		for _, tc := range warehouseColumn {
+			if cfg.fresh {
+				break
+			}
 			if _, err := db.ExecContext(ctx, "DELETE FROM "+tc.table+" WHERE "+tc.column+" = ?", wh); err != nil {
 				return fmt.Errorf("tpcc prepare: clear partial warehouse %d in %s: %w", wh, tc.table, err)
 			}
@@ -131,7 +135,11 @@ func (w *Workload) startOrResume(ctx context.Context, db *sql.DB) (*loadedConfig
 	}
 	if cfg.warehouses == 0 {
 		var n int
-		if err := db.QueryRowContext(ctx, "SELECT (SELECT COUNT(*) FROM bmsql_warehouse) + (SELECT COUNT(*) FROM bmsql_item)").Scan(&n); err != nil {
+		q := "SELECT EXISTS(SELECT 1 FROM bmsql_item)"
+		for _, tc := range warehouseColumn {
+			q += " + EXISTS(SELECT 1 FROM " + tc.table + ")"
+		}
+		if err := db.QueryRowContext(ctx, q).Scan(&n); err != nil {
 			return nil, err
 		}
 		if n > 0 {
@@ -146,7 +154,7 @@ func (w *Workload) startOrResume(ctx context.Context, db *sql.DB) (*loadedConfig
 		if err := writeInitialConfig(ctx, db, w.opts.Warehouses, w.opts.scale, c); err != nil {
 			return nil, err
 		}
-		return &loadedConfig{warehouses: w.opts.Warehouses, c: c, scale: w.opts.scale, walab: true, done: map[int]bool{}}, nil
+		return &loadedConfig{warehouses: w.opts.Warehouses, c: c, scale: w.opts.scale, walab: true, done: map[int]bool{}, fresh: true}, nil
 	}
 	if !cfg.walab {
 		return nil, fmt.Errorf("tpcc prepare: the schema already holds a %d-warehouse load made by another tool (BenchmarkSQL?); "+
@@ -226,20 +234,34 @@ func (l *loader) loadUnit(ctx context.Context, conn *sql.Conn, u loadUnit) error
 	if l.seed == 0 {
 		r = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
 	}
-	if u.item {
-		if err := l.loadItems(ctx, conn, r); err != nil {
-			return fmt.Errorf("tpcc prepare: load bmsql_item: %w", err)
-		}
-		return markDone(ctx, conn, cfgItemDone)
+	// One transaction per unit: one log flush instead of one per batch
+	// (BenchmarkSQL commits once per warehouse). A unit that fails half way
+	// leaves nothing behind.
+	if _, err := conn.ExecContext(ctx, "START TRANSACTION"); err != nil {
+		return fmt.Errorf("tpcc prepare: %w", err)
 	}
 	var err error
-	if u.district == 0 {
+	switch {
+	case u.item:
+		err = l.loadItems(ctx, conn, r)
+	case u.district == 0:
 		err = l.loadWarehouse(ctx, conn, r, u.warehouse)
-	} else {
+	default:
 		err = l.loadDistrict(ctx, conn, r, u.warehouse, u.district)
 	}
+	if err == nil {
+		_, err = conn.ExecContext(ctx, "COMMIT")
+	}
 	if err != nil {
+		// The connection may be unusable after a cancel; ROLLBACK is best effort.
+		conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
+		if u.item {
+			return fmt.Errorf("tpcc prepare: load bmsql_item: %w", err)
+		}
 		return fmt.Errorf("tpcc prepare: load warehouse %d unit %d: %w", u.warehouse, u.district, err)
+	}
+	if u.item {
+		return markDone(ctx, conn, cfgItemDone)
 	}
 	l.mu.Lock()
 	l.remaining[u.warehouse]--

@@ -67,6 +67,12 @@ func TestPrepareResumes(t *testing.T) {
 	_, err = newTestWorkload(t, Options{Warehouses: 5}).ensureStateDB(ctx, db)
 	require.ErrorContains(t, err, "more than the 2 loaded")
 
+	// Data without any bmsql_config row is refused too.
+	_, err = db.Exec("DELETE FROM bmsql_config")
+	require.NoError(t, err)
+	err = w.Prepare(ctx, db, workload.PrepareOptions{Workers: 2})
+	require.ErrorContains(t, err, "hold data but bmsql_config has no warehouses row")
+
 	require.NoError(t, w.Cleanup(ctx, db))
 	var tables int
 	require.NoError(t, db.QueryRow("SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = DATABASE()").Scan(&tables))
