@@ -48,6 +48,11 @@ type Config struct {
 	// BinlogExpireSeconds sets how long binlogs live before their deletion
 	// is a TRIM (binlog_expire_logs_seconds; seed 000 uses 1800).
 	BinlogExpireSeconds float64 `yaml:"binlog_expire_seconds"`
+	// FillHours is how many simulated hours the MySQL mix takes to grow its
+	// tablespaces from fill_start to fill_max at `rate` (seed 000: 60-70% to
+	// above 90% in a 720-minute run; default 12). It sets workload.mysql.growth
+	// unless that is given.
+	FillHours float64 `yaml:"fill_hours"`
 
 	Diskstats Diskstats `yaml:"diskstats"`
 
@@ -114,6 +119,9 @@ func (c Config) WithDefaults() Config {
 	if c.BinlogExpireSeconds == 0 {
 		c.BinlogExpireSeconds = 1800
 	}
+	if c.FillHours == 0 {
+		c.FillHours = 12
+	}
 	if c.Tick == nil {
 		d := time.Second
 		c.Tick = &d
@@ -135,6 +143,17 @@ func (c Config) WithDefaults() Config {
 			c.Workload.Mix.BinlogRetainSpace = min(max(retain, 0.001), 0.3)
 		}
 	}
+	if w := c.Workload; w.Mix.Growth == 0 && c.FillHours > 0 && c.Rate > 0 {
+		// Appended data pages per data byte written, so that the growth
+		// from fill_start to fill_max takes FillHours at Rate.
+		wd := w.WithDefaults()
+		m := wd.Mix
+		share := m.Data / (m.Data + m.Doublewrite + m.Redo + m.Binlog + m.Undo)
+		g := (wd.FillMax - wd.FillStart) * float64(c.Capacity) / (c.FillHours * 3600 * float64(c.Rate) * share)
+		if !math.IsNaN(g) && !math.IsInf(g, 0) {
+			c.Workload.Mix.Growth = min(max(g, 1e-6), 1)
+		}
+	}
 	c.Workload = c.Workload.WithDefaults()
 	return c
 }
@@ -152,6 +171,9 @@ func (c Config) Validate() error {
 	}
 	if math.IsNaN(c.BinlogExpireSeconds) || c.BinlogExpireSeconds < 0 {
 		return fmt.Errorf("sim: binlog_expire_seconds %v must not be negative", c.BinlogExpireSeconds)
+	}
+	if math.IsNaN(c.FillHours) || c.FillHours < 0 {
+		return fmt.Errorf("sim: fill_hours %v must not be negative", c.FillHours)
 	}
 	if *c.Tick < 0 {
 		return fmt.Errorf("sim: tick %v must not be negative", *c.Tick)

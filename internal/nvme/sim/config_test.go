@@ -99,6 +99,8 @@ func TestConfigFromYAML(t *testing.T) {
 	require.Len(t, c.Placement.Rules, 3)
 	// 1800 s x 200 MB/s x 15% binlog share over 1 TiB.
 	require.InDelta(t, 1800*200e6*0.15/(1<<40), c.Workload.Mix.BinlogRetainSpace, 1e-9)
+	// 25% of 1 TiB in 12 hours at 200 MB/s, 30% of it data writes.
+	require.InDelta(t, 0.25*(1<<40)/(12*3600*200e6*0.3), c.Workload.Mix.Growth, 1e-9)
 
 	bad, err := config.Parse([]byte("sim:\n  capacity: 1TiB\n  spare: 0.1\n"))
 	require.NoError(t, err)
@@ -132,6 +134,7 @@ func TestConfigValidate(t *testing.T) {
 		{"diskstats device", func(c *Config) { c.Diskstats.Device = "a/b" }, "invalid device"},
 		{"negative tick", func(c *Config) { c.Tick = &neg }, "tick"},
 		{"expire", func(c *Config) { c.BinlogExpireSeconds = -5 }, "binlog_expire_seconds"},
+		{"fill hours", func(c *Config) { c.FillHours = -1 }, "fill_hours"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
