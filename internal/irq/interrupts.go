@@ -143,6 +143,7 @@ func parseHeader(h string) ([]int, error) {
 		return nil, errors.New("empty header line")
 	}
 	cpus := make([]int, len(f))
+	seen := make(map[int]bool, len(f))
 	for i, s := range f {
 		id, ok := strings.CutPrefix(s, "CPU")
 		if !ok {
@@ -152,6 +153,10 @@ func parseHeader(h string) ([]int, error) {
 		if err != nil || n < 0 {
 			return nil, fmt.Errorf("header field %q is not CPUn", s)
 		}
+		if seen[n] {
+			return nil, fmt.Errorf("header lists CPU%d twice", n)
+		}
+		seen[n] = true
 		cpus[i] = n
 	}
 	return cpus, nil

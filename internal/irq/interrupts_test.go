@@ -48,6 +48,7 @@ func TestParseInterruptsErrors(t *testing.T) {
 		{"truncated mid line", sampleInterrupts[:200], "truncated"},
 		{"header only no newline", "  CPU0 CPU1", "truncated"},
 		{"bad header", "  CPU0 GPU1\n", "not CPUn"},
+		{"repeated cpu", "  CPU0 CPU0\n 1: 1 2\n", "CPU0 twice"},
 		{"blank header", "\n 1: 2\n", "empty header"},
 		{"short line", "  CPU0 CPU1 CPU2\n 60: 1 2\n", "header lists 3 CPUs"},
 		{"bad count", "  CPU0 CPU1\n 60: 1 x chip 1-edge nvme0q1\n", `count "x"`},

@@ -28,6 +28,7 @@ func TestParseSoftirqsErrors(t *testing.T) {
 	}{
 		{"empty", "", "empty"},
 		{"truncated", sampleSoftirqs[:len(sampleSoftirqs)-3], "truncated"},
+		{"repeated cpu", "  CPU1 CPU1\n HI: 1 2\n", "CPU1 twice"},
 		{"header only", "  CPU0 CPU1\n", "no softirq rows"},
 		{"short row", "  CPU0 CPU1\n HI: 1\n", "header lists 2 CPUs"},
 		{"long row", "  CPU0\n HI: 1 2\n", "header lists 1 CPUs"},
