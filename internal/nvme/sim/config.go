@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/bits"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/walab/walab/internal/config"
@@ -83,6 +84,9 @@ func (c Config) WithDefaults() Config {
 	if c.Name == "" {
 		c.Name = "nvmesim0"
 	}
+	if c.Seed == 0 {
+		c.Seed = 1
+	}
 	if c.Serial == "" {
 		c.Serial = fmt.Sprintf("WALABSIM%08X", uint32(c.Seed*0x9E3779B1+1))
 	}
@@ -112,9 +116,6 @@ func (c Config) WithDefaults() Config {
 	}
 	if c.SpeedUp == 0 {
 		c.SpeedUp = 1
-	}
-	if c.Seed == 0 {
-		c.Seed = 1
 	}
 	if c.BinlogExpireSeconds == 0 {
 		c.BinlogExpireSeconds = 1800
@@ -160,6 +161,14 @@ func (c Config) WithDefaults() Config {
 
 // Validate checks a configuration (defaults applied) and says what is wrong.
 func (c Config) Validate() error {
+	for _, f := range []struct {
+		key, v string
+		max    int
+	}{{"name", c.Name, 64}, {"serial", c.Serial, 20}, {"firmware", c.Firmware, 8}} {
+		if f.v == "" || len(f.v) > f.max || strings.IndexFunc(f.v, func(r rune) bool { return r <= ' ' || r > '~' }) >= 0 {
+			return fmt.Errorf("sim: %s %q must be 1-%d printable ASCII characters without spaces", f.key, f.v, f.max)
+		}
+	}
 	if c.PageSize < 512 || c.PageSize > 1<<20 || c.PageSize&(c.PageSize-1) != 0 {
 		return fmt.Errorf("sim: page_size %d must be a power of two between 512 and 1MiB", uint64(c.PageSize))
 	}

@@ -3,6 +3,7 @@ package sim
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -135,6 +136,9 @@ func TestConfigValidate(t *testing.T) {
 		{"negative tick", func(c *Config) { c.Tick = &neg }, "tick"},
 		{"expire", func(c *Config) { c.BinlogExpireSeconds = -5 }, "binlog_expire_seconds"},
 		{"fill hours", func(c *Config) { c.FillHours = -1 }, "fill_hours"},
+		{"serial too long", func(c *Config) { c.Serial = strings.Repeat("S", 21) }, "serial"},
+		{"firmware too long", func(c *Config) { c.Firmware = "FW-123456" }, "firmware"},
+		{"name with space", func(c *Config) { c.Name = "nvme sim" }, "name"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
