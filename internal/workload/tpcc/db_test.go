@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -33,6 +34,8 @@ func drive(t testing.TB, db *sql.DB, w *Workload, terminals, n int) map[string]m
 	var mu sync.Mutex
 	counts := map[string]map[workload.Outcome]int{}
 	var wg sync.WaitGroup
+	var retries atomic.Int64
+	defer func() { t.Logf("%d deadlock/lock-wait retries", retries.Load()) }()
 	errs := make(chan error, terminals)
 	for id := range terminals {
 		wg.Add(1)
@@ -52,6 +55,8 @@ func drive(t testing.TB, db *sql.DB, w *Workload, terminals, n int) map[string]m
 				for attempt := 0; ; attempt++ {
 					res, err = term.Run(ctx, conn, tx)
 					if err != nil && retryable(err) && attempt < 10 {
+						retries.Add(1)
+						t.Logf("terminal %d retries %s: %v", id, tx, err)
 						continue
 					}
 					break
