@@ -52,6 +52,7 @@ type TypeResult struct {
 	LatP90Ms     float64 `json:"latency_p90_ms"`
 	LatP95Ms     float64 `json:"latency_p95_ms"`
 	LatP99Ms     float64 `json:"latency_p99_ms"`
+	LatPctMs     float64 `json:"latency_percentile_ms"` // at Result.Percentile
 	LatSumMs     float64 `json:"latency_sum_ms"`
 }
 
@@ -102,14 +103,14 @@ func typeResult(name string, t *typeSnap, pct float64) TypeResult {
 		Retried: t.Out[oRetried], Errors: t.Out[oError],
 		LatMinMs: float64(t.MinNs) / 1e6, LatMaxMs: float64(t.MaxNs) / 1e6, LatSumMs: float64(t.SumNs) / 1e6,
 		LatP50Ms: t.Hist.percentile(50), LatP90Ms: t.Hist.percentile(90),
-		LatP95Ms: t.Hist.percentile(95), LatP99Ms: t.Hist.percentile(99),
+		LatP95Ms: t.Hist.percentile(95), LatP99Ms: t.Hist.percentile(99), LatPctMs: t.Hist.percentile(pct),
 	}
 	if n := t.completed(); n > 0 {
 		tr.LatAvgMs = tr.LatSumMs / float64(n)
 	}
 	// A bucket bound can lie past the largest value seen; never report a
 	// percentile above max (sysbench issue #486).
-	for _, p := range []*float64{&tr.LatP50Ms, &tr.LatP90Ms, &tr.LatP95Ms, &tr.LatP99Ms} {
+	for _, p := range []*float64{&tr.LatP50Ms, &tr.LatP90Ms, &tr.LatP95Ms, &tr.LatP99Ms, &tr.LatPctMs} {
 		*p = min(*p, tr.LatMaxMs)
 	}
 	return tr
@@ -161,19 +162,6 @@ func (r *Result) SetNewOrderType(t string) {
 	r.TpmTotal = float64(r.Transactions) / mins
 }
 
-// percentile returns the configured percentile of all completed transactions.
-func (r *Result) pct(tr TypeResult) float64 {
-	switch r.Percentile {
-	case 50:
-		return tr.LatP50Ms
-	case 90:
-		return tr.LatP90Ms
-	case 99:
-		return tr.LatP99Ms
-	}
-	return tr.LatP95Ms
-}
-
 // WriteSysbench writes sysbench 1.0.20's final summary.
 func (r *Result) WriteSysbench(w io.Writer) {
 	secs := max(r.TotalSeconds, 1e-9)
@@ -196,7 +184,7 @@ func (r *Result) WriteSysbench(w io.Writer) {
 	fmt.Fprintf(w, "         min:                                    %.2f\n", r.All.LatMinMs)
 	fmt.Fprintf(w, "         avg:                                    %.2f\n", r.All.LatAvgMs)
 	fmt.Fprintf(w, "         max:                                    %.2f\n", r.All.LatMaxMs)
-	fmt.Fprintf(w, "         %sth percentile:                        %.2f\n", fmtPct(r.Percentile), r.pct(r.All))
+	fmt.Fprintf(w, "         %sth percentile:                        %.2f\n", fmtPct(r.Percentile), r.All.LatPctMs)
 	fmt.Fprintf(w, "         sum:                                    %.2f\n", r.All.LatSumMs)
 	fmt.Fprintf(w, "\nThreads fairness:\n")
 	fmt.Fprintf(w, "    events (avg/stddev):           %.4f/%.2f\n", r.EventsAvg, r.EventsStddev)

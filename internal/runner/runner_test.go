@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"database/sql"
 	"math/rand/v2"
 	"sync/atomic"
@@ -12,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/require"
 
+	"github.com/walab/walab/internal/driver"
 	"github.com/walab/walab/internal/testenv"
 	"github.com/walab/walab/internal/workload"
 )
@@ -20,6 +22,7 @@ import (
 // on the real server, counting how many transactions returned.
 type sleeper struct {
 	d        float64
+	tag      string // in the statement, to find this run's sessions in the processlist
 	returned atomic.Int64
 }
 
@@ -45,7 +48,7 @@ func (t sleeperTerm) Run(ctx context.Context, conn *sql.Conn, _ string) (workloa
 	}
 	r.Other++
 	var x int
-	if err := conn.QueryRowContext(ctx, "SELECT SLEEP(?)", t.s.d).Scan(&x); err != nil {
+	if err := conn.QueryRowContext(ctx, "SELECT SLEEP(?) /* "+t.s.tag+" */", t.s.d).Scan(&x); err != nil {
 		return r, err
 	}
 	r.Reads++
@@ -75,7 +78,7 @@ func TestInFlightCountedOnce(t *testing.T) {
 		{"cut off by the drain timeout", 5, 200 * time.Millisecond, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			w := &sleeper{d: tc.sleep}
+			w := &sleeper{d: tc.sleep, tag: fmt.Sprintf("inflight-%d", time.Now().UnixNano())}
 			reg := prometheus.NewRegistry()
 			m := NewMetrics(reg)
 			ctx, cancel := context.WithCancel(context.Background())
@@ -83,14 +86,15 @@ func TestInFlightCountedOnce(t *testing.T) {
 			go func() {
 				for {
 					var n int
-					if db.QueryRow("SELECT COUNT(*) FROM information_schema.processlist WHERE info LIKE 'SELECT SLEEP%'").Scan(&n) == nil && n >= 3 {
+					if db.QueryRow("SELECT COUNT(*) FROM information_schema.processlist WHERE info LIKE ?", "SELECT SLEEP%"+w.tag+"%").Scan(&n) == nil && n >= 3 {
 						cancel()
 						return
 					}
 					time.Sleep(20 * time.Millisecond)
 				}
 			}()
-			res, err := Run(ctx, Config{Target: "t", Workload: w, DB: db, Threads: 3, DrainTimeout: tc.drain, Metrics: m, RunID: "x", Scenario: "test"})
+			res, err := Run(ctx, Config{Target: "t", Workload: w, DB: db, Threads: 3, DrainTimeout: tc.drain, Metrics: m, RunID: "x", Scenario: "test",
+				OnError: func(term int, c driver.Class, err error) { t.Logf("terminal %d: %v: %v", term, c, err) }})
 			require.NoError(t, err)
 			require.Equal(t, tc.wantDrain, res.Drained)
 			returned := uint64(w.returned.Load())
