@@ -2,8 +2,8 @@ package runner
 
 import (
 	"context"
-	"fmt"
 	"database/sql"
+	"fmt"
 	"math/rand/v2"
 	"sync/atomic"
 	"testing"
