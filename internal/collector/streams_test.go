@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -431,6 +432,25 @@ func TestStreamsThisMachine(t *testing.T) {
 	require.NoError(t, err)
 	got, err := hostScrape(t, c)
 	require.NoError(t, err)
-	require.Contains(t, got, `walab_placement_daemon_running{daemon="astream"}`)
 	require.Contains(t, got, `walab_kernel_nvme_streams_param{present=`)
+
+	// A real process named like the daemon: a copy of sleep called "walab-astream-t".
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep binary")
+	}
+	b, err := os.ReadFile(sleep)
+	require.NoError(t, err)
+	bin := filepath.Join(t.TempDir(), "walab-astream-t")
+	require.NoError(t, os.WriteFile(bin, b, 0o755))
+	yml := "streams:\n  daemon: walab-astream-t\n"
+	got, err = hostScrape(t, newTestStreams(t, "/", yml, nil))
+	require.NoError(t, err)
+	require.Contains(t, got, `walab_placement_daemon_running{daemon="walab-astream-t"} 0`)
+	cmd := exec.Command(bin, "60")
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	got, err = hostScrape(t, newTestStreams(t, "/", yml, nil))
+	require.NoError(t, err)
+	require.Contains(t, got, `walab_placement_daemon_running{daemon="walab-astream-t"} 1`)
 }
