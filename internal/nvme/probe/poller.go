@@ -105,9 +105,7 @@ func (p *Poller) Sample(ctx context.Context) (*Sample, error) {
 	c.s, plan, c.err = p.read(context.WithoutCancel(ctx), plan)
 
 	p.mu.Lock()
-	if plan != nil {
-		p.plan = plan
-	}
+	p.plan = plan
 	p.last, p.lastErr, p.lastAt = c.s, c.err, p.now()
 	p.inflight = nil
 	p.mu.Unlock()
@@ -124,5 +122,11 @@ func (p *Poller) read(ctx context.Context, plan *Plan) (*Sample, *Plan, error) {
 		}
 	}
 	s, err := Poll(ctx, &p.reader, plan, p.now())
+	if err != nil && plan.read != nil && isStatus(err) {
+		// The controller now refuses a page it served at probe time (e.g.
+		// after a firmware update or FDP being disabled): probe again on the
+		// next read rather than stay down until restart.
+		return nil, nil, err
+	}
 	return s, plan, err
 }

@@ -139,3 +139,22 @@ func TestPollerDeviceRemovedMidRun(t *testing.T) {
 	require.ErrorContains(t, err, "nvme0: read SMART log")
 	require.NotNil(t, p.Plan(), "the probe result survives a failed poll")
 }
+
+func TestPollerReprobesWhenTheSourcePageGoesAway(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "nvme0")
+	require.NoError(t, fixture.FDPDrive().Write(dir))
+	p := NewPoller(admin.New("nvme0", replay.NewBackend(dir)), []uint32{1}, Config{}, Options{MaxAge: -1})
+	s, err := p.Sample(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, SourceFDP, s.Source)
+
+	// FDP statistics no longer served (say FDP was disabled): one failed
+	// poll, then the next read probes again and settles on 0x09.
+	require.NoError(t, os.Remove(filepath.Join(dir, "log-22-lsi1.bin")))
+	_, err = p.Sample(context.Background())
+	require.True(t, Unsupported(err), "err = %v", err)
+	require.Nil(t, p.Plan())
+	s, err = p.Sample(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, SourceEnduranceGroup, s.Source)
+}
