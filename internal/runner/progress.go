@@ -81,7 +81,8 @@ func progressLine(prefix string, e workload.ProgressEvent, elapsed time.Duration
 		rate = float64(e.Rows) / s
 	}
 	eta := "?"
-	if rate > 0 && e.TotalRows >= e.Rows {
+	// Under a second the rate says nothing yet.
+	if rate > 0 && elapsed >= time.Second && e.TotalRows >= e.Rows {
 		eta = time.Duration(float64(e.TotalRows-e.Rows) / rate * float64(time.Second)).Round(time.Second).String()
 	}
 	s := ""
