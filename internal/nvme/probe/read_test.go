@@ -2,13 +2,20 @@ package probe
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/walab/walab/internal/nvme/admin"
+	"github.com/walab/walab/internal/nvme/decode"
+	"github.com/walab/walab/internal/nvme/replay"
+	"github.com/walab/walab/internal/nvme/replay/fixture"
 )
 
 // recordingBackend answers every log read with a pattern derived from the
@@ -90,4 +97,60 @@ func TestReadErrorSaysWhatFailed(t *testing.T) {
 	b.err = admin.Unsupported(cmd)
 	_, err = r.Log(context.Background(), "SMART log", admin.LogPage{LID: 0x02, Len: 512}, false)
 	require.True(t, Unsupported(err))
+}
+
+// offsetRecorder passes commands to a replay backend and records the
+// offsets of each log id.
+type offsetRecorder struct {
+	inner admin.Backend
+	mu    sync.Mutex
+	offs  map[uint8][]uint64
+}
+
+func (o *offsetRecorder) Exec(ctx context.Context, c admin.Command) (admin.Result, error) {
+	if lid, ok := c.LogID(); ok {
+		o.mu.Lock()
+		o.offs[lid] = append(o.offs[lid], c.LogOffset())
+		o.mu.Unlock()
+	}
+	return o.inner.Exec(ctx, c)
+}
+func (o *offsetRecorder) Close() error { return nil }
+
+// TestLPABitDrivesChunking goes through Probe and Poll: a 10000-byte vendor
+// page is read in 4 KiB chunks only when Identify LPA bit 2 is set.
+func TestLPABitDrivesChunking(t *testing.T) {
+	layout := decode.Layout{
+		Name: "big_c2", LogID: 0xC2, Length: 10000, Match: decode.Match{VID: []uint16{0x1234}},
+		Fields: []decode.Field{{Meaning: decode.MeaningMediaWritten, Offset: 9000, Width: 8, UnitBytes: 1}},
+	}
+	for _, tt := range []struct {
+		name string
+		lpa  uint8
+		want []uint64
+	}{
+		{"LPA bit 2 set", fixture.LPAExtended, []uint64{0, 4096, 8192}},
+		{"LPA bit 2 clear", 0, []uint64{0}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d := fixture.SMARTOnlyDrive()
+			d.VID, d.LPA = 0x1234, tt.lpa
+			dir := filepath.Join(t.TempDir(), "nvme0")
+			require.NoError(t, d.Write(dir))
+			page := make([]byte, 10000)
+			binary.LittleEndian.PutUint64(page[9000:], 777)
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "log-c2.bin"), page, 0o644))
+
+			rec := &offsetRecorder{inner: replay.NewBackend(dir), offs: map[uint8][]uint64{}}
+			r := &Reader{Dev: admin.New("nvme0", rec)}
+			plan, err := Probe(context.Background(), r, []uint32{1}, Config{Layouts: []decode.Layout{layout}})
+			require.NoError(t, err)
+			require.Equal(t, "big_c2", plan.Source)
+			s, err := Poll(context.Background(), r, plan, time.Time{})
+			require.NoError(t, err)
+			require.Equal(t, decode.U128From(777), *s.MediaBytes)
+			require.Equal(t, append(append([]uint64(nil), tt.want...), tt.want...), rec.offs[0xC2], "probe read + poll read")
+			require.Equal(t, []uint64{0}, rec.offs[0x02], "SMART fits one read")
+		})
+	}
 }
