@@ -45,6 +45,26 @@ func TestCheckDetectsViolations(t *testing.T) {
 	require.Contains(t, failed["3.3.2.1 "], "(1)", "names the warehouse")
 	require.Contains(t, failed["3.3.2.6 "], "(1,4,7)", "names the order")
 	require.Contains(t, failed, "3.3.2.11", "the load is still in its initial state, so 11 is checked")
+
+	// A range holding warehouse 1 finds the same; one outside it finds nothing.
+	res, err = w.CheckWarehouses(ctx, db, 1, 1)
+	require.NoError(t, err)
+	n := 0
+	for _, r := range res {
+		if !r.Passed {
+			n++
+		}
+	}
+	require.Equal(t, 7, n)
+	res, err = w.CheckWarehouses(ctx, db, 2, 3)
+	require.NoError(t, err)
+	for _, r := range res {
+		require.True(t, r.Passed, "%s: %s", r.Name, r.Detail)
+	}
+	for _, bad := range [][2]int{{0, 1}, {2, 1}, {-1, 3}} {
+		_, err = w.CheckWarehouses(ctx, db, bad[0], bad[1])
+		require.ErrorContains(t, err, "warehouse range")
+	}
 }
 
 // requireLoadedData checks the generated content against clause 4.3.3.1.
@@ -88,4 +108,14 @@ func requireLoadedData(t testing.TB, db *sql.DB, warehouses int, sc scale) {
 	}
 	within10pct(count("SELECT COUNT(*) FROM bmsql_customer WHERE c_credit = 'BC'"), w*10*sc.Customers, "c_credit BC")
 	within10pct(count("SELECT COUNT(*) FROM bmsql_item WHERE i_data LIKE '%ORIGINAL%'"), sc.Items, "i_data ORIGINAL")
+}
+
+func TestWarehouseRangeRender(t *testing.T) {
+	q := "SELECT 1 FROM t WHERE {{o.o_w_id}} AND x IN (SELECT y FROM u WHERE {{ol_w_id}})"
+	require.Equal(t, "SELECT 1 FROM t WHERE TRUE AND x IN (SELECT y FROM u WHERE TRUE)", warehouseRange{}.render(q))
+	require.Equal(t, "SELECT 1 FROM t WHERE o.o_w_id BETWEEN 3 AND 9 AND x IN (SELECT y FROM u WHERE ol_w_id BETWEEN 3 AND 9)",
+		warehouseRange{From: 3, To: 9}.render(q))
+	for _, c := range conditions {
+		require.NotContains(t, warehouseRange{From: 1, To: 2}.render(c.query), "{{", c.name)
+	}
 }
