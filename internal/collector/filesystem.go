@@ -2,10 +2,12 @@ package collector
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/sys/unix"
@@ -16,7 +18,12 @@ import (
 // 60-70% and watches it pass 90%).
 type filesystemConfig struct {
 	Paths []string `yaml:"paths"`
+	// StatfsTimeout bounds one statfs; a path that exceeds it (a hung
+	// mount) is skipped until that call returns. Default 5s.
+	StatfsTimeout time.Duration `yaml:"statfs_timeout"`
 }
+
+const defaultStatfsTimeout = 5 * time.Second
 
 var (
 	fsSizeDesc = prometheus.NewDesc(Namespace+"_filesystem_size_bytes",
@@ -28,13 +35,22 @@ var (
 )
 
 type filesystemCollector struct {
-	logger *slog.Logger
-	paths  []string
-	statfs func(string, *unix.Statfs_t) error
+	logger  *slog.Logger
+	paths   []string
+	statfs  func(string, *unix.Statfs_t) error
+	timeout time.Duration
 
 	mu     sync.Mutex
 	failed map[string]string // path -> last error text, to log once per state change
+	stuck  map[string]bool   // path -> a statfs is still running past its timeout
 }
+
+type statfsResult struct {
+	st  unix.Statfs_t
+	err error
+}
+
+var errStatfsStuck = errors.New("statfs did not return in time (hung mount?); skipped until it does")
 
 func init() { Register("filesystem", true, newFilesystemCollector) }
 
@@ -56,7 +72,14 @@ func newFilesystemCollector(env Env) (Collector, error) {
 	if env.Logger == nil {
 		env.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &filesystemCollector{logger: env.Logger, paths: cfg.Paths, statfs: unix.Statfs, failed: map[string]string{}}, nil
+	if cfg.StatfsTimeout < 0 {
+		return nil, fmt.Errorf("filesystem: statfs_timeout %s must be positive", cfg.StatfsTimeout)
+	}
+	if cfg.StatfsTimeout == 0 {
+		cfg.StatfsTimeout = defaultStatfsTimeout
+	}
+	return &filesystemCollector{logger: env.Logger, paths: cfg.Paths, statfs: unix.Statfs, timeout: cfg.StatfsTimeout,
+		failed: map[string]string{}, stuck: map[string]bool{}}, nil
 }
 
 func (c *filesystemCollector) Update(ctx context.Context, ch chan<- prometheus.Metric) error {
@@ -67,8 +90,10 @@ func (c *filesystemCollector) Update(ctx context.Context, ch chan<- prometheus.M
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		var st unix.Statfs_t
-		err := c.statfs(p, &st)
+		st, err := c.statfsBounded(ctx, p)
+		if err != nil && ctx.Err() != nil {
+			return ctx.Err()
+		}
 		c.noteState(p, err)
 		if err != nil {
 			continue // a vanished path loses its series; the others are still served
@@ -84,6 +109,49 @@ func (c *filesystemCollector) Update(ctx context.Context, ch chan<- prometheus.M
 		ch <- prometheus.MustNewConstMetric(fsAvailDesc, prometheus.GaugeValue, float64(st.Bavail*bs), p)
 	}
 	return nil
+}
+
+// statfsBounded runs statfs with a timeout, as node_exporter does for
+// mount points: one hung mount must not hold the whole scrape. The call is
+// left running; until it returns, the path is skipped without a new call.
+func (c *filesystemCollector) statfsBounded(ctx context.Context, p string) (unix.Statfs_t, error) {
+	c.mu.Lock()
+	if c.stuck[p] {
+		c.mu.Unlock()
+		return unix.Statfs_t{}, errStatfsStuck
+	}
+	c.mu.Unlock()
+	done := make(chan statfsResult, 1)
+	go func() {
+		var r statfsResult
+		r.err = c.statfs(p, &r.st)
+		done <- r // buffered: never blocks, even when nobody waits any more
+		// Only after the send: the waiter checks done under the lock
+		// before it marks the path stuck, so this delete always follows.
+		c.mu.Lock()
+		delete(c.stuck, p)
+		c.mu.Unlock()
+	}()
+	t := time.NewTimer(c.timeout)
+	defer t.Stop()
+	select {
+	case r := <-done:
+		return r.st, r.err
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	select {
+	case r := <-done: // finished while we took the lock
+		return r.st, r.err
+	default:
+	}
+	c.stuck[p] = true
+	if ctx.Err() != nil {
+		return unix.Statfs_t{}, ctx.Err()
+	}
+	return unix.Statfs_t{}, errStatfsStuck
 }
 
 // noteState logs a path's error when it starts or changes, and its

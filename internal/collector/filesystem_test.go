@@ -7,8 +7,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
@@ -99,6 +101,7 @@ func TestFilesystemConfig(t *testing.T) {
 		{"relative", "filesystem:\n  paths: [data]\n", "not absolute"},
 		{"duplicate", "filesystem:\n  paths: [/a, /a]\n", "twice"},
 		{"unknown key", "filesystem:\n  path: [/a]\n", "path"},
+		{"negative timeout", "filesystem:\n  statfs_timeout: -1s\n", "statfs_timeout"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := newFilesystemCollector(Env{Config: hostConfig(t, tc.yml)})
@@ -121,4 +124,40 @@ func BenchmarkFilesystemUpdate(b *testing.B) {
 	c, err := newFilesystemCollector(Env{Logger: slog.New(slog.DiscardHandler), Config: hostConfig(b, yml.String())})
 	require.NoError(b, err)
 	hostBench(b, func() { hostSeries(b, c) })
+}
+
+// TestFilesystemHungMount: a statfs that does not return is abandoned after
+// the timeout, the path is skipped (no second call piles up) while the
+// others are served, and it comes back once the call returns.
+func TestFilesystemHungMount(t *testing.T) {
+	var logs bytes.Buffer
+	c, err := newFilesystemCollector(Env{
+		Logger: slog.New(slog.NewTextHandler(&logs, nil)),
+		Config: hostConfig(t, "filesystem:\n  paths: [/ok, /nfs]\n  statfs_timeout: 250ms\n"),
+	})
+	require.NoError(t, err)
+	release := make(chan struct{})
+	var calls atomic.Int32
+	c.(*filesystemCollector).statfs = func(p string, st *unix.Statfs_t) error {
+		if p == "/nfs" {
+			calls.Add(1)
+			<-release
+		}
+		*st = unix.Statfs_t{Bsize: 4096, Frsize: 4096, Blocks: 10, Bfree: 5, Bavail: 5}
+		return nil
+	}
+	for range 3 {
+		got, err := hostScrape(t, c)
+		require.NoError(t, err)
+		require.Contains(t, got, `walab_filesystem_size_bytes{path="/ok"} 40960`)
+		require.NotContains(t, got, `path="/nfs"`)
+	}
+	require.Equal(t, int32(1), calls.Load(), "a stuck path is not called again")
+	require.Equal(t, 1, strings.Count(logs.String(), "hung mount"))
+
+	close(release)
+	require.Eventually(t, func() bool {
+		got, err := hostScrape(t, c)
+		return err == nil && strings.Contains(got, `walab_filesystem_size_bytes{path="/nfs"} 40960`)
+	}, 10*time.Second, 10*time.Millisecond)
 }
