@@ -1,8 +1,6 @@
 package e2e
 
 import (
-	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"sync"
@@ -27,7 +25,8 @@ const hostStep = 512 << 20 // host bytes per step
 
 func newDevice(t *testing.T, root, name string, wa float64) *device {
 	t.Helper()
-	d := &device{drive: fixture.FDPDrive(), dir: filepath.Join(root, name), staging: filepath.Join(root, "."+name+".staging"), nandPerHost: wa}
+	// Staging lives beside the replay root: every folder inside it is a controller.
+	d := &device{drive: fixture.FDPDrive(), dir: filepath.Join(root, name), staging: root + "." + name + ".staging", nandPerHost: wa}
 	if err := os.MkdirAll(d.dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -79,19 +78,4 @@ func (d *device) flush() error {
 		}
 	}
 	return nil
-}
-
-// fakeExporter stands in for ./exporter while it does not exist yet: it
-// serves the device's counters under the metric names of docs/metrics.md.
-// The integrator's e2e run uses the real binary.
-func fakeExporter(d *device, name string) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		host, media := d.counters()
-		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
-		fmt.Fprintf(w, "# TYPE walab_nvme_up gauge\nwalab_nvme_up{device=%q} 1\n", name)
-		fmt.Fprintf(w, "# TYPE walab_nvme_info gauge\nwalab_nvme_info{device=%q,model=\"fake\",serial=\"x\",firmware=\"1\",source=\"fdp\",simulated=\"true\"} 1\n", name)
-		fmt.Fprintf(w, "# TYPE walab_nvme_host_written_bytes_total counter\nwalab_nvme_host_written_bytes_total{device=%q,source=\"fdp\"} %d\n", name, host)
-		fmt.Fprintf(w, "# TYPE walab_nvme_media_written_bytes_total counter\nwalab_nvme_media_written_bytes_total{device=%q,source=\"fdp\"} %d\n", name, media)
-		fmt.Fprintf(w, "# TYPE walab_nvme_temperature_celsius gauge\nwalab_nvme_temperature_celsius{device=%q} 37\n", name)
-	})
 }

@@ -16,7 +16,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
-	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -63,16 +62,14 @@ func TestLab(t *testing.T) {
 		}
 	}()
 
-	exporterBin, realExporter := goBuild(t, dir, "exporter")
+	exporterBin, ok := goBuild(t, dir, "exporter")
+	require.True(t, ok, "./exporter/main.go is missing")
 	loadgenBin, haveLoadgen := goBuild(t, dir, "loadgen")
-	var dsns []string
-	if realExporter || haveLoadgen {
-		// The machine's MariaDB and a private second mariadbd: seed 000's two instances.
-		_, dsn1 := testenv.MariaDB(t, "walab_test_e2e")
-		second := testenv.StartMariaDB(t)
-		_, dsn2 := second.Open("walab_test_e2e")
-		dsns = []string{dsn1, dsn2}
-	}
+	// The machine's MariaDB and a private second mariadbd: seed 000's two instances.
+	_, dsn1 := testenv.MariaDB(t, "walab_test_e2e")
+	second := testenv.StartMariaDB(t)
+	_, dsn2 := second.Open("walab_test_e2e")
+	dsns := []string{dsn1, dsn2}
 	exporterAddr := startExporter(t, dir, exporterBin, dev, dsns)
 	nodeAddr := startNodeExporter(t, dir)
 	loadgenAddr := ""
@@ -190,11 +187,11 @@ scrape_configs:
 	if nodeAddr != "" {
 		expect["walab-irq-cpu/CPU by mode"] = true
 	}
-	if realExporter {
-		expect["walab-device-health/Admin commands sent"] = true
-		expect["walab-innodb/MySQL up"] = true
-		expect["walab-innodb/Bytes written"] = true
-	}
+	expect["walab-wa-overview/WA since run start"] = true
+	expect["walab-wa-overview/Exporter WA windows"] = true
+	expect["walab-device-health/Admin commands sent"] = true
+	expect["walab-innodb/MySQL up"] = true
+	expect["walab-innodb/Bytes written"] = true
 	if loadgenAddr != "" {
 		expect["walab-load/tpmC (New-Order per minute)"] = true
 		expect["walab-load/Transactions per second by type"] = true
@@ -230,21 +227,20 @@ scrape_configs:
 	}
 	sort.Strings(missing)
 	require.Empty(t, missing, "panels without data")
-	t.Logf("%d dashboard queries parsed; %d panels returned data; real exporter: %v, node_exporter: %v",
-		nQueries, len(hasData), realExporter, nodeAddr != "")
+	t.Logf("%d dashboard queries parsed; %d panels returned data; loadgen: %v, node_exporter: %v",
+		nQueries, len(hasData), loadgenAddr != "", nodeAddr != "")
 }
 
-// startExporter runs ./exporter on the replay folder, or, until that
-// binary exists, the stand-in that serves the same counters.
+// startExporter runs ./exporter on the replay folder, with both MySQL
+// instances as InnoDB targets.
 func startExporter(t *testing.T, dir, bin string, dev *device, dsns []string) string {
 	t.Helper()
-	if bin == "" {
-		t.Log("NOTE: ./exporter does not exist yet; scraping the stand-in exporter (stepping stone only)")
-		srv := httptest.NewServer(fakeExporter(dev, deviceName))
-		t.Cleanup(srv.Close)
-		return strings.TrimPrefix(srv.URL, "http://")
-	}
-	writeFile(t, dir, "exporter.yml", fmt.Sprintf(`innodb:
+	// WA sampler: fast, in memory (the default state file is /var/lib/walab).
+	writeFile(t, dir, "exporter.yml", fmt.Sprintf(`wa:
+  interval: 1s
+  windows: [20s]
+  persist: false
+innodb:
   targets:
     - name: mysql1
       dsn: %q
@@ -255,7 +251,8 @@ func startExporter(t *testing.T, dir, bin string, dev *device, dsns []string) st
 	p := start(t, dir, "exporter", bin,
 		"--web.listen-address="+a,
 		"--config.file=exporter.yml",
-		"--nvme.replay="+filepath.Dir(dev.dir))
+		"--nvme.replay="+filepath.Dir(dev.dir),
+		"--nvme.cache-max-age=500ms") // the test's "hour" is 20 s
 	waitHTTP(t, p, "http://"+a+"/metrics", 60*time.Second)
 	return a
 }
