@@ -75,6 +75,9 @@ type Diskstats struct {
 	ProcFS string `yaml:"procfs"` // default /proc
 }
 
+// maxPages bounds any model: 256 Mi pages (1 TiB at 4 KiB) is about 2 GiB.
+const maxPages = 1 << 28
+
 // maxModelPages bounds the automatic scale: 2 Mi pages is ~17 MiB of model
 // and a few hundred milliseconds of CPU per drive turn.
 const maxModelPages = 1 << 21
@@ -159,7 +162,8 @@ func (c Config) WithDefaults() Config {
 	return c
 }
 
-// Validate checks a configuration (defaults applied) and says what is wrong.
+// Validate checks a configuration and says what is wrong. Call it on
+// WithDefaults' result: zero values that mean "default" are errors here.
 func (c Config) Validate() error {
 	for _, f := range []struct {
 		key, v string
@@ -184,7 +188,7 @@ func (c Config) Validate() error {
 	if math.IsNaN(c.FillHours) || c.FillHours < 0 {
 		return fmt.Errorf("sim: fill_hours %v must not be negative", c.FillHours)
 	}
-	if *c.Tick < 0 {
+	if c.Tick != nil && *c.Tick < 0 {
 		return fmt.Errorf("sim: tick %v must not be negative", *c.Tick)
 	}
 	if len(c.Placement.Rules) > 0 && c.Placement.RulesFile != "" {
@@ -232,8 +236,8 @@ func (c Config) modelConfig(streams int) (ftl.Config, error) {
 	if pages < 4096 {
 		return ftl.Config{}, fmt.Errorf("sim: capacity %s / scale %d is %d pages of %s; the model needs at least 4096", c.Capacity, c.Scale, pages, c.PageSize)
 	}
-	if pages > math.MaxUint32/2 {
-		return ftl.Config{}, fmt.Errorf("sim: capacity %s / scale %d is %d pages; raise scale", c.Capacity, c.Scale, pages)
+	if pages > maxPages {
+		return ftl.Config{}, fmt.Errorf("sim: capacity %s / scale %d is %d pages, above the %d-page limit (about 2 GiB of model); raise scale", c.Capacity, c.Scale, pages, maxPages)
 	}
 	pol, err := ftl.ParsePolicy(c.GCPolicy)
 	if err != nil {

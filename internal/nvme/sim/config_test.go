@@ -125,6 +125,7 @@ func TestConfigValidate(t *testing.T) {
 		{"speed-up", func(c *Config) { c.SpeedUp = -1 }, "speed_up"},
 		{"tiny drive", func(c *Config) { c.Capacity = 1 << 20; c.Scale = 1 }, "at least 4096"},
 		{"over-scaled", func(c *Config) { c.Scale = 1 << 30 }, "at least 4096"},
+		{"model too big", func(c *Config) { c.Capacity = 4 << 40; c.Scale = 1 }, "page limit"},
 		{"policy", func(c *Config) { c.GCPolicy = "lru" }, "unknown gc policy"},
 		{"workload", func(c *Config) { c.Workload.Name = "tpcc" }, "unknown workload"},
 		{"spare", func(c *Config) { c.SpareFactor = 0.0005 }, "raise the spare factor"},
@@ -184,4 +185,22 @@ func TestLoadConfig(t *testing.T) {
 	require.NoError(t, err)
 	_, err = LoadConfig(f)
 	require.ErrorContains(t, err, "bogus")
+}
+
+// FuzzLoadConfig feeds arbitrary YAML through the sim: section decoder,
+// defaults and validation; bad input must be an error, never a panic.
+func FuzzLoadConfig(f *testing.F) {
+	f.Add(exampleYAML)
+	f.Add("sim:\n  capacity: 1TiB\n  scale: 1\n")
+	f.Add("sim:\n  tick: -1s\n  spare_factor: .nan\n")
+	f.Add("sim: [1, 2]\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		file, err := config.Parse([]byte(text))
+		if err != nil {
+			return
+		}
+		_, _ = LoadConfig(file)
+		var c Config
+		_ = c.Validate() // zero config without defaults: an error, not a panic
+	})
 }
