@@ -124,3 +124,21 @@ func hostBench(b *testing.B, op func()) {
 		b.ReportMetric(float64(hostCPUTime()-start)/float64(n), "cpu-ns/op")
 	}
 }
+
+// TestHostDocsExampleConfig keeps the example in docs/collectors-host.md
+// honest: its first YAML block must configure all three collectors.
+func TestHostDocsExampleConfig(t *testing.T) {
+	b, err := os.ReadFile("../../docs/collectors-host.md")
+	require.NoError(t, err)
+	_, rest, ok := bytes.Cut(b, []byte("```yaml\n"))
+	require.True(t, ok, "no yaml block")
+	block, _, ok := bytes.Cut(rest, []byte("```"))
+	require.True(t, ok)
+	cfg, err := config.Parse(block)
+	require.NoError(t, err)
+	for name, f := range map[string]Factory{"streams": newStreamsCollector, "irq": newIRQCollector, "filesystem": newFilesystemCollector} {
+		require.True(t, cfg.Has(name), name)
+		_, err := f(Env{Config: cfg})
+		require.NoError(t, err, name)
+	}
+}
