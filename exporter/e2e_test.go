@@ -21,7 +21,13 @@ func TestEndToEndReplayFleet(t *testing.T) {
 	cfg := writeConfig(t, "nvme:\n  devices:\n    nvme3: {source: endurance_group}\n")
 	base, logs := startExporter(t, "--nvme.replay="+root, "--config.file="+cfg)
 
-	body := scrape(t, base+"/metrics")
+	// Wait for the WA sampler's first sample (it runs on its own clock) so
+	// the golden file holds its series too.
+	var body string
+	require.Eventually(t, func() bool {
+		body = scrape(t, base+"/metrics")
+		return strings.Count(body, "walab_nvme_wa_samples{") == 4
+	}, 10*time.Second, 10*time.Millisecond, "WA sampler never sampled; log:\n%s", logs.String())
 	mfs := parse(t, body)
 	dev := func(name string) map[string]string { return map[string]string{"device": name} }
 	check := func(metric string, labels map[string]string, want float64) {

@@ -172,31 +172,21 @@ next:
 	return 0, false
 }
 
-// waMetric are the WA sampler's own series: time-dependent, covered by internal/wa's goldens.
-var waMetric = regexp.MustCompile(`^(# (HELP|TYPE) )?walab_nvme_(write_amplification|wa_|run_start)`)
-
-// normalize keeps the NVMe core's series and the nvme collector's scrape
-// metrics, with the collector duration zeroed, so the golden file does not
-// depend on timing or on other collectors.
+// normalize turns a scrape into the golden form, as node_exporter's e2e
+// does: walab_* families only (Go, process and build info depend on the
+// toolchain and the machine), collector durations and timestamps zeroed.
 func normalize(body string) string {
 	var out strings.Builder
 	sc := bufio.NewScanner(strings.NewReader(body))
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	duration := regexp.MustCompile(`^(walab_scrape_collector_duration_seconds\{collector="nvme"\}) .*$`)
+	volatile := regexp.MustCompile(`^((walab_scrape_collector_duration_seconds|walab_[a-z_]+_timestamp_seconds)\{[^}]*\}) .*$`)
 	for sc.Scan() {
 		line := sc.Text()
-		switch {
-		case waMetric.MatchString(line):
-			continue
-		case strings.Contains(line, "walab_nvme_"):
-		case strings.HasPrefix(line, `walab_scrape_collector_success{collector="nvme"}`),
-			strings.HasPrefix(line, "# HELP walab_scrape_collector_"), strings.HasPrefix(line, "# TYPE walab_scrape_collector_"):
-		case duration.MatchString(line):
-			line = duration.ReplaceAllString(line, "$1 0")
-		default:
+		name := strings.TrimPrefix(strings.TrimPrefix(line, "# HELP "), "# TYPE ")
+		if !strings.HasPrefix(name, "walab_") || strings.HasPrefix(name, "walab_exporter_build_info") {
 			continue
 		}
-		out.WriteString(line)
+		out.WriteString(volatile.ReplaceAllString(line, "$1 0"))
 		out.WriteByte('\n')
 	}
 	return out.String()
