@@ -52,6 +52,19 @@ func TestPrepareRunCheck(t *testing.T) {
 			res = requireChecksPass(t, db, w)
 			require.Contains(t, res[10].Detail, "not applicable")
 
+			// Stock bookkeeping matches the order lines of committed New-Orders.
+			var cnt, ytd, remote, lines, qty, remoteLines int64
+			require.NoError(t, db.QueryRow("SELECT SUM(s_order_cnt), SUM(s_ytd), SUM(s_remote_cnt) FROM bmsql_stock").Scan(&cnt, &ytd, &remote))
+			require.NoError(t, db.QueryRow("SELECT COUNT(*), COALESCE(SUM(ol_quantity), 0), COALESCE(SUM(ol_supply_w_id <> ol_w_id), 0) "+
+				"FROM bmsql_order_line WHERE ol_o_id > ?", smallScale.Customers).Scan(&lines, &qty, &remoteLines))
+			require.NotZero(t, lines)
+			require.Equal(t, lines, cnt, "s_order_cnt")
+			require.Equal(t, qty, ytd, "s_ytd")
+			require.Equal(t, remoteLines, remote, "s_remote_cnt")
+			var badQty int
+			require.NoError(t, db.QueryRow("SELECT COUNT(*) FROM bmsql_stock WHERE s_quantity < 0 OR s_quantity > 100 + 91").Scan(&badQty))
+			require.Zero(t, badQty)
+
 			if tc.warehouses > 1 {
 				var remotePay, remoteLines int
 				require.NoError(t, db.QueryRow("SELECT COUNT(*) FROM bmsql_history WHERE h_c_w_id <> h_w_id").Scan(&remotePay))
