@@ -65,7 +65,7 @@ var (
 	fdpRUHDesc       = streamsGauge("nvme_fdp_reclaim_unit_handles", "Reclaim unit handles of the active FDP configuration (log 0x20).", "device")
 	fdpRUSizeDesc    = streamsGauge("nvme_fdp_reclaim_unit_size_bytes", "Nominal reclaim unit size of the active FDP configuration (log 0x20).", "device")
 	fdpRUHUsedDesc   = streamsGauge("nvme_fdp_reclaim_unit_handles_used", "Reclaim unit handles in use, by who specified them (log 0x21).", "device", "by")
-	hintsEffDesc     = streamsGauge("placement_hints_effective", "1 if a write-life hint set on a file can reach the device on this kernel; reason names the path or the missing link.", "device", "reason")
+	hintsEffDesc     = streamsGauge("placement_hints_effective", "1 if placement hints from this host can reach the device: file write-life hints via kernel Streams (reason kernel_streams), or only raw block writes naming a write stream, never files on a filesystem (reason fdp_write_streams_block_only); 0 names the missing link.", "device", "reason")
 	kernelParamDesc  = streamsGauge("kernel_nvme_streams_param", "Value of the nvme_core streams module parameter (absent on Linux >= 5.18: present=\"false\", value 0).", "present")
 	hintFilesDesc    = streamsGauge("write_hint_files", "Regular files under a data directory carrying each Linux write-life hint (from the last walk).", "dir", "hint")
 	hintBytesDesc    = streamsGauge("write_hint_bytes", "Bytes of the files under a data directory carrying each write-life hint (from the last walk).", "dir", "hint")
