@@ -133,7 +133,7 @@ func TestFilesystemHungMount(t *testing.T) {
 	var logs bytes.Buffer
 	c, err := newFilesystemCollector(Env{
 		Logger: slog.New(slog.NewTextHandler(&logs, nil)),
-		Config: hostConfig(t, "filesystem:\n  paths: [/ok, /nfs]\n  statfs_timeout: 250ms\n"),
+		Config: hostConfig(t, "filesystem:\n  paths: [/ok, /nfs]\n  statfs_timeout: 1s\n"),
 	})
 	require.NoError(t, err)
 	release := make(chan struct{})
