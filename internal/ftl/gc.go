@@ -12,6 +12,7 @@ func (m *Model) collect() error {
 	// bucket lists it just left.
 	m.state[v] = blockOpen
 	base := v * m.blockPages
+	gc := &m.open[m.gcOpen]
 	for i := uint32(0); i < m.blockPages && m.valid[v] > 0; i++ {
 		lpn := m.p2l[base+i]
 		if lpn == none {
@@ -19,18 +20,31 @@ func (m *Model) collect() error {
 		}
 		// The GC stream can only need a new block when its current one is
 		// full; the reserve guarantees one is free.
-		if m.open[m.gcOpen].block < 0 {
+		if gc.block < 0 {
 			if m.freeLen == 0 {
 				return ErrNoSpace
 			}
 			b := m.popFree()
 			m.state[b] = blockOpen
-			m.open[m.gcOpen] = openBlock{block: int32(b)}
+			*gc = openBlock{block: int32(b)}
 		}
-		if err := m.program(lpn, m.gcOpen); err != nil {
-			return err
-		}
+		// Relocate in place of program(): the old page is known (it is in
+		// the victim), which saves the map lookup and the bucket logic.
+		m.p2l[base+i] = none
+		m.valid[v]--
+		b := uint32(gc.block)
+		p := b*m.blockPages + gc.wp
+		m.p2l[p] = lpn
+		m.l2p[lpn] = p
+		m.valid[b]++
+		m.c.NANDPages++
 		m.c.GCPages++
+		gc.wp++
+		if gc.wp == m.blockPages {
+			m.closeBlock(b)
+			gc.block = -1
+			gc.wp = 0
+		}
 	}
 	m.erase(v)
 	m.c.GCRuns++
