@@ -23,7 +23,7 @@ func TestCaptureRoundTrip(t *testing.T) {
 	require.Equal(t, 0, code, logs.String())
 
 	want := map[string][]string{
-		"nvme0": {"id-ctrl.bin", "id-ns-1.bin", "log-02.bin", "log-22-lsi1.bin"},
+		"nvme0": {"feat-1d.bin", "id-ctrl.bin", "id-ns-1.bin", "log-02.bin", "log-22-lsi1.bin"},
 		"nvme1": {"id-ctrl.bin", "id-ns-1.bin", "log-02.bin", "log-c0.bin"},
 		"nvme2": {"firmware_rev", "id-ctrl.bin", "id-ns-1.bin", "log-02.bin", "log-c0.bin", "model", "serial"},
 		"nvme3": {"id-ctrl.bin", "id-ns-1.bin", "log-02.bin", "log-09-lsi1.bin"},

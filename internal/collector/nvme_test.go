@@ -115,9 +115,10 @@ func TestNVMeConcurrentScrapesReadEachDeviceOnce(t *testing.T) {
 		require.NoError(t, err)
 	}
 	// Probe + one poll per device, whatever the number of scrapes:
-	// OCP: id-ctrl, id-ns, 0xC0 | 0x02, 0xC0. FDP: id-ctrl, id-ns, 0x22 | 0x02, 0x22.
+	// OCP: id-ctrl, id-ns, 0xC0 | 0x02, 0xC0.
+	// FDP: id-ctrl, id-ns, feature 0x1D (FDP enabled?), 0x22 | 0x02, 0x22.
 	// SMART-only (VID 0x8086): id-ctrl, id-ns, 0xC0 (absent), 0xCA (absent) | 0x02.
-	for i, want := range []int64{5, 5, 5} {
+	for i, want := range []int64{5, 6, 5} {
 		require.Equal(t, want, backends[i].n.Load(), "device nvme%d", i)
 		st := fl.Controllers[i].Device.Stats()
 		require.EqualValues(t, 1, st.Sent[admin.CommandKey{Opcode: admin.OpGetLogPage, LogID: 0x02}], "one SMART read on nvme%d", i)

@@ -85,7 +85,7 @@ func Probe(ctx context.Context, r *Reader, nsids []uint32, cfg Config) (*Plan, e
 			if c.name != want {
 				continue
 			}
-			if _, err := c.read(ctx, r); err != nil {
+			if err := c.probeRead(ctx, r); err != nil {
 				return nil, fmt.Errorf("%s: configured source %q is not usable: %w", r.Dev.Name(), want, err)
 			}
 			p.Source, p.read = c.name, c.read
@@ -101,7 +101,7 @@ func Probe(ctx context.Context, r *Reader, nsids []uint32, cfg Config) (*Plan, e
 		if !c.applies {
 			continue
 		}
-		_, err := c.read(ctx, r)
+		err := c.probeRead(ctx, r)
 		if err == nil {
 			p.Source, p.read = c.name, c.read
 			return p, nil
@@ -119,7 +119,20 @@ func Probe(ctx context.Context, r *Reader, nsids []uint32, cfg Config) (*Plan, e
 type candidate struct {
 	name    string
 	applies bool // the controller advertises it (or the layout's match fits)
-	read    func(ctx context.Context, r *Reader) (NAND, error)
+	// check, when set, runs once at probe time before the first read.
+	check func(ctx context.Context, r *Reader) error
+	read  func(ctx context.Context, r *Reader) (NAND, error)
+}
+
+// probeRead is a candidate's probe-time read: its check, then one read.
+func (c candidate) probeRead(ctx context.Context, r *Reader) error {
+	if c.check != nil {
+		if err := c.check(ctx, r); err != nil {
+			return err
+		}
+	}
+	_, err := c.read(ctx, r)
+	return err
 }
 
 // candidates lists every source in preference order. applies says whether
@@ -130,6 +143,23 @@ func candidates(p *Plan, cfg Config) []candidate {
 	out := []candidate{{
 		name:    SourceFDP,
 		applies: p.Ctrl.FDPSupported() && endgid != 0,
+		check: func(ctx context.Context, r *Reader) error {
+			// Supported is not enabled: a drive with FDP off may still serve
+			// the statistics log, all zeros. Get Features FDP (0x1D) DW0 bit 0
+			// says; a controller that rejects the feature is given the
+			// benefit of the doubt and judged by the log alone.
+			res, err := r.submit(ctx, "Get Features FDP", admin.GetFeatures(0x1D, 0, uint32(endgid), 0))
+			if err != nil {
+				if isStatus(err) {
+					return nil
+				}
+				return err
+			}
+			if res.DW0&1 == 0 {
+				return decodeErr(fmt.Errorf("FDP is supported but not enabled on endurance group %d (Get Features 0x1D dword 0 = 0x%x)", endgid, res.DW0))
+			}
+			return nil
+		},
 		read: func(ctx context.Context, r *Reader) (NAND, error) {
 			b, err := r.Log(ctx, "FDP statistics log", admin.LogPage{LID: 0x22, LSI: endgid, Len: decode.FDPStatsSize}, ext)
 			if err != nil {

@@ -54,6 +54,16 @@ func TestProbeOrder(t *testing.T) {
 		errSubstr string
 	}{
 		{name: "fdp", drive: fixture.FDPDrive(), source: SourceFDP, host: u(1_000_000_000_000), media: ptr(u(1_500_000_000_000))},
+		{name: "fdp supported but disabled falls to the endurance group", drive: func() fixture.Drive {
+			d := fixture.FDPDrive()
+			d.FDP.Disabled = true
+			return d
+		}(), source: SourceEnduranceGroup, host: u(1000 * 1e9), media: ptr(u(1500 * 1e9))},
+		{name: "fdp without the FDP feature is judged by its log", drive: func() fixture.Drive {
+			d := fixture.FDPDrive()
+			d.FDP.NoFeature = true
+			return d
+		}(), source: SourceFDP, host: u(1_000_000_000_000), media: ptr(u(1_500_000_000_000))},
 		{name: "ocp", drive: fixture.OCPDrive(), source: SourceOCP, host: smartHost, media: ptr(u(2_048_000_000_000))},
 		{name: "seed000 vendor layout on VID 0x19E5", drive: fixture.Seed000Drive(), source: "seed000_c0",
 			host: u(250_000_000 * 4096), media: ptr(u(375_000_000 * 4096)), gc: ptr(u(125_000_000 * 4096))},
