@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 )
 
 // Policy picks the garbage-collection victim.
@@ -108,6 +109,7 @@ const none = math.MaxUint32
 type Model struct {
 	cfg        Config
 	blockPages uint32
+	blockShift int8 // log2(blockPages) when it is a power of two, else -1
 	blocks     uint32
 
 	l2p []uint32 // logical page -> physical page, none if unmapped
@@ -200,6 +202,10 @@ func New(cfg Config) (*Model, error) {
 		m.open[i].block = -1
 	}
 	m.minBucket = bp + 1
+	m.blockShift = -1
+	if bp&(bp-1) == 0 {
+		m.blockShift = int8(bits.TrailingZeros32(bp))
+	}
 	return m, nil
 }
 
@@ -310,7 +316,12 @@ func (m *Model) program(lpn uint32, stream int) error {
 
 func (m *Model) invalidate(p uint32) {
 	m.p2l[p] = none
-	b := p / m.blockPages
+	var b uint32
+	if m.blockShift >= 0 { // the usual power-of-two block: a shift, not a division
+		b = p >> uint(m.blockShift)
+	} else {
+		b = p / m.blockPages
+	}
 	if m.state[b] == blockClosed {
 		v := m.valid[b]
 		m.unlink(b, v)
