@@ -310,3 +310,31 @@ func TestRunSamplesOnceAndSavesOnShutdown(t *testing.T) {
 	require.Len(t, st.Devices, 1)
 	require.Equal(t, []sample{{T: t0.UnixMilli(), Host: 5, Media: 7}}, st.Devices[0].Samples)
 }
+
+// Run, scrapes and run marks overlap in the exporter; under -race this
+// shows the locking holds.
+func TestConcurrentUse(t *testing.T) {
+	r := &fakeReader{}
+	path := t.TempDir() + "/wa.state"
+	s, _ := newTestSampler(t, r, Options{StatePath: path, PersistEvery: 5})
+	r.set("nvme0", 0, 0)
+	ctx := context.Background()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 1; i <= 50; i++ {
+			r.set("nvme0", uint64(i)*10, uint64(i)*25)
+			_ = s.Sample(ctx, t0.Add(time.Duration(i)*time.Minute))
+		}
+	}()
+	for i := 0; i < 50; i++ {
+		_ = s.Snapshot()
+		_, _ = s.MarkRunStart(ctx, "")
+		_ = s.Marks()
+	}
+	<-done
+	d, _ := windowsOf(t, s, "nvme0")
+	require.Equal(t, 50, d.Samples, "every sample after the first was kept")
+	_, err := loadState(path)
+	require.NoError(t, err, "concurrent saves leave a valid state file")
+}
