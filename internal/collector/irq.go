@@ -10,6 +10,8 @@ import (
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/walab/walab/internal/irq"
 	"github.com/walab/walab/internal/placement"
@@ -56,8 +58,44 @@ type irqCollector struct {
 	match   *regexp.Regexp
 	matchGr int // submatch index naming the device, 0 for the whole match
 
-	mu   sync.Mutex
-	prev map[string]map[int]uint64 // device -> CPU -> interrupts at the previous scrape
+	mu     sync.Mutex
+	prev   map[string]map[int]uint64   // device -> CPU -> interrupts at the previous scrape
+	labels map[irqKey][]*dto.LabelPair // label pairs of last scrape's per-CPU series
+}
+
+// irqKey names one per-CPU interrupt series.
+type irqKey struct {
+	irq, cpu      int
+	device, queue string
+}
+
+// irqCounter is one walab_irq_interrupts_total sample whose label pairs are
+// built once and reused while the line exists: on a 256-CPU host this is
+// tens of thousands of series a scrape, and building label pairs was most of
+// the collector's CPU time. client_golang treats label pairs as immutable,
+// so sharing them across scrapes is safe.
+type irqCounter struct {
+	labels []*dto.LabelPair
+	value  float64
+}
+
+func (m *irqCounter) Desc() *prometheus.Desc { return irqInterruptsDesc }
+
+func (m *irqCounter) Write(out *dto.Metric) error {
+	out.Label = m.labels
+	out.Counter = &dto.Counter{Value: proto.Float64(m.value)}
+	return nil
+}
+
+// irqLabelPairs builds the sorted label pairs (cpu, device, irq, queue).
+func irqLabelPairs(k irqKey) []*dto.LabelPair {
+	pair := func(n, v string) *dto.LabelPair { return &dto.LabelPair{Name: proto.String(n), Value: proto.String(v)} }
+	return []*dto.LabelPair{
+		pair("cpu", strconv.Itoa(k.cpu)),
+		pair("device", k.device),
+		pair("irq", strconv.Itoa(k.irq)),
+		pair("queue", k.queue),
+	}
 }
 
 func init() { Register("irq", true, newIRQCollector) }
@@ -141,10 +179,6 @@ func (c *irqCollector) Update(ctx context.Context, ch chan<- prometheus.Metric) 
 		}
 	}
 
-	cpuLabels := make([]string, len(ints.CPUs))
-	for i, id := range ints.CPUs {
-		cpuLabels[i] = strconv.Itoa(id)
-	}
 	devices := map[string]*irqDevice{}
 	totals := map[string]map[int]uint64{}
 	type lineOfInterest struct {
@@ -153,6 +187,9 @@ func (c *irqCollector) Update(ctx context.Context, ch chan<- prometheus.Metric) 
 		label  string
 	}
 	var lines []lineOfInterest
+	c.mu.Lock()
+	oldLabels := c.labels
+	newLabels := make(map[irqKey][]*dto.LabelPair, len(oldLabels))
 	for i := range ints.Lines {
 		l := &ints.Lines[i]
 		dev, queue, numaPath, ok := c.classify(l, msi)
@@ -163,13 +200,20 @@ func (c *irqCollector) Update(ctx context.Context, ch chan<- prometheus.Metric) 
 			devices[dev] = &irqDevice{name: dev, numaPath: numaPath}
 			totals[dev] = map[int]uint64{}
 		}
-		irqLabel := strconv.Itoa(l.IRQ)
 		for col, v := range l.Counts {
-			ch <- prometheus.MustNewConstMetric(irqInterruptsDesc, prometheus.CounterValue, float64(v), irqLabel, dev, queue, cpuLabels[col])
+			k := irqKey{irq: l.IRQ, cpu: ints.CPUs[col], device: dev, queue: queue}
+			lp, ok := oldLabels[k]
+			if !ok {
+				lp = irqLabelPairs(k)
+			}
+			newLabels[k] = lp // lines that went away drop out of the cache
+			ch <- &irqCounter{labels: lp, value: float64(v)}
 			totals[dev][ints.CPUs[col]] += v
 		}
-		lines = append(lines, lineOfInterest{l, dev, irqLabel})
+		lines = append(lines, lineOfInterest{l, dev, strconv.Itoa(l.IRQ)})
 	}
+	c.labels = newLabels
+	c.mu.Unlock()
 
 	devNode := map[string]int{}
 	for name, d := range devices {
