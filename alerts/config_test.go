@@ -60,3 +60,13 @@ func FuzzParseConfig(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkGenerateAndMarshal: the whole rule file from the production config.
+func BenchmarkGenerateAndMarshal(b *testing.B) {
+	c := Default()
+	for b.Loop() {
+		if _, err := Generate(c).Marshal(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

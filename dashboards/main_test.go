@@ -57,3 +57,14 @@ func TestBoardsWellFormed(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkBoards: building and rendering all seven dashboards.
+func BenchmarkBoards(b *testing.B) {
+	for b.Loop() {
+		for _, bd := range boards() {
+			if _, err := bd.build().JSON(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

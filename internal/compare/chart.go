@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image"
 	"image/color"
+	"image/draw"
 	"image/png"
 	"io"
 	"math"
@@ -99,12 +100,7 @@ func WritePNG(w io.Writer, series []Series) error {
 func fmtTick(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
 
 func fill(img *image.RGBA, r image.Rectangle, c color.Color) {
-	r = r.Intersect(img.Bounds())
-	for yy := r.Min.Y; yy < r.Max.Y; yy++ {
-		for xx := r.Min.X; xx < r.Max.X; xx++ {
-			img.Set(xx, yy, c)
-		}
-	}
+	draw.Draw(img, r.Intersect(img.Bounds()), image.NewUniform(c), image.Point{}, draw.Src)
 }
 
 func hline(img *image.RGBA, x0, x1, y int, c color.Color) { fill(img, image.Rect(x0, y, x1+1, y+1), c) }

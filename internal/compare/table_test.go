@@ -118,3 +118,16 @@ func golden(t *testing.T, name string, got []byte) {
 	require.NoError(t, err)
 	require.Equal(t, string(want), string(got))
 }
+
+// BenchmarkWritePNG: a 14-hour and a 15-hour run, the size of seed 000's comparison.
+func BenchmarkWritePNG(b *testing.B) {
+	s := []Series{{"baseline", hours(2, 2, 2.5, 2.5, 2.5, 2.5, 2.5, 2.5, 2.5, 2.5, 2.5, 2.5, 2.5, 2.5)},
+		{"candidate", hours(2, 2, 2.2, 2.2, 0, 2.2, 2.2, 2.2, 2.2, 2.2, 2.2, 2.2, 2.2, 2.2, 2.2)}}
+	var buf bytes.Buffer
+	for b.Loop() {
+		buf.Reset()
+		if err := WritePNG(&buf, s); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
