@@ -298,3 +298,27 @@ func TestIRQThisMachine(t *testing.T) {
 	require.Contains(t, got, `walab_softirqs_total{cpu="0",type="TIMER"}`)
 	require.Contains(t, got, "walab_irqbalance_running ")
 }
+
+// TestIRQLabelCacheBounded: the reused label pairs follow the current
+// lines of interest; a line that goes away leaves the cache.
+func TestIRQLabelCacheBounded(t *testing.T) {
+	root := hostCopyTree(t, "testdata/irq")
+	c := newTestIRQ(t, root, irqTestConfig)
+	_, err := hostScrape(t, c)
+	require.NoError(t, err)
+	require.Len(t, c.(*irqCollector).labels, 10*4, "10 lines of interest x 4 CPUs")
+	p := filepath.Join(root, "proc/interrupts")
+	b, err := os.ReadFile(p)
+	require.NoError(t, err)
+	var kept []string
+	for _, l := range strings.SplitAfter(string(b), "\n") {
+		if !strings.Contains(l, "nvme0q4") {
+			kept = append(kept, l)
+		}
+	}
+	require.NoError(t, os.WriteFile(p, []byte(strings.Join(kept, "")), 0o644))
+	got, err := hostScrape(t, c)
+	require.NoError(t, err)
+	require.NotContains(t, got, "nvme0q4")
+	require.Len(t, c.(*irqCollector).labels, 9*4)
+}
