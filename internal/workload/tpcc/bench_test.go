@@ -52,9 +52,10 @@ func BenchmarkTransactions(b *testing.B) {
 	cpu0 := cpuTime()
 	start := time.Now()
 	b.ResetTimer()
-	drive(b, db, w, terminals, per)
+	_, stmts := drive(b, db, w, terminals, per)
 	b.StopTimer()
 	n := float64(per * terminals)
+	b.ReportMetric(float64(stmts)/n, "stmts/txn")
 	b.ReportMetric((cpuTime()-cpu0).Seconds()*1000/n, "cpu-ms/txn")
 	b.ReportMetric(n/time.Since(start).Seconds(), "txn/s")
 }

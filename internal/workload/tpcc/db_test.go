@@ -28,13 +28,13 @@ func newTestWorkload(t testing.TB, opts Options) *Workload {
 // drive runs n transactions on each of terminals concurrent terminals, each
 // on its own connection: a minimal stand-in for the runner. Deadlocks and
 // lock wait timeouts are retried as the runner would.
-func drive(t testing.TB, db *sql.DB, w *Workload, terminals, n int) map[string]map[workload.Outcome]int {
+func drive(t testing.TB, db *sql.DB, w *Workload, terminals, n int) (map[string]map[workload.Outcome]int, int64) {
 	t.Helper()
 	ctx := context.Background()
 	var mu sync.Mutex
 	counts := map[string]map[workload.Outcome]int{}
 	var wg sync.WaitGroup
-	var retries atomic.Int64
+	var retries, statements atomic.Int64
 	defer func() { t.Logf("%d deadlock/lock-wait retries", retries.Load()) }()
 	errs := make(chan error, terminals)
 	for id := range terminals {
@@ -65,6 +65,7 @@ func drive(t testing.TB, db *sql.DB, w *Workload, terminals, n int) map[string]m
 					errs <- err
 					return
 				}
+				statements.Add(int64(res.Reads + res.Writes + res.Other))
 				mu.Lock()
 				if counts[tx] == nil {
 					counts[tx] = map[workload.Outcome]int{}
@@ -79,7 +80,7 @@ func drive(t testing.TB, db *sql.DB, w *Workload, terminals, n int) map[string]m
 	for err := range errs {
 		require.NoError(t, err)
 	}
-	return counts
+	return counts, statements.Load()
 }
 
 func requireChecksPass(t testing.TB, db *sql.DB, w *Workload) []workload.CheckResult {

@@ -20,6 +20,7 @@ const (
 type inserter struct {
 	conn   *sql.Conn
 	prefix string
+	suffix string // appended after the last row (ON DUPLICATE KEY UPDATE ...)
 	buf    []byte
 	rows   int
 	onRows func(int) // progress, may be nil
@@ -95,6 +96,7 @@ func (in *inserter) flush(ctx context.Context) error {
 		return nil
 	}
 	in.buf = append(in.buf, ')')
+	in.buf = append(in.buf, in.suffix...)
 	if _, err := in.conn.ExecContext(ctx, string(in.buf)); err != nil {
 		return err
 	}

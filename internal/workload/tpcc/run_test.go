@@ -39,7 +39,7 @@ func TestPrepareRunCheck(t *testing.T) {
 			var before int64
 			require.NoError(t, db.QueryRow("SELECT SUM(d_next_o_id) FROM bmsql_district").Scan(&before))
 			start = time.Now()
-			counts := drive(t, db, w, tc.terminals, 80)
+			counts, _ := drive(t, db, w, tc.terminals, 80)
 			t.Logf("run: %v %v", time.Since(start), counts)
 			for _, tx := range txTypes {
 				require.NotZero(t, counts[tx][workload.Committed], tx)

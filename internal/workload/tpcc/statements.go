@@ -26,7 +26,6 @@ const (
 	stNONewOrder
 	stNOItems
 	stNOStocks
-	stNOStockUpdate
 	stPayWarehouseUpdate
 	stPayWarehouse
 	stPayDistrictUpdate
@@ -77,8 +76,6 @@ var statements = [numStmts]struct {
 	stNOStocks: {"new_order.stocks", kindRead, "SELECT s_i_id, s_quantity, s_data, s_dist_01, s_dist_02, s_dist_03, s_dist_04, s_dist_05, " +
 		"s_dist_06, s_dist_07, s_dist_08, s_dist_09, s_dist_10 FROM bmsql_stock WHERE s_w_id = ? AND s_i_id IN (" + placeholders(maxOrderLines) + ") " +
 		"ORDER BY s_i_id FOR UPDATE"},
-	stNOStockUpdate: {"new_order.stock_update", kindWrite, "UPDATE bmsql_stock SET s_quantity = ?, s_ytd = s_ytd + ?, " +
-		"s_order_cnt = s_order_cnt + 1, s_remote_cnt = s_remote_cnt + ? WHERE s_w_id = ? AND s_i_id = ?"},
 
 	stPayWarehouseUpdate: {"payment.warehouse_update", kindWrite, "UPDATE bmsql_warehouse SET w_ytd = w_ytd + ? WHERE w_id = ?"},
 	stPayWarehouse: {"payment.warehouse", kindRead, "SELECT w_name, w_street_1, w_street_2, w_city, w_state, w_zip " +

@@ -140,6 +140,13 @@ func (t *terminal) newOrder(ctx context.Context) (workload.Outcome, error) {
 		}
 		i = j
 	}
+	// All stock updates go in one statement, an upsert on rows that exist and
+	// are locked: the one round trip BenchmarkSQL gets from a JDBC batch with
+	// rewriteBatchedStatements. A repeated item appears twice and is updated
+	// twice, in order.
+	up := newInserterSize(t.conn, "bmsql_stock", "s_w_id, s_i_id, s_quantity, s_ytd, s_order_cnt, s_remote_cnt", nil, 1024)
+	up.suffix = " ON DUPLICATE KEY UPDATE s_quantity = VALUES(s_quantity), s_ytd = s_ytd + VALUES(s_ytd), " +
+		"s_order_cnt = s_order_cnt + 1, s_remote_cnt = s_remote_cnt + VALUES(s_remote_cnt)"
 	ol := newInserterSize(t.conn, "bmsql_order_line",
 		"ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_dist_info", nil, 2048)
 	for _, l := range valid {
@@ -161,13 +168,14 @@ func (t *terminal) newOrder(ctx context.Context) (workload.Outcome, error) {
 		if l.supplyW != w {
 			remote = 1
 		}
-		if _, err := t.exec(ctx, stNOStockUpdate, s.qty, l.qty, remote, l.supplyW, l.item); err != nil {
-			return 0, err
-		}
+		up.row().int(l.supplyW).int(l.item).int(s.qty).int(l.qty).int(1).int(remote)
 		ol.row().int(oID).int(d).int(w).int(l.number).int(l.item).int(l.supplyW).int(l.qty).
 			raw(cents(it.price * int64(l.qty))).str(s.dist)
 	}
-	t.res.Writes++
+	t.res.Writes += 2
+	if err := up.flush(ctx); err != nil {
+		return 0, fmt.Errorf("new_order.update_stock: %w", err)
+	}
 	if err := ol.flush(ctx); err != nil {
 		return 0, fmt.Errorf("new_order.insert_order_lines: %w", err)
 	}
