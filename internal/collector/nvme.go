@@ -25,8 +25,9 @@ type nvmeCollector struct {
 	// pollers parallels ctrls; nil where the device could not be opened.
 	pollers []*probe.Poller
 
-	mu      sync.Mutex
-	lastErr map[string]string // device -> last error text, to log once per change
+	mu         sync.Mutex
+	lastErr    map[string]string // device -> last error text, to log once per change
+	lastSource map[string]string // device -> source last logged
 }
 
 func newNVMeCollector(env Env) (Collector, error) {
@@ -34,7 +35,7 @@ func newNVMeCollector(env Env) (Collector, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &nvmeCollector{logger: env.Logger, lastErr: map[string]string{}}
+	c := &nvmeCollector{logger: env.Logger, lastErr: map[string]string{}, lastSource: map[string]string{}}
 	if env.Fleet == nil {
 		return c, nil
 	}
@@ -83,6 +84,7 @@ func (c *nvmeCollector) updateOne(ctx context.Context, ctrl *fleet.Controller, p
 	if p != nil {
 		if plan := p.Plan(); plan != nil {
 			source = plan.Source
+			c.noteSource(dev, plan)
 			// sysfs wins; Identify fills what sysfs (or a replay folder) lacks.
 			model = firstNonEmpty(model, plan.Ctrl.Model)
 			serial = firstNonEmpty(serial, plan.Ctrl.Serial)
@@ -151,6 +153,19 @@ func (c *nvmeCollector) note(dev string, err error) {
 		c.logger.Error("NVMe device read failed; exporting up=0 and sysfs identity only", "device", dev, "err", err)
 	case msg == "" && prev != "" && seen:
 		c.logger.Info("NVMe device readable again", "device", dev)
+	}
+}
+
+// noteSource logs the NAND source a device was probed to, once per change,
+// with why better sources were passed over.
+func (c *nvmeCollector) noteSource(dev string, plan *probe.Plan) {
+	c.mu.Lock()
+	changed := c.lastSource[dev] != plan.Source
+	c.lastSource[dev] = plan.Source
+	c.mu.Unlock()
+	if changed {
+		c.logger.Info("NVMe NAND source chosen", "device", dev, "source", plan.Source, "forced", plan.Forced,
+			"vid", fmt.Sprintf("0x%04x", plan.Ctrl.VID), "model", plan.Ctrl.Model, "passed_over", plan.Rejected)
 	}
 }
 
