@@ -2,6 +2,7 @@ package driver
 
 import (
 	"context"
+	"database/sql"
 	"database/sql/driver"
 	"errors"
 	"io"
@@ -98,7 +99,7 @@ func Classify(err error) Class {
 		return Connection
 	}
 	// database/sql reports a *sql.Conn whose driver connection went bad.
-	if err.Error() == "sql: connection is already closed" {
+	if errors.Is(err, sql.ErrConnDone) {
 		return Connection
 	}
 	return Other

@@ -2,6 +2,7 @@ package driver
 
 import (
 	"context"
+	"database/sql"
 	"database/sql/driver"
 	"errors"
 	"fmt"
@@ -38,7 +39,7 @@ func TestClassify(t *testing.T) {
 		{"unexpected eof", fmt.Errorf("read: %w", io.ErrUnexpectedEOF), Connection},
 		{"reset", &net.OpError{Op: "read", Err: syscall.ECONNRESET}, Connection},
 		{"refused", fmt.Errorf("dial: %w", syscall.ECONNREFUSED), Connection},
-		{"closed conn", errors.New("sql: connection is already closed"), Connection},
+		{"closed conn", fmt.Errorf("x: %w", sql.ErrConnDone), Connection},
 		{"canceled", context.Canceled, Canceled},
 		{"deadline", fmt.Errorf("x: %w", context.DeadlineExceeded), Canceled},
 		{"plain", errors.New("boom"), Other},

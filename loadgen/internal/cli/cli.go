@@ -185,7 +185,7 @@ func execute(f *flags, wl, phase string, stdout, stderr io.Writer, logger *slog.
 	} else if f.oltp.PointSelects == 0 {
 		f.oltp.PointSelects = 10
 	}
-	targets, err := resolveTargets(f, wl)
+	targets, err := resolveTargets(f, wl, stderr)
 	if err != nil {
 		return 0, err
 	}
@@ -226,7 +226,7 @@ func forEach(targets []*target, fn func(*target) error) error {
 	return errors.Join(errs...)
 }
 
-func resolveTargets(f *flags, wl string) ([]*target, error) {
+func resolveTargets(f *flags, wl string, stderr io.Writer) ([]*target, error) {
 	var out []*target
 	seen := map[string]bool{}
 	add := func(t *target) error {
@@ -273,7 +273,7 @@ func resolveTargets(f *flags, wl string) ([]*target, error) {
 				return nil, fmt.Errorf("target %s: %w", t.name, err)
 			}
 			for _, w := range cfg.Warnings {
-				fmt.Fprintf(os.Stderr, "target %s: %s: %s\n", t.name, p, w)
+				fmt.Fprintf(stderr, "target %s: %s: %s\n", t.name, p, w)
 			}
 			t.props, t.dsn = cfg, cfg.DSN()
 		}
