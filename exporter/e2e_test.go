@@ -78,7 +78,7 @@ func TestEndToEndReplayFleet(t *testing.T) {
 	require.Contains(t, scrape(t, base+"/"), "/metrics")
 	require.Contains(t, scrape(t, base+"/api/v1/run-start"), "marks")
 	require.NotContains(t, logs.String(), "panic")
-	require.Contains(t, logs.String(), `msg="NVMe NAND source chosen" device=nvme2 source=seed000_c0`)
+	require.Contains(t, logs.String(), `device=nvme2 nand_source=seed000_c0`)
 }
 
 func TestPromtoolCheckMetrics(t *testing.T) {

@@ -164,7 +164,7 @@ func (c *nvmeCollector) noteSource(dev string, plan *probe.Plan) {
 	c.lastSource[dev] = plan.Source
 	c.mu.Unlock()
 	if changed {
-		c.logger.Info("NVMe NAND source chosen", "device", dev, "source", plan.Source, "forced", plan.Forced,
+		c.logger.Info("NVMe NAND source chosen", "device", dev, "nand_source", plan.Source, "forced", plan.Forced,
 			"vid", fmt.Sprintf("0x%04x", plan.Ctrl.VID), "model", plan.Ctrl.Model, "passed_over", plan.Rejected)
 	}
 }
