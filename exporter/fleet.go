@@ -116,11 +116,13 @@ func explicitControllers(paths []string, sysRoot string) []*fleet.Controller {
 		if m := nsDevice.FindStringSubmatch(name); m != nil {
 			ctrlName = m[1] // admin commands through a namespace node reach its controller
 		}
-		c := &fleet.Controller{Name: name, NUMANode: -1}
+		// The device label is the controller's name everywhere (irq, streams
+		// key on it too), whichever node reaches it.
+		c := &fleet.Controller{Name: ctrlName, NUMANode: -1}
 		if s, err := sysfs.Read(sysRoot, ctrlName); err == nil {
 			fromSysfs(c, s)
 		}
-		c.Device, c.OpenErr = admin.OpenIoctl(name, p)
+		c.Device, c.OpenErr = admin.OpenIoctl(ctrlName, p)
 		out = append(out, c)
 	}
 	return out

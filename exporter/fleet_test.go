@@ -67,7 +67,7 @@ func TestBuildFleetExplicitDevices(t *testing.T) {
 	require.NoError(t, err)
 	defer fl.Close()
 	require.Len(t, fl.Controllers, 2)
-	require.Equal(t, "nvme0n1", fl.Controllers[0].Name)
+	require.Equal(t, "nvme0", fl.Controllers[0].Name, "a namespace node is labelled with its controller")
 	require.Equal(t, "S5XYNA0R100001", fl.Controllers[0].Serial, "a namespace node takes its controller's sysfs identity")
 	require.NotNil(t, fl.Controllers[0].Device)
 	require.Error(t, fl.Controllers[1].OpenErr)
