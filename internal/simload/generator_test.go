@@ -77,11 +77,11 @@ func model(t *testing.T, logical uint32, streams int) *ftl.Model {
 
 func TestGeneratorsStayInRangeAndAreDeterministic(t *testing.T) {
 	const logical = 1 << 15
-	rules := defaultRules(t)
+	table := defaultRules(t)
 	for _, name := range Names() {
 		t.Run(name, func(t *testing.T) {
 			ops := func() []Op {
-				g, err := New(Spec{Name: name, IOPages: 4}, logical, rules, 42)
+				g, err := New(Spec{Name: name, IOPages: 4}, logical, table, 42)
 				require.NoError(t, err)
 				require.Equal(t, name, g.Name())
 				out := g.Prefill()
@@ -130,8 +130,8 @@ func TestSequentialWAIsOne(t *testing.T) {
 
 func TestMySQLMixShape(t *testing.T) {
 	const logical = 1 << 16
-	rules := defaultRules(t)
-	g, err := New(Spec{Name: "mysql", FillStart: 0.65, FillMax: 0.9, Mix: MySQLMix{Growth: 0.1}}, logical, rules, 3)
+	table := defaultRules(t)
+	g, err := New(Spec{Name: "mysql", FillStart: 0.65, FillMax: 0.9, Mix: MySQLMix{Growth: 0.1}}, logical, table, 3)
 	require.NoError(t, err)
 	mix := g.(*mysqlMix)
 	m := model(t, logical, 6)
@@ -143,7 +143,7 @@ func TestMySQLMixShape(t *testing.T) {
 
 	streams := make([]uint8, len(mysqlFiles))
 	for i, f := range mysqlFiles {
-		streams[i] = rules.Stream(f)
+		streams[i] = table.Stream(f)
 	}
 	prefill := m.Counters().HostPages
 	bytesBy := map[uint8]uint64{}

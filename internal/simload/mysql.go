@@ -3,6 +3,8 @@ package simload
 import (
 	"fmt"
 	"math/rand/v2"
+
+	"github.com/walab/walab/internal/simload/rules"
 )
 
 // Traffic classes of the MySQL-like mix, in Classes() order.
@@ -68,11 +70,11 @@ type mysqlMix struct {
 	hotAccess, hotSpace, growth float64
 }
 
-func newMySQL(spec Spec, logical uint32, rules *Rules, rng *rand.Rand) (*mysqlMix, error) {
+func newMySQL(spec Spec, logical uint32, table *rules.Table, rng *rand.Rand) (*mysqlMix, error) {
 	m := spec.Mix
 	g := &mysqlMix{rng: rng, hotAccess: spec.HotAccess, hotSpace: spec.HotSpace, growth: m.Growth}
 	for i, f := range mysqlFiles {
-		g.streams[i] = rules.Stream(f)
+		g.streams[i] = table.Stream(f)
 	}
 	// The weights are shares of bytes; commands differ in size, so the
 	// chance of picking a class is its share divided by its command size.

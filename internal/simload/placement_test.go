@@ -5,16 +5,17 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/walab/walab/internal/ftl"
+	"github.com/walab/walab/internal/simload/rules"
 )
 
 // placementWA runs the same generator (same seed) with and without
 // placement on a fresh drive and returns both WAs.
-func placementWA(t *testing.T, spec Spec, rules *Rules, spare float64, logical uint32, warm, measure uint64) (off, on float64) {
+func placementWA(t *testing.T, spec Spec, table *rules.Table, spare float64, logical uint32, warm, measure uint64) (off, on float64) {
 	t.Helper()
 	for _, placement := range []bool{false, true} {
-		g, err := New(spec, logical, rules, 2026)
+		g, err := New(spec, logical, table, 2026)
 		require.NoError(t, err)
-		m, err := ftl.New(ftl.Config{LogicalPages: logical, BlockPages: 64, PageSize: 4096, SpareFactor: spare, Streams: int(rules.MaxID()) + 1})
+		m, err := ftl.New(ftl.Config{LogicalPages: logical, BlockPages: 64, PageSize: 4096, SpareFactor: spare, Streams: int(table.MaxID()) + 1})
 		require.NoError(t, err)
 		wa := run(t, g, m, placement, warm, measure)
 		require.NoError(t, m.Check())

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/walab/walab/internal/simload/rules"
 )
 
 // Op is one host command: a write or a deallocation of Pages logical pages from LPN.
@@ -155,7 +157,7 @@ func (s Spec) Validate() error {
 }
 
 // New builds the generator a spec names for a drive of logicalPages pages.
-func New(spec Spec, logicalPages uint32, rules *Rules, seed uint64) (Generator, error) {
+func New(spec Spec, logicalPages uint32, table *rules.Table, seed uint64) (Generator, error) {
 	spec = spec.WithDefaults()
 	if err := spec.Validate(); err != nil {
 		return nil, err
@@ -169,13 +171,13 @@ func New(spec Spec, logicalPages uint32, rules *Rules, seed uint64) (Generator, 
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	switch spec.Name {
 	case "uniform":
-		return newSynthetic(spec, logicalPages, rules, rng, synthUniform), nil
+		return newSynthetic(spec, logicalPages, table, rng, synthUniform), nil
 	case "hotcold":
-		return newSynthetic(spec, logicalPages, rules, rng, synthHotCold), nil
+		return newSynthetic(spec, logicalPages, table, rng, synthHotCold), nil
 	case "sequential":
-		return newSynthetic(spec, logicalPages, rules, rng, synthSequential), nil
+		return newSynthetic(spec, logicalPages, table, rng, synthSequential), nil
 	}
-	return newMySQL(spec, logicalPages, rules, rng)
+	return newMySQL(spec, logicalPages, table, rng)
 }
 
 func pagesOf(frac float64, total uint32) uint32 { return uint32(frac * float64(total)) }

@@ -1,6 +1,10 @@
 package simload
 
-import "math/rand/v2"
+import (
+	"math/rand/v2"
+
+	"github.com/walab/walab/internal/simload/rules"
+)
 
 type synthKind int
 
@@ -26,7 +30,7 @@ type synthetic struct {
 	rng     *rand.Rand
 }
 
-func newSynthetic(spec Spec, logical uint32, rules *Rules, rng *rand.Rand, kind synthKind) *synthetic {
+func newSynthetic(spec Spec, logical uint32, table *rules.Table, rng *rand.Rand, kind synthKind) *synthetic {
 	g := &synthetic{kind: kind, rng: rng, io: spec.IOPages, access: spec.HotAccess}
 	g.span = max(pagesOf(spec.FillStart, logical), g.io)
 	g.span -= g.span % g.io // whole commands only
@@ -42,7 +46,7 @@ func newSynthetic(spec Spec, logical uint32, rules *Rules, rng *rand.Rand, kind 
 		g.hot = min(g.hot, g.span-g.io)
 	}
 	for _, c := range g.classes {
-		g.streams = append(g.streams, rules.Stream(c))
+		g.streams = append(g.streams, table.Stream(c))
 	}
 	return g
 }

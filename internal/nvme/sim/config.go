@@ -12,6 +12,8 @@ import (
 	"github.com/walab/walab/internal/config"
 	"github.com/walab/walab/internal/ftl"
 	"github.com/walab/walab/internal/simload"
+	"github.com/walab/walab/internal/simload/hostrate"
+	"github.com/walab/walab/internal/simload/rules"
 )
 
 // Section is the exporter configuration section the simulator reads.
@@ -64,9 +66,9 @@ type Config struct {
 
 // Placement is the stream (placement) setup of the simulated drive.
 type Placement struct {
-	Streams   bool           `yaml:"streams"`    // start with placement on
-	Rules     []simload.Rule `yaml:"rules"`      // file regex -> stream; default simload.DefaultRules
-	RulesFile string         `yaml:"rules_file"` // or a text rule file ("<stream> <regex>" lines)
+	Streams   bool         `yaml:"streams"`    // start with placement on
+	Rules     []rules.Rule `yaml:"rules"`      // file regex -> stream; default rules.Default
+	RulesFile string       `yaml:"rules_file"` // or a text rule file ("<stream> <regex>" lines)
 }
 
 // Diskstats makes a real block device set the host write rate instead of Rate.
@@ -195,7 +197,7 @@ func (c Config) Validate() error {
 		return errors.New("sim: placement: give rules or rules_file, not both")
 	}
 	if c.Diskstats.Device != "" {
-		if _, err := simload.NewDiskstatsRate(c.Diskstats.ProcFS, c.Diskstats.Device); err != nil {
+		if _, err := hostrate.NewDiskstats(c.Diskstats.ProcFS, c.Diskstats.Device); err != nil {
 			return fmt.Errorf("sim: %w", err)
 		}
 	}
@@ -205,29 +207,29 @@ func (c Config) Validate() error {
 	if err := c.Workload.Validate(); err != nil {
 		return fmt.Errorf("sim: workload: %w", err)
 	}
-	rules, err := c.rules()
+	table, err := c.rules()
 	if err != nil {
 		return err
 	}
-	if _, err := c.modelConfig(int(rules.MaxID()) + 1); err != nil {
+	if _, err := c.modelConfig(int(table.MaxID()) + 1); err != nil {
 		return err
 	}
 	return nil
 }
 
 // rules compiles the rule table the configuration names.
-func (c Config) rules() (*simload.Rules, error) {
+func (c Config) rules() (*rules.Table, error) {
 	if c.Placement.RulesFile != "" {
 		b, err := os.ReadFile(c.Placement.RulesFile)
 		if err != nil {
 			return nil, fmt.Errorf("sim: placement rules: %w", err)
 		}
-		return simload.ParseRules(string(b))
+		return rules.Parse(string(b))
 	}
 	if len(c.Placement.Rules) > 0 {
-		return simload.CompileRules(c.Placement.Rules)
+		return rules.Compile(c.Placement.Rules)
 	}
-	return simload.CompileRules(simload.DefaultRules())
+	return rules.Compile(rules.Default())
 }
 
 // modelConfig sizes the scaled-down FTL.

@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"github.com/walab/walab/internal/config"
-	"github.com/walab/walab/internal/simload"
+	"github.com/walab/walab/internal/simload/rules"
 )
 
 func TestParseByteSize(t *testing.T) {
@@ -112,8 +112,8 @@ func TestConfigFromYAML(t *testing.T) {
 }
 
 func TestConfigValidate(t *testing.T) {
-	rules := filepath.Join(t.TempDir(), "rules.txt")
-	require.NoError(t, os.WriteFile(rules, []byte("1 #ib_redo.*\n"), 0o644))
+	rulesFile := filepath.Join(t.TempDir(), "rules.txt")
+	require.NoError(t, os.WriteFile(rulesFile, []byte("1 #ib_redo.*\n"), 0o644))
 	neg := -time.Second
 	tests := []struct {
 		name   string
@@ -130,8 +130,8 @@ func TestConfigValidate(t *testing.T) {
 		{"workload", func(c *Config) { c.Workload.Name = "tpcc" }, "unknown workload"},
 		{"spare", func(c *Config) { c.SpareFactor = 0.0005 }, "raise the spare factor"},
 		{"both rule forms", func(c *Config) {
-			c.Placement.RulesFile = rules
-			c.Placement.Rules = []simload.Rule{{Match: "x", Stream: 1}}
+			c.Placement.RulesFile = rulesFile
+			c.Placement.Rules = []rules.Rule{{Match: "x", Stream: 1}}
 		}, "not both"},
 		{"diskstats device", func(c *Config) { c.Diskstats.Device = "a/b" }, "invalid device"},
 		{"negative tick", func(c *Config) { c.Tick = &neg }, "tick"},
@@ -155,7 +155,7 @@ func TestConfigValidate(t *testing.T) {
 	}
 	// A rule file is read at New.
 	c := smallConfig()
-	c.Placement.RulesFile = rules
+	c.Placement.RulesFile = rulesFile
 	d, err := New(c, WithClock(newClock().Now))
 	require.NoError(t, err)
 	require.Equal(t, 1, d.Stats().OpenStreams)

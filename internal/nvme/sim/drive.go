@@ -18,6 +18,8 @@ import (
 	"github.com/walab/walab/internal/ftl"
 	"github.com/walab/walab/internal/nvme/admin"
 	"github.com/walab/walab/internal/simload"
+	"github.com/walab/walab/internal/simload/hostrate"
+	"github.com/walab/walab/internal/simload/rules"
 )
 
 // Model is the model number every simulated controller reports.
@@ -37,9 +39,9 @@ type Drive struct {
 	mu        sync.Mutex
 	model     *ftl.Model
 	gen       simload.Generator
-	rules     *simload.Rules
+	rules     *rules.Table
 	openIDs   []uint16 // stream ids the rule table uses (the streams a host would open)
-	disk      *simload.DiskstatsRate
+	disk      *hostrate.Diskstats
 	placement bool
 	closed    bool
 
@@ -74,11 +76,11 @@ func New(cfg Config, opts ...Option) (*Drive, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	rules, err := cfg.rules()
+	table, err := cfg.rules()
 	if err != nil {
 		return nil, err
 	}
-	mc, err := cfg.modelConfig(int(rules.MaxID()) + 1)
+	mc, err := cfg.modelConfig(int(table.MaxID()) + 1)
 	if err != nil {
 		return nil, err
 	}
@@ -86,24 +88,24 @@ func New(cfg Config, opts ...Option) (*Drive, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sim: %w", err)
 	}
-	gen, err := simload.New(cfg.Workload, mc.LogicalPages, rules, cfg.Seed)
+	gen, err := simload.New(cfg.Workload, mc.LogicalPages, table, cfg.Seed)
 	if err != nil {
 		return nil, fmt.Errorf("sim: %w", err)
 	}
-	d := &Drive{cfg: cfg, clock: time.Now, log: slog.New(slog.DiscardHandler), model: model, gen: gen, rules: rules,
+	d := &Drive{cfg: cfg, clock: time.Now, log: slog.New(slog.DiscardHandler), model: model, gen: gen, rules: table,
 		placement: cfg.Placement.Streams, classPages: make([]uint64, len(gen.Classes()))}
 	for _, o := range opts {
 		o(d)
 	}
 	seen := map[uint8]bool{}
-	for _, r := range rules.Rules() {
+	for _, r := range table.List() {
 		if r.Stream != 0 && !seen[r.Stream] {
 			seen[r.Stream] = true
 			d.openIDs = append(d.openIDs, uint16(r.Stream))
 		}
 	}
 	if cfg.Diskstats.Device != "" {
-		if d.disk, err = simload.NewDiskstatsRate(cfg.Diskstats.ProcFS, cfg.Diskstats.Device); err != nil {
+		if d.disk, err = hostrate.NewDiskstats(cfg.Diskstats.ProcFS, cfg.Diskstats.Device); err != nil {
 			return nil, fmt.Errorf("sim: %w", err)
 		}
 		if _, err := d.disk.Delta(); err != nil { // baseline; a missing device is a config error

@@ -1,4 +1,7 @@
-package simload
+// Package hostrate turns a real block device's write counter
+// (/proc/diskstats) into host bytes for the simulated drive, so that it
+// writes as much as the database on the real host does.
+package hostrate
 
 import (
 	"bufio"
@@ -36,30 +39,30 @@ func ParseDiskstats(data []byte, device string) (uint64, error) {
 	return 0, fmt.Errorf("diskstats: no device %q", device)
 }
 
-// DiskstatsRate turns a real block device's write counter into host bytes
+// Diskstats turns a real block device's write counter into host bytes
 // for the simulated drive: each Delta is the bytes written since the last.
-type DiskstatsRate struct {
+type Diskstats struct {
 	path   string
 	device string
 	last   uint64
 	primed bool
 }
 
-// NewDiskstatsRate reads <procfs>/diskstats for device (e.g. "nvme0n1").
-func NewDiskstatsRate(procfs, device string) (*DiskstatsRate, error) {
+// NewDiskstats reads <procfs>/diskstats for device (e.g. "nvme0n1").
+func NewDiskstats(procfs, device string) (*Diskstats, error) {
 	if device == "" || strings.ContainsAny(device, "/ \t\n") {
 		return nil, fmt.Errorf("diskstats: invalid device name %q", device)
 	}
 	if procfs == "" {
 		procfs = "/proc"
 	}
-	return &DiskstatsRate{path: filepath.Join(procfs, "diskstats"), device: device}, nil
+	return &Diskstats{path: filepath.Join(procfs, "diskstats"), device: device}, nil
 }
 
 // Delta returns the bytes the device wrote since the previous call (0 on the
 // first call, which only takes the baseline). A counter that went backwards
 // (device re-created, counter wrapped) restarts the baseline.
-func (d *DiskstatsRate) Delta() (uint64, error) {
+func (d *Diskstats) Delta() (uint64, error) {
 	b, err := os.ReadFile(d.path)
 	if err != nil {
 		return 0, err
