@@ -165,3 +165,23 @@ func TestNVMeFactory(t *testing.T) {
 	_, err = newNVMeCollector(Env{Config: bad})
 	require.ErrorContains(t, err, `unknown source "magic"`, "config errors surface at start-up")
 }
+
+func TestNVMeAdminLabels(t *testing.T) {
+	tests := []struct {
+		key    admin.CommandKey
+		opcode string
+		logID  string
+	}{
+		{admin.CommandKey{Opcode: admin.OpGetLogPage, LogID: 0xC0}, "get_log_page", "0xc0"},
+		{admin.CommandKey{Opcode: admin.OpIdentify}, "identify", ""},
+		{admin.CommandKey{Opcode: admin.OpGetFeatures}, "get_features", ""},
+		{admin.CommandKey{Opcode: admin.OpDirectiveReceive}, "directive_receive", ""},
+		{admin.CommandKey{Opcode: 0x09}, "0x09", ""},
+	}
+	for _, tt := range tests {
+		require.Equal(t, tt.opcode, opcodeLabel(tt.key.Opcode))
+		require.Equal(t, tt.logID, logIDLabel(tt.key))
+	}
+	require.Equal(t, "errno", statusLabel(0))
+	require.Equal(t, "0x4002", statusLabel(0x4002))
+}
