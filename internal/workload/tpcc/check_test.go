@@ -15,6 +15,7 @@ import (
 // TestCheckDetectsViolations breaks the loaded data in known ways and
 // expects exactly the affected conditions to fail, naming the keys.
 func TestCheckDetectsViolations(t *testing.T) {
+	t.Parallel() // each test has its own database; they mostly wait on the server
 	db, _ := testenv.MariaDB(t, "walab_test_tpcc_check")
 	ctx := context.Background()
 	w := newTestWorkload(t, Options{Warehouses: 1, Seed: 9, scale: smallScale})

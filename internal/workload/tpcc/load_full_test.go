@@ -14,6 +14,7 @@ import (
 // TestFullWarehouseLoad loads one warehouse at the spec's full scale and
 // checks the cardinalities of clause 4.3 and all consistency conditions.
 func TestFullWarehouseLoad(t *testing.T) {
+	t.Parallel() // each test has its own database; they mostly wait on the server
 	if testing.Short() {
 		t.Skip("full 1-warehouse load in -short mode")
 	}

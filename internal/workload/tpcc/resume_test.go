@@ -15,6 +15,7 @@ import (
 // some rows) and checks that a second prepare finishes it into a consistent
 // data set, and that mismatching loads are refused with a clear message.
 func TestPrepareResumes(t *testing.T) {
+	t.Parallel() // each test has its own database; they mostly wait on the server
 	db, _ := testenv.MariaDB(t, "walab_test_tpcc_resume")
 	ctx := context.Background()
 	w := newTestWorkload(t, Options{Warehouses: 2, Seed: 3, scale: smallScale})

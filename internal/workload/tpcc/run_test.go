@@ -14,6 +14,7 @@ import (
 // TestPrepareRunCheck loads a small data set, drives the five profiles from
 // concurrent terminals and verifies every consistency condition afterwards.
 func TestPrepareRunCheck(t *testing.T) {
+	t.Parallel() // each test has its own database; they mostly wait on the server
 	for _, tc := range []struct {
 		name       string
 		warehouses int
@@ -25,6 +26,7 @@ func TestPrepareRunCheck(t *testing.T) {
 		{"two_warehouses_random", 2, false, 4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			db, _ := testenv.MariaDB(t, "walab_test_tpcc_run_"+tc.name[:3])
 			ctx := context.Background()
 			w := newTestWorkload(t, Options{Warehouses: tc.warehouses, TerminalWarehouseFixed: tc.fixed, Seed: 7, scale: smallScale})
