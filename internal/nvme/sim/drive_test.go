@@ -136,6 +136,11 @@ func TestCountersAreConsistent(t *testing.T) {
 		require.InDelta(t, st.WriteAmp, float64(o.PhysicalMediaUnitsWritten.Lo)/float64(st.HostBytes), 1e-12)
 	}
 	st := d.Stats()
+	var byClass uint64
+	for _, b := range st.ClassBytes {
+		byClass += b
+	}
+	require.Equal(t, st.HostBytes, byClass, "host bytes are exactly what the workload issued, prefill included")
 	require.Greater(t, st.WriteAmp, 1.0, "the mix has reached garbage collection")
 	require.Positive(t, st.TrimmedBytes, "binlog expiry deallocates")
 	require.InDelta(t, 40, st.SimulatedSeconds, 1e-9)
