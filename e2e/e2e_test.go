@@ -171,6 +171,11 @@ scrape_configs:
 		return fmt.Sprintf("webhook saw %v", hook.names())
 	})
 
+	// Alerts this healthy stack must not send (a baseline run expects no placement).
+	for _, quiet := range []string{"WalabTargetDown", "WalabMySQLDown", "WalabPlacementDisabled", "WalabPlacementDaemonDown"} {
+		require.Empty(t, hook.firing(quiet), "%s reached the webhook", quiet)
+	}
+
 	// 3. Every dashboard query parses; the panels this stack feeds have data.
 	expect := map[string]bool{
 		"walab-wa-overview/Hourly WA":                               true,
