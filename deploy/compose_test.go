@@ -44,6 +44,16 @@ func TestComposeServices(t *testing.T) {
 	require.Equal(t, []string{"alertmanager", "exporter", "grafana", "loadgen1", "loadgen2",
 		"mysql1", "mysql2", "node-exporter", "prometheus"}, names)
 	require.True(t, p.Services["exporter"].Privileged, "the exporter needs CAP_SYS_ADMIN for NVMe admin passthrough")
+	// The scenario label reaches loadgen: compose keeps $$ for the shell, and
+	// WALAB_SCENARIO defaults to baseline when the host does not set it.
+	for _, lg := range []string{"loadgen1", "loadgen2"} {
+		s := p.Services[lg]
+		require.Len(t, s.Command, 1, lg)
+		require.Contains(t, s.Command[0], `--scenario="${WALAB_SCENARIO:-baseline}"`, lg)
+		require.Contains(t, s.Command[0], "--web.listen-address=:10132", lg)
+		require.NotNil(t, s.Environment["WALAB_SCENARIO"], lg)
+		require.Equal(t, "baseline", *s.Environment["WALAB_SCENARIO"], lg)
+	}
 }
 
 // TestComposeImagesPinned: every image names a version, never latest.
