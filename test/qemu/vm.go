@@ -1,9 +1,10 @@
+//go:build linux
+
 package qemu
 
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,13 +13,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-)
-
-// Output markers the guest writes around the base64 tar on its second
-// serial port.
-const (
-	OutBegin = "WALAB-OUT-BEGIN"
-	OutEnd   = "WALAB-OUT-END"
 )
 
 // Controller is one emulated NVMe controller with its own raw disk image.
@@ -97,7 +91,9 @@ func (v VM) Boot(ctx context.Context) (Run, error) {
 	cmd := exec.CommandContext(ctx, v.QEMU, args...)
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stderr, &stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Own process group, so a timeout kills QEMU and anything it forked;
+	// Pdeathsig so a test binary killed by `go test -timeout` takes QEMU along.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
 	start := time.Now()
@@ -114,24 +110,4 @@ func (v VM) Boot(ctx context.Context) (Run, error) {
 	}
 	r.Output, err = DecodeOutput(raw)
 	return r, err
-}
-
-// DecodeOutput extracts the base64 payload between the markers. Serial
-// line discipline may add \r; base64 ignores line breaks.
-func DecodeOutput(raw []byte) ([]byte, error) {
-	s := string(raw)
-	i := strings.Index(s, OutBegin)
-	if i < 0 {
-		return nil, fmt.Errorf("guest output has no %s marker (%d bytes received)", OutBegin, len(raw))
-	}
-	s = s[i+len(OutBegin):]
-	j := strings.Index(s, OutEnd)
-	if j < 0 {
-		return nil, fmt.Errorf("guest output truncated: no %s marker", OutEnd)
-	}
-	b, err := base64.StdEncoding.DecodeString(strings.NewReplacer("\r", "", "\n", "").Replace(s[:j]))
-	if err != nil {
-		return nil, fmt.Errorf("guest output: %w", err)
-	}
-	return b, nil
 }
