@@ -76,7 +76,7 @@ for script in $SCRIPTS; do
 		[ $((round % 2)) -eq 0 ] && order="loadgen sysbench"
 		for tool in $order; do
 			read -r tps cpu txns < <(run "$tool" "$script")
-			per1k=$(awk -v c="$cpu" -v t="$txns" 'BEGIN { printf "%.4f", t > 0 ? c / t * 1000 : 0 }')
+			per1k=$(awk -v c="$cpu" -v t="$txns" 'BEGIN { printf "%.4f", (t > 0 ? c / t * 1000 : 0) }')
 			printf '%-18s %-6s %-9s %10s %12s %10s %14s\n' "$script" "$round" "$tool" "$tps" "$txns" "$cpu" "$per1k"
 			echo "$tps $cpu $txns" >>"$work/sum.$script.$tool"
 		done
