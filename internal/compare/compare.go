@@ -17,6 +17,7 @@ type Options struct {
 
 // Result is the comparison of two runs on one device.
 type Result struct {
+	Device    string
 	Runs      [2]Run    // baseline, candidate
 	Tables    [2][]Hour // hourly tables
 	Last      [2][]Hour // their last non-zero hours
@@ -29,7 +30,7 @@ func Compare(ctx context.Context, src Source, o Options) (*Result, error) {
 	if o.LastHours <= 0 {
 		o.LastHours = 12
 	}
-	res := &Result{}
+	res := &Result{Device: o.Device}
 	for i, id := range []string{o.Baseline, o.Candidate} {
 		run, err := src.FindRun(ctx, id, o.From, o.To)
 		if err != nil {
@@ -65,6 +66,10 @@ func (r *Result) Write(w io.Writer, lastHours int) error {
 		}
 		fmt.Fprintf(w, "last %d non-zero hours (%d..%d): WA %.5f\n\n", len(r.Last[i]), r.Last[i][0].Hour, r.Last[i][len(r.Last[i])-1].Hour, r.WA[i])
 	}
-	_, err := fmt.Fprintf(w, "WA reduction (baseline - candidate) / baseline: %.2f%%\n", 100*r.Reduction)
+	if _, err := fmt.Fprintf(w, "WA reduction (baseline - candidate) / baseline: %.2f%%\n", 100*r.Reduction); err != nil {
+		return err
+	}
+	// The baseline's steady WA is the reference WalabWARegression watches.
+	_, err := fmt.Fprintf(w, "alerts/config.yml reference_wa for this baseline: {%q: %.3f}\n", r.Device, r.WA[0])
 	return err
 }

@@ -50,7 +50,8 @@ func TestCompareAgainstPrometheus(t *testing.T) {
 	var out bytes.Buffer
 	require.NoError(t, res.Write(&out, 12))
 	require.Contains(t, out.String(), "WA reduction (baseline - candidate) / baseline: 12.00%")
-	require.Equal(t, 14+15+2*3+1, strings.Count(out.String(), "\n")-2, "tables, headers and summaries:\n%s", out.String())
+	require.Contains(t, out.String(), `reference_wa for this baseline: {"nvme0": 2.500}`)
+	require.Equal(t, 14+15+2*3+2, strings.Count(out.String(), "\n")-2, "tables, headers and summaries:\n%s", out.String())
 }
 
 func TestCompareErrors(t *testing.T) {
