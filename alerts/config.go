@@ -52,6 +52,8 @@ type Config struct {
 	// PlacementScenarios is a regex over walab_loadgen_run_info{scenario}:
 	// while such a run is on, streams/FDP and the placement daemon are expected.
 	PlacementScenarios string `yaml:"placement_scenarios"`
+	// PlacementFor is how long placement may be missing during such a run.
+	PlacementFor string `yaml:"placement_for"`
 
 	IRQBusiestShareMax float64 `yaml:"irq_busiest_share_max"`
 	IRQFor             string  `yaml:"irq_for"`
@@ -80,6 +82,7 @@ func Default() Config {
 		WARiseWindow:          "3h",
 		NANDWithoutHostWindow: "30m",
 		PlacementScenarios:    "streams.*|fdp.*|astream.*",
+		PlacementFor:          "5m",
 		IRQBusiestShareMax:    0.9,
 		IRQFor:                "15m",
 		FilesystemUsedMax:     0.85,
@@ -141,7 +144,7 @@ func (c Config) Validate() error {
 		"wa_window": c.WAWindow, "wa_long_window": c.WALongWindow, "rate_window": c.RateWindow,
 		"regression_for": c.RegressionFor, "wa_rise_window": c.WARiseWindow,
 		"nand_without_host_window": c.NANDWithoutHostWindow, "irq_for": c.IRQFor,
-		"target_down_for": c.TargetDownFor, "default_for": c.DefaultFor,
+		"target_down_for": c.TargetDownFor, "default_for": c.DefaultFor, "placement_for": c.PlacementFor,
 	}
 	if c.BaselineOffset != "" {
 		durs["baseline_offset"] = c.BaselineOffset

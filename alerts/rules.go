@@ -190,15 +190,15 @@ func waAlerts(c Config) []Rule {
 func placementAlerts(c Config) []Rule {
 	return []Rule{
 		c.alert("WalabPlacementDisabled", "warning",
-			`max by (instance, job, device) (walab_nvme_directive_enabled{directive=~"streams|data_placement"} or walab_nvme_fdp_enabled) == 0 and `+c.runExpected(), "5m",
+			`max by (instance, job, device) (walab_nvme_directive_enabled{directive=~"streams|data_placement"} or walab_nvme_fdp_enabled) == 0 and `+c.runExpected(), c.PlacementFor,
 			"Streams or FDP are expected but disabled.",
 			"A placement run is going on, but neither streams nor FDP is enabled on {{ $labels.device }} ({{ $labels.instance }}); the run measures the baseline instead."),
 		c.alert("WalabPlacementHintsIneffective", "warning",
-			`walab_placement_hints_effective == 0 and `+c.runExpected(), "5m",
+			`walab_placement_hints_effective == 0 and `+c.runExpected(), c.PlacementFor,
 			"Write-life hints cannot reach the device.",
 			"A placement run is going on, but file write hints cannot reach {{ $labels.device }} on {{ $labels.instance }}: {{ $labels.reason }}."),
 		c.alert("WalabPlacementDaemonDown", "warning",
-			`walab_placement_daemon_running == 0 and `+c.runExpected(), "5m",
+			`walab_placement_daemon_running == 0 and `+c.runExpected(), c.PlacementFor,
 			"The placement daemon is not running.",
 			"A placement run is going on, but the {{ $labels.daemon }} daemon is not running on {{ $labels.instance }}."),
 	}
