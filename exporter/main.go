@@ -91,5 +91,6 @@ func addFlags(app *kingpin.Application) *options {
 	app.Flag("nvme.device", "NVMe controller to watch instead of sysfs discovery (repeatable), e.g. /dev/nvme0.").StringsVar(&o.devices)
 	app.Flag("nvme.replay", "Run entirely on a replay directory (one subfolder of captured responses per controller) instead of real devices.").StringVar(&o.replayDir)
 	app.Flag("nvme.cache-max-age", "How long one device read serves scrapes and the WA sampler before the device is read again.").Default("5s").DurationVar(&o.cacheMaxAge)
+	app.Flag("scrape.timeout", "Bound on each scrape's collectors (0 = none). A device still being read is reported up=0 for that scrape; its read finishes in the background and serves the next scrape.").Default("0s").DurationVar(&o.scrapeTimeout)
 	return o
 }

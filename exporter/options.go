@@ -19,4 +19,5 @@ type options struct {
 	devices                []string
 	replayDir              string
 	cacheMaxAge            time.Duration
+	scrapeTimeout          time.Duration
 }

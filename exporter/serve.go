@@ -52,6 +52,7 @@ func newExporterApp(o *options, logger *slog.Logger) (*exporterApp, error) {
 		fl.Close()
 		return nil, err
 	}
+	set.Timeout = o.scrapeTimeout
 	logger.Info("collectors enabled", "collectors", set.Enabled())
 
 	var waCfg wa.Config

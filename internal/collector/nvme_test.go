@@ -2,11 +2,13 @@ package collector
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
@@ -184,4 +186,38 @@ func TestNVMeAdminLabels(t *testing.T) {
 	}
 	require.Equal(t, "errno", statusLabel(0))
 	require.Equal(t, "0x4002", statusLabel(0x4002))
+}
+
+// hangingBackend blocks every command until released.
+type hangingBackend struct{ release chan struct{} }
+
+func (h hangingBackend) Exec(context.Context, admin.Command) (admin.Result, error) {
+	<-h.release
+	return admin.Result{}, errors.New("released")
+}
+func (hangingBackend) Close() error { return nil }
+
+func TestNVMeHungDeviceDoesNotBlockTheScrape(t *testing.T) {
+	hang := hangingBackend{release: make(chan struct{})}
+	defer close(hang.release)
+	dir := filepath.Join(t.TempDir(), "nvme1")
+	require.NoError(t, fixture.OCPDrive().Write(dir))
+	hung := admin.New("nvme0", hang)
+	ok := admin.New("nvme1", replay.NewBackend(dir))
+	fl := &fleet.Fleet{Controllers: []*fleet.Controller{
+		{Name: "nvme0", Device: hung, Poller: probe.NewPoller(hung, nil, probe.Config{}, probe.Options{})},
+		{Name: "nvme1", Device: ok, Poller: probe.NewPoller(ok, nil, probe.Config{}, probe.Options{})},
+	}}
+	set, err := New(Env{Fleet: fl}, "nvme")
+	require.NoError(t, err)
+	set.Timeout = 50 * time.Millisecond // the scrape's bound; the hung read outlives it
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(set)
+	mfs, err := reg.Gather()
+	require.NoError(t, err)
+	v, found := find(mfs, "walab_nvme_up", map[string]string{"device": "nvme0"})
+	require.True(t, found)
+	require.Equal(t, 0.0, v, "the hung device is down for this scrape")
+	v, _ = find(mfs, "walab_nvme_up", map[string]string{"device": "nvme1"})
+	require.Equal(t, 1.0, v)
 }

@@ -2,6 +2,7 @@ package probe
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -85,32 +86,32 @@ func (p *Poller) Sample(ctx context.Context) (*Sample, error) {
 		p.mu.Unlock()
 		return s, err
 	}
-	if c := p.inflight; c != nil {
-		p.mu.Unlock()
-		select {
-		case <-c.done:
-			return c.s, c.err
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
+	c := p.inflight
+	if c == nil {
+		c = &call{done: make(chan struct{})}
+		p.inflight = c
+		// The read runs on its own, detached from the caller's context:
+		// one impatient scrape must neither fail the read the others wait
+		// for nor leave it half done; the admin command timeout bounds it.
+		go p.finish(context.WithoutCancel(ctx), c, p.plan)
 	}
-	c := &call{done: make(chan struct{})}
-	p.inflight = c
-	plan := p.plan
 	p.mu.Unlock()
+	select {
+	case <-c.done:
+		return c.s, c.err
+	case <-ctx.Done():
+		return nil, fmt.Errorf("%s: %w (the device read continues and will serve a later call)", p.name, ctx.Err())
+	}
+}
 
-	// The read runs detached from the first caller's context so that one
-	// impatient scrape cannot fail the read the others wait for; the admin
-	// command timeout bounds it.
-	c.s, plan, c.err = p.read(context.WithoutCancel(ctx), plan)
-
+func (p *Poller) finish(ctx context.Context, c *call, plan *Plan) {
+	c.s, plan, c.err = p.read(ctx, plan)
 	p.mu.Lock()
 	p.plan = plan
 	p.last, p.lastErr, p.lastAt = c.s, c.err, p.now()
 	p.inflight = nil
 	p.mu.Unlock()
 	close(c.done)
-	return c.s, c.err
 }
 
 func (p *Poller) read(ctx context.Context, plan *Plan) (*Sample, *Plan, error) {
