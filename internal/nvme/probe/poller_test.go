@@ -158,3 +158,22 @@ func TestPollerReprobesWhenTheSourcePageGoesAway(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, SourceEnduranceGroup, s.Source)
 }
+
+func TestPollerCallerTimeoutLeavesTheReadRunning(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "nvme0")
+	require.NoError(t, fixture.OCPDrive().Write(dir))
+	cb := &countingBackend{inner: replay.NewBackend(dir), gate: make(chan struct{})}
+	p := NewPoller(admin.New("nvme0", cb), []uint32{1}, Config{}, Options{MaxAge: time.Hour})
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := p.Sample(ctx)
+	require.ErrorIs(t, err, context.Canceled)
+	require.ErrorContains(t, err, "read continues")
+
+	close(cb.gate) // the device answers now
+	s, err := p.Sample(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, SourceOCP, s.Source)
+	require.EqualValues(t, 5, cb.n.Load(), "the abandoned read was not restarted")
+}
