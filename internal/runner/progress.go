@@ -22,7 +22,7 @@ type Progress struct {
 	last    time.Time
 	prefix  string
 	lastEvt workload.ProgressEvent
-	drawn   bool
+	drawn   workload.ProgressEvent // last event printed
 }
 
 // NewProgress starts a progress printer; tty selects the redrawn bar.
@@ -55,6 +55,9 @@ func (p *Progress) Update(e workload.ProgressEvent) {
 func (p *Progress) Done() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if !p.tty && p.drawn == p.lastEvt && p.lastEvt.TotalRows > 0 {
+		return // already printed
+	}
 	p.draw(p.now())
 	if p.tty {
 		fmt.Fprintln(p.out)
@@ -62,6 +65,7 @@ func (p *Progress) Done() {
 }
 
 func (p *Progress) draw(t time.Time) {
+	p.drawn = p.lastEvt
 	line := progressLine(p.prefix, p.lastEvt, t.Sub(p.start), p.tty)
 	if p.tty {
 		fmt.Fprintf(p.out, "\r%s\x1b[K", line)

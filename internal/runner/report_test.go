@@ -112,5 +112,6 @@ func TestProgressLine(t *testing.T) {
 	p.Update(workload.ProgressEvent{Rows: 2, TotalRows: 10}) // within 5 s: skipped
 	now = now.Add(5 * time.Second)
 	p.Update(workload.ProgressEvent{Rows: 10, TotalRows: 10})
+	p.Done() // the final state is already printed
 	require.Equal(t, "1/10 rows (10.0%) 0 rows/s ETA ?\n10/10 rows (100.0%) 2 rows/s ETA 0s\n", b.String())
 }
