@@ -12,7 +12,7 @@ var (
 	windowDesc = prometheus.NewDesc("walab_nvme_wa_window_seconds",
 		"Time actually spanned by the samples behind walab_nvme_write_amplification; shorter than the window while the history is younger than it.",
 		[]string{"device", "window"}, nil)
-	resetsDesc = prometheus.NewDesc("walab_nvme_wa_counter_resets_total",
+	resetsDesc = prometheus.NewDesc("walab_nvme_wa_resets_total",
 		"Times the device's counters went backwards or changed source (e.g. drive swapped), which restarts its WA windows.",
 		[]string{"device"}, nil)
 	runStartDesc = prometheus.NewDesc("walab_nvme_run_start_timestamp_seconds",

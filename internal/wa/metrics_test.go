@@ -18,7 +18,7 @@ import (
 
 // metricNames is every family the sampler exports (docs/metrics.md).
 var metricNames = []string{
-	"walab_nvme_write_amplification", "walab_nvme_wa_window_seconds", "walab_nvme_wa_counter_resets_total",
+	"walab_nvme_write_amplification", "walab_nvme_wa_window_seconds", "walab_nvme_wa_resets_total",
 	"walab_nvme_run_start_timestamp_seconds", "walab_nvme_wa_samples", "walab_nvme_wa_last_sample_timestamp_seconds",
 }
 
