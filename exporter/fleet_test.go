@@ -75,11 +75,12 @@ func TestBuildFleetExplicitDevices(t *testing.T) {
 
 func TestBuildFleetSimulatorHook(t *testing.T) {
 	called := false
+	prevSim := simControllers // the package's default wiring (exporter/sim.go)
 	simControllers = func(*config.File, *slog.Logger) ([]*fleet.Controller, error) {
 		called = true
 		return []*fleet.Controller{{Name: "nvme0", Device: admin.New("nvme0", nil), Simulated: true}}, nil
 	}
-	defer func() { simControllers = nil }()
+	defer func() { simControllers = prevSim }()
 
 	// sysfs has controllers: the hook is not used.
 	fl, err := buildFleet(&options{paths: collector.Paths{SysFS: sysfsFixture, DevFS: t.TempDir()}}, config.Empty(), quiet())

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -19,6 +22,7 @@ import (
 	"github.com/walab/walab/internal/config"
 	"github.com/walab/walab/internal/nvme/fleet"
 	"github.com/walab/walab/internal/nvme/probe"
+	"github.com/walab/walab/internal/nvme/sim"
 	"github.com/walab/walab/internal/wa"
 )
 
@@ -29,6 +33,8 @@ type exporterApp struct {
 	handler  http.Handler         // landing page, metrics, run-start API
 	sampler  *wa.Sampler
 	fleet    *fleet.Fleet
+	sims     []*sim.Drive // simulated drives in the fleet (the default without NVMe)
+	cfgPath  string
 }
 
 func loadConfig(path string) (*config.File, error) {
@@ -90,6 +96,8 @@ func newExporterApp(o *options, logger *slog.Logger) (*exporterApp, error) {
 	mux := http.NewServeMux()
 	mux.Handle(o.telemetryPath, metrics)
 	mux.Handle(wa.RunStartPath, sampler.Handler())
+	sims := simDrivesOf(fl)
+	mountSim(mux, sims)
 	if o.telemetryPath != "/" {
 		landing, err := web.NewLandingPage(web.LandingConfig{
 			Name:        "walab exporter",
@@ -106,10 +114,29 @@ func newExporterApp(o *options, logger *slog.Logger) (*exporterApp, error) {
 		}
 		mux.Handle("/", landing)
 	}
-	return &exporterApp{registry: reg, handler: mux, sampler: sampler, fleet: fl}, nil
+	return &exporterApp{registry: reg, handler: mux, sampler: sampler, fleet: fl, sims: sims, cfgPath: o.configFile}, nil
 }
 
-func (a *exporterApp) Close() error { return a.fleet.Close() }
+func (a *exporterApp) Close() error {
+	forgetSimDrives(a.fleet)
+	return a.fleet.Close()
+}
+
+// reloadOnHUP re-reads the configuration on SIGHUP; today that switches the
+// simulated drive's placement, so a baseline and a streams phase can run
+// back to back without a restart.
+func (a *exporterApp) reloadOnHUP(ctx context.Context, hup <-chan os.Signal, logger *slog.Logger) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-hup:
+			if err := reloadSim(a.cfgPath, a.sims, logger); err != nil {
+				logger.Error("reload on SIGHUP failed; keeping the running configuration", "err", err)
+			}
+		}
+	}
+}
 
 // serve runs the exporter until ctx ends.
 func serve(ctx context.Context, o *options, logger *slog.Logger) error {
@@ -122,6 +149,11 @@ func serve(ctx context.Context, o *options, logger *slog.Logger) error {
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// Registered before anything can answer, so an early SIGHUP never kills the process.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	go a.reloadOnHUP(ctx, hup, logger)
 	samplerDone := make(chan struct{})
 	go func() {
 		defer close(samplerDone)

@@ -20,6 +20,7 @@ import (
 // hook the way the integrator will, captures it, and serves the capture:
 // the replayed drive probes to the same source as the simulated one.
 func TestCaptureFromSimulator(t *testing.T) {
+	prevSim := simControllers // the package's default wiring (exporter/sim.go)
 	simControllers = func(*config.File, *slog.Logger) ([]*fleet.Controller, error) {
 		d, err := sim.New(sim.Config{
 			Capacity: 256 << 20, Scale: 1, SpareFactor: 0.1, BlockPages: 64, Rate: 64 << 20, Seed: 3,
@@ -30,7 +31,7 @@ func TestCaptureFromSimulator(t *testing.T) {
 		}
 		return []*fleet.Controller{sim.Controller("nvme0", d)}, nil
 	}
-	defer func() { simControllers = nil }()
+	defer func() { simControllers = prevSim }()
 
 	out := t.TempDir()
 	logs := &syncBuffer{}
