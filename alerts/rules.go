@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/walab/walab/internal/placement"
 )
 
 // RuleFile is a Prometheus rule file (the subset walab uses; promtool 2.42
@@ -193,10 +195,14 @@ func placementAlerts(c Config) []Rule {
 			`max by (instance, job, device) (walab_nvme_directive_enabled{directive=~"streams|data_placement"} or walab_nvme_fdp_enabled) == 0 and `+c.runExpected(), c.PlacementFor,
 			"Streams or FDP are expected but disabled.",
 			"A placement run is going on, but neither streams nor FDP is enabled on {{ $labels.device }} ({{ $labels.instance }}); the run measures the baseline instead."),
+		// FDP write streams count as effective for the collector (the drive
+		// can place data), but only raw block writes naming a stream use
+		// them: MySQL's files on ext4/xfs still get no placement.
 		c.alert("WalabPlacementHintsIneffective", "warning",
-			`walab_placement_hints_effective == 0 and `+c.runExpected(), c.PlacementFor,
-			"Write-life hints cannot reach the device.",
-			"A placement run is going on, but file write hints cannot reach {{ $labels.device }} on {{ $labels.instance }}: {{ $labels.reason }}."),
+			fmt.Sprintf(`(walab_placement_hints_effective == 0 or walab_placement_hints_effective{reason=%q}) and `, placement.ReasonFDPWriteStreams)+c.runExpected(), c.PlacementFor,
+			"File write-life hints do not reach the device.",
+			"A placement run is going on, but file write hints cannot reach {{ $labels.device }} on {{ $labels.instance }}: {{ $labels.reason }}"+
+				`{{ if eq $labels.reason "`+placement.ReasonFDPWriteStreams+`" }} (only raw block-device writes that name a write stream are placed; files on ext4/xfs, such as MySQL's, are not){{ end }}.`),
 		c.alert("WalabPlacementDaemonDown", "warning",
 			`walab_placement_daemon_running == 0 and `+c.runExpected(), c.PlacementFor,
 			"The placement daemon is not running.",

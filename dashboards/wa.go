@@ -13,8 +13,10 @@ func waOverview() *d.Builder {
 	b.Stat("Hourly WA", "none", "NAND / host bytes over the last hour (seed 000's result_WA.txt third column).", 6,
 		d.Q(alerts.WA1h+"{"+devSel+"}", "{{device}}"))
 	b.Stat("WA over 24h", "none", "", 6, d.Q(alerts.WA24h+"{"+devSel+"}", "{{device}}"))
-	b.Labels("NAND counter source", "Which log page the NAND counter comes from (fdp, ocp_c0, vendor_ca, sim, ...).", 6,
-		d.Q(`max by (device, source, model) (walab_nvme_info{`+devSel+`})`, "{{device}}: {{source}} ({{model}})"))
+	b.Labels("NAND counter source", "Where the NAND counter comes from: fdp (FDP statistics log), ocp_c0 (OCP SMART log 0xC0), "+
+		"a vendor layout (seed000_c0, intel_ca or a configured nvme.layouts name), endurance_group (Endurance Group log), "+
+		"none (SMART only, no WA) or unknown (not probed yet). The simulator reports ocp_c0 with simulated=true.", 6,
+		d.Q(`max by (device, source, model, simulated) (walab_nvme_info{`+devSel+`})`, "{{device}}: {{source}} ({{model}}, simulated={{simulated}})"))
 	b.Timeseries("Hourly WA per device", "none", "Dashed line: the configured reference WA the regression alert compares with.", 12,
 		d.Q(alerts.WA1h+"{"+devSel+"}", "{{device}} WA 1h"),
 		d.Q(alerts.WAReference+`{device=~"$device"}`, "{{device}} reference"))
