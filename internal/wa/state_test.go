@@ -143,7 +143,7 @@ func TestStateRoundTrip(t *testing.T) {
 		{"pending mark, no samples", state{SavedAt: 2, Devices: []deviceState{{Name: "nvme3", Mark: runMark{T: 5, Pending: true}, Samples: []sample{}}}}},
 		{"two devices", state{SavedAt: 3, Devices: []deviceState{
 			{Name: "nvme0", Source: "ocp_c0", Resets: 2, Mark: runMark{T: 10, Host: 1, Media: 2}, Samples: []sample{{10, 1, 2}, {20, 1 << 62, 1<<63 + 5}}},
-			{Name: "nvme1", Source: "sim", Mark: runMark{T: -1}, Samples: []sample{{-5, 0, 0}}},
+			{Name: "nvme1", Source: "seed000_c0", Mark: runMark{T: -1}, Samples: []sample{{-5, 0, 0}}},
 		}}},
 	}
 	for _, tc := range tests {
