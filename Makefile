@@ -1,12 +1,26 @@
-.PHONY: run test build
+.PHONY: run test lab generate build bench
 
-# The main job: the exporter on the embedded simulated NVMe drive.
+# The main job: the exporter on 127.0.0.1:10131. Without an NVMe controller it
+# serves the embedded simulated drive; the local MariaDB is its InnoDB target.
 run:
-	go run ./exporter
+	go run ./exporter --config.file=deploy/local/exporter.yml --web.listen-address=127.0.0.1:10131
 
-# Every test, including the real-MariaDB, Prometheus and QEMU ones.
+# Every test: installs what the tests need (scripts/setup.sh), then go vet and go test.
 test:
 	bash scripts/test.sh
 
+# The lab without Docker, on loopback: exporter, loadgen, Prometheus, Alertmanager.
+lab:
+	sh deploy/local/lab.sh
+
+# Regenerate the rule files, the Kubernetes PrometheusRule and the dashboards.
+generate:
+	go run ./alerts/gen
+	go run ./dashboards
+
 build:
-	CGO_ENABLED=0 go build -o bin/ ./exporter ./loadgen
+	CGO_ENABLED=0 go build -o bin/ ./exporter ./loadgen ./walab
+
+# loadgen against sysbench 1.0.20, side by side on the local MariaDB.
+bench:
+	bash bench/sysbench-compare.sh
