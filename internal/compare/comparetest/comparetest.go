@@ -44,8 +44,8 @@ func OpenMetrics(runs []Run) []byte {
 					n += wa * compare.MiB
 				}
 			}
-			fmt.Fprintf(&host, "walab_nvme_host_written_bytes_total{device=\"nvme0\",source=\"sim\"} %g %d\n", h, ts)
-			fmt.Fprintf(&nand, "walab_nvme_media_written_bytes_total{device=\"nvme0\",source=\"sim\"} %g %d\n", n, ts)
+			fmt.Fprintf(&host, "walab_nvme_host_written_bytes_total{device=\"nvme0\",source=\"ocp_c0\"} %g %d\n", h, ts)
+			fmt.Fprintf(&nand, "walab_nvme_media_written_bytes_total{device=\"nvme0\",source=\"ocp_c0\"} %g %d\n", n, ts)
 			fmt.Fprintf(&info, "walab_loadgen_run_info{run_id=%q,scenario=%q,target=\"mysql1\",workload=\"tpcc\"} 1 %d\n", r.ID, r.Scenario, ts)
 		}
 	}
