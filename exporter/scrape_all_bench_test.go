@@ -237,7 +237,7 @@ func countSamples(body []byte) int {
 	return n
 }
 
-// sampleNames returns every sample line's series (name and labels, value
+// sampleSeries returns every sample line's series (name and labels, value
 // dropped), sorted.
 func sampleSeries(body []byte) []string {
 	var out []string
@@ -248,8 +248,10 @@ func sampleSeries(body []byte) []string {
 		if line == "" || line[0] == '#' {
 			continue
 		}
-		i := strings.LastIndexByte(line, ' ')
-		out = append(out, line[:i])
+		if i := strings.LastIndexByte(line, ' '); i > 0 {
+			line = line[:i]
+		}
+		out = append(out, line)
 	}
 	sort.Strings(out)
 	return out
@@ -399,6 +401,10 @@ func TestScrapeAllSeriesCount(t *testing.T) {
 	body3 := scrapeAll(t, a.handler)
 	s2, s3 := sampleSeries(body2), sampleSeries(body3)
 	require.Equal(t, s2, s3, "the same series on every scrape once the worst case is reached")
+	// The handler continues on gather errors (as serve configures it), so
+	// check the registry itself: no duplicate or inconsistent series.
+	_, err := a.registry.Gather()
+	require.NoError(t, err)
 	got := groupCounts(s3, waFamilies)
 	require.NotZero(t, got["self"], "Go and process metrics are served, as by serve")
 	self := got["self"]
