@@ -201,6 +201,14 @@ func (c *irqCollector) Update(ctx context.Context, ch chan<- prometheus.Metric) 
 			totals[dev] = map[int]uint64{}
 		}
 		for col, v := range l.Counts {
+			totals[dev][ints.CPUs[col]] += v
+			// A CPU that never took this line's interrupt gets no series: NVMe
+			// queue IRQs are managed (one CPU each), so this exports about one
+			// series per line instead of one per line and CPU. Counts never go
+			// back to 0 before a reboot, so a series, once there, stays.
+			if v == 0 {
+				continue
+			}
 			k := irqKey{irq: l.IRQ, cpu: ints.CPUs[col], device: dev, queue: queue}
 			lp, ok := oldLabels[k]
 			if !ok {
@@ -208,7 +216,6 @@ func (c *irqCollector) Update(ctx context.Context, ch chan<- prometheus.Metric) 
 			}
 			newLabels[k] = lp // lines that went away drop out of the cache
 			ch <- &irqCounter{labels: lp, value: float64(v)}
-			totals[dev][ints.CPUs[col]] += v
 		}
 		lines = append(lines, lineOfInterest{l, dev, strconv.Itoa(l.IRQ)})
 	}
