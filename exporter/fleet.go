@@ -38,7 +38,7 @@ func buildFleet(o *options, cfgFile *config.File, logger *slog.Logger) (*fleet.F
 	case o.replayDir != "":
 		ctrls, err = replayControllers(o.replayDir)
 	case len(o.devices) > 0:
-		ctrls = explicitControllers(o.devices, o.paths.SysFS)
+		ctrls, err = explicitControllers(o.devices, o.paths.SysFS)
 	default:
 		ctrls, err = discoveredControllers(o.paths.SysFS, o.paths.DevFS)
 		if err == nil && len(ctrls) == 0 && simControllers != nil {
@@ -108,14 +108,21 @@ func replayControllers(root string) ([]*fleet.Controller, error) {
 
 var nsDevice = regexp.MustCompile(`^(nvme[0-9]+)n[0-9]+$`)
 
-func explicitControllers(paths []string, sysRoot string) []*fleet.Controller {
+func explicitControllers(paths []string, sysRoot string) ([]*fleet.Controller, error) {
 	var out []*fleet.Controller
+	seen := map[string]string{}
 	for _, p := range paths {
 		name := filepath.Base(p)
 		ctrlName := name
 		if m := nsDevice.FindStringSubmatch(name); m != nil {
 			ctrlName = m[1] // admin commands through a namespace node reach its controller
 		}
+		// Two nodes of one controller would export every series twice and
+		// mix their WA samples: refuse at start-up rather than drop series.
+		if prev, dup := seen[ctrlName]; dup {
+			return nil, fmt.Errorf("--nvme.device %s and %s reach the same controller %s: list it once", prev, p, ctrlName)
+		}
+		seen[ctrlName] = p
 		// The device label is the controller's name everywhere (irq, streams
 		// key on it too), whichever node reaches it.
 		c := &fleet.Controller{Name: ctrlName, NUMANode: -1}
@@ -125,7 +132,7 @@ func explicitControllers(paths []string, sysRoot string) []*fleet.Controller {
 		c.Device, c.OpenErr = admin.OpenIoctl(ctrlName, p)
 		out = append(out, c)
 	}
-	return out
+	return out, nil
 }
 
 func discoveredControllers(sysRoot, devRoot string) ([]*fleet.Controller, error) {

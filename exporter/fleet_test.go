@@ -103,3 +103,12 @@ func TestBuildFleetBadConfig(t *testing.T) {
 	_, err = buildFleet(&options{replayDir: t.TempDir()}, f, quiet())
 	require.ErrorContains(t, err, "nvme.devices.nvme0.source")
 }
+
+func TestExplicitDevicesRefuseTheSameControllerTwice(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []string{"nvme0", "nvme0n1"} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, n), nil, 0o600))
+	}
+	_, err := buildFleet(&options{devices: []string{filepath.Join(dir, "nvme0"), filepath.Join(dir, "nvme0n1")}}, config.Empty(), quiet())
+	require.ErrorContains(t, err, "reach the same controller nvme0")
+}

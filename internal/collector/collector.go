@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -209,6 +210,18 @@ func (s *Set) run(ctx context.Context, name string, c Collector, ch chan<- prome
 	ch <- prometheus.MustNewConstMetric(scrapeDurationDesc, prometheus.GaugeValue, d, name)
 	ch <- prometheus.MustNewConstMetric(scrapeSuccessDesc, prometheus.GaugeValue, ok, name)
 }
+
+// recoverDevice stops a panic in a collector's per-device goroutine, which
+// safeUpdate cannot catch (it only covers the collector's own goroutine):
+// one bad device must not take the exporter down.
+func recoverDevice(logger *slog.Logger, what string) {
+	if r := recover(); r != nil {
+		logger.Error("collector panicked on one device; its series are missing this scrape", "device", what, "panic", r)
+	}
+}
+
+// validLabel replaces invalid UTF-8 in a label value read from a device.
+func validLabel(s string) string { return strings.ToValidUTF8(s, "?") }
 
 // safeUpdate turns a collector panic into an error: a bug in one collector
 // must not take the exporter down with it.

@@ -1,8 +1,10 @@
 package collector
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"testing"
 
 	"github.com/alecthomas/kingpin/v2"
@@ -74,4 +76,18 @@ func TestFlags(t *testing.T) {
 	require.Contains(t, set.Enabled(), "test_ok")
 	require.NotContains(t, set.Enabled(), "test_fail")
 	require.NoError(t, SetEnabled("test_ok", false))
+}
+
+func TestRecoverDeviceKeepsTheProcessAlive(t *testing.T) {
+	var logs bytes.Buffer
+	logger := slog.New(slog.NewTextHandler(&logs, nil))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		defer recoverDevice(logger, "nvme7")
+		panic("label value is not valid UTF-8")
+	}()
+	<-done
+	require.Contains(t, logs.String(), "device=nvme7")
+	require.Equal(t, "ACME ? SSD", validLabel("ACME \xff\xfe SSD"))
 }

@@ -95,6 +95,7 @@ func (c *innodbCollector) Update(ctx context.Context, ch chan<- prometheus.Metri
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer recoverDevice(c.logger, "mysql target "+t.name)
 			c.scrapeTarget(ctx, t, ch)
 		}()
 	}

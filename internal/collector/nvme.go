@@ -61,6 +61,7 @@ func (c *nvmeCollector) Update(ctx context.Context, ch chan<- prometheus.Metric)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer recoverDevice(c.logger, c.ctrls[i].Name)
 			c.updateOne(ctx, c.ctrls[i], c.pollers[i], ch)
 		}()
 	}
@@ -93,7 +94,8 @@ func (c *nvmeCollector) updateOne(ctx context.Context, ctrl *fleet.Controller, p
 		}
 		c.adminStats(p, ch)
 	}
-	ch <- prometheus.MustNewConstMetric(nvmeInfoDesc, prometheus.GaugeValue, 1, dev, model, serial, fw, source, strconv.FormatBool(ctrl.Simulated))
+	ch <- prometheus.MustNewConstMetric(nvmeInfoDesc, prometheus.GaugeValue, 1, dev,
+		validLabel(model), validLabel(serial), validLabel(fw), source, strconv.FormatBool(ctrl.Simulated))
 	if err != nil {
 		ch <- prometheus.MustNewConstMetric(nvmeUpDesc, prometheus.GaugeValue, 0, dev)
 		return

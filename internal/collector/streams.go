@@ -156,6 +156,10 @@ func (c *streamsCollector) Update(ctx context.Context, ch chan<- prometheus.Metr
 			}
 			st.maxWriteStream = n
 		}
+		// A failed read this scrape (or FDP supported with its state unread)
+		// leaves the device's placement unknown: saying "disabled" would
+		// send the operator after the wrong problem.
+		st.complete = err == nil && (!st.fdpSupported || st.fdpKnown)
 		c.emitDevice(ch, d.ctrl.Name, st, param)
 	}
 
@@ -188,7 +192,7 @@ func (c *streamsCollector) emitDevice(ch chan<- prometheus.Metric, name string, 
 	g := func(d *prometheus.Desc, v float64, labels ...string) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, append([]string{name}, labels...)...)
 	}
-	in := placement.Inputs{DeviceKnown: st.known, Kernel: param, MaxWriteStreams: st.maxWriteStream}
+	in := placement.Inputs{DeviceKnown: st.known && st.complete, Kernel: param, MaxWriteStreams: st.maxWriteStream}
 	if st.known {
 		in.Directives = st.directives
 		in.FDPSupport = st.fdpSupported

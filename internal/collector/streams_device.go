@@ -47,7 +47,8 @@ type streamsDevice struct {
 
 // deviceState is one scrape's view of a controller.
 type deviceState struct {
-	known bool // Identify Controller read
+	known    bool // Identify Controller read
+	complete bool // every page the device supports was read this scrape
 
 	directives     bool
 	dirID          *decode.DirectivesIdentify

@@ -267,6 +267,8 @@ func TestStreamsDeviceGone(t *testing.T) {
 	got, err := hostScrape(t, c)
 	require.ErrorContains(t, err, "nvme1")
 	require.NotContains(t, got, `walab_nvme_fdp_enabled{device="nvme1"}`)
+	// Identified earlier, unreadable now: unknown, not "fdp_disabled".
+	require.Contains(t, got, `walab_placement_hints_effective{device="nvme1",reason="device_unreadable"} 0`)
 	require.Contains(t, got, `walab_nvme_streams_open{device="nvme0"} 4`)
 	require.Contains(t, got, `walab_placement_daemon_running{daemon="astream"} 1`)
 
@@ -276,6 +278,12 @@ func TestStreamsDeviceGone(t *testing.T) {
 	got, err = hostScrape(t, newTestStreams(t, "testdata/streams", "", f2))
 	require.ErrorContains(t, err, "EIO")
 	require.Contains(t, got, `walab_placement_hints_effective{device="nvme4",reason="device_unreadable"} 0`)
+
+	// FDP supported but Get Features FDP refused: the state is unknown too.
+	f3, backs3 := testFleet()
+	delete(backs3["nvme1"].dw0, "feature/0x1d/1")
+	got, _ = hostScrape(t, newTestStreams(t, "testdata/streams", "", f3))
+	require.Contains(t, got, `walab_placement_hints_effective{device="nvme1",reason="device_unreadable"} 0`)
 }
 
 func TestStreamsWriteHintDirs(t *testing.T) {

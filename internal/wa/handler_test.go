@@ -137,3 +137,23 @@ func TestRunStartMarkSurvivesRestart(t *testing.T) {
 	s2, _ := newTestSampler(t, r, Options{StatePath: path, Now: func() time.Time { return clock }})
 	require.Equal(t, s1.Marks(), s2.Marks())
 }
+
+// A mark on a device with no history yet must survive a failed sample.
+func TestRunStartMarkSurvivesFailedSampleWithoutHistory(t *testing.T) {
+	r := &fakeReader{}
+	clock := t0
+	s, _ := newTestSampler(t, r, Options{Now: func() time.Time { return clock }})
+	ctx := context.Background()
+	r.set("nvme0", 100, 150)
+	_, err := s.MarkRunStart(ctx, "nvme0")
+	require.NoError(t, err)
+
+	r.fail("nvme0") // this device fails; the sample itself succeeds
+	require.NoError(t, s.Sample(ctx, t0.Add(time.Minute)))
+
+	r.set("nvme0", 200, 350)
+	require.NoError(t, s.Sample(ctx, t0.Add(2*time.Minute)))
+	d, w := windowsOf(t, s, "nvme0")
+	require.Equal(t, t0, d.RunStart.UTC(), "the mark's baseline, not the first later sample")
+	require.Equal(t, want{2.0, true, 120}, want{w["run"].WA, w["run"].HasWA, w["run"].Seconds})
+}

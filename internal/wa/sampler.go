@@ -159,7 +159,9 @@ func (s *Sampler) prune(t int64) {
 	cut := t - s.longestMS() - s.slackMS
 	for name, d := range s.devs {
 		d.hist.dropBefore(cut)
-		if d.hist.len() == 0 {
+		// Keep a device whose run mark is recent even without samples: a
+		// mark set just before a failed read must survive to the next one.
+		if d.hist.len() == 0 && d.mark.T < cut {
 			delete(s.devs, name)
 		}
 	}

@@ -67,3 +67,11 @@ func TestStatusError(t *testing.T) {
 	require.False(t, media.Unsupported())
 	require.Equal(t, uint8(2), media.SCT())
 }
+
+func TestInvalidLogPageIsUnsupported(t *testing.T) {
+	lp, err := GetLogPage(LogPage{LID: 0x22, LSI: 1, Len: 64})
+	require.NoError(t, err)
+	require.True(t, IsUnsupported(NewStatusError(lp, 0x4109)), "command specific Invalid Log Page means absent")
+	require.False(t, IsUnsupported(NewStatusError(Identify(CNSController, 0), 0x4109)), "0x09 is only Invalid Log Page for Get Log Page")
+	require.False(t, IsUnsupported(NewStatusError(lp, 0x0281)), "a media error is a failure, not an absent page")
+}

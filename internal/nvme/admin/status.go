@@ -7,7 +7,10 @@ import (
 
 // Status code types and the codes walab reacts to (NVMe base spec, figure "Status Code").
 const (
-	SCTGeneric = 0
+	SCTGeneric         = 0
+	SCTCommandSpecific = 1
+
+	SCInvalidLogPage = 0x09 // command specific, Get Log Page
 
 	SCInvalidOpcode = 0x01
 	SCInvalidField  = 0x02
@@ -34,8 +37,16 @@ func (e *StatusError) DNR() bool { return e.Status&statusDNR != 0 }
 
 // Unsupported reports whether the status means "this controller does not
 // implement that": for probing, an absent feature rather than a failure.
+// Invalid Log Page (command specific 0x09) is how many drives answer a log
+// they lack; QEMU and others use Invalid Field instead.
 func (e *StatusError) Unsupported() bool {
-	return e.SCT() == SCTGeneric && (e.SC() == SCInvalidOpcode || e.SC() == SCInvalidField)
+	switch e.SCT() {
+	case SCTGeneric:
+		return e.SC() == SCInvalidOpcode || e.SC() == SCInvalidField
+	case SCTCommandSpecific:
+		return e.Cmd.Opcode == OpGetLogPage && e.SC() == SCInvalidLogPage
+	}
+	return false
 }
 
 func (e *StatusError) Error() string {

@@ -145,5 +145,6 @@ func readText(dir, name string) string {
 	if err != nil {
 		return ""
 	}
-	return strings.Trim(string(b), " \t\r\n\x00")
+	// Invalid UTF-8 (firmware bugs happen) would make an invalid label value.
+	return strings.ToValidUTF8(strings.Trim(string(b), " \t\r\n\x00"), "?")
 }
