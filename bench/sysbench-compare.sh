@@ -21,6 +21,8 @@ MYSQL_PORT=${MYSQL_PORT:-3306}
 MYSQL_USER=${MYSQL_USER:-root}
 MYSQL_PASSWORD=${MYSQL_PASSWORD:-}
 MYSQL_DB=${MYSQL_DB:-walab_bench}
+# Extra loadgen flags, for A/B runs (e.g. LOADGEN_ARGS=--mysql-blocking-io=off).
+read -r -a loadgen_args <<<"${LOADGEN_ARGS:-}"
 
 case "$MYSQL_HOST" in
 127.* | ::1 | localhost) ;;
@@ -51,7 +53,7 @@ run() {
 	local log="$work/$tool.$script.log"
 	(
 		"$bin" "$script" run "${conn[@]}" "${size[@]}" --threads="$THREADS" --time="$TIME" \
-			$([ "$tool" = loadgen ] && echo --web.disable) >"$log" 2>&1
+			$([ "$tool" = loadgen ] && echo --web.disable "${loadgen_args[@]}") >"$log" 2>&1
 		times
 	) >"$log.times"
 	# The transactions line is the same in both tools' summaries.

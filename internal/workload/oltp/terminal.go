@@ -3,7 +3,9 @@ package oltp
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"fmt"
+	"io"
 	"math/rand/v2"
 
 	"github.com/walab/walab/internal/workload"
@@ -35,52 +37,90 @@ var stmtSQL = [nStmts]string{
 	sInsert:      "INSERT INTO %s (id, k, c, pad) VALUES (?, ?, ?, ?)",
 }
 
+// The terminal talks to go-sql-driver's connection directly (sql.Conn.Raw)
+// rather than through database/sql's Stmt and Rows: those cost about 17
+// allocations, several mutexes and a dependency map update per statement,
+// which showed as client CPU next to sysbench. The connection is still the
+// runner's *sql.Conn; a driver.ErrBadConn returned from Raw makes
+// database/sql drop it, as a failed query through database/sql would.
+
+// rawConn is what the terminal needs from the driver connection.
+type rawConn interface {
+	driver.ConnPrepareContext
+	driver.ExecerContext
+}
+
+// rawStmt is a driver statement that runs with a context.
+type rawStmt interface {
+	driver.Stmt
+	driver.StmtQueryContext
+	driver.StmtExecContext
+}
+
+// maxArgs is the most placeholders a statement has (the INSERT).
+const maxArgs = 4
+
 type terminal struct {
 	w    *Workload
 	rng  *rand.Rand
 	conn *sql.Conn // the connection stmts belong to
 	// stmts[table-1][kind], prepared lazily on the current connection.
-	stmts [][nStmts]*sql.Stmt
+	stmts [][nStmts]rawStmt
 	res   workload.Result
 	cbuf  []byte
 	pbuf  []byte
-	raw   sql.RawBytes
+	// Per-terminal scratch reused by every statement: arguments, one row
+	// (every SELECT here returns one column), the event's context and
+	// driver connection while inside Raw.
+	args    [maxArgs]driver.NamedValue
+	dest    [1]driver.Value
+	ctx     context.Context
+	dc      rawConn
+	eventFn func(any) error // t.rawEvent, bound once
 }
 
 // NewTerminal returns one sysbench thread.
 func (w *Workload) NewTerminal(id int, rng *rand.Rand) workload.Terminal {
-	return &terminal{w: w, rng: rng, stmts: make([][nStmts]*sql.Stmt, w.opt.Tables),
+	t := &terminal{w: w, rng: rng, stmts: make([][nStmts]rawStmt, w.opt.Tables),
 		cbuf: make([]byte, 0, cLen), pbuf: make([]byte, 0, padLen)}
+	for i := range t.args {
+		t.args[i].Ordinal = i + 1
+	}
+	t.eventFn = t.rawEvent
+	return t
 }
 
 func (t *terminal) Next() string              { return t.w.script }
 func (t *terminal) KeyingTime(string) float64 { return 0 }
 func (t *terminal) ThinkTime(string) float64  { return 0 }
 
-// stmt returns the prepared statement, re-preparing after a reconnect (the
-// server forgets statements with the connection).
-func (t *terminal) stmt(ctx context.Context, conn *sql.Conn, tbl, kind int) (*sql.Stmt, error) {
-	if conn != t.conn {
-		t.closeStmts()
-		t.conn = conn
-	}
+// stmt returns the prepared statement, preparing it on first use on the
+// current connection (the server forgets statements with the connection).
+func (t *terminal) stmt(tbl, kind int) (rawStmt, error) {
 	s := t.stmts[tbl-1][kind]
 	if s != nil {
 		return s, nil
 	}
-	s, err := conn.PrepareContext(ctx, fmt.Sprintf(stmtSQL[kind], table(tbl)))
+	ds, err := t.dc.PrepareContext(t.ctx, fmt.Sprintf(stmtSQL[kind], table(tbl)))
 	if err != nil {
 		return nil, err
+	}
+	s, ok := ds.(rawStmt)
+	if !ok {
+		ds.Close()
+		return nil, fmt.Errorf("oltp: driver statement %T lacks QueryContext/ExecContext", ds)
 	}
 	t.stmts[tbl-1][kind] = s
 	return s, nil
 }
 
+// closeStmts forgets the statements of the previous connection. Closing one
+// whose connection is gone returns an error without any I/O.
 func (t *terminal) closeStmts() {
 	for i := range t.stmts {
 		for k, s := range t.stmts[i] {
 			if s != nil {
-				s.Close()
+				_ = s.Close()
 				t.stmts[i][k] = nil
 			}
 		}
@@ -90,47 +130,58 @@ func (t *terminal) closeStmts() {
 func (t *terminal) tableNum() int { return 1 + t.rng.IntN(t.w.opt.Tables) }
 func (t *terminal) id() int64     { return t.w.dist.Next(t.rng) }
 
-// query runs a read and drains its rows, as sysbench stores each result.
-func (t *terminal) query(ctx context.Context, s *sql.Stmt, args ...any) error {
-	rows, err := s.QueryContext(ctx, args...)
+// query runs a read with the first n of t.args and drains its rows, as
+// sysbench stores each result.
+func (t *terminal) query(s rawStmt, n int) error {
+	rows, err := s.QueryContext(t.ctx, t.args[:n])
 	if err != nil {
 		return err
 	}
-	for rows.Next() {
-		if err := rows.Scan(&t.raw); err != nil {
+	for {
+		err := rows.Next(t.dest[:])
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
 			rows.Close()
 			return err
 		}
-	}
-	if err := rows.Err(); err != nil {
-		rows.Close()
-		return err
 	}
 	t.res.Reads++
 	return rows.Close()
 }
 
-func (t *terminal) exec(ctx context.Context, s *sql.Stmt, args ...any) error {
-	if _, err := s.ExecContext(ctx, args...); err != nil {
+// exec runs a write with the first n of t.args.
+func (t *terminal) exec(s rawStmt, n int) error {
+	if _, err := s.ExecContext(t.ctx, t.args[:n]); err != nil {
 		return err
 	}
 	t.res.Writes++
 	return nil
 }
 
-func (t *terminal) other(ctx context.Context, conn *sql.Conn, q string) error {
-	if _, err := conn.ExecContext(ctx, q); err != nil {
+func (t *terminal) other(q string) error {
+	if _, err := t.dc.ExecContext(t.ctx, q, nil); err != nil {
 		return err
 	}
 	t.res.Other++
 	return nil
 }
 
+// arg sets placeholder i (0-based) for the next statement.
+func (t *terminal) arg(i int, v driver.Value) { t.args[i].Value = v }
+
 // Run executes one sysbench event. On error it rolls back (best effort, as
 // sysbench does before restarting an event) and returns the error as is.
 func (t *terminal) Run(ctx context.Context, conn *sql.Conn, _ string) (workload.Result, error) {
 	t.res = workload.Result{}
-	err := t.event(ctx, conn)
+	if conn != t.conn {
+		t.closeStmts()
+		t.conn = conn
+	}
+	t.ctx = ctx
+	err := conn.Raw(t.eventFn)
+	t.ctx, t.dc = nil, nil
 	if err != nil && t.inTrx() {
 		if _, rerr := conn.ExecContext(ctx, "ROLLBACK"); rerr == nil {
 			t.res.Other++
@@ -147,57 +198,67 @@ func (t *terminal) inTrx() bool {
 	return false
 }
 
-func (t *terminal) event(ctx context.Context, conn *sql.Conn) error {
+// rawEvent runs the event on the driver connection, inside sql.Conn.Raw.
+func (t *terminal) rawEvent(dc any) error {
+	c, ok := dc.(rawConn)
+	if !ok {
+		return fmt.Errorf("oltp: driver connection %T lacks PrepareContext/ExecContext", dc)
+	}
+	t.dc = c
+	return t.event()
+}
+
+func (t *terminal) event() error {
 	o := &t.w.opt
 	switch t.w.script {
 	case "oltp_point_select":
-		return t.pointSelects(ctx, conn)
+		return t.pointSelects()
 	case "oltp_update_index":
-		return t.indexUpdates(ctx, conn)
+		return t.indexUpdates()
 	case "oltp_update_non_index":
-		return t.nonIndexUpdates(ctx, conn)
+		return t.nonIndexUpdates()
 	case "oltp_delete":
-		tbl := t.tableNum()
-		s, err := t.stmt(ctx, conn, tbl, sDelete)
+		s, err := t.stmt(t.tableNum(), sDelete)
 		if err != nil {
 			return err
 		}
-		return t.exec(ctx, s, t.id())
+		t.arg(0, t.id())
+		return t.exec(s, 1)
 	case "oltp_insert":
-		return t.insert(ctx, conn)
+		return t.insert()
 	}
 	if t.inTrx() {
-		if err := t.other(ctx, conn, "BEGIN"); err != nil {
+		if err := t.other("BEGIN"); err != nil {
 			return err
 		}
 	}
 	if t.w.script != "oltp_write_only" {
-		if err := t.pointSelects(ctx, conn); err != nil {
+		if err := t.pointSelects(); err != nil {
 			return err
 		}
 		if o.RangeSelects {
-			for _, g := range []struct{ kind, n int }{
+			for _, g := range [...]struct{ kind, n int }{
 				{sSimple, o.SimpleRanges}, {sSum, o.SumRanges}, {sOrder, o.OrderRanges}, {sDistinct, o.DistinctRanges},
 			} {
-				if err := t.ranges(ctx, conn, g.kind, g.n); err != nil {
+				if err := t.ranges(g.kind, g.n); err != nil {
 					return err
 				}
 			}
 		}
 	}
 	if t.w.script != "oltp_read_only" {
-		if err := t.indexUpdates(ctx, conn); err != nil {
+		if err := t.indexUpdates(); err != nil {
 			return err
 		}
-		if err := t.nonIndexUpdates(ctx, conn); err != nil {
+		if err := t.nonIndexUpdates(); err != nil {
 			return err
 		}
-		if err := t.deleteInserts(ctx, conn); err != nil {
+		if err := t.deleteInserts(); err != nil {
 			return err
 		}
 	}
 	if t.inTrx() {
-		return t.other(ctx, conn, "COMMIT")
+		return t.other("COMMIT")
 	}
 	return nil
 }
@@ -205,90 +266,101 @@ func (t *terminal) event(ctx context.Context, conn *sql.Conn) error {
 // Each group below picks one table for all its statements, as sysbench's
 // execute_* functions do.
 
-func (t *terminal) pointSelects(ctx context.Context, conn *sql.Conn) error {
-	s, err := t.stmt(ctx, conn, t.tableNum(), sPoint)
+func (t *terminal) pointSelects() error {
+	s, err := t.stmt(t.tableNum(), sPoint)
 	if err != nil {
 		return err
 	}
 	for range t.w.opt.PointSelects {
-		if err := t.query(ctx, s, t.id()); err != nil {
+		t.arg(0, t.id())
+		if err := t.query(s, 1); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (t *terminal) ranges(ctx context.Context, conn *sql.Conn, kind, n int) error {
+func (t *terminal) ranges(kind, n int) error {
 	if n == 0 {
 		return nil
 	}
-	s, err := t.stmt(ctx, conn, t.tableNum(), kind)
+	s, err := t.stmt(t.tableNum(), kind)
 	if err != nil {
 		return err
 	}
 	for range n {
 		lo := t.id()
-		if err := t.query(ctx, s, lo, lo+t.w.opt.RangeSize-1); err != nil {
+		t.arg(0, lo)
+		t.arg(1, lo+t.w.opt.RangeSize-1)
+		if err := t.query(s, 2); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (t *terminal) indexUpdates(ctx context.Context, conn *sql.Conn) error {
+func (t *terminal) indexUpdates() error {
 	if t.w.opt.IndexUpdates == 0 {
 		return nil
 	}
-	s, err := t.stmt(ctx, conn, t.tableNum(), sIndexUpd)
+	s, err := t.stmt(t.tableNum(), sIndexUpd)
 	if err != nil {
 		return err
 	}
 	for range t.w.opt.IndexUpdates {
-		if err := t.exec(ctx, s, t.id()); err != nil {
+		t.arg(0, t.id())
+		if err := t.exec(s, 1); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (t *terminal) nonIndexUpdates(ctx context.Context, conn *sql.Conn) error {
+func (t *terminal) nonIndexUpdates() error {
 	if t.w.opt.NonIndexUpdates == 0 {
 		return nil
 	}
-	s, err := t.stmt(ctx, conn, t.tableNum(), sNonIndexUpd)
+	s, err := t.stmt(t.tableNum(), sNonIndexUpd)
 	if err != nil {
 		return err
 	}
 	for range t.w.opt.NonIndexUpdates {
 		t.cbuf = appendC(t.cbuf[:0], t.rng)
-		if err := t.exec(ctx, s, t.cbuf, t.id()); err != nil {
+		t.arg(0, t.cbuf)
+		t.arg(1, t.id())
+		if err := t.exec(s, 2); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (t *terminal) deleteInserts(ctx context.Context, conn *sql.Conn) error {
+func (t *terminal) deleteInserts() error {
 	if t.w.opt.DeleteInserts == 0 {
 		return nil
 	}
 	tbl := t.tableNum()
-	del, err := t.stmt(ctx, conn, tbl, sDelete)
+	del, err := t.stmt(tbl, sDelete)
 	if err != nil {
 		return err
 	}
-	ins, err := t.stmt(ctx, conn, tbl, sInsert)
+	ins, err := t.stmt(tbl, sInsert)
 	if err != nil {
 		return err
 	}
 	for range t.w.opt.DeleteInserts {
 		id := t.id()
-		if err := t.exec(ctx, del, id); err != nil {
+		t.arg(0, id)
+		if err := t.exec(del, 1); err != nil {
 			return err
 		}
 		t.cbuf = appendC(t.cbuf[:0], t.rng)
 		t.pbuf = appendPad(t.pbuf[:0], t.rng)
-		if err := t.exec(ctx, ins, id, t.id(), t.cbuf, t.pbuf); err != nil {
+		t.arg(0, id)
+		t.arg(1, t.id())
+		t.arg(2, t.cbuf)
+		t.arg(3, t.pbuf)
+		if err := t.exec(ins, 4); err != nil {
 			return err
 		}
 	}
@@ -298,8 +370,8 @@ func (t *terminal) deleteInserts(ctx context.Context, conn *sql.Conn) error {
 // insert is oltp_insert: with auto_inc the server assigns the id (0 asks
 // AUTO_INCREMENT for one); without it ids come from a random draw above the
 // loaded range, like sysbench's rand.unique.
-func (t *terminal) insert(ctx context.Context, conn *sql.Conn) error {
-	s, err := t.stmt(ctx, conn, t.tableNum(), sInsert)
+func (t *terminal) insert() error {
+	s, err := t.stmt(t.tableNum(), sInsert)
 	if err != nil {
 		return err
 	}
@@ -309,5 +381,9 @@ func (t *terminal) insert(ctx context.Context, conn *sql.Conn) error {
 	}
 	t.cbuf = appendC(t.cbuf[:0], t.rng)
 	t.pbuf = appendPad(t.pbuf[:0], t.rng)
-	return t.exec(ctx, s, id, t.id(), t.cbuf, t.pbuf)
+	t.arg(0, id)
+	t.arg(1, t.id())
+	t.arg(2, t.cbuf)
+	t.arg(3, t.pbuf)
+	return t.exec(s, 4)
 }

@@ -62,10 +62,13 @@ type flags struct {
 	webDisable         bool
 	web                *web.FlagConfig
 	logLevel           *promslog.Level
+	blockingIO         bool
+	cpuProfile         string
+	memProfile         string
 }
 
 var boolFlags = map[string]bool{
-	"skip-trx": true, "create-secondary": true, "auto-inc": true, "range-selects": true, "web.disable": true,
+	"skip-trx": true, "create-secondary": true, "auto-inc": true, "range-selects": true, "web.disable": true, "mysql-blocking-io": true,
 }
 
 // Main runs loadgen with args (without the program name) and returns the
@@ -105,7 +108,15 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	// go-sql-driver logs every dropped connection; the runner already counts
 	// and reports them, so they go to the debug log.
 	_ = mysql.SetLogger(mysqlLogger{logger})
+	stopProfile, err := startProfiles(f.cpuProfile, f.memProfile)
+	if err != nil {
+		fmt.Fprintln(stderr, "loadgen:", err)
+		return 2
+	}
 	code, err := execute(f, wl, phase, stdout, stderr, logger)
+	if perr := stopProfile(); perr != nil {
+		fmt.Fprintln(stderr, "loadgen:", perr)
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "loadgen:", err)
 		return 2
@@ -137,6 +148,7 @@ func defineFlags(app *kingpin.Application, f *flags) {
 	app.Flag("mysql-user", "MySQL user.").Default("sbtest").StringVar(&f.conn.User)
 	app.Flag("mysql-password", "MySQL password.").StringVar(&f.conn.Password)
 	app.Flag("mysql-db", "MySQL database.").Default("sbtest").StringVar(&f.conn.DB)
+	app.Flag("mysql-blocking-io", "Blocking sockets for TCP connections: a terminal sleeps in recv like a sysbench thread instead of going through Go's netpoller (fewer syscalls and less client CPU per statement).").Default("true").BoolVar(&f.blockingIO)
 
 	app.Flag("warehouses", "TPC-C warehouses (prepare: to load; run: to use, 0 = all loaded).").IntVar(&f.warehouses)
 	app.Flag("limit-txns-per-min", "TPC-C rate limit per target in transactions per minute (BenchmarkSQL limitTxnsPerMin).").IntVar(&f.limitTxnsPerMin)
@@ -165,6 +177,8 @@ func defineFlags(app *kingpin.Application, f *flags) {
 	app.Flag("rand-zipfian-exp", "zipfian: exponent.").Default("0.8").Float64Var(&o.Rand.ZipfianExp)
 
 	app.Flag("web.disable", "Do not serve /metrics.").BoolVar(&f.webDisable)
+	app.Flag("cpuprofile", "Write a pprof CPU profile of the whole command to this file.").StringVar(&f.cpuProfile)
+	app.Flag("memprofile", "Write a pprof allocation profile to this file at the end.").StringVar(&f.memProfile)
 	f.web = kingpinflag.AddFlags(app, ":10132")
 	f.logLevel = promslog.NewLevel()
 	app.Flag("log.level", "Log level: debug, info, warn, error.").Default("info").SetValue(f.logLevel)
@@ -281,7 +295,12 @@ func resolveTargets(f *flags, wl string, stderr io.Writer) ([]*target, error) {
 		if t.wl, err = newWorkload(f, wl, t.props); err != nil {
 			return nil, err
 		}
-		if t.db, err = sql.Open("mysql", t.dsn); err != nil {
+		if f.blockingIO {
+			t.db, err = driver.OpenDB(t.dsn)
+		} else {
+			t.db, err = sql.Open("mysql", t.dsn)
+		}
+		if err != nil {
 			return nil, fmt.Errorf("target %s: %w", t.name, err)
 		}
 		n := max(f.threads, f.terminals, 1) + 2
