@@ -40,6 +40,9 @@ func OpenDB(dsn string) (*sql.DB, error) {
 	}
 	if cfg.Net == "tcp" || cfg.Net == "tcp4" || cfg.Net == "tcp6" {
 		cfg.DialFunc = BlockingDialer(cfg.ReadTimeout, cfg.WriteTimeout)
+		// The socket enforces them now; without them go-sql-driver also
+		// skips its time.Now and SetDeadline calls around every I/O.
+		cfg.ReadTimeout, cfg.WriteTimeout = 0, 0
 	}
 	conn, err := mysql.NewConnector(cfg)
 	if err != nil {

@@ -315,8 +315,12 @@ func (r *run) terminal(id int) {
 		if cfg.Events > 0 && r.issued.Add(1) > cfg.Events {
 			return // the others finish the claimed events; the run ends when all return
 		}
+		// One clock read serves as intended start and, when nothing waits
+		// in between, as the first attempt's start.
 		intended := cfg.Clock.Now()
+		waited := false
 		if r.sched != nil {
+			waited = true
 			_, intended = r.sched.Claim()
 			if cfg.Clock.SleepUntil(waitCtx, intended) != nil {
 				return
@@ -329,6 +333,7 @@ func (r *run) terminal(id int) {
 			ti = 0
 		}
 		if k := term.KeyingTime(typ); k > 0 {
+			waited = true
 			if cfg.Clock.SleepUntil(waitCtx, cfg.Clock.Now().Add(seconds(k))) != nil {
 				return
 			}
@@ -338,7 +343,10 @@ func (r *run) terminal(id int) {
 			if !st.state.CompareAndSwap(stIdle, stBusy) {
 				return
 			}
-			t0 := cfg.Clock.Now()
+			t0 := intended
+			if waited || attempt > 0 {
+				t0 = cfg.Clock.Now()
+			}
 			res, err := term.Run(r.txCtx, conn, typ)
 			end := cfg.Clock.Now()
 			if !st.state.CompareAndSwap(stBusy, stIdle) {
