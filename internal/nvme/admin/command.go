@@ -22,6 +22,7 @@ const NSIDAll uint32 = 0xFFFFFFFF
 const (
 	CNSNamespace  uint8 = 0x00
 	CNSController uint8 = 0x01
+	CNSUUIDList   uint8 = 0x17 // vendor logs (OCP, Solidigm) are served under a UUID index
 )
 
 // IdentifySize is the data length of every Identify command.

@@ -40,6 +40,9 @@ func (c IDController) SMARTPerNamespace() bool { return c.LPA&1 != 0 }
 // EnduranceGroups: CTRATT bit 4, the Endurance Group log (0x09) exists.
 func (c IDController) EnduranceGroups() bool { return c.CTRATT&(1<<4) != 0 }
 
+// UUIDListSupported: CTRATT bit 9, the Identify UUID List (CNS 0x17) exists.
+func (c IDController) UUIDListSupported() bool { return c.CTRATT&(1<<9) != 0 }
+
 // FDPSupported: CTRATT bit 19, Flexible Data Placement logs 0x20-0x23 exist.
 func (c IDController) FDPSupported() bool { return c.CTRATT&(1<<19) != 0 }
 

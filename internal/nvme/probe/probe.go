@@ -23,8 +23,11 @@ type Plan struct {
 	Ctrl       decode.IDController
 	Namespaces map[uint32]decode.IDNamespace
 	EndGID     uint16 // endurance group used for FDP / 0x09 (0: none)
-	Source     string // SourceFDP, SourceOCP, a layout name, SourceEnduranceGroup or SourceNone
-	Forced     bool   // the source came from the config, not from probing
+	// UUIDs is the Identify UUID List (empty without CTRATT bit 9): vendor
+	// logs are read under their UUID's index (CDW14), as nvme-cli does.
+	UUIDs  decode.UUIDList
+	Source string // SourceFDP, SourceOCP, a layout name, SourceEnduranceGroup or SourceNone
+	Forced bool   // the source came from the config, not from probing
 	// Rejected says why each better source was not taken (for the log).
 	Rejected []string
 
@@ -53,6 +56,17 @@ func Probe(ctx context.Context, r *Reader, nsids []uint32, cfg Config) (*Plan, e
 		return nil, &ReadError{Device: r.Dev.Name(), What: "Identify Controller", Err: err}
 	}
 	p := &Plan{Ctrl: ctrl, Namespaces: map[uint32]decode.IDNamespace{}}
+	if ctrl.UUIDListSupported() {
+		raw, err := r.Identify(ctx, "Identify UUID List", admin.CNSUUIDList, 0)
+		switch {
+		case err == nil:
+			if l, derr := decode.ParseUUIDList(raw); derr == nil {
+				p.UUIDs = l
+			}
+		case !isStatus(err):
+			return nil, err
+		}
+	}
 	if len(nsids) == 0 && ctrl.NN >= 1 {
 		nsids = []uint32{1} // nothing listed (explicit device): the usual single namespace
 	}
@@ -175,7 +189,8 @@ func candidates(p *Plan, cfg Config) []candidate {
 		name:    SourceOCP,
 		applies: true, // no Identify bit: the GUID on the page decides
 		read: func(ctx context.Context, r *Reader) (NAND, error) {
-			b, err := r.Log(ctx, "OCP SMART extended log", admin.LogPage{LID: 0xC0, NSID: admin.NSIDAll, Len: decode.OCPSmartExtendedSize}, ext)
+			lp := admin.LogPage{LID: 0xC0, NSID: admin.NSIDAll, Len: decode.OCPSmartExtendedSize, UUIDX: p.UUIDs.Index(decode.OCPUUID)}
+			b, err := r.Log(ctx, "OCP SMART extended log", lp, ext)
 			if err != nil {
 				return NAND{}, err
 			}
@@ -191,7 +206,13 @@ func candidates(p *Plan, cfg Config) []candidate {
 			name:    l.Name,
 			applies: l.Matches(p.Ctrl),
 			read: func(ctx context.Context, r *Reader) (NAND, error) {
-				b, err := r.Log(ctx, "vendor log (layout "+l.Name+")", admin.LogPage{LID: l.LogID, NSID: l.EffectiveNSID(), Len: l.Length}, ext)
+				lp := admin.LogPage{LID: l.LogID, NSID: l.EffectiveNSID(), Len: l.Length}
+				if l.UUID != "" {
+					if u, err := decode.ParseUUID(l.UUID); err == nil {
+						lp.UUIDX = p.UUIDs.Index(u)
+					}
+				}
+				b, err := r.Log(ctx, "vendor log (layout "+l.Name+")", lp, ext)
 				if err != nil {
 					return NAND{}, err
 				}

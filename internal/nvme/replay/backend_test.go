@@ -37,7 +37,8 @@ func TestFileName(t *testing.T) {
 	}{
 		{admin.Identify(admin.CNSController, 0), "id-ctrl.bin", true},
 		{admin.Identify(admin.CNSNamespace, 3), "id-ns-3.bin", true},
-		{admin.Identify(0x17, 0), "", false},
+		{admin.Identify(admin.CNSUUIDList, 0), "id-uuid.bin", true},
+		{admin.Identify(0x19, 0), "", false},
 		{logCmd(t, admin.LogPage{LID: 0x02, NSID: admin.NSIDAll, Len: 512, RAE: true}), "log-02.bin", true},
 		{logCmd(t, admin.LogPage{LID: 0xC0, Len: 512, Offset: 4096}), "log-c0.bin", true},
 		{logCmd(t, admin.LogPage{LID: 0x09, LSI: 1, Len: 512}), "log-09-lsi1.bin", true},

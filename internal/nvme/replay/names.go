@@ -7,6 +7,7 @@
 //
 //	id-ctrl.bin          Identify Controller (4096 B)
 //	id-ns-<nsid>.bin     Identify Namespace, nsid in decimal
+//	id-uuid.bin          Identify UUID List (CNS 0x17), when the controller has one
 //	log-<lid>.bin        whole log page, lid as two lowercase hex digits
 //	log-<lid>-lsi<n>.bin log page with a log specific identifier (e.g. log-09-lsi1.bin)
 //	dir-<dtype>-<doper>.bin Directive Receive data, two hex digits each
@@ -39,6 +40,8 @@ func FileName(cmd admin.Command) (name string, ok bool) {
 			return "id-ctrl.bin", true
 		case admin.CNSNamespace:
 			return fmt.Sprintf("id-ns-%d.bin", cmd.NSID), true
+		case admin.CNSUUIDList:
+			return "id-uuid.bin", true
 		}
 		return "", false
 	case admin.OpGetLogPage:
