@@ -280,7 +280,9 @@ func (t *terminal) pointSelects() error {
 	return nil
 }
 
-func (t *terminal) ranges(kind, n int) error {
+// repeat runs one statement n times on one randomly chosen table; n == 0
+// draws nothing, so the random streams match sysbench's skipped groups.
+func (t *terminal) repeat(n, kind int, one func(s rawStmt) error) error {
 	if n == 0 {
 		return nil
 	}
@@ -289,50 +291,36 @@ func (t *terminal) ranges(kind, n int) error {
 		return err
 	}
 	for range n {
+		if err := one(s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (t *terminal) ranges(kind, n int) error {
+	return t.repeat(n, kind, func(s rawStmt) error {
 		lo := t.id()
 		t.arg(0, lo)
 		t.arg(1, lo+t.w.opt.RangeSize-1)
-		if err := t.query(s, 2); err != nil {
-			return err
-		}
-	}
-	return nil
+		return t.query(s, 2)
+	})
 }
 
 func (t *terminal) indexUpdates() error {
-	if t.w.opt.IndexUpdates == 0 {
-		return nil
-	}
-	s, err := t.stmt(t.tableNum(), sIndexUpd)
-	if err != nil {
-		return err
-	}
-	for range t.w.opt.IndexUpdates {
+	return t.repeat(t.w.opt.IndexUpdates, sIndexUpd, func(s rawStmt) error {
 		t.arg(0, t.id())
-		if err := t.exec(s, 1); err != nil {
-			return err
-		}
-	}
-	return nil
+		return t.exec(s, 1)
+	})
 }
 
 func (t *terminal) nonIndexUpdates() error {
-	if t.w.opt.NonIndexUpdates == 0 {
-		return nil
-	}
-	s, err := t.stmt(t.tableNum(), sNonIndexUpd)
-	if err != nil {
-		return err
-	}
-	for range t.w.opt.NonIndexUpdates {
+	return t.repeat(t.w.opt.NonIndexUpdates, sNonIndexUpd, func(s rawStmt) error {
 		t.cbuf = appendC(t.cbuf[:0], t.rng)
 		t.arg(0, t.cbuf)
 		t.arg(1, t.id())
-		if err := t.exec(s, 2); err != nil {
-			return err
-		}
-	}
-	return nil
+		return t.exec(s, 2)
+	})
 }
 
 func (t *terminal) deleteInserts() error {
