@@ -102,13 +102,7 @@ receivers:
 	waitHTTP(t, am, "http://"+amAddr+"/-/ready", 30*time.Second)
 
 	// Prometheus with the rules generated for a 20 s "hour".
-	base, err := alerts.LoadConfig("../alerts/config.yml")
-	require.NoError(t, err)
-	cfg, err := alerts.Override(base, "testdata/rules-override.yml")
-	require.NoError(t, err)
-	rules, err := alerts.Generate(cfg).Marshal()
-	require.NoError(t, err)
-	writeFile(t, dir, "rules.yml", string(rules))
+	writeE2ERules(t, dir)
 	promAddr := addr(testenv.FreePort(t))
 	scrape := fmt.Sprintf(`  - job_name: walab-exporter
     static_configs: [{targets: [%q]}]

@@ -11,6 +11,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/walab/walab/alerts"
 )
 
 // proc is a child process of the test, in its own process group so that
@@ -126,3 +130,16 @@ func goBuild(t *testing.T, dir, pkg string) (bin string, ok bool) {
 func addr(port int) string { return fmt.Sprintf("127.0.0.1:%d", port) }
 
 func execLookPath(name string) (string, error) { return exec.LookPath(name) }
+
+// writeE2ERules writes dir/rules.yml: walab's rules generated from
+// alerts/config.yml with testdata/rules-override.yml (a 20 s "hour").
+func writeE2ERules(t *testing.T, dir string) {
+	t.Helper()
+	base, err := alerts.LoadConfig("../alerts/config.yml")
+	require.NoError(t, err)
+	cfg, err := alerts.Override(base, "testdata/rules-override.yml")
+	require.NoError(t, err)
+	rules, err := alerts.Generate(cfg).Marshal()
+	require.NoError(t, err)
+	writeFile(t, dir, "rules.yml", string(rules))
+}

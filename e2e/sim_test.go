@@ -112,13 +112,7 @@ func TestLabSimulatedPlacement(t *testing.T) {
 	require.True(t, st.Placement, "the sim: section starts with placement on")
 
 	// Prometheus with the rules generated for the e2e's 20 s "hour".
-	baseCfg, err := alerts.LoadConfig("../alerts/config.yml")
-	require.NoError(t, err)
-	cfg, err := alerts.Override(baseCfg, "testdata/rules-override.yml")
-	require.NoError(t, err)
-	rules, err := alerts.Generate(cfg).Marshal()
-	require.NoError(t, err)
-	writeFile(t, dir, "rules.yml", string(rules))
+	writeE2ERules(t, dir)
 	promAddr := addr(testenv.FreePort(t))
 	writeFile(t, dir, "prometheus.yml", fmt.Sprintf(`global:
   scrape_interval: 1s
