@@ -103,43 +103,19 @@ func Scrape(ctx context.Context, client *http.Client, url string) (Families, err
 	return fams, nil
 }
 
-// Get returns the value of the first sample of name whose labels include
-// match; ok is false when there is none.
-func (f Families) Get(name string, match map[string]string) (v float64, labels map[string]string, ok bool) {
-	mf := f[name]
-	if mf == nil {
-		return 0, nil, false
-	}
-next:
-	for _, m := range mf.Metric {
-		ls := map[string]string{}
-		for _, lp := range m.Label {
-			ls[lp.GetName()] = lp.GetValue()
-		}
-		for k, want := range match {
-			if ls[k] != want {
-				continue next
-			}
-		}
-		switch {
-		case m.Gauge != nil:
-			return m.Gauge.GetValue(), ls, true
-		case m.Counter != nil:
-			return m.Counter.GetValue(), ls, true
-		case m.Untyped != nil:
-			return m.Untyped.GetValue(), ls, true
-		}
-	}
-	return 0, nil, false
+// Sample is one series of a scrape: its labels and value.
+type Sample struct {
+	Labels map[string]string
+	Value  float64
 }
 
 // All returns every sample of name whose labels include match.
-func (f Families) All(name string, match map[string]string) []map[string]string {
-	var out []map[string]string
+func (f Families) All(name string, match map[string]string) []Sample {
 	mf := f[name]
 	if mf == nil {
 		return nil
 	}
+	var out []Sample
 next:
 	for _, m := range mf.Metric {
 		ls := map[string]string{}
@@ -151,19 +127,29 @@ next:
 				continue next
 			}
 		}
-		v := 0.0
+		s := Sample{Labels: ls}
 		switch {
 		case m.Gauge != nil:
-			v = m.Gauge.GetValue()
+			s.Value = m.Gauge.GetValue()
 		case m.Counter != nil:
-			v = m.Counter.GetValue()
+			s.Value = m.Counter.GetValue()
 		case m.Untyped != nil:
-			v = m.Untyped.GetValue()
+			s.Value = m.Untyped.GetValue()
+		default:
+			continue
 		}
-		ls["__value__"] = fmt.Sprint(v)
-		out = append(out, ls)
+		out = append(out, s)
 	}
 	return out
+}
+
+// Get returns the first sample of name whose labels include match; ok is
+// false when there is none.
+func (f Families) Get(name string, match map[string]string) (v float64, labels map[string]string, ok bool) {
+	if all := f.All(name, match); len(all) > 0 {
+		return all[0].Value, all[0].Labels, true
+	}
+	return 0, nil, false
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -224,7 +210,7 @@ func ReadDrive(ctx context.Context, client *http.Client, base, device string) (*
 		if d.Directives == nil {
 			d.Directives = map[string]bool{}
 		}
-		d.Directives[s["directive"]] = s["__value__"] == "1"
+		d.Directives[s.Labels["directive"]] = s.Value == 1
 	}
 	if v := get("walab_nvme_fdp_enabled", dev); v != nil {
 		d.FDP = ptr(*v == 1)
@@ -233,7 +219,7 @@ func ReadDrive(ctx context.Context, client *http.Client, base, device string) (*
 		if d.Daemons == nil {
 			d.Daemons = map[string]bool{}
 		}
-		d.Daemons[s["daemon"]] = s["__value__"] == "1"
+		d.Daemons[s.Labels["daemon"]] = s.Value == 1
 	}
 	if d.Simulated {
 		st, err := GetSim(ctx, client, base)
