@@ -14,6 +14,9 @@ import (
 // ReportFile is the experiment's report in its output directory.
 const ReportFile = "report.md"
 
+// WriteReport writes the report as it stands (also after a failure).
+func (e *Executor) WriteReport() error { return e.writeReport() }
+
 func (e *Executor) writeReport() error {
 	return writeAtomic(filepath.Join(e.Out, ReportFile), []byte(e.Report()))
 }
