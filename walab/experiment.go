@@ -66,6 +66,9 @@ func (c *experimentCmd) execute(cmd string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return fail(2, err)
 		}
+		if data, err = experiment.Expand(data, os.LookupEnv); err != nil {
+			return fail(2, fmt.Errorf("%s:\n%w", *c.plan, err))
+		}
 		p, err := experiment.Parse(data)
 		if err != nil {
 			return fail(2, fmt.Errorf("%s:\n%w", *c.plan, err))

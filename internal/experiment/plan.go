@@ -620,3 +620,29 @@ func Destructive(cmd string) string {
 	}
 	return ""
 }
+
+var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}\n]*))?\}`)
+
+// Expand replaces ${NAME} and ${NAME:-default} with the environment's
+// value, so one plan file serves several set-ups (ports, paths) unchanged.
+// $NAME without braces is left for the shell of a step's command. The
+// experiment stores and resumes the expanded plan.
+func Expand(data []byte, getenv func(string) (string, bool)) ([]byte, error) {
+	var errs Errors
+	out := envRef.ReplaceAllFunc(data, func(ref []byte) []byte {
+		m := envRef.FindSubmatch(ref)
+		if v, ok := getenv(string(m[1])); ok {
+			return []byte(v)
+		}
+		if len(m[2]) > 0 {
+			return m[3]
+		}
+		line := 1 + bytes.Count(data[:bytes.Index(data, ref)], []byte("\n"))
+		errs = append(errs, LineError{line, fmt.Sprintf("${%s} is not set and has no default (write ${%s:-value})", m[1], m[1])})
+		return ref
+	})
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return out, nil
+}

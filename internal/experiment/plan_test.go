@@ -117,3 +117,13 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestExpand(t *testing.T) {
+	env := map[string]string{"PORT": "3307", "EMPTY": ""}
+	get := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	out, err := Expand([]byte("dsn: root@tcp(127.0.0.1:${PORT})/x\nround: ${ROUND:-1m}\ne: '${EMPTY:-no}'\ncmd: echo $WALAB_OUT\n"), get)
+	require.NoError(t, err)
+	require.Equal(t, "dsn: root@tcp(127.0.0.1:3307)/x\nround: 1m\ne: ''\ncmd: echo $WALAB_OUT\n", string(out))
+	_, err = Expand([]byte("a: 1\nb: ${MISSING}\n"), get)
+	require.EqualError(t, err, "line 2: ${MISSING} is not set and has no default (write ${MISSING:-value})")
+}
