@@ -1,19 +1,18 @@
 package alerts
 
 import (
-	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/walab/walab/internal/golden"
 
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/walab/walab/internal/testenv"
 )
-
-var update = flag.Bool("update", false, "rewrite walab.rules.yml and deploy/k8s/prometheusrule.yaml")
 
 const (
 	ruleFile = "walab.rules.yml"
@@ -41,7 +40,7 @@ func TestGeneratedFilesUpToDate(t *testing.T) {
 		t.Run(filepath.Base(tc.path), func(t *testing.T) {
 			want, err := tc.gen()
 			require.NoError(t, err)
-			if *update {
+			if golden.Update() {
 				require.NoError(t, os.WriteFile(tc.path, want, 0o644))
 				return
 			}

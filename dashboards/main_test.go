@@ -1,25 +1,24 @@
 package main
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/walab/walab/internal/golden"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/walab/walab/internal/dashboard"
 )
 
-var update = flag.Bool("update", false, "rewrite deploy/grafana/dashboards/*.json")
-
 const committed = "../deploy/grafana/dashboards"
 
 // TestCommittedJSONIsGenerated: the provisioned files are exactly the
 // generator's output (golden; -update or `go run ./dashboards` rewrites them).
 func TestCommittedJSONIsGenerated(t *testing.T) {
-	if *update {
+	if golden.Update() {
 		require.NoError(t, write(committed))
 	}
 	dir := t.TempDir()

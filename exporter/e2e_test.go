@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,12 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/walab/walab/internal/golden"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/walab/walab/internal/testenv"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/e2e-output.txt from the current scrape")
 
 func TestEndToEndReplayFleet(t *testing.T) {
 	root := writeFleet(t, fleetDrives())
@@ -65,14 +64,7 @@ func TestEndToEndReplayFleet(t *testing.T) {
 	check("walab_nvme_admin_commands_refused_total", dev("nvme0"), 0)
 	check("walab_scrape_collector_success", map[string]string{"collector": "nvme"}, 1)
 
-	golden := filepath.Join("testdata", "e2e-output.txt")
-	got := normalize(body)
-	if *update {
-		require.NoError(t, os.WriteFile(golden, []byte(got), 0o644))
-	}
-	want, err := os.ReadFile(golden)
-	require.NoError(t, err, "run go test ./exporter -run EndToEnd -update to create it")
-	require.Equal(t, string(want), got)
+	golden.Assert(t, filepath.Join("testdata", "e2e-output.txt"), []byte(normalize(body)))
 
 	// Landing page and the run-start API are mounted.
 	require.Contains(t, scrape(t, base+"/"), "/metrics")

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/walab/walab/internal/golden"
+
 	"github.com/stretchr/testify/require"
 )
 
@@ -19,7 +21,7 @@ var exampleReplay = filepath.Join("testdata", "replay")
 
 func TestExampleReplayDirMatchesFixtures(t *testing.T) {
 	fresh := writeFleet(t, fleetDrives())
-	if *update {
+	if golden.Update() {
 		require.NoError(t, os.RemoveAll(exampleReplay))
 		require.NoError(t, os.CopyFS(exampleReplay, os.DirFS(fresh)))
 	}

@@ -2,12 +2,13 @@ package benchmarksql
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/walab/walab/internal/golden"
 
 	"database/sql"
 
@@ -17,8 +18,6 @@ import (
 	"github.com/walab/walab/internal/testenv"
 	"github.com/walab/walab/internal/workload/tpcc"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // describe renders a parsed config for the golden file, password hidden.
 func describe(t *testing.T, c *Config) string {
@@ -73,14 +72,7 @@ func TestParseSeedProps(t *testing.T) {
 				require.NotContains(t, s, "123456")
 			}
 
-			golden := filepath.Join("testdata", tc.file+".golden")
-			got := describe(t, c)
-			if *update {
-				require.NoError(t, os.WriteFile(golden, []byte(got), 0o644))
-			}
-			want, err := os.ReadFile(golden)
-			require.NoError(t, err)
-			require.Equal(t, string(want), got)
+			golden.Assert(t, filepath.Join("testdata", tc.file+".golden"), []byte(describe(t, c)))
 		})
 	}
 }

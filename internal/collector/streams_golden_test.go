@@ -3,12 +3,13 @@ package collector
 import (
 	"bytes"
 	"context"
-	"flag"
 	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/walab/walab/internal/golden"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/common/expfmt"
@@ -16,21 +17,6 @@ import (
 
 	"github.com/walab/walab/internal/config"
 )
-
-// hostUpdateFlag is -update (rewrite golden files). Other collectors' tests
-// in this package may define the same flag; whoever comes first owns it and
-// the rest look it up, so the test binary never panics on a redefinition.
-// This file sorts after the others so an unconditional flag.Bool elsewhere
-// runs first.
-var hostUpdateFlag = func() flag.Value {
-	if f := flag.Lookup("update"); f != nil {
-		return f.Value
-	}
-	flag.Bool("update", false, "rewrite golden files under testdata/")
-	return flag.Lookup("update").Value
-}()
-
-func hostUpdateGolden() bool { return hostUpdateFlag.String() == "true" }
 
 // hostRunner adapts one Collector to a registry so tests see exactly what a
 // scrape exposes, and keeps Update's error.
@@ -82,14 +68,7 @@ func hostSeries(t testing.TB, c Collector) int {
 // hostGolden compares got with testdata/<name>, or rewrites it under -update.
 func hostGolden(t *testing.T, name, got string) {
 	t.Helper()
-	p := filepath.Join("testdata", name)
-	if hostUpdateGolden() {
-		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		require.NoError(t, os.WriteFile(p, []byte(got), 0o644))
-	}
-	want, err := os.ReadFile(p)
-	require.NoError(t, err, "run go test -run %s -update to create it", t.Name())
-	require.Equal(t, string(want), got)
+	golden.Assert(t, filepath.Join("testdata", name), []byte(got))
 }
 
 // hostConfig parses a YAML config for a collector factory.

@@ -2,16 +2,14 @@ package compare
 
 import (
 	"bytes"
-	"flag"
 	"image/png"
-	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-)
 
-var update = flag.Bool("update", false, "rewrite testdata golden files")
+	"github.com/walab/walab/internal/golden"
+)
 
 func hours(was ...float64) []Hour {
 	out := make([]Hour, len(was))
@@ -67,8 +65,8 @@ func TestWriteTextAndCSV(t *testing.T) {
 	var txt, csv bytes.Buffer
 	require.NoError(t, WriteText(&txt, hs))
 	require.NoError(t, WriteCSV(&csv, []Run{{ID: "b1", Scenario: "baseline"}, {ID: "c1", Scenario: "streams"}}, [][]Hour{hs, hours(2.2)}))
-	golden(t, "table.txt", txt.Bytes())
-	golden(t, "table.csv", csv.Bytes())
+	checkGolden(t, "table.txt", txt.Bytes())
+	checkGolden(t, "table.csv", csv.Bytes())
 }
 
 func TestWritePNG(t *testing.T) {
@@ -107,16 +105,9 @@ func FuzzWritePNG(f *testing.F) {
 	})
 }
 
-func golden(t *testing.T, name string, got []byte) {
+func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	p := filepath.Join("testdata", name)
-	if *update {
-		require.NoError(t, os.MkdirAll("testdata", 0o755))
-		require.NoError(t, os.WriteFile(p, got, 0o644))
-	}
-	want, err := os.ReadFile(p)
-	require.NoError(t, err)
-	require.Equal(t, string(want), string(got))
+	golden.Assert(t, filepath.Join("testdata", name), got)
 }
 
 // BenchmarkWritePNG: a 14-hour and a 15-hour run, the size of seed 000's comparison.

@@ -2,16 +2,15 @@ package innodb
 
 import (
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/walab/walab/internal/golden"
+
 	"github.com/stretchr/testify/require"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 func TestParseEngineStatusGolden(t *testing.T) {
 	for _, name := range []string{"mysql-5.7", "mysql-8.0", "mariadb-10.5", "mariadb-10.11"} {
@@ -27,13 +26,7 @@ func TestParseEngineStatusGolden(t *testing.T) {
 				CheckpointAgeOK bool
 			}{st, age, ok}, "", "  ")
 			require.NoError(t, err)
-			golden := filepath.Join("testdata", name+".golden.json")
-			if *update {
-				require.NoError(t, os.WriteFile(golden, append(got, '\n'), 0o644))
-			}
-			want, err := os.ReadFile(golden)
-			require.NoError(t, err)
-			require.JSONEq(t, string(want), string(got))
+			golden.Assert(t, filepath.Join("testdata", name+".golden.json"), append(got, '\n'))
 		})
 	}
 }

@@ -2,28 +2,20 @@ package runner
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/walab/walab/internal/golden"
 	"github.com/walab/walab/internal/workload"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files under testdata/")
-
-func golden(t *testing.T, name string, got []byte) {
+func checkGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		require.NoError(t, os.MkdirAll("testdata", 0o755))
-		require.NoError(t, os.WriteFile(path, got, 0o644))
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "run go test -update to create it")
-	require.Equal(t, string(want), string(got))
+	golden.Assert(t, filepath.Join("testdata", name), got)
 }
 
 // named is only a label source for summaries.
@@ -67,7 +59,7 @@ func TestIntervalLineGolden(t *testing.T) {
 	b.WriteString(intervalLine(empty, cur, start, 8, 95) + "\n")
 	b.WriteString(intervalLine(cur, cur, start, 8, 99) + "\n") // an idle interval
 	b.WriteString(intervalLine(empty, cur, start, 2, 99.9) + "\n")
-	golden(t, "interval_lines.txt", b.Bytes())
+	checkGolden(t, "interval_lines.txt", b.Bytes())
 }
 
 func TestSummaryGolden(t *testing.T) {
@@ -78,7 +70,7 @@ func TestSummaryGolden(t *testing.T) {
 	r := newResult(cfg, []string{"oltp_read_write"}, start, end, end, takeSnapshot(end, fixture(1), 1), true)
 	var b bytes.Buffer
 	r.WriteSysbench(&b)
-	golden(t, "summary_sysbench.txt", b.Bytes())
+	checkGolden(t, "summary_sysbench.txt", b.Bytes())
 
 	types := []string{"new_order", "payment", "order_status", "delivery", "stock_level"}
 	cfg = &Config{Target: "b", Workload: named{name: "tpcc"}, Threads: 2, Percentile: 95}
@@ -89,7 +81,7 @@ func TestSummaryGolden(t *testing.T) {
 	require.InDelta(t, 300/(21.0/60), r.TpmTotal, 1e-9)
 	b.Reset()
 	r.WriteTPCC(&b)
-	golden(t, "summary_tpcc.txt", b.Bytes())
+	checkGolden(t, "summary_tpcc.txt", b.Bytes())
 
 	path := filepath.Join(t.TempDir(), "r.json")
 	require.NoError(t, WriteJSON(path, []*Result{r}))

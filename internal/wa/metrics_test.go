@@ -2,11 +2,11 @@ package wa
 
 import (
 	"context"
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/walab/walab/internal/golden"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -21,8 +21,6 @@ var metricNames = []string{
 	"walab_nvme_write_amplification", "walab_nvme_wa_window_seconds", "walab_nvme_wa_resets_total",
 	"walab_nvme_run_start_timestamp_seconds", "walab_nvme_wa_samples", "walab_nvme_wa_last_sample_timestamp_seconds",
 }
-
-var update = flag.Bool("update", false, "rewrite testdata golden files")
 
 func TestMetricsGolden(t *testing.T) {
 	tests := []struct {
@@ -63,13 +61,7 @@ func TestMetricsGolden(t *testing.T) {
 			tc.build(t, s, r)
 			got, err := testutil.CollectAndFormat(s, expfmt.TypeTextPlain, metricNames...)
 			require.NoError(t, err)
-			path := filepath.Join("testdata", tc.golden)
-			if *update {
-				require.NoError(t, os.WriteFile(path, got, 0o644))
-			}
-			want, err := os.ReadFile(path)
-			require.NoError(t, err)
-			require.Equal(t, string(want), string(got))
+			golden.Assert(t, filepath.Join("testdata", tc.golden), got)
 
 			// The collector must also pass the registry's consistency checks.
 			reg := prometheus.NewPedanticRegistry()

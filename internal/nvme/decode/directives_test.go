@@ -14,7 +14,7 @@ func TestParseDirectivesIdentifyGolden(t *testing.T) {
 	b[31] = 0x80 // bit 255
 	d, err := ParseDirectivesIdentify(b)
 	require.NoError(t, err)
-	golden(t, "directives_identify", d)
+	goldenJSON(t, "directives_identify", d)
 
 	tests := []struct {
 		bit                           int
@@ -47,7 +47,7 @@ func TestParseStreamsParamsGolden(t *testing.T) {
 	putU(b, 24, 2, 2)
 	p, err := ParseStreamsParams(b)
 	require.NoError(t, err)
-	golden(t, "streams_params", p)
+	goldenJSON(t, "streams_params", p)
 }
 
 func TestParseStreamsStatus(t *testing.T) {

@@ -25,7 +25,7 @@ func enduranceGroupPage() []byte {
 func TestParseEnduranceGroupGolden(t *testing.T) {
 	e, err := ParseEnduranceGroup(enduranceGroupPage())
 	require.NoError(t, err)
-	golden(t, "endurance_group", e)
+	goldenJSON(t, "endurance_group", e)
 
 	host, ok := e.HostWrittenBytes()
 	require.True(t, ok)

@@ -15,7 +15,7 @@ func TestParseFDPStatsGolden(t *testing.T) {
 	putU(b, 48, 16, 0xFFFF) // reserved: must not leak anywhere
 	s, err := ParseFDPStats(b)
 	require.NoError(t, err)
-	golden(t, "fdp_stats", s)
+	goldenJSON(t, "fdp_stats", s)
 }
 
 // fdpDesc builds one FDP configuration descriptor: the 64-byte fixed part,
@@ -60,7 +60,7 @@ func TestParseFDPConfigsGolden(t *testing.T) {
 	)
 	c, err := ParseFDPConfigs(append(b, make([]byte, 4096-len(b))...)) // the drive pads the transfer
 	require.NoError(t, err)
-	golden(t, "fdp_configs", readableConfigs(c))
+	goldenJSON(t, "fdp_configs", readableConfigs(c))
 	require.Len(t, c.Configs, 2)
 }
 

@@ -2,9 +2,10 @@ package decode
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/walab/walab/internal/golden"
 
 	"go.yaml.in/yaml/v3"
 
@@ -31,7 +32,7 @@ func TestVariableLengthGolden(t *testing.T) {
 		}
 		return out
 	}
-	golden(t, "variable_length", map[string]any{
+	goldenJSON(t, "variable_length", map[string]any{
 		"ruh_usage_attributes": ints(u.Attributes),
 		"streams_status":       st,
 	})
@@ -42,13 +43,7 @@ func TestBuiltinLayoutsGolden(t *testing.T) {
 	// (strictly) into the same layouts, so the yaml tags cover every field.
 	out, err := yaml.Marshal(BuiltinLayouts())
 	require.NoError(t, err)
-	path := filepath.Join("testdata", "golden", "builtin_layouts.yaml")
-	if *update {
-		require.NoError(t, os.WriteFile(path, out, 0o644))
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err)
-	require.Equal(t, string(want), string(out))
+	golden.Assert(t, filepath.Join("testdata", "golden", "builtin_layouts.yaml"), out)
 	var back []Layout
 	dec := yaml.NewDecoder(bytes.NewReader(out))
 	dec.KnownFields(true)
@@ -63,5 +58,5 @@ func TestBuiltinLayoutsGolden(t *testing.T) {
 
 	intelVC, err := BuiltinLayouts()[1].Decode(kv12Page(240, map[int][2]uint64{11: {0xF4, 5000}, 12: {0xF5, 4000}}))
 	require.NoError(t, err)
-	golden(t, "vendor_counters", map[string]VendorCounters{"seed000_c0": seedVC, "intel_ca": intelVC})
+	goldenJSON(t, "vendor_counters", map[string]VendorCounters{"seed000_c0": seedVC, "intel_ca": intelVC})
 }

@@ -1,16 +1,11 @@
 package decode
 
 import (
-	"encoding/json"
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/stretchr/testify/require"
+	"github.com/walab/walab/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite testdata/golden/*.json from the decoders' output")
 
 // put writes v little-endian into b[off:off+width], the way the spec tables
 // describe fields; width may be 1..16.
@@ -35,20 +30,10 @@ func putS(b []byte, off, width int, s string, pad byte) {
 	copy(b[off:off+width], s)
 }
 
-// golden compares v, as indented JSON, with testdata/golden/<name>.json.
-func golden(t *testing.T, name string, v any) {
+// goldenJSON compares v, as indented JSON, with testdata/golden/<name>.json.
+func goldenJSON(t *testing.T, name string, v any) {
 	t.Helper()
-	got, err := json.MarshalIndent(v, "", "  ")
-	require.NoError(t, err)
-	got = append(got, '\n')
-	path := filepath.Join("testdata", "golden", name+".json")
-	if *update {
-		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-		require.NoError(t, os.WriteFile(path, got, 0o644))
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "run go test -update to create %s", path)
-	require.Equal(t, string(want), string(got), "decoded value differs from %s (go test -update rewrites it)", path)
+	golden.AssertJSON(t, filepath.Join("testdata", "golden", name+".json"), v)
 }
 
 // big is a value above 2^64 that exercises both halves of a 128-bit field.

@@ -29,7 +29,7 @@ func idCtrlPage() []byte {
 func TestParseIDControllerGolden(t *testing.T) {
 	c, err := ParseIDController(idCtrlPage())
 	require.NoError(t, err)
-	golden(t, "id_controller", c)
+	goldenJSON(t, "id_controller", c)
 	require.Equal(t, "SN0123456789", c.Serial)
 	require.Equal(t, "3.10", c.Firmware)
 }
@@ -97,7 +97,7 @@ func idNSPage(nlbaf, flbas uint8, formats map[int]uint8) []byte {
 func TestParseIDNamespaceGolden(t *testing.T) {
 	ns, err := ParseIDNamespace(idNSPage(1, 1, map[int]uint8{0: 9, 1: 12}))
 	require.NoError(t, err)
-	golden(t, "id_namespace", ns)
+	goldenJSON(t, "id_namespace", ns)
 }
 
 func TestParseIDNamespaceLBAFormat(t *testing.T) {

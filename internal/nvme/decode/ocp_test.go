@@ -47,7 +47,7 @@ func ocpPage() []byte {
 func TestParseOCPSmartExtendedGolden(t *testing.T) {
 	o, err := ParseOCPSmartExtended(ocpPage())
 	require.NoError(t, err)
-	golden(t, "ocp_smart_extended", o)
+	goldenJSON(t, "ocp_smart_extended", o)
 	require.Equal(t, above64, o.PhysicalMediaUnitsWritten)
 	require.Equal(t, uint64(0x0102_0304_0506), o.BadUserNANDBlocksRaw)
 	require.Equal(t, uint64(0x00AA_BBCC_DDEE_FF11), o.RefreshCount)

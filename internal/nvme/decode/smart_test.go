@@ -36,7 +36,7 @@ func smartPage() []byte {
 func TestParseSMARTGolden(t *testing.T) {
 	s, err := ParseSMART(smartPage())
 	require.NoError(t, err)
-	golden(t, "smart", s)
+	goldenJSON(t, "smart", s)
 	require.Equal(t, above64, s.DataUnitsWritten)
 }
 

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"context"
-	"flag"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,12 +10,11 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
 	"github.com/walab/walab/internal/nvme/admin"
 	"github.com/walab/walab/internal/nvme/decode"
 	"github.com/walab/walab/internal/simload"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // clock is a manual clock for deterministic simulations.
 type clock struct {

@@ -5,10 +5,11 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/walab/walab/internal/golden"
 
 	"github.com/stretchr/testify/require"
 )
@@ -32,13 +33,7 @@ func TestPlacementHandler(t *testing.T) {
 	res, body := do(http.MethodGet, "")
 	require.Equal(t, http.StatusOK, res.StatusCode)
 	require.Equal(t, "application/json", res.Header.Get("Content-Type"))
-	golden := "testdata/state.json"
-	if *update {
-		require.NoError(t, os.WriteFile(golden, body, 0o644))
-	}
-	want, err := os.ReadFile(golden)
-	require.NoError(t, err)
-	require.JSONEq(t, string(want), string(body))
+	golden.Assert(t, "testdata/state.json", body)
 
 	for _, tc := range []struct {
 		query string

@@ -2,12 +2,12 @@ package sim
 
 import (
 	"encoding/hex"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/require"
+	"github.com/walab/walab/internal/golden"
+
 	"github.com/walab/walab/internal/nvme/admin"
 )
 
@@ -35,14 +35,7 @@ func TestPagesGolden(t *testing.T) {
 	for name, cmd := range pages {
 		t.Run(name, func(t *testing.T) {
 			got := hex.Dump(submit(t, dev, cmd))
-			golden := filepath.Join("testdata", "pages", name+".hex")
-			if *update {
-				require.NoError(t, os.MkdirAll(filepath.Dir(golden), 0o755))
-				require.NoError(t, os.WriteFile(golden, []byte(got), 0o644))
-			}
-			want, err := os.ReadFile(golden)
-			require.NoError(t, err)
-			require.Equal(t, string(want), got)
+			golden.Assert(t, filepath.Join("testdata", "pages", name+".hex"), []byte(got))
 		})
 	}
 }

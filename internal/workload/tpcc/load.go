@@ -184,8 +184,8 @@ type loader struct {
 	remaining map[int]int // units left per warehouse
 }
 
-func (l *loader) run(ctx context.Context, units []loadUnit, workers int) error {
-	ctx, cancel := context.WithCancel(ctx)
+func (l *loader) run(parent context.Context, units []loadUnit, workers int) error {
+	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
 	jobs := make(chan loadUnit)
 	errc := make(chan error, workers)
@@ -222,9 +222,14 @@ feed:
 	wg.Wait()
 	close(errc)
 	if err := <-errc; err != nil {
+		// A cancel can surface from the driver as "bad connection" rather
+		// than context.Canceled; the caller's cancel is what happened.
+		if cerr := parent.Err(); cerr != nil && !errors.Is(err, cerr) {
+			return fmt.Errorf("%w (%v)", cerr, err)
+		}
 		return err
 	}
-	return ctx.Err()
+	return parent.Err()
 }
 
 func (l *loader) loadUnit(ctx context.Context, conn *sql.Conn, u loadUnit) error {
