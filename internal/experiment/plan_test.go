@@ -1,7 +1,6 @@
 package experiment
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,21 +8,14 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files")
+	"github.com/walab/walab/internal/golden"
+)
 
 // assertGolden compares got with testdata/<name>; -update rewrites it.
 func assertGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-		require.NoError(t, os.WriteFile(path, got, 0o644))
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "run with -update to create it")
-	require.Equal(t, string(want), string(got))
+	golden.Assert(t, filepath.Join("testdata", name), got)
 }
 
 // TestParseErrorsGolden: every bad plan under testdata/plans gets all its
