@@ -32,7 +32,9 @@ func (e *Executor) Report() string {
 	if st.Finished != nil {
 		w(", finished %s", st.Finished.Format(time.RFC3339))
 	}
-	w(". Device `%s`", p.Device)
+	if p.Device != "" {
+		w(". Device `%s`", p.Device)
+	}
 	if p.Exporter != "" {
 		w(" (exporter %s)", p.Exporter)
 	}
@@ -53,7 +55,17 @@ func (e *Executor) Report() string {
 			continue
 		}
 		if th, s, ok := Peak(groups, r.Name); ok {
-			w("Sweep %s: peak throughput at **%d threads**, %.1f TPS (mean of %d).\n\n", r.Name, th, s.Mean, s.N)
+			w("Sweep %s: peak throughput at **%d threads**, %.1f TPS (mean of %d)", r.Name, th, s.Mean, s.N)
+			var close []string
+			for _, g := range groups {
+				if g.Run == r.Name && g.Threads != th && g.TPS != nil && overlaps(s, *g.TPS) {
+					close = append(close, fmt.Sprint(g.Threads))
+				}
+			}
+			if len(close) > 0 {
+				w("; its 95%% interval overlaps that of %s threads: the peak is not clearly above them", strings.Join(close, ", "))
+			}
+			w(".\n\n")
 		} else {
 			w("Sweep %s: no throughput recorded, no peak.\n\n", r.Name)
 		}
@@ -203,6 +215,15 @@ func (e *Executor) reportFingerprints(b *strings.Builder) {
 		}
 		w("\n")
 	}
+}
+
+// overlaps reports whether two means' intervals overlap (or either has no
+// interval: then they cannot be told apart).
+func overlaps(a, b Stats) bool {
+	if math.IsNaN(a.Lo) || math.IsNaN(b.Lo) {
+		return true
+	}
+	return a.Lo <= b.Hi && b.Lo <= a.Hi
 }
 
 func threadsText(n int) string {
