@@ -1,11 +1,8 @@
 package e2e
 
 import (
-	"bytes"
-	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -90,15 +87,7 @@ runs:
 `, loadgen, in.Port, filepath.Join(dir, "restart.sh"))
 	writeFile(t, dir, "plan.yml", plan)
 	out := filepath.Join(dir, "out")
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, walab, "experiment", "run", filepath.Join(dir, "plan.yml"), "--out", out)
-	var stdout bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stdout
-	started := time.Now()
-	err := cmd.Run()
-	t.Logf("walab experiment took %s", time.Since(started).Round(time.Second))
-	require.NoError(t, err, stdout.String())
+	runExperiment(t, 3*time.Minute, walab, []string{filepath.Join(dir, "plan.yml"), "--out", out})
 
 	b, err := os.ReadFile(pids)
 	require.NoError(t, err)

@@ -67,22 +67,12 @@ scrape_configs:
 	waitHTTP(t, prom, "http://"+promAddr+"/-/ready", 60*time.Second)
 
 	out := filepath.Join(dir, "experiment")
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bins["walab"], "experiment", "run", "../deploy/experiments/seed000-sim.yml",
-		"--out", out, "--progress", "10s")
-	cmd.Env = append(os.Environ(),
+	runExperiment(t, 4*time.Minute, bins["walab"], []string{"../deploy/experiments/seed000-sim.yml", "--out", out, "--progress", "10s"},
 		"WALAB_EXPORTER=http://"+exporterAddr, "WALAB_PROMETHEUS=http://"+promAddr,
 		"WALAB_DEVICE="+simDevice, "WALAB_ROUND=20s", "WALAB_LOADGEN="+bins["loadgen"],
 		"WALAB_MYSQL_1_PORT=3306", "WALAB_DB_1=i19_seed000_1",
 		"WALAB_MYSQL_2_PORT="+strconv.Itoa(second.Port), "WALAB_DB_2=i19_seed000_2",
 		"WALAB_BACKUP="+filepath.Join(dir, "backup"), "WALAB_RUN=45s", "WALAB_LOADGEN_LISTEN="+loadgenAddr)
-	var stdout bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stdout
-	started := time.Now()
-	err := cmd.Run()
-	t.Logf("walab experiment took %s:\n%s", time.Since(started).Round(time.Second), stdout.String())
-	require.NoError(t, err)
 
 	report, err := os.ReadFile(filepath.Join(out, "report.md"))
 	require.NoError(t, err)
@@ -107,4 +97,20 @@ scrape_configs:
 	// The treatment shows in the drive counters: less NAND per host byte.
 	require.Regexp(t, `WA over whole runs \(drive counters at start and end\): [0-9.]+ → [0-9.]+, \*\*-[0-9.]+%\*\*`, r)
 	require.True(t, strings.Contains(r, "tpmC"), "TPC-C figures reported")
+}
+
+// runExperiment runs `walab experiment run args...` with env added and
+// fails the test with the runner's output when it does not succeed.
+func runExperiment(t *testing.T, within time.Duration, walab string, args []string, env ...string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), within)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, walab, append([]string{"experiment", "run"}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	started := time.Now()
+	err := cmd.Run()
+	t.Logf("walab experiment took %s", time.Since(started).Round(time.Second))
+	require.NoError(t, err, out.String())
 }
