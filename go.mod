@@ -7,6 +7,7 @@ require (
 	github.com/compose-spec/compose-go/v2 v2.16.2
 	github.com/go-sql-driver/mysql v1.10.2
 	github.com/grafana-tools/sdk v0.0.0-20220919052116-6562121319fc
+	github.com/mattn/go-shellwords v1.0.12
 	github.com/prometheus/client_golang v1.25.0
 	github.com/prometheus/client_model v0.6.3
 	github.com/prometheus/common v0.74.0
@@ -34,7 +35,6 @@ require (
 	github.com/jpillora/backoff v1.0.0 // indirect
 	github.com/json-iterator/go v1.1.12 // indirect
 	github.com/kylelemons/godebug v1.1.0 // indirect
-	github.com/mattn/go-shellwords v1.0.12 // indirect
 	github.com/mdlayher/socket v0.6.0 // indirect
 	github.com/mdlayher/vsock v1.3.0 // indirect
 	github.com/modern-go/concurrent v0.0.0-20180306012644-bacd9c7ef1dd // indirect

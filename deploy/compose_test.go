@@ -16,19 +16,22 @@ import (
 	"github.com/compose-spec/compose-go/v2/types"
 	"github.com/stretchr/testify/require"
 
+	"github.com/walab/walab/internal/config"
 	"github.com/walab/walab/internal/testenv"
 )
 
 const repoRoot = ".."
 
-func loadCompose(t *testing.T) *types.Project {
+func loadCompose(t *testing.T) *types.Project { return loadComposeEnv(t, types.Mapping{}) }
+
+func loadComposeEnv(t *testing.T, env types.Mapping) *types.Project {
 	t.Helper()
 	root, err := filepath.Abs(repoRoot)
 	require.NoError(t, err)
 	p, err := loader.LoadWithContext(context.Background(), types.ConfigDetails{
 		WorkingDir:  root,
 		ConfigFiles: []types.ConfigFile{{Filename: filepath.Join(root, "docker-compose.yml")}},
-		Environment: types.Mapping{},
+		Environment: env,
 	}, func(o *loader.Options) { o.SetProjectName("walab", true) })
 	require.NoError(t, err)
 	return p
@@ -80,10 +83,14 @@ func TestComposeMountsExist(t *testing.T) {
 	root, err := filepath.Abs(repoRoot)
 	require.NoError(t, err)
 	p := loadCompose(t)
+	dataDir := filepath.Join(root, "deploy", "lab-data")
 	for name, s := range p.Services {
 		for _, v := range s.Volumes {
 			switch v.Type {
 			case types.VolumeTypeBind:
+				if v.Source == dataDir || strings.HasPrefix(v.Source, dataDir+"/") {
+					continue // the data directories: TestComposeDataOnDeviceUnderTest
+				}
 				if hostPaths[v.Source] {
 					require.True(t, v.ReadOnly, "%s: host path %s must be read-only", name, v.Source)
 					continue
@@ -159,4 +166,63 @@ func TestAlertmanagerConfig(t *testing.T) {
 	amtool := testenv.RequireBinary(t, "amtool")
 	out, err := exec.Command(amtool, "check-config", "alertmanager/alertmanager.yml").CombinedOutput()
 	require.NoError(t, err, "%s", out)
+}
+
+// TestComposeDataOnDeviceUnderTest: both MySQL data directories are bind
+// mounts under WALAB_DATA_DIR (the filesystem on the measured drive),
+// defaulting to deploy/lab-data for the simulated drive; the exporter sees
+// the same directory read-only at /data, where its config looks.
+func TestComposeDataOnDeviceUnderTest(t *testing.T) {
+	root, err := filepath.Abs(repoRoot)
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		env  types.Mapping
+		base string
+	}{
+		{types.Mapping{}, filepath.Join(root, "deploy", "lab-data")},
+		{types.Mapping{"WALAB_DATA_DIR": "/data"}, "/data"},
+	} {
+		p := loadComposeEnv(t, tc.env)
+		for _, svc := range []string{"mysql1", "mysql2"} {
+			var found bool
+			for _, v := range p.Services[svc].Volumes {
+				if v.Target == "/var/lib/mysql" {
+					found = true
+					require.Equal(t, types.VolumeTypeBind, v.Type, "%s: datadir must be a bind mount on the measured filesystem, not a Docker volume", svc)
+					require.Equal(t, filepath.Join(tc.base, svc), v.Source, svc)
+					require.False(t, v.ReadOnly, svc)
+				}
+			}
+			require.True(t, found, "%s mounts no /var/lib/mysql", svc)
+		}
+		var exporterData bool
+		for _, v := range p.Services["exporter"].Volumes {
+			if v.Target == "/data" {
+				exporterData = true
+				require.Equal(t, tc.base, v.Source)
+				require.True(t, v.ReadOnly, "the exporter only reads the data directories")
+			}
+		}
+		require.True(t, exporterData, "the exporter mounts the data directory at /data")
+	}
+
+	f, err := config.Load("exporter/exporter.yml")
+	require.NoError(t, err)
+	var streams struct {
+		DataDirs []string `yaml:"data_dirs"`
+		Daemon   string   `yaml:"daemon"`
+	}
+	require.NoError(t, f.Decode("streams", &streams))
+	var fs struct {
+		Paths []string `yaml:"paths"`
+	}
+	require.NoError(t, f.Decode("filesystem", &fs))
+	var irq struct {
+		Interfaces []string `yaml:"interfaces"`
+	}
+	require.NoError(t, f.Decode("irq", &irq))
+	want := []string{"/data/mysql1", "/data/mysql2"}
+	require.Equal(t, want, streams.DataDirs, "write-life hints are read where the datadirs are mounted")
+	require.Equal(t, want, fs.Paths, "fill is read on the datadirs' filesystem")
+	require.NotEmpty(t, irq.Interfaces, "the NIC whose IRQs seed 000 pins")
 }

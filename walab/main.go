@@ -35,11 +35,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 	csvPath := cmp.Flag("csv", "Write both hourly tables to this CSV file.").String()
 	pngPath := cmp.Flag("png", "Draw both runs' hourly WA into this PNG file.").String()
 	timeout := cmp.Flag("timeout", "Overall timeout.").Default("1m").Duration()
+	exp := defineExperiment(app)
 
 	cmd, err := app.Parse(args)
 	if err != nil {
 		fmt.Fprintln(stderr, "walab:", err)
 		return 2
+	}
+	if exp.handles(cmd) {
+		return exp.execute(cmd, stdout, stderr)
 	}
 	if cmd != cmp.FullCommand() {
 		return 0 // --help

@@ -65,6 +65,16 @@ func (in *Instance) start(server string) {
 	}
 }
 
+// CommandLine is the server binary and options the instance runs with, so
+// that a test can hand a restart to a script of its own (the script's
+// server is then the test's to stop).
+func (in *Instance) CommandLine() (bin string, args []string) {
+	return findServer(in.t), append([]string(nil), in.args...)
+}
+
+// PIDFile is the server's pid file.
+func (in *Instance) PIDFile() string { return filepath.Join(filepath.Dir(in.DataDir), "mysqld.pid") }
+
 // Open connects as root, creating database db fresh (if not empty).
 func (in *Instance) Open(db string) (*sql.DB, string) { return prepare(in.t, in.Addr, db) }
 

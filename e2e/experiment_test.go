@@ -1,0 +1,116 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/walab/walab/internal/testenv"
+)
+
+// TestExperimentSeed000Sim runs the shipped seed 000 plan unchanged (only
+// its ${...} environment values differ) on real parts in simulated time:
+// the exporter on the simulated drive, the machine's MariaDB as instance 1
+// and a private mariadbd as instance 2, a real Prometheus, loadgen TPC-C;
+// the reset restores both datasets from a mariadb-dump, the between steps
+// switch the simulator's placement. The report holds both runs, their
+// fingerprints, the checks and the comparison.
+func TestExperimentSeed000Sim(t *testing.T) {
+	if testing.Short() {
+		t.Skip("e2e: skipped with -short")
+	}
+	promBin := testenv.RequireBinary(t, "prometheus")
+	testenv.RequireBinary(t, "mariadb-dump")
+	testenv.RequireBinary(t, "curl")
+	_, _ = testenv.MariaDB(t, "i19_seed000_1")
+	second := testenv.StartMariaDB(t)
+	dir := t.TempDir()
+	bins := map[string]string{}
+	for _, b := range []string{"exporter", "loadgen", "walab"} {
+		bin, ok := goBuild(t, dir, b)
+		require.True(t, ok, b)
+		bins[b] = bin
+	}
+
+	writeFile(t, dir, "exporter.yml", simExporterConfig)
+	exporterAddr := addr(testenv.FreePort(t))
+	exp := start(t, dir, "exporter", bins["exporter"], "--web.listen-address="+exporterAddr,
+		"--config.file=exporter.yml", "--path.sysfs="+t.TempDir(), "--path.devfs="+t.TempDir(),
+		"--nvme.cache-max-age=500ms", "--collector.nvme", "--no-collector.filesystem",
+		"--no-collector.innodb", "--no-collector.irq", "--no-collector.streams")
+	waitHTTP(t, exp, "http://"+exporterAddr+"/metrics", 60*time.Second)
+
+	loadgenAddr := addr(testenv.FreePort(t))
+	writeE2ERules(t, dir)
+	promAddr := addr(testenv.FreePort(t))
+	writeFile(t, dir, "prometheus.yml", fmt.Sprintf(`global:
+  scrape_interval: 1s
+  evaluation_interval: 1s
+rule_files: [rules.yml]
+scrape_configs:
+  - job_name: walab-exporter
+    static_configs: [{targets: [%q]}]
+  - job_name: walab-loadgen
+    static_configs: [{targets: [%q]}]
+`, exporterAddr, loadgenAddr))
+	prom := start(t, dir, "prometheus", promBin, "--config.file=prometheus.yml", "--storage.tsdb.path=prom-data",
+		"--web.listen-address="+promAddr, "--storage.tsdb.retention.time=1h")
+	waitHTTP(t, prom, "http://"+promAddr+"/-/ready", 60*time.Second)
+
+	out := filepath.Join(dir, "experiment")
+	runExperiment(t, 4*time.Minute, bins["walab"], []string{"../deploy/experiments/seed000-sim.yml", "--out", out, "--progress", "10s"},
+		"WALAB_EXPORTER=http://"+exporterAddr, "WALAB_PROMETHEUS=http://"+promAddr,
+		"WALAB_DEVICE="+simDevice, "WALAB_ROUND=20s", "WALAB_LOADGEN="+bins["loadgen"],
+		"WALAB_MYSQL_1_PORT=3306", "WALAB_DB_1=i19_seed000_1",
+		"WALAB_MYSQL_2_PORT="+strconv.Itoa(second.Port), "WALAB_DB_2=i19_seed000_2",
+		"WALAB_BACKUP="+filepath.Join(dir, "backup"), "WALAB_RUN=45s", "WALAB_LOADGEN_LISTEN="+loadgenAddr)
+
+	report, err := os.ReadFile(filepath.Join(out, "report.md"))
+	require.NoError(t, err)
+	r := string(report)
+	if keep := os.Getenv("WALAB_E2E_KEEP_REPORT"); keep != "" {
+		require.NoError(t, os.WriteFile(keep, report, 0o644))
+	}
+	for _, want := range []string{
+		"| seed000-sim-baseline-r1 | baseline/r1/run | 1 |",
+		"| seed000-sim-streams-r1 | streams/r1/run | 1 |",
+		"### seed000-sim-baseline-r1", "### seed000-sim-streams-r1",
+		"| drive.model | ", "| mysql.mysql-2.variables.innodb_flush_log_at_trx_commit | ",
+		"| baseline | target_loaded | PASS | mysql-1: bmsql_config warehouses=1; mysql-2: bmsql_config warehouses=1 |",
+		"| baseline | placement | PASS | simulated placement: off (scenario baseline expects off) |",
+		"| streams | placement | PASS | simulated placement: on (scenario streams expects on) |",
+		"| streams | prometheus | PASS |",
+		"`drive.sim_placement: \"false\" → \"true\"`",
+		"## Comparison: baseline (baseline) vs streams (candidate)",
+	} {
+		require.Contains(t, r, want)
+	}
+	// The treatment shows in the drive counters: less NAND per host byte.
+	require.Regexp(t, `WA over whole runs \(drive counters at start and end\): [0-9.]+ → [0-9.]+, \*\*-[0-9.]+%\*\*`, r)
+	require.True(t, strings.Contains(r, "tpmC"), "TPC-C figures reported")
+}
+
+// runExperiment runs `walab experiment run args...` with env added and
+// fails the test with the runner's output when it does not succeed.
+func runExperiment(t *testing.T, within time.Duration, walab string, args []string, env ...string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), within)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, walab, append([]string{"experiment", "run"}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	started := time.Now()
+	err := cmd.Run()
+	t.Logf("walab experiment took %s", time.Since(started).Round(time.Second))
+	require.NoError(t, err, out.String())
+}

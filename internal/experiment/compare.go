@@ -1,0 +1,101 @@
+package experiment
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/prometheus/client_golang/api"
+	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
+
+	"github.com/walab/walab/internal/compare"
+	"github.com/walab/walab/internal/fingerprint"
+)
+
+// lastRecord is the last counted repetition of a named run.
+func (e *Executor) lastRecord(run string) *RunRecord {
+	for i := len(e.state.Runs) - 1; i >= 0; i-- {
+		if e.state.Runs[i].Run == run {
+			return &e.state.Runs[i]
+		}
+	}
+	return nil
+}
+
+func (e *Executor) readFingerprint(rec *RunRecord, point string) (*fingerprint.Fingerprint, error) {
+	b, err := os.ReadFile(filepath.Join(e.Out, rec.Dir, "fingerprint-"+point+".json"))
+	if err != nil {
+		return nil, err
+	}
+	var f fingerprint.Fingerprint
+	return &f, json.Unmarshal(b, &f)
+}
+
+// compare runs the walab compare verdict of the named runs (their last
+// counted repetitions) and records it, with the drift between their
+// fingerprints. A verdict that cannot be made is recorded with the reason.
+func (e *Executor) compare(ctx context.Context, logPath string) error {
+	c := e.Plan.Compare
+	rec := &CompareRecord{Baseline: c.Baseline, Candidate: c.Candidate}
+	e.state.Compare = rec
+	base, cand := e.lastRecord(c.Baseline), e.lastRecord(c.Candidate)
+	if base == nil || cand == nil {
+		rec.Error = "a named run has no counted repetition"
+		return writeAtomic(logPath, []byte(rec.Error+"\n"))
+	}
+	if fa, err := e.readFingerprint(base, "start"); err == nil {
+		if fb, err := e.readFingerprint(cand, "start"); err == nil {
+			for _, ch := range fingerprint.Diff(fa, fb) {
+				rec.Drift = append(rec.Drift, ch.String())
+			}
+		}
+	}
+	client, err := api.NewClient(api.Config{Address: e.Plan.Prometheus})
+	if err != nil {
+		rec.Error = err.Error()
+		return writeAtomic(logPath, []byte(rec.Error+"\n"))
+	}
+	cctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	from := earliest(base.Start, cand.Start).Add(-time.Minute)
+	to := latest(base.End, cand.End).Add(time.Minute)
+	res, err := compare.Compare(cctx, compare.Source{API: v1.NewAPI(client), Step: time.Second}, compare.Options{
+		Baseline: base.RunID, Candidate: cand.RunID, Device: e.Plan.Device, From: from, To: to, LastHours: 12,
+	})
+	var out bytes.Buffer
+	if err != nil {
+		rec.Error = "walab compare: " + err.Error()
+	} else if err := res.Write(&out, 12); err != nil {
+		rec.Error = "walab compare: " + err.Error()
+	}
+	rec.Text = out.String()
+	e.printf("[compare] %s vs %s: %s", base.RunID, cand.RunID, firstLine(rec.Text, rec.Error))
+	return writeAtomic(logPath, []byte(rec.Text+rec.Error+"\n"))
+}
+
+func firstLine(text, err string) string {
+	if err != "" {
+		return "no verdict: " + err
+	}
+	if i := bytes.IndexByte([]byte(text), '\n'); i >= 0 {
+		return text[:i]
+	}
+	return text
+}
+
+func earliest(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
+
+func latest(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}

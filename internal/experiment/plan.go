@@ -1,0 +1,648 @@
+// Package experiment runs a lab procedure written as a plan (YAML): the
+// per-run reset, preconditioning, placement switch and pre-run checks of
+// seed 000, the thread sweep and repetitions of seed 002, and the final
+// comparison, unattended and resumable, with a fingerprint of every run.
+package experiment
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"reflect"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/mattn/go-shellwords"
+	"go.yaml.in/yaml/v3"
+)
+
+// Plan is an experiment as the user writes it. Order of execution:
+// prepare (once), then for each run: reset, precondition, between, checks,
+// the run itself (every sweep value × repetition, with restart before each
+// repetition after the first), and at the end compare and the report.
+type Plan struct {
+	Name       string   `yaml:"name"`       // experiment name, part of every run id
+	Exporter   string   `yaml:"exporter"`   // walab exporter base URL (fingerprints, checks, progress)
+	Prometheus string   `yaml:"prometheus"` // Prometheus base URL (checks, compare)
+	Device     string   `yaml:"device"`     // the exporter's device label of the drive under test
+	Round      Duration `yaml:"round"`      // comparison round: 1h, shorter on the simulated drive
+	Loadgen    string   `yaml:"loadgen"`    // loadgen binary (default: loadgen on PATH)
+	Targets    []Target `yaml:"targets"`
+
+	Prepare      []Step   `yaml:"prepare"`
+	Reset        []Step   `yaml:"reset"`
+	Precondition []Step   `yaml:"precondition"`
+	Checks       []Check  `yaml:"checks"`
+	Runs         []Run    `yaml:"runs"`
+	Compare      *Compare `yaml:"compare"`
+}
+
+// Target is one MySQL instance under load.
+type Target struct {
+	Name string `yaml:"name"`
+	DSN  string `yaml:"dsn"` // go-sql-driver DSN, e.g. root@tcp(127.0.0.1:3306)/tpcc
+	Line int    `yaml:"-"`
+}
+
+// Step is a user command or a loadgen invocation.
+type Step struct {
+	Name        string   `yaml:"name"`
+	Command     string   `yaml:"command"`     // run by sh -c
+	Loadgen     string   `yaml:"loadgen"`     // loadgen arguments, e.g. "tpcc prepare --warehouses 2"
+	Targets     []string `yaml:"targets"`     // loadgen --target for each
+	Destructive bool     `yaml:"destructive"` // formats, deletes or overwrites data
+	Timeout     Duration `yaml:"timeout"`
+	// Written stops the step once the drive took this many capacities of
+	// host writes (preconditioning by volume, seed 001); 0: run to the end.
+	Written float64 `yaml:"written"`
+	Line    int     `yaml:"-"`
+}
+
+// Check is a pre-run check; see checks.go for the kinds.
+type Check struct {
+	Check   string   `yaml:"check"`
+	OnFail  string   `yaml:"on_fail"` // stop (default) or warn
+	Targets []string `yaml:"targets"`
+	Tables  []string `yaml:"tables"` // target_loaded: tables that must have rows
+	Min     *float64 `yaml:"min"`    // fill: range of the used ratio
+	Max     *float64 `yaml:"max"`
+	Expect  string   `yaml:"expect"` // placement: on|off; irqbalance: running|stopped
+	Daemon  string   `yaml:"daemon"` // placement: the daemon that must run when on (astream)
+	Bytes   ByteSize `yaml:"bytes"`  // free_space: bytes needed
+	Path    string   `yaml:"path"`   // free_space/datadir: a path instead of the targets' datadirs
+	Line    int      `yaml:"-"`
+}
+
+// Run is one measured configuration.
+type Run struct {
+	Name     string   `yaml:"name"`
+	Scenario string   `yaml:"scenario"` // walab_loadgen_run_info{scenario}
+	Between  []Step   `yaml:"between"`  // before this run: switch placement, start astream, ...
+	Workload string   `yaml:"workload"` // loadgen workload: tpcc, oltp_read_write, ...
+	Args     string   `yaml:"args"`     // more loadgen run arguments
+	Threads  int      `yaml:"threads"`
+	Duration Duration `yaml:"duration"`
+	Targets  []string `yaml:"targets"`
+	// Command is an external benchmark (seed 000's runBenchmark.sh) instead
+	// of loadgen; its start and end are recorded for the time-range
+	// comparison. It may write loadgen's result JSON to $WALAB_RESULT_JSON.
+	Command string `yaml:"command"`
+	Repeat  int    `yaml:"repeat"`  // repetitions (seed 002: 10)
+	Restart string `yaml:"restart"` // command before every repetition after the first
+	Sweep   *Sweep `yaml:"sweep"`
+	Line    int    `yaml:"-"`
+}
+
+// Sweep runs the workload at each value and reports the peak.
+type Sweep struct {
+	Threads []int `yaml:"threads"`
+}
+
+// Compare names the two runs of the verdict.
+type Compare struct {
+	Baseline  string `yaml:"baseline"`
+	Candidate string `yaml:"candidate"`
+	Line      int    `yaml:"-"`
+}
+
+// Duration is a time.Duration written as "90s", "12h", "720m".
+type Duration time.Duration
+
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	v, err := time.ParseDuration(n.Value)
+	if err != nil || n.Kind != yaml.ScalarNode {
+		return fmt.Errorf("line %d: %q is not a duration (write e.g. 90s, 30m, 12h)", n.Line, n.Value)
+	}
+	if v < 0 {
+		return fmt.Errorf("line %d: duration %s is negative", n.Line, n.Value)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+func (d Duration) D() time.Duration { return time.Duration(d) }
+
+// ByteSize is a size written as 1073741824, "64MiB" or "10GiB".
+type ByteSize uint64
+
+var sizeRe = regexp.MustCompile(`^([0-9]+)\s*(|B|KiB|MiB|GiB|TiB|KB|MB|GB|TB)$`)
+
+func (b *ByteSize) UnmarshalYAML(n *yaml.Node) error {
+	m := sizeRe.FindStringSubmatch(strings.TrimSpace(n.Value))
+	if m == nil || n.Kind != yaml.ScalarNode {
+		return fmt.Errorf("line %d: %q is not a size (write e.g. 500MiB, 20GiB)", n.Line, n.Value)
+	}
+	var v uint64
+	if _, err := fmt.Sscan(m[1], &v); err != nil {
+		return fmt.Errorf("line %d: size %q: %v", n.Line, n.Value, err)
+	}
+	mult := map[string]uint64{"": 1, "B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40,
+		"KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12}[m[2]]
+	if v > (1<<63)/mult {
+		return fmt.Errorf("line %d: size %q is too large", n.Line, n.Value)
+	}
+	*b = ByteSize(v * mult)
+	return nil
+}
+
+// decodeAt decodes n into v (a plain type without this method) and
+// records n's line, for errors found after decoding.
+func decodeAt(n *yaml.Node, line *int, v any) error {
+	*line = n.Line
+	return n.Decode(v)
+}
+
+func (t *Target) UnmarshalYAML(n *yaml.Node) error {
+	type plain Target
+	return decodeAt(n, &t.Line, (*plain)(t))
+}
+
+func (s *Step) UnmarshalYAML(n *yaml.Node) error {
+	type plain Step
+	return decodeAt(n, &s.Line, (*plain)(s))
+}
+
+func (c *Check) UnmarshalYAML(n *yaml.Node) error {
+	type plain Check
+	return decodeAt(n, &c.Line, (*plain)(c))
+}
+
+func (r *Run) UnmarshalYAML(n *yaml.Node) error {
+	type plain Run
+	return decodeAt(n, &r.Line, (*plain)(r))
+}
+
+func (c *Compare) UnmarshalYAML(n *yaml.Node) error {
+	type plain Compare
+	return decodeAt(n, &c.Line, (*plain)(c))
+}
+
+// Errors are all the problems found in a plan, each with its line.
+type Errors []LineError
+
+// LineError is one problem at a line of the plan (0: the whole file).
+type LineError struct {
+	Line int
+	Msg  string
+}
+
+func (e Errors) Error() string {
+	var b strings.Builder
+	for i, le := range e {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		if le.Line > 0 {
+			fmt.Fprintf(&b, "line %d: %s", le.Line, le.Msg)
+		} else {
+			b.WriteString(le.Msg)
+		}
+	}
+	return b.String()
+}
+
+const maxPlanBytes = 1 << 20
+
+// Parse decodes and validates a plan. Every problem is reported, each with
+// its line: unknown keys, values of the wrong type, bad durations, runs
+// without targets, destructive commands not marked destructive.
+func Parse(data []byte) (*Plan, error) {
+	if len(data) > maxPlanBytes {
+		return nil, Errors{{0, fmt.Sprintf("plan is %d bytes, more than the %d a plan may have", len(data), maxPlanBytes)}}
+	}
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, Errors{{0, "plan is empty"}}
+		}
+		return nil, Errors{{0, "not YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}}
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		return nil, Errors{{extra.Line, "a plan is one YAML document; found a second one"}}
+	}
+	if len(doc.Content) == 0 {
+		return nil, Errors{{0, "plan is empty"}}
+	}
+	var errs Errors
+	checkKeys(doc.Content[0], reflect.TypeOf(Plan{}), "", &errs)
+	var p Plan
+	if err := doc.Content[0].Decode(&p); err != nil {
+		// Type errors the key walk did not already report at that line.
+		lines := map[int]bool{}
+		for _, e := range errs {
+			lines[e.Line] = true
+		}
+		for _, e := range decodeErrors(err) {
+			if !lines[e.Line] {
+				errs = append(errs, e)
+			}
+		}
+	}
+	if len(errs) > 0 {
+		sort.SliceStable(errs, func(i, j int) bool { return errs[i].Line < errs[j].Line })
+		return nil, errs
+	}
+	if errs := p.validate(); len(errs) > 0 {
+		return nil, errs
+	}
+	return &p, nil
+}
+
+func decodeErrors(err error) Errors {
+	var te *yaml.TypeError
+	if errors.As(err, &te) {
+		var out Errors
+		for _, e := range te.Errors {
+			out = append(out, lineError(e))
+		}
+		return out
+	}
+	return Errors{lineError(err.Error())}
+}
+
+var lineRe = regexp.MustCompile(`^(?:yaml: )?line (\d+): (.*)$`)
+
+func lineError(s string) LineError {
+	if m := lineRe.FindStringSubmatch(s); m != nil {
+		var n int
+		fmt.Sscan(m[1], &n)
+		return LineError{n, m[2]}
+	}
+	return LineError{0, s}
+}
+
+// checkKeys walks the YAML against the Go types: a mapping key that is not
+// a field is reported with its line and the keys that are known there.
+func checkKeys(n *yaml.Node, t reflect.Type, path string, errs *Errors) {
+	for n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch {
+	case t.Kind() == reflect.Struct && !isLeaf(t):
+		if n.Kind != yaml.MappingNode {
+			if n.Tag == "!!null" {
+				return
+			}
+			*errs = append(*errs, LineError{n.Line, fmt.Sprintf("%s: want a mapping of keys, found %s", where(path), kind(n))})
+			return
+		}
+		fields := map[string]reflect.StructField{}
+		var names []string
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			tag := strings.Split(f.Tag.Get("yaml"), ",")[0]
+			if tag == "" || tag == "-" {
+				continue
+			}
+			fields[tag] = f
+			names = append(names, tag)
+		}
+		seen := map[string]bool{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			f, ok := fields[k.Value]
+			if !ok {
+				*errs = append(*errs, LineError{k.Line, fmt.Sprintf("unknown key %q in %s (known: %s)", k.Value, where(path), strings.Join(names, ", "))})
+				continue
+			}
+			if seen[k.Value] {
+				*errs = append(*errs, LineError{k.Line, fmt.Sprintf("key %q given twice in %s", k.Value, where(path))})
+			}
+			seen[k.Value] = true
+			checkKeys(v, f.Type, join(path, k.Value), errs)
+		}
+	case t.Kind() == reflect.Slice && t.Elem().Kind() != reflect.Uint8:
+		if n.Kind != yaml.SequenceNode {
+			if n.Tag == "!!null" {
+				return
+			}
+			*errs = append(*errs, LineError{n.Line, fmt.Sprintf("%s: want a list, found %s", where(path), kind(n))})
+			return
+		}
+		for i, c := range n.Content {
+			checkKeys(c, t.Elem(), fmt.Sprintf("%s[%d]", path, i), errs)
+		}
+	default:
+		if n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode {
+			*errs = append(*errs, LineError{n.Line, fmt.Sprintf("%s: want a single value, found %s", where(path), kind(n))})
+			return
+		}
+		// Durations and sizes are checked here so that every bad one is
+		// reported, not only the first the decoder meets.
+		if u, ok := reflect.New(t).Interface().(yaml.Unmarshaler); ok && n.Tag != "!!null" {
+			if err := u.UnmarshalYAML(n); err != nil {
+				le := lineError(err.Error())
+				le.Msg = where(path) + ": " + le.Msg
+				*errs = append(*errs, le)
+			}
+		}
+	}
+}
+
+func isLeaf(t reflect.Type) bool { return t == reflect.TypeOf(time.Time{}) }
+
+func kind(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	default:
+		return fmt.Sprintf("%q", n.Value)
+	}
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+func where(path string) string {
+	if path == "" {
+		return "the plan"
+	}
+	return path
+}
+
+var nameRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,47}$`)
+
+// Known check kinds, with the keys each uses.
+var checkKinds = map[string]string{
+	"target_loaded": "targets, tables",
+	"datadir":       "targets or path",
+	"fill":          "min, max",
+	"placement":     "expect (on|off), daemon",
+	"irqbalance":    "expect (running|stopped)",
+	"prometheus":    "",
+	"free_space":    "bytes, targets or path",
+}
+
+func (p *Plan) validate() Errors {
+	var errs Errors
+	add := func(line int, format string, args ...any) {
+		errs = append(errs, LineError{line, fmt.Sprintf(format, args...)})
+	}
+	if !nameRe.MatchString(p.Name) {
+		add(0, "name: %q must be 1-48 letters, digits, '_', '.', '-' (it is part of every run id)", p.Name)
+	}
+	targets := map[string]bool{}
+	for i, t := range p.Targets {
+		switch {
+		case !nameRe.MatchString(t.Name):
+			add(t.Line, "targets[%d]: name %q must be 1-48 letters, digits, '_', '.', '-'", i, t.Name)
+		case targets[t.Name]:
+			add(t.Line, "targets[%d]: target %q defined twice", i, t.Name)
+		}
+		if t.DSN == "" {
+			add(t.Line, "targets[%d] (%s): dsn missing", i, t.Name)
+		}
+		targets[t.Name] = true
+	}
+	refs := func(line int, what string, names []string) {
+		for _, n := range names {
+			if !targets[n] {
+				add(line, "%s: target %q is not defined under targets (defined: %s)", what, n, strings.Join(sortedKeys(targets), ", "))
+			}
+		}
+	}
+	steps := func(phase string, list []Step) {
+		for i, s := range list {
+			what := fmt.Sprintf("%s[%d]", phase, i)
+			if s.Name != "" {
+				what += " (" + s.Name + ")"
+			}
+			switch {
+			case s.Command == "" && s.Loadgen == "":
+				add(s.Line, "%s: needs a command or loadgen arguments", what)
+			case s.Command != "" && s.Loadgen != "":
+				add(s.Line, "%s: give either command or loadgen, not both", what)
+			}
+			if s.Loadgen != "" {
+				if _, err := shellwords.Parse(s.Loadgen); err != nil {
+					add(s.Line, "%s: loadgen arguments %q: %v", what, s.Loadgen, err)
+				}
+			} else if len(s.Targets) > 0 {
+				add(s.Line, "%s: targets apply to loadgen steps only", what)
+			}
+			refs(s.Line, what, s.Targets)
+			if d := Destructive(s.Command + " " + s.Loadgen); d != "" && !s.Destructive {
+				add(s.Line, "%s: %q looks destructive (%s): add destructive: true if that is intended", what, s.Command+s.Loadgen, d)
+			}
+			if s.Written < 0 || s.Written > 1000 {
+				add(s.Line, "%s: written %v: want drive capacities between 0 and 1000", what, s.Written)
+			}
+			if s.Written > 0 && p.Exporter == "" {
+				add(s.Line, "%s: written needs the exporter URL (exporter:) to read the host counter", what)
+			}
+		}
+	}
+	steps("prepare", p.Prepare)
+	steps("reset", p.Reset)
+	steps("precondition", p.Precondition)
+	for i, c := range p.Checks {
+		what := fmt.Sprintf("checks[%d] (%s)", i, c.Check)
+		if _, ok := checkKinds[c.Check]; !ok {
+			add(c.Line, "checks[%d]: unknown check %q (known: %s)", i, c.Check, strings.Join(sortedKeys(checkKinds), ", "))
+			continue
+		}
+		if c.OnFail != "" && c.OnFail != "stop" && c.OnFail != "warn" {
+			add(c.Line, "%s: on_fail %q: want stop or warn", what, c.OnFail)
+		}
+		refs(c.Line, what, c.Targets)
+		switch c.Check {
+		case "target_loaded":
+			if len(c.Targets) == 0 {
+				add(c.Line, "%s: targets missing", what)
+			}
+		case "datadir", "free_space":
+			if len(c.Targets) == 0 && c.Path == "" {
+				add(c.Line, "%s: targets or path missing", what)
+			}
+			if c.Check == "datadir" && p.Device == "" {
+				add(c.Line, "%s: needs the plan's device", what)
+			}
+			if c.Check == "free_space" && c.Bytes == 0 {
+				add(c.Line, "%s: bytes missing", what)
+			}
+		case "fill":
+			if c.Min == nil && c.Max == nil {
+				add(c.Line, "%s: min or max missing", what)
+			}
+			if c.Min != nil && c.Max != nil && *c.Min > *c.Max {
+				add(c.Line, "%s: min %v is above max %v", what, *c.Min, *c.Max)
+			}
+			for _, v := range []*float64{c.Min, c.Max} {
+				if v != nil && (*v < 0 || *v > 1) {
+					add(c.Line, "%s: %v: fill is a ratio between 0 and 1", what, *v)
+				}
+			}
+		case "placement":
+			if c.Expect != "on" && c.Expect != "off" && c.Expect != "run" {
+				add(c.Line, "%s: expect %q: want on, off or run (the run's scenario decides: baseline off, others on)", what, c.Expect)
+			}
+		case "irqbalance":
+			if c.Expect != "running" && c.Expect != "stopped" {
+				add(c.Line, "%s: expect %q: want running or stopped", what, c.Expect)
+			}
+		}
+		if (c.Check == "fill" || c.Check == "placement") && (p.Exporter == "" || p.Device == "") {
+			add(c.Line, "%s: needs the plan's exporter and device", what)
+		}
+		if c.Check == "prometheus" && (p.Prometheus == "" || p.Device == "") {
+			add(c.Line, "%s: needs the plan's prometheus and device", what)
+		}
+	}
+	if len(p.Runs) == 0 {
+		add(0, "runs: a plan needs at least one run")
+	}
+	runs := map[string]bool{}
+	for i, r := range p.Runs {
+		what := fmt.Sprintf("runs[%d]", i)
+		if !nameRe.MatchString(r.Name) {
+			add(r.Line, "%s: name %q must be 1-48 letters, digits, '_', '.', '-'", what, r.Name)
+		} else if runs[r.Name] {
+			add(r.Line, "%s: run %q defined twice", what, r.Name)
+		}
+		runs[r.Name] = true
+		what += " (" + r.Name + ")"
+		steps(r.Name+".between", r.Between)
+		if r.Scenario != "" && !nameRe.MatchString(r.Scenario) {
+			add(r.Line, "%s: scenario %q must be letters, digits, '_', '.', '-'", what, r.Scenario)
+		}
+		switch {
+		case r.Command != "" && r.Workload != "":
+			add(r.Line, "%s: give either workload (loadgen) or command, not both", what)
+		case r.Command == "" && r.Workload == "":
+			add(r.Line, "%s: needs a workload (loadgen) or a command", what)
+		case r.Workload != "":
+			if len(r.Targets) == 0 {
+				add(r.Line, "%s: targets missing (the instances loadgen drives)", what)
+			}
+			if r.Duration <= 0 {
+				add(r.Line, "%s: duration missing", what)
+			} else if r.Duration.D() < time.Second {
+				add(r.Line, "%s: duration %s: loadgen counts whole seconds", what, r.Duration.D())
+			}
+			if _, err := shellwords.Parse(r.Args); err != nil {
+				add(r.Line, "%s: args %q: %v", what, r.Args, err)
+			}
+		}
+		for _, c := range []struct{ key, cmd string }{{"command", r.Command}, {"restart", r.Restart}} {
+			if d := Destructive(c.cmd); d != "" {
+				add(r.Line, "%s: %s %q looks destructive (%s): a run or restart may not destroy data; put it in reset with destructive: true", what, c.key, c.cmd, d)
+			}
+		}
+		refs(r.Line, what, r.Targets)
+		if r.Repeat < 0 || r.Repeat > 1000 {
+			add(r.Line, "%s: repeat %d: want 1..1000", what, r.Repeat)
+		}
+		if r.Restart != "" && r.Repeat < 2 {
+			add(r.Line, "%s: restart is run between repetitions, but repeat is %d", what, r.Repeat)
+		}
+		if r.Threads < 0 {
+			add(r.Line, "%s: threads %d is negative", what, r.Threads)
+		}
+		if r.Sweep != nil {
+			if len(r.Sweep.Threads) == 0 {
+				add(r.Line, "%s: sweep.threads is empty", what)
+			}
+			if r.Threads != 0 {
+				add(r.Line, "%s: give threads or sweep.threads, not both", what)
+			}
+			seen := map[int]bool{}
+			for _, n := range r.Sweep.Threads {
+				if n <= 0 || n > 100000 || seen[n] {
+					add(r.Line, "%s: sweep.threads: %d is not a new positive thread count", what, n)
+				}
+				seen[n] = true
+			}
+		}
+	}
+	if c := p.Compare; c != nil {
+		for _, n := range []string{c.Baseline, c.Candidate} {
+			if !runs[n] {
+				add(c.Line, "compare: run %q is not defined under runs (defined: %s)", n, strings.Join(sortedKeys(runs), ", "))
+			}
+		}
+		if c.Baseline == c.Candidate {
+			add(c.Line, "compare: baseline and candidate are the same run %q", c.Baseline)
+		}
+		if p.Prometheus == "" || p.Device == "" {
+			add(c.Line, "compare: needs the plan's prometheus and device")
+		}
+	}
+	for _, u := range []struct{ key, v string }{{"exporter", p.Exporter}, {"prometheus", p.Prometheus}} {
+		if u.v != "" && !strings.HasPrefix(u.v, "http://") && !strings.HasPrefix(u.v, "https://") {
+			add(0, "%s: %q: want an http:// or https:// URL", u.key, u.v)
+		}
+	}
+	sort.SliceStable(errs, func(i, j int) bool { return errs[i].Line < errs[j].Line })
+	return errs
+}
+
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
+
+// destructive are command words that format, erase or overwrite a device
+// or a dataset. The list is a guard against an unmarked step, not a proof
+// of safety: any step may be marked destructive: true.
+var destructive = []struct {
+	re   *regexp.Regexp
+	what string
+}{
+	{regexp.MustCompile(`(^|[\s;&|(/])mkfs(\.[a-z0-9]+)?\s`), "mkfs formats a filesystem"},
+	{regexp.MustCompile(`(^|[\s;&|(/])nvme\s+(format|sanitize|delete-ns|write-zeroes|write-uncor|dsm|create-ns|detach-ns)\b`), "an NVMe command that erases or changes namespaces"},
+	{regexp.MustCompile(`(^|[\s;&|(/])(blkdiscard|wipefs|shred|sgdisk|fdisk|parted|sfdisk)\b`), "erases or repartitions a device"},
+	{regexp.MustCompile(`(^|[\s;&|(/])dd\s[^;&|]*\bof=/dev/`), "dd writes to a device"},
+	{regexp.MustCompile(`(^|[\s;&|(/])rm\s+(-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)\b`), "rm -r deletes a tree"},
+	{regexp.MustCompile(`(?i)\bdrop\s+(database|schema|table)\b`), "DROP deletes data"},
+	{regexp.MustCompile(`(?i)\btruncate\s+table\b`), "TRUNCATE deletes data"},
+	{regexp.MustCompile(`(^|\s)(tpcc|oltp_[a-z_]+)\s+(prepare|cleanup)\b`), "loadgen prepare/cleanup recreates the tables"},
+}
+
+// Destructive says why a command looks destructive, or "".
+func Destructive(cmd string) string {
+	for _, d := range destructive {
+		if d.re.MatchString(cmd) {
+			return d.what
+		}
+	}
+	return ""
+}
+
+var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}\n]*))?\}`)
+
+// Expand replaces ${NAME} and ${NAME:-default} with the environment's
+// value, so one plan file serves several set-ups (ports, paths) unchanged.
+// $NAME without braces is left for the shell of a step's command. The
+// experiment stores and resumes the expanded plan.
+func Expand(data []byte, getenv func(string) (string, bool)) ([]byte, error) {
+	var errs Errors
+	out := envRef.ReplaceAllFunc(data, func(ref []byte) []byte {
+		m := envRef.FindSubmatch(ref)
+		if v, ok := getenv(string(m[1])); ok {
+			return []byte(v)
+		}
+		if len(m[2]) > 0 {
+			return m[3]
+		}
+		line := 1 + bytes.Count(data[:bytes.Index(data, ref)], []byte("\n"))
+		errs = append(errs, LineError{line, fmt.Sprintf("${%s} is not set and has no default (write ${%s:-value})", m[1], m[1])})
+		return ref
+	})
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return out, nil
+}

@@ -1,0 +1,176 @@
+package experiment
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/walab/walab/internal/fingerprint"
+)
+
+// StateFile is the executor's record in the output directory; PlanFile is
+// the copy of the plan that resume runs.
+const (
+	StateFile  = "walab-experiment.json"
+	PlanFile   = "plan.yml"
+	stateMagic = "walab-experiment-state/v1"
+)
+
+// Step states.
+const (
+	StatusStarted = "started" // begun, not finished: interrupted if found on resume
+	StatusDone    = "done"
+	StatusFailed  = "failed"
+	StatusSkipped = "skipped" // resume --skip: the user says it is done
+)
+
+// State is what the executor has done, written atomically after every change.
+type State struct {
+	Magic      string                `json:"walab_experiment"`
+	Plan       string                `json:"plan"`
+	PlanSHA256 string                `json:"plan_sha256"`
+	Created    time.Time             `json:"created"`
+	Steps      map[string]*StepState `json:"steps"`
+	Runs       []RunRecord           `json:"runs"`
+	Checks     []CheckResult         `json:"checks"`
+	Compare    *CompareRecord        `json:"compare,omitempty"`
+	Finished   *time.Time            `json:"finished,omitempty"`
+}
+
+// StepState is one item's progress.
+type StepState struct {
+	Status   string    `json:"status"`
+	Attempts int       `json:"attempts"`
+	Start    time.Time `json:"start"`
+	End      time.Time `json:"end,omitzero"`
+	Log      string    `json:"log,omitempty"`
+	Error    string    `json:"error,omitempty"`
+	Note     string    `json:"note,omitempty"`
+}
+
+// RunRecord is one counted run: recorded in the same state write that marks
+// its step done, so a run is counted once or not at all.
+type RunRecord struct {
+	Step     string    `json:"step"`
+	Run      string    `json:"run"`
+	Scenario string    `json:"scenario"`
+	RunID    string    `json:"run_id"`
+	Threads  int       `json:"threads,omitempty"`
+	Rep      int       `json:"repetition"`
+	Attempt  int       `json:"attempt"`
+	Start    time.Time `json:"start"`
+	End      time.Time `json:"end"`
+	Dir      string    `json:"dir"` // under the output directory
+	// From loadgen's result JSON (summed over targets); nil when the run
+	// wrote none (an external command that does not report).
+	TPS          *float64 `json:"tps,omitempty"`
+	TpmC         *float64 `json:"tpmC,omitempty"`
+	TpmTotal     *float64 `json:"tpmTOTAL,omitempty"`
+	Transactions *uint64  `json:"transactions,omitempty"`
+	Errors       *uint64  `json:"errors,omitempty"`
+	P95Ms        *float64 `json:"latency_p95_ms_max,omitempty"`
+	// From the drive's counters at start and end (fingerprints).
+	HostBytes  *float64             `json:"host_written_bytes,omitempty"`
+	MediaBytes *float64             `json:"media_written_bytes,omitempty"`
+	WA         *float64             `json:"write_amplification,omitempty"`
+	Drift      []fingerprint.Change `json:"drift,omitempty"` // start vs end of the run
+}
+
+// CheckResult is one pre-run check's outcome.
+type CheckResult struct {
+	Run    string    `json:"run"`
+	Check  string    `json:"check"`
+	Status string    `json:"status"` // pass, fail, warn
+	Reason string    `json:"reason"`
+	At     time.Time `json:"at"`
+}
+
+// CompareRecord is the compare phase's outcome.
+type CompareRecord struct {
+	Baseline, Candidate string
+	Text                string   `json:"text"`  // walab compare's output
+	Error               string   `json:"error"` // why there is no verdict
+	Drift               []string `json:"drift,omitempty"`
+}
+
+func loadState(dir string) (*State, error) {
+	path := filepath.Join(dir, StateFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%s: no experiment state here (start one with walab experiment run)", dir)
+		}
+		return nil, err
+	}
+	var st State
+	if err := json.Unmarshal(b, &st); err != nil || st.Magic != stateMagic {
+		return nil, fmt.Errorf("%s is not a walab experiment state file (%v): walab will not touch it", path, err)
+	}
+	if st.Steps == nil {
+		st.Steps = map[string]*StepState{}
+	}
+	return &st, nil
+}
+
+func (e *Executor) save() error {
+	b, err := json.MarshalIndent(e.state, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeAtomic(filepath.Join(e.Out, StateFile), append(b, '\n'))
+}
+
+// writeAtomic replaces path with data through a temporary file and a
+// rename, so a crash leaves the old or the new content, never a mix. It
+// refuses to replace anything but a regular file: a symlink, FIFO or
+// directory there is not walab's.
+func writeAtomic(path string, data []byte) error {
+	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s exists and is not a regular file (%s): walab will not replace it", path, fi.Mode().Type())
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Chmod(tmp, 0o644); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if d, err := os.Open(filepath.Dir(path)); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+// writeJSON writes v as indented JSON, atomically.
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeAtomic(path, append(b, '\n'))
+}

@@ -1,0 +1,243 @@
+// Package fingerprint records the conditions of a benchmark run — the
+// drive, the host, the MySQL instances and the load generator's options —
+// so that two runs can be checked for drift. The JSON schema is stable:
+// fields are only added, and Schema says which version wrote a file.
+package fingerprint
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Schema is the version of the JSON layout this package writes.
+const Schema = 1
+
+// Fingerprint is one run's conditions at one moment (its start or end).
+type Fingerprint struct {
+	Schema  int       `json:"schema"`
+	Run     string    `json:"run,omitempty"`   // the run id
+	Point   string    `json:"point,omitempty"` // start or end
+	Taken   time.Time `json:"taken"`
+	Drive   *Drive    `json:"drive,omitempty"`
+	Host    Host      `json:"host"`
+	MySQL   []MySQL   `json:"mysql,omitempty"`
+	Loadgen []string  `json:"loadgen,omitempty"` // the run's command line
+	// Errors name the parts that could not be read, and why: a part that
+	// is missing is absent, never zero.
+	Errors []string `json:"errors,omitempty"`
+}
+
+// Drive is the drive under test as the walab exporter reports it.
+type Drive struct {
+	Device    string `json:"device"`
+	Model     string `json:"model,omitempty"`
+	Serial    string `json:"serial,omitempty"`
+	Firmware  string `json:"firmware,omitempty"`
+	Source    string `json:"source,omitempty"` // NAND counter source
+	Simulated bool   `json:"simulated"`
+	// Counters and levels; nil when the exporter does not report them.
+	CapacityBytes     *float64 `json:"capacity_bytes,omitempty"`
+	HostWrittenBytes  *float64 `json:"host_written_bytes,omitempty"`
+	MediaWrittenBytes *float64 `json:"media_written_bytes,omitempty"`
+	Fill              *float64 `json:"fill_ratio,omitempty"`
+	WA1h              *float64 `json:"write_amplification_1h,omitempty"`
+	// Placement: directives enabled (streams, fdp), placement daemons running.
+	Directives map[string]bool `json:"directives,omitempty"`
+	FDP        *bool           `json:"fdp_enabled,omitempty"`
+	Daemons    map[string]bool `json:"placement_daemons,omitempty"`
+	// SimPlacement is the simulated drive's placement switch.
+	SimPlacement *bool `json:"sim_placement,omitempty"`
+}
+
+// Host is the operating system's side.
+type Host struct {
+	Hostname   string            `json:"hostname,omitempty"`
+	Kernel     string            `json:"kernel,omitempty"`
+	Schedulers map[string]string `json:"io_schedulers,omitempty"` // block device → active scheduler
+	Mounts     []Mount           `json:"mounts,omitempty"`        // of the data directories
+	Governor   string            `json:"cpu_governor,omitempty"`
+	Irqbalance *bool             `json:"irqbalance_running,omitempty"`
+}
+
+// Mount is the filesystem a data directory lives on.
+type Mount struct {
+	Path    string `json:"path"`
+	Device  string `json:"device"` // major:minor
+	Source  string `json:"source,omitempty"`
+	FSType  string `json:"fstype,omitempty"`
+	Options string `json:"options,omitempty"`
+	Block   string `json:"block,omitempty"` // backing block device (nvme0n1), when there is one
+}
+
+// MySQL is one instance's version and the variables the seeds tune.
+type MySQL struct {
+	Target    string            `json:"target"`
+	Version   string            `json:"version,omitempty"`
+	Variables map[string]string `json:"variables,omitempty"`
+	Error     string            `json:"error,omitempty"`
+}
+
+// Volatile keys change during any run and are not drift.
+var volatile = []string{"schema", "run", "point", "taken", "errors",
+	"drive.host_written_bytes", "drive.media_written_bytes", "drive.fill_ratio", "drive.write_amplification_1h",
+	"loadgen"}
+
+// Flatten gives every recorded value under a dotted key, e.g.
+// "drive.firmware", "mysql.mysql-1.variables.innodb_flush_neighbors",
+// "host.io_schedulers.nvme0n1". Lists of MySQL instances and mounts are
+// keyed by target and path, so the order they were read in does not matter.
+func (f *Fingerprint) Flatten() map[string]string {
+	out := map[string]string{}
+	put := func(k, v string) { out[k] = v }
+	b, _ := json.Marshal(f)
+	var m map[string]any
+	_ = json.Unmarshal(b, &m)
+	if list, ok := m["mysql"].([]any); ok {
+		keyed := map[string]any{}
+		for _, x := range list {
+			if mm, ok := x.(map[string]any); ok {
+				name, _ := mm["target"].(string)
+				delete(mm, "target")
+				keyed[name] = mm
+			}
+		}
+		m["mysql"] = keyed
+	}
+	if host, ok := m["host"].(map[string]any); ok {
+		if list, ok := host["mounts"].([]any); ok {
+			keyed := map[string]any{}
+			for _, x := range list {
+				if mm, ok := x.(map[string]any); ok {
+					p, _ := mm["path"].(string)
+					delete(mm, "path")
+					keyed[p] = mm
+				}
+			}
+			host["mounts"] = keyed
+		}
+	}
+	if lg, ok := m["loadgen"].([]any); ok {
+		parts := make([]string, len(lg))
+		for i, a := range lg {
+			parts[i] = fmt.Sprint(a)
+		}
+		m["loadgen"] = strings.Join(parts, " ")
+	}
+	var walk func(prefix string, v any)
+	walk = func(prefix string, v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, vv := range x {
+				walk(join(prefix, k), vv)
+			}
+		case []any:
+			for i, vv := range x {
+				walk(join(prefix, strconv.Itoa(i)), vv)
+			}
+		case float64:
+			put(prefix, strconv.FormatFloat(x, 'g', -1, 64))
+		case nil:
+		default:
+			put(prefix, fmt.Sprint(x))
+		}
+	}
+	walk("", m)
+	return out
+}
+
+func join(p, k string) string {
+	if p == "" {
+		return k
+	}
+	return p + "." + k
+}
+
+// Change is one key that differs between two fingerprints; a side that
+// does not have the key is "" with Missing set.
+type Change struct {
+	Key      string `json:"key"`
+	A        string `json:"a"`
+	B        string `json:"b"`
+	MissingA bool   `json:"missing_a,omitempty"`
+	MissingB bool   `json:"missing_b,omitempty"`
+}
+
+func (c Change) String() string {
+	side := func(v string, missing bool) string {
+		if missing {
+			return "(absent)"
+		}
+		return strconv.Quote(v)
+	}
+	return fmt.Sprintf("%s: %s → %s", c.Key, side(c.A, c.MissingA), side(c.B, c.MissingB))
+}
+
+// Diff lists the conditions that differ between two runs (drift), sorted
+// by key. Counters, levels and timestamps that move during any run are left
+// out; Loadgen options are compared separately by DiffLoadgen.
+func Diff(a, b *Fingerprint) []Change {
+	fa, fb := a.Flatten(), b.Flatten()
+	keys := map[string]bool{}
+	for k := range fa {
+		keys[k] = true
+	}
+	for k := range fb {
+		keys[k] = true
+	}
+	var out []Change
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
+		if isVolatile(k) {
+			continue
+		}
+		va, oka := fa[k]
+		vb, okb := fb[k]
+		if oka && okb && va == vb {
+			continue
+		}
+		out = append(out, Change{Key: k, A: va, B: vb, MissingA: !oka, MissingB: !okb})
+	}
+	return out
+}
+
+func isVolatile(k string) bool {
+	for _, v := range volatile {
+		if k == v || strings.HasPrefix(k, v+".") {
+			return true
+		}
+	}
+	return false
+}
+
+// Delta is end − start of a counter, or nil when either side lacks it or
+// the counter went backwards (a reset: the delta is not known).
+func Delta(start, end *float64) *float64 {
+	if start == nil || end == nil || *end < *start {
+		return nil
+	}
+	d := *end - *start
+	return &d
+}
+
+// WA is the write amplification between two fingerprints of the same
+// drive: Δmedia / Δhost; nil when a counter is missing, the drive or its
+// source changed, or the host wrote nothing.
+func WA(start, end *Fingerprint) *float64 {
+	if start == nil || end == nil || start.Drive == nil || end.Drive == nil {
+		return nil
+	}
+	s, e := start.Drive, end.Drive
+	if s.Device != e.Device || s.Serial != e.Serial || s.Source != e.Source {
+		return nil
+	}
+	host, media := Delta(s.HostWrittenBytes, e.HostWrittenBytes), Delta(s.MediaWrittenBytes, e.MediaWrittenBytes)
+	if host == nil || media == nil || *host <= 0 {
+		return nil
+	}
+	wa := *media / *host
+	return &wa
+}

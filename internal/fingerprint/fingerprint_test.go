@@ -1,0 +1,142 @@
+package fingerprint
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/walab/walab/internal/testenv"
+)
+
+func serveFile(t *testing.T, path string) *httptest.Server {
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/metrics" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Write(b)
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func TestReadDrive(t *testing.T) {
+	s := serveFile(t, "testdata/metrics.txt")
+	d, err := ReadDrive(context.Background(), s.Client(), s.URL, "nvme0")
+	require.NoError(t, err)
+	require.Equal(t, "HWE52P43", d.Model)
+	require.Equal(t, "2.1.0", d.Firmware)
+	require.Equal(t, "S123", d.Serial)
+	require.Equal(t, "seed000_c0", d.Source)
+	require.False(t, d.Simulated)
+	require.Equal(t, 3.2e12, *d.CapacityBytes)
+	require.Equal(t, 1e12, *d.HostWrittenBytes)
+	require.Equal(t, 1.3e12, *d.MediaWrittenBytes)
+	require.Equal(t, 1.31, *d.WA1h)
+	require.Equal(t, map[string]bool{"identify": true, "streams": true}, d.Directives)
+	require.False(t, *d.FDP)
+	require.Equal(t, map[string]bool{"astream": true}, d.Daemons)
+	require.Nil(t, d.Fill, "a real drive's fill is not in the exporter's NVMe metrics")
+
+	// nvme1 has no NAND counter: absent, not zero.
+	d1, err := ReadDrive(context.Background(), s.Client(), s.URL, "nvme1")
+	require.NoError(t, err)
+	require.Nil(t, d1.MediaWrittenBytes)
+	require.Nil(t, d1.HostWrittenBytes)
+
+	_, err = ReadDrive(context.Background(), s.Client(), s.URL, "nvme7")
+	require.ErrorContains(t, err, `no walab_nvme_info for device "nvme7"`)
+}
+
+func fp(fw, flushNeighbors string, host, media float64) *Fingerprint {
+	return &Fingerprint{
+		Schema: Schema, Taken: time.Unix(1, 0),
+		Drive: &Drive{Device: "nvme0", Model: "M", Serial: "S", Firmware: fw, Source: "ocp_c0",
+			HostWrittenBytes: &host, MediaWrittenBytes: &media},
+		Host: Host{Kernel: "6.1.0", Schedulers: map[string]string{"nvme0n1": "none"},
+			Mounts: []Mount{{Path: "/data", Device: "259:1", FSType: "xfs", Options: "rw,noatime"}}},
+		MySQL: []MySQL{{Target: "mysql-1", Version: "10.11.6-MariaDB",
+			Variables: map[string]string{"innodb_flush_neighbors": flushNeighbors, "sync_binlog": "1"}}},
+	}
+}
+
+func TestDiff(t *testing.T) {
+	a, b := fp("2.1.0", "0", 100, 130), fp("2.1.0", "0", 900, 1300)
+	require.Empty(t, Diff(a, b), "counters move during every run: not drift")
+	b = fp("2.2.0", "1", 900, 1300)
+	b.MySQL = append(b.MySQL, MySQL{Target: "mysql-2", Version: "10.11.6-MariaDB"})
+	b.Host.Mounts[0].Options = "rw,relatime"
+	var got []string
+	for _, c := range Diff(a, b) {
+		got = append(got, c.String())
+	}
+	require.Equal(t, []string{
+		`drive.firmware: "2.1.0" → "2.2.0"`,
+		`host.mounts./data.options: "rw,noatime" → "rw,relatime"`,
+		`mysql.mysql-1.variables.innodb_flush_neighbors: "0" → "1"`,
+		`mysql.mysql-2.version: (absent) → "10.11.6-MariaDB"`,
+	}, got)
+}
+
+// TestSchemaStable: the JSON keys other tools read (walab compare) stay.
+func TestSchemaStable(t *testing.T) {
+	b, err := json.Marshal(fp("2.1.0", "0", 1, 2))
+	require.NoError(t, err)
+	for _, k := range []string{`"schema":1`, `"drive":{"device":"nvme0"`, `"firmware":"2.1.0"`,
+		`"host_written_bytes":1`, `"media_written_bytes":2`, `"io_schedulers":{"nvme0n1":"none"}`,
+		`"mysql":[{"target":"mysql-1","version":"10.11.6-MariaDB","variables":{`} {
+		require.Contains(t, string(b), k)
+	}
+}
+
+func TestWA(t *testing.T) {
+	a, b := fp("x", "0", 100, 130), fp("x", "0", 300, 430)
+	require.InDelta(t, 1.5, *WA(a, b), 1e-12)
+	c := fp("x", "0", 50, 430) // counter went backwards: unknown
+	require.Nil(t, WA(a, c))
+	b.Drive.MediaWrittenBytes = nil
+	require.Nil(t, WA(a, b))
+	require.Nil(t, WA(a, a), "no host writes: no WA")
+}
+
+func TestActiveScheduler(t *testing.T) {
+	require.Equal(t, "mq-deadline", activeScheduler("[mq-deadline] kyber bfq none\n"))
+	require.Equal(t, "none", activeScheduler("none"))
+}
+
+func TestMountOfAndHost(t *testing.T) {
+	dir := t.TempDir()
+	m, err := MountOf(dir)
+	require.NoError(t, err)
+	require.NotEmpty(t, m.FSType)
+	require.NotEmpty(t, m.Options)
+	h, errs := ReadHost([]string{dir, "/nonexistent-walab"})
+	require.NotEmpty(t, h.Kernel)
+	require.Len(t, h.Mounts, 1)
+	require.Len(t, errs, 1)
+	require.Contains(t, errs[0], "/nonexistent-walab")
+	require.Equal(t, "nvme0", Controller("nvme0n1"))
+	require.Equal(t, "nvme12", Controller("nvme12n3"))
+	require.Equal(t, "", Controller("sda"))
+}
+
+func TestQueryMySQL(t *testing.T) {
+	_, dsn := testenv.MariaDB(t, "")
+	m := QueryMySQL(context.Background(), "local", dsn)
+	require.Empty(t, m.Error)
+	require.Contains(t, strings.ToLower(m.Version), "mariadb")
+	require.NotEmpty(t, m.Variables["innodb_flush_log_at_trx_commit"])
+	require.NotEmpty(t, m.Variables["datadir"])
+	bad := QueryMySQL(context.Background(), "down", testenv.DSN("127.0.0.1:1", ""))
+	require.NotEmpty(t, bad.Error)
+	require.Empty(t, bad.Version)
+}
