@@ -11,7 +11,10 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strings"
 	"syscall"
+	"unicode"
+	"unicode/utf8"
 )
 
 // ErrNotRegular is wrapped by every refusal of a path that is not a plain
@@ -29,6 +32,26 @@ const openFlags = os.O_RDONLY | syscall.O_NONBLOCK | syscall.O_CLOEXEC
 // of at most max bytes. A missing file is an error satisfying
 // errors.Is(err, fs.ErrNotExist).
 func ReadFile(path string, max int64) ([]byte, error) {
+	f, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readCapped(f, path, max)
+}
+
+// ReadFileIn reads name inside root (see OpenIn); at most max bytes.
+func ReadFileIn(root *os.Root, name string, max int64) ([]byte, error) {
+	f, err := OpenIn(root, name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readCapped(f, f.Name(), max)
+}
+
+// Open opens path for reading; it must be a regular file and not a symlink.
+func Open(path string) (*os.File, error) {
 	f, err := os.OpenFile(path, openFlags|syscall.O_NOFOLLOW, 0)
 	if err != nil {
 		if errors.Is(err, syscall.ELOOP) {
@@ -36,36 +59,43 @@ func ReadFile(path string, max int64) ([]byte, error) {
 		}
 		return nil, err
 	}
-	defer f.Close()
-	return readOpened(f, path, max)
+	return regularOnly(f, path)
 }
 
-// ReadFileIn reads name inside root: symlinks that stay inside root are
-// followed, any path that leaves it is refused (os.Root's rule). The file
-// must be regular and at most max bytes.
-func ReadFileIn(root *os.Root, name string, max int64) ([]byte, error) {
+// OpenIn opens name inside root for reading: symlinks that stay inside
+// root are followed, any path that leaves it is refused (os.Root's rule),
+// and the file must be regular. The file's Name is root/name.
+func OpenIn(root *os.Root, name string) (*os.File, error) {
 	f, err := root.OpenFile(name, openFlags, 0)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	return readOpened(f, root.Name()+"/"+name, max)
+	return regularOnly(f, root.Name()+"/"+name)
 }
 
-func readOpened(f *os.File, path string, max int64) ([]byte, error) {
+func regularOnly(f *os.File, path string) (*os.File, error) {
 	st, err := f.Stat()
+	if err == nil {
+		err = Regular(path, st.Mode())
+	}
 	if err != nil {
+		f.Close()
 		return nil, err
 	}
-	if err := Regular(path, st.Mode()); err != nil {
+	return f, nil
+}
+
+// readCapped reads f whole, refusing more than max bytes. The size is
+// checked before (Fstat) and while reading: a file may grow after the
+// Fstat, and sysfs attributes all claim 4096 bytes whatever they hold.
+func readCapped(f *os.File, path string, max int64) ([]byte, error) {
+	st, err := f.Stat()
+	if err != nil {
 		return nil, err
 	}
 	if st.Size() > max {
 		return nil, fmt.Errorf("%s is %d bytes, larger than %d: %w", path, st.Size(), max, ErrTooLarge)
 	}
-	// Regular files ignore O_NONBLOCK. The size is checked again while
-	// reading: a file may grow after the Fstat, and sysfs attributes all
-	// claim 4096 bytes whatever they hold.
 	b, err := io.ReadAll(io.LimitReader(f, max+1))
 	if err != nil {
 		return nil, err
@@ -74,6 +104,32 @@ func readOpened(f *os.File, path string, max int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s is larger than %d bytes: %w", path, max, ErrTooLarge)
 	}
 	return b, nil
+}
+
+// MaxText is the length CleanText keeps: NVMe identity strings are at most
+// 40 bytes (model), 20 (serial) and 8 (firmware).
+const MaxText = 64
+
+// CleanText makes a label value of an identity string read from a file or
+// a device: padding (spaces, newlines, NULs) trimmed, invalid UTF-8 and
+// control characters replaced by '?', cut to MaxText bytes on a character
+// boundary.
+func CleanText(b []byte) string {
+	s := strings.ToValidUTF8(strings.Trim(string(b), " \t\r\n\x00"), "?")
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return '?'
+		}
+		return r
+	}, s)
+	if len(s) <= MaxText {
+		return s
+	}
+	cut := MaxText
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut]
 }
 
 // Regular returns nil for a regular file's mode, else an error naming path
