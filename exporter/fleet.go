@@ -83,11 +83,14 @@ func replayControllers(root string) ([]*fleet.Controller, error) {
 		if err != nil {
 			return nil, err
 		}
-		c := &fleet.Controller{
-			Name: name, Device: dev, NUMANode: -1,
-			Model:    replay.ReadText(dir, replay.FileModel),
-			Serial:   replay.ReadText(dir, replay.FileSerial),
-			Firmware: replay.ReadText(dir, replay.FileFirmware),
+		c := &fleet.Controller{Name: name, Device: dev, NUMANode: -1}
+		for _, f := range []struct {
+			name string
+			to   *string
+		}{{replay.FileModel, &c.Model}, {replay.FileSerial, &c.Serial}, {replay.FileFirmware, &c.Firmware}} {
+			if *f.to, err = replay.ReadText(dir, f.name); err != nil {
+				return nil, err
+			}
 		}
 		ents, err := os.ReadDir(dir)
 		if err != nil {

@@ -39,6 +39,16 @@ type mysqlTarget struct {
 	mu     sync.Mutex
 	wasUp  bool
 	logged bool
+	flight *targetRead // the read in progress, shared by concurrent scrapes
+}
+
+// targetRead is one read of a target; every scrape that arrives while it
+// runs waits for it and sends the same metrics. Before, each scrape read
+// on its own, and a burst of scrapes queued for the target's connections
+// past the timeout and reported a healthy server down.
+type targetRead struct {
+	done    chan struct{}
+	metrics []prometheus.Metric
 }
 
 var (
@@ -95,7 +105,6 @@ func (c *innodbCollector) Update(ctx context.Context, ch chan<- prometheus.Metri
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer recoverDevice(c.logger, "mysql target "+t.name)
 			c.scrapeTarget(ctx, t, ch)
 		}()
 	}
@@ -103,8 +112,47 @@ func (c *innodbCollector) Update(ctx context.Context, ch chan<- prometheus.Metri
 	return nil
 }
 
+// scrapeTarget sends the target's metrics: from the read in progress if
+// there is one, else from a new read. The read is bounded by the target's
+// timeout, not by the first caller's context, so one impatient scrape does
+// not fail the others; a caller whose own context ends first gets nothing
+// for the target this time (the scrape framework reports the timeout).
 func (c *innodbCollector) scrapeTarget(ctx context.Context, t *mysqlTarget, ch chan<- prometheus.Metric) {
-	ctx, cancel := context.WithTimeout(ctx, t.timeout)
+	t.mu.Lock()
+	r := t.flight
+	if r == nil {
+		r = &targetRead{done: make(chan struct{})}
+		t.flight = r
+		go c.read(t, r)
+	}
+	t.mu.Unlock()
+	select {
+	case <-r.done:
+		for _, m := range r.metrics {
+			ch <- m
+		}
+	case <-ctx.Done():
+	}
+}
+
+func (c *innodbCollector) read(t *mysqlTarget, r *targetRead) {
+	defer func() {
+		t.mu.Lock()
+		t.flight = nil
+		t.mu.Unlock()
+		close(r.done)
+	}()
+	defer recoverDevice(c.logger, "mysql target "+t.name)
+	ch := make(chan prometheus.Metric)
+	collected := make(chan struct{})
+	go func() {
+		defer close(collected)
+		for m := range ch {
+			r.metrics = append(r.metrics, m)
+		}
+	}()
+	defer func() { close(ch); <-collected }()
+	ctx, cancel := context.WithTimeout(context.Background(), t.timeout)
 	defer cancel()
 	err := t.db.PingContext(ctx)
 	if err == nil {

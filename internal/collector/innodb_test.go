@@ -231,3 +231,41 @@ func TestInnoDBConfigErrors(t *testing.T) {
 		require.Error(t, err, yml)
 	}
 }
+
+// TestInnoDBConcurrentScrapesNoFalseDown: many scrapes at once used to
+// queue for the target's two connections past the target timeout and
+// report a healthy server down (113 times a minute under an unbounded
+// scrape flood). Concurrent scrapes of one target now share one read.
+func TestInnoDBConcurrentScrapesNoFalseDown(t *testing.T) {
+	_, _ = testenv.MariaDB(t, "")
+	reg := innodbSet(t, fmt.Sprintf(`
+innodb:
+  timeout: 1s
+  targets:
+    - name: mysql1
+      dsn: "root@tcp(%s)/"
+`, testenv.MariaDBAddr()), nil)
+	const scrapers, rounds = 256, 2
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	down, missing := 0, 0
+	for range scrapers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range rounds {
+				up, ok := sample(t, reg, "walab_mysql_up", map[string]string{"target": "mysql1"})
+				mu.Lock()
+				if !ok {
+					missing++
+				} else if up != 1 {
+					down++
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	require.Zero(t, missing, "walab_mysql_up missing from a scrape")
+	require.Zero(t, down, "scrapes of %d concurrent scrapers x %d rounds reported a healthy target down", scrapers, rounds)
+}

@@ -67,7 +67,7 @@ func TestSamplerSaveFailureKeepsLastGoodState(t *testing.T) {
 	// Once writing works again the unsaved sample goes out with the next one.
 	s.writer.failAfterWrite = nil
 	require.NoError(t, s.Flush())
-	st, err := loadState(path)
+	st, err := loadState(path, minStateCap)
 	require.NoError(t, err)
 	require.Len(t, st.Devices[0].Samples, 2)
 }

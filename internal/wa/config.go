@@ -81,6 +81,9 @@ func (o *Options) normalize() ([]window, error) {
 	if o.Interval < time.Second {
 		return nil, fmt.Errorf("wa: interval %s is shorter than 1s", o.Interval)
 	}
+	if o.Interval > 24*time.Hour {
+		return nil, fmt.Errorf("wa: interval %s is longer than 24h", o.Interval)
+	}
 	if len(o.Windows) == 0 {
 		o.Windows = DefaultWindows
 	}
@@ -107,8 +110,21 @@ func (o *Options) normalize() ([]window, error) {
 		ws = append(ws, window{name: n, span: d})
 	}
 	sort.Slice(ws, func(i, j int) bool { return ws[i].span < ws[j].span })
+	longest := ws[len(ws)-1].span
+	if n := capacityFor(longest, o.Interval); n > MaxSamplesPerDevice {
+		return nil, fmt.Errorf("wa: window %s at interval %s needs %d samples per device, more than the limit %d (%s of memory per device): shorten the window or lengthen the interval",
+			WindowName(longest), o.Interval, n, MaxSamplesPerDevice, byteSize(MaxSamplesPerDevice*sampleSize))
+	}
 	return ws, nil
 }
+
+// MaxSamplesPerDevice bounds the ring of each device, hence the memory a
+// window configuration can claim (2.4 MB per device): 69 days at the default
+// 60 s interval. `windows: [100000h]` used to be accepted and then run the
+// process out of memory.
+const MaxSamplesPerDevice = 100_000
+
+func byteSize(n int) string { return fmt.Sprintf("%.1f MB", float64(n)/1e6) }
 
 // WindowName is the window label for a duration: the largest whole unit
 // ("1h", "24h", "30m", "90s"), so labels stay short and stable.

@@ -133,6 +133,7 @@ func TestRunStartMarkSurvivesRestart(t *testing.T) {
 	clock = t0.Add(30 * time.Second)
 	_, err := s1.MarkRunStart(context.Background(), "nvme0")
 	require.NoError(t, err)
+	require.NoError(t, s1.Close())
 
 	s2, _ := newTestSampler(t, r, Options{StatePath: path, Now: func() time.Time { return clock }})
 	require.Equal(t, s1.Marks(), s2.Marks())

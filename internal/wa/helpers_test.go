@@ -86,6 +86,7 @@ func newTestSampler(t testing.TB, r Reader, opts Options) (*Sampler, *logBuffer)
 	}
 	s, err := New(opts)
 	require.NoError(t, err)
+	t.Cleanup(func() { s.Close() })
 	return s, lb
 }
 

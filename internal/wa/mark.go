@@ -3,6 +3,7 @@ package wa
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"sort"
@@ -31,6 +32,8 @@ func (e ErrUnknownDevice) Error() string { return fmt.Sprintf("unknown device %q
 // MarkRunStart starts a new run for one device ("" = every device) now. It
 // reads the counters at once so the run's baseline is the moment of the
 // call, not the next tick; devices that fail that read get a pending mark.
+// When the state file cannot be written the marks are set in memory and
+// returned together with a *SaveError: a restart would lose them.
 func (s *Sampler) MarkRunStart(ctx context.Context, dev string) ([]Mark, error) {
 	now := s.opts.Now()
 	s.readMu.Lock()
@@ -82,8 +85,10 @@ func (s *Sampler) MarkRunStart(ctx context.Context, dev string) ([]Mark, error) 
 	}
 	s.unsaved++
 	s.mu.Unlock()
+	var saveErr error
 	if err := s.Flush(); err != nil {
-		s.opts.Logger.Warn("could not save write-amplification state after a run mark", "err", err)
+		s.opts.Logger.Warn("run start marked in memory but not saved: a restart would lose it", "err", err)
+		saveErr = err
 	}
 	all := s.Marks()
 	out := all[:0]
@@ -94,7 +99,7 @@ func (s *Sampler) MarkRunStart(ctx context.Context, dev string) ([]Mark, error) 
 			}
 		}
 	}
-	return out, nil
+	return out, saveErr
 }
 
 // Marks lists every device's current run start.
@@ -116,6 +121,8 @@ type marksResponse struct {
 
 type errorResponse struct {
 	Error string `json:"error"`
+	// Marks are the marks set in memory when they could not be persisted.
+	Marks []Mark `json:"marks,omitempty"`
 }
 
 // Handler serves RunStartPath: POST marks a run start (?device=nvme0 for
@@ -129,6 +136,14 @@ func (s *Sampler) Handler() http.Handler {
 			marks, err := s.MarkRunStart(r.Context(), r.URL.Query().Get("device"))
 			if _, unknown := err.(ErrUnknownDevice); unknown {
 				writeJSON(w, http.StatusNotFound, errorResponse{Error: err.Error()})
+				return
+			}
+			var se *SaveError
+			if errors.As(err, &se) {
+				// The mark holds until a restart; the caller must know that it
+				// does not survive one (a full disk, a read-only directory).
+				writeJSON(w, http.StatusInternalServerError, errorResponse{
+					Error: "run start marked in memory but not persisted (a restart loses it): " + err.Error(), Marks: marks})
 				return
 			}
 			if err != nil {

@@ -24,11 +24,17 @@ var (
 	lastSampleDesc = prometheus.NewDesc("walab_nvme_wa_last_sample_timestamp_seconds",
 		"When the device's counters were last read successfully by the WA sampler.",
 		[]string{"device"}, nil)
+	saveErrorsDesc = prometheus.NewDesc("walab_nvme_wa_state_save_errors_total",
+		"Failed writes of the WA state file (read-only or full filesystem, ...). The history stays in memory but would not survive a restart. Absent without a state file.",
+		nil, nil)
+	lastSavedDesc = prometheus.NewDesc("walab_nvme_wa_state_last_save_timestamp_seconds",
+		"When the WA state file was last written successfully. Absent before the first successful write and without a state file.",
+		nil, nil)
 )
 
 // Describe implements prometheus.Collector.
 func (s *Sampler) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{waDesc, windowDesc, resetsDesc, runStartDesc, samplesDesc, lastSampleDesc} {
+	for _, d := range []*prometheus.Desc{waDesc, windowDesc, resetsDesc, runStartDesc, samplesDesc, lastSampleDesc, saveErrorsDesc, lastSavedDesc} {
 		ch <- d
 	}
 }
@@ -36,6 +42,15 @@ func (s *Sampler) Describe(ch chan<- *prometheus.Desc) {
 // Collect implements prometheus.Collector. It reads no device: the values
 // come from the samples the sampler already holds.
 func (s *Sampler) Collect(ch chan<- prometheus.Metric) {
+	if s.opts.StatePath != "" {
+		s.saveMu.Lock()
+		errs, last := s.saveErrors, s.lastSaved
+		s.saveMu.Unlock()
+		ch <- prometheus.MustNewConstMetric(saveErrorsDesc, prometheus.CounterValue, float64(errs))
+		if !last.IsZero() {
+			ch <- prometheus.MustNewConstMetric(lastSavedDesc, prometheus.GaugeValue, float64(last.UnixMilli())/1000)
+		}
+	}
 	for _, d := range s.Snapshot() {
 		for _, w := range d.Windows {
 			ch <- prometheus.MustNewConstMetric(windowDesc, prometheus.GaugeValue, w.Seconds, d.Device, w.Window)

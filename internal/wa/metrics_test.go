@@ -20,6 +20,7 @@ import (
 var metricNames = []string{
 	"walab_nvme_write_amplification", "walab_nvme_wa_window_seconds", "walab_nvme_wa_resets_total",
 	"walab_nvme_run_start_timestamp_seconds", "walab_nvme_wa_samples", "walab_nvme_wa_last_sample_timestamp_seconds",
+	"walab_nvme_wa_state_save_errors_total", "walab_nvme_wa_state_last_save_timestamp_seconds",
 }
 
 func TestMetricsGolden(t *testing.T) {

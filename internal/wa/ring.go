@@ -44,6 +44,9 @@ func (r *ring) push(s sample) {
 
 func (r *ring) clear() { r.start, r.n = 0, 0 }
 
+// truncate keeps the n oldest samples.
+func (r *ring) truncate(n int) { r.n = min(r.n, n) }
+
 // dropBefore removes samples older than t.
 func (r *ring) dropBefore(t int64) {
 	k := r.firstAtOrAfter(t)

@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/walab/walab/internal/safefile"
 )
 
 // runMark is where the "run" window starts: a time and the counters then.
@@ -42,10 +45,28 @@ type Sampler struct {
 	writeMu sync.Mutex // one state-file write at a time
 	buf     []byte     // encode buffer, reused under writeMu
 	writer  atomicWriter
+	lock    *os.File // flock on StatePath+".lock"; nil without persistence
+
+	saveMu     sync.Mutex
+	saveErrors uint64    // failed state-file writes
+	lastSaved  time.Time // last successful write; zero before the first
+	saveErr    error     // the last write's error; nil once a write succeeds
 }
 
-// New builds a sampler and, if a state file is configured, resumes from it.
-// A state file that cannot be used is logged and ignored: never fatal.
+// SaveError is a state-file write that failed; the samples are kept in
+// memory and the next write tries again.
+type SaveError struct{ Err error }
+
+func (e *SaveError) Error() string { return "wa: save state: " + e.Err.Error() }
+func (e *SaveError) Unwrap() error { return e.Err }
+
+// New builds a sampler and, if a state file is configured, locks it and
+// resumes from it. A walab state file that does not decode (truncated,
+// corrupt, an older version) is logged and replaced by a fresh history.
+// Anything else at the path (a symlink, FIFO, device node, directory, a
+// file too large or without walab's header) is a *ForeignFileError and is
+// left untouched; a state file locked by another exporter is an error too.
+// Close releases the lock.
 func New(opts Options) (*Sampler, error) {
 	ws, err := opts.normalize()
 	if err != nil {
@@ -60,9 +81,35 @@ func New(opts Options) (*Sampler, error) {
 		devs:     map[string]*device{},
 	}
 	if opts.StatePath != "" {
-		s.restore(opts.Now())
+		// Refuse a non-file at the path before anything is created beside
+		// it (state_file: /dev/null must not leave /dev/null.lock behind).
+		if fi, err := os.Lstat(opts.StatePath); err == nil {
+			if err := safefile.Regular(opts.StatePath, fi.Mode()); err != nil {
+				return nil, &ForeignFileError{Path: opts.StatePath, Err: err}
+			}
+		}
+		lock, err := lockState(opts.StatePath, opts.Logger.Warn)
+		if err != nil {
+			return nil, err
+		}
+		s.lock = lock
+		if err := s.restore(opts.Now()); err != nil {
+			s.Close()
+			return nil, err
+		}
 	}
 	return s, nil
+}
+
+// Close releases the state-file lock. It does not write the state: Run
+// does that when its context ends.
+func (s *Sampler) Close() error {
+	if s.lock == nil {
+		return nil
+	}
+	err := s.lock.Close()
+	s.lock = nil
+	return err
 }
 
 // Capacity is the number of samples kept per device.
@@ -74,12 +121,17 @@ func (s *Sampler) Interval() time.Duration { return s.opts.Interval }
 func (s *Sampler) longestMS() int64 { return s.windows[len(s.windows)-1].span.Milliseconds() }
 
 // Run samples now and then every interval until ctx ends, then writes the
-// state file one last time. Read errors are logged, never fatal.
+// state file one last time. Read errors are logged, never fatal. A state
+// file that cannot be written is logged when saving starts failing and when
+// it works again, not at every sample (the samples themselves are fine);
+// walab_nvme_wa_state_save_errors_total counts every failure.
 func (s *Sampler) Run(ctx context.Context) error {
 	tick := time.NewTicker(s.opts.Interval)
 	defer tick.Stop()
 	for {
-		if err := s.Sample(ctx, s.opts.Now()); err != nil && ctx.Err() == nil {
+		err := s.Sample(ctx, s.opts.Now())
+		var se *SaveError
+		if err != nil && ctx.Err() == nil && !errors.As(err, &se) {
 			s.opts.Logger.Warn("write-amplification sample failed", "err", err)
 		}
 		select {
@@ -128,11 +180,22 @@ func (s *Sampler) record(name string, c Counters, t int64) {
 		s.devs[name] = d
 	}
 	ref, have := d.hist.last()
-	if have && t <= ref.T {
-		// The clock stepped back (or a duplicate call): samples must stay in
-		// time order, so this one is dropped.
-		s.opts.Logger.Debug("write-amplification sample not newer than the last one; dropped", "device", name)
+	if have && t == ref.T {
+		s.opts.Logger.Debug("write-amplification sample at the same instant as the last one; dropped", "device", name)
 		return
+	}
+	if have && t < ref.T {
+		// The history holds samples from the future: the clock was ahead
+		// (restored state) or stepped back. Keeping them would freeze every
+		// window for the whole skew, so they go and sampling goes on.
+		k := d.hist.firstAtOrAfter(t)
+		s.opts.Logger.Warn("write-amplification samples dated after now dropped: the system clock stepped back or was ahead",
+			"device", name, "dropped", d.hist.len()-k, "newest_dropped", time.UnixMilli(ref.T).UTC(), "now", time.UnixMilli(t).UTC())
+		d.hist.truncate(k)
+		ref, have = d.hist.last()
+	}
+	if d.mark.T > t {
+		d.mark.T = t // a run mark in the future: its counters stand, its time cannot
 	}
 	if !have && !d.mark.Pending {
 		ref = sample{T: d.mark.T, Host: d.mark.Host, Media: d.mark.Media}
@@ -247,13 +310,36 @@ func (s *Sampler) Flush() error {
 	s.buf = encodeState(s.buf[:0], s.stateLocked(s.opts.Now().UnixMilli()))
 	pending := s.unsaved
 	s.mu.Unlock()
-	if err := s.writer.write(s.opts.StatePath, s.buf); err != nil {
-		return fmt.Errorf("wa: save state: %w", err)
+	err := s.writer.write(s.opts.StatePath, s.buf)
+	s.noteSave(err)
+	if err != nil {
+		return &SaveError{Err: err}
 	}
 	s.mu.Lock()
 	s.unsaved -= pending
 	s.mu.Unlock()
 	return nil
+}
+
+// noteSave counts a write's outcome and logs once per change of state.
+func (s *Sampler) noteSave(err error) {
+	s.saveMu.Lock()
+	defer s.saveMu.Unlock()
+	switch {
+	case err != nil:
+		s.saveErrors++
+		if s.saveErr == nil {
+			s.opts.Logger.Warn("cannot save write-amplification state; history is kept in memory and saving is retried at every sample",
+				"path", s.opts.StatePath, "err", err)
+		}
+		s.saveErr = err
+	default:
+		if s.saveErr != nil {
+			s.opts.Logger.Info("write-amplification state saved again", "path", s.opts.StatePath, "failed_saves", s.saveErrors)
+		}
+		s.saveErr = nil
+		s.lastSaved = s.opts.Now()
+	}
 }
 
 func (s *Sampler) flushIfDirty() error {
@@ -280,25 +366,37 @@ func (s *Sampler) stateLocked(now int64) state {
 	return st
 }
 
-// restore loads the state file; any problem means a fresh start.
-func (s *Sampler) restore(now time.Time) {
-	st, err := loadState(s.opts.StatePath)
+// restore loads the state file. A walab file that does not decode means a
+// fresh start; a foreign file is returned as an error.
+func (s *Sampler) restore(now time.Time) error {
+	st, err := loadState(s.opts.StatePath, maxStateBytes(s.capacity))
+	var foreign *ForeignFileError
 	switch {
 	case errors.Is(err, errNoState):
 		s.opts.Logger.Info("no write-amplification state file; starting fresh", "path", s.opts.StatePath)
-		return
+		return nil
+	case errors.As(err, &foreign):
+		return err
 	case err != nil:
 		s.opts.Logger.Warn("ignoring unusable write-amplification state file; starting fresh", "path", s.opts.StatePath, "err", err)
-		return
+		return nil
 	}
-	cut := now.UnixMilli() - s.longestMS() - s.slackMS
-	kept := 0
+	nowMS := now.UnixMilli()
+	cut := nowMS - s.longestMS() - s.slackMS
+	kept, future := 0, 0
 	for _, ds := range st.Devices {
 		d := &device{hist: newRing(s.capacity), source: ds.Source, mark: ds.Mark, resets: ds.Resets}
 		for _, smp := range ds.Samples {
+			if smp.T > nowMS {
+				future++ // the clock was ahead when it was taken; see record
+				continue
+			}
 			if smp.T >= cut {
 				d.hist.push(smp) // a full ring keeps the newest, which is what we want
 			}
+		}
+		if d.mark.T > nowMS {
+			d.mark.T = nowMS
 		}
 		if d.hist.len() == 0 && ds.Mark.Pending {
 			continue
@@ -306,6 +404,11 @@ func (s *Sampler) restore(now time.Time) {
 		s.devs[ds.Name] = d
 		kept += d.hist.len()
 	}
+	if future > 0 {
+		s.opts.Logger.Warn("write-amplification state held samples dated after now; dropped them (the system clock was ahead or stepped back)",
+			"path", s.opts.StatePath, "dropped", future, "saved_at", time.UnixMilli(st.SavedAt).UTC(), "now", now.UTC())
+	}
 	s.opts.Logger.Info("resumed write-amplification history", "path", s.opts.StatePath,
 		"devices", len(s.devs), "samples", kept, "saved_at", time.UnixMilli(st.SavedAt).UTC())
+	return nil
 }

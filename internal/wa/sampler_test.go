@@ -280,6 +280,12 @@ func TestOptionsValidation(t *testing.T) {
 		{"interval too short", Options{Reader: &fakeReader{}, Interval: time.Millisecond}, "shorter than 1s"},
 		{"window shorter than interval", Options{Reader: &fakeReader{}, Windows: []time.Duration{30 * time.Second}}, "shorter than the sampling interval"},
 		{"duplicate window", Options{Reader: &fakeReader{}, Windows: []time.Duration{time.Hour, 60 * time.Minute}}, "configured twice"},
+		// Used to be accepted, then run the process out of memory.
+		{"window that sizes memory past the bound", Options{Reader: &fakeReader{}, Windows: []time.Duration{100000 * time.Hour}},
+			"window 100000h at interval 1m0s needs 6000001 samples per device, more than the limit 100000 (2.4 MB of memory per device)"},
+		{"bound reached by a short interval", Options{Reader: &fakeReader{}, Interval: time.Second, Windows: []time.Duration{48 * time.Hour}},
+			"needs 172801 samples per device"},
+		{"interval over a day", Options{Reader: &fakeReader{}, Interval: 25 * time.Hour, Windows: []time.Duration{100 * time.Hour}}, "longer than 24h"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -305,7 +311,7 @@ func TestRunSamplesOnceAndSavesOnShutdown(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // Run samples at once, sees the cancel, saves and returns
 	require.NoError(t, s.Run(ctx))
-	st, err := loadState(path)
+	st, err := loadState(path, minStateCap)
 	require.NoError(t, err)
 	require.Len(t, st.Devices, 1)
 	require.Equal(t, []sample{{T: t0.UnixMilli(), Host: 5, Media: 7}}, st.Devices[0].Samples)
@@ -335,6 +341,6 @@ func TestConcurrentUse(t *testing.T) {
 	<-done
 	d, _ := windowsOf(t, s, "nvme0")
 	require.Equal(t, 50, d.Samples, "every sample after the first was kept")
-	_, err := loadState(path)
+	_, err := loadState(path, minStateCap)
 	require.NoError(t, err, "concurrent saves leave a valid state file")
 }

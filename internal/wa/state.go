@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io/fs"
-	"os"
+
+	"github.com/walab/walab/internal/safefile"
 )
 
 // State file layout (little-endian), version 1:
@@ -33,6 +34,46 @@ var (
 	crcTable   = crc32.MakeTable(crc32.Castagnoli)
 	errNoState = errors.New("no state file")
 )
+
+// maxStateDevices is how many devices' worth of full history the size cap
+// on a state file allows for: more controllers than one host has.
+const maxStateDevices = 64
+
+// minStateCap is the smallest size cap, so that a file written under a
+// longer window configuration still loads after the windows shrink.
+const minStateCap = 64 << 20
+
+// maxStateBytes is the largest state file a sampler keeping capacity
+// samples per device reads: maxStateDevices devices with full rings and
+// the longest names, at least minStateCap. A larger file is refused before
+// it is read whole (a 3 GB file at the state path used to be loaded).
+func maxStateBytes(capacity int) int64 {
+	perDevice := int64(2*(1+255) + 8 + 8 + 8 + 8 + 1 + 4 + capacity*sampleSize)
+	return max(minStateCap, headerSize+8+4+maxStateDevices*perDevice)
+}
+
+// ForeignFileError is a state path that holds something walab did not
+// write: a symlink, a FIFO, a device node, a directory or a file without
+// walab's header. The sampler refuses to start rather than replace it.
+type ForeignFileError struct {
+	Path string
+	Err  error
+}
+
+func (e *ForeignFileError) Error() string {
+	return fmt.Sprintf("wa: state file %s is not walab's (%v); refusing to use or replace it: move it away or set wa.state_file to another path", e.Path, e.Err)
+}
+
+func (e *ForeignFileError) Unwrap() error { return e.Err }
+
+// isOurs reports whether b starts like a file encodeState wrote (a prefix
+// of the magic counts: a state file truncated inside its header is still
+// ours to replace). An empty file is treated as ours: replacing it loses
+// nothing.
+func isOurs(b []byte) bool {
+	n := min(len(b), len(stateMagic))
+	return string(b[:n]) == stateMagic[:n]
+}
 
 type deviceState struct {
 	Name    string
@@ -166,13 +207,26 @@ func decodeState(b []byte) (state, error) {
 	return st, nil
 }
 
-func loadState(path string) (state, error) {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
+// loadState reads the state file at path without following a symlink,
+// blocking on a FIFO or reading more than max bytes. Anything at the path
+// that is not walab's is a *ForeignFileError; a walab file that does not
+// decode (truncated, bit rot) is a plain error.
+func loadState(path string, max int64) (state, error) {
+	b, err := safefile.ReadFile(path, max)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return state{}, errNoState
-	}
-	if err != nil {
+	case errors.Is(err, safefile.ErrNotRegular):
+		return state{}, &ForeignFileError{Path: path, Err: err}
+	case errors.Is(err, safefile.ErrTooLarge):
+		// A file this large cannot be one this configuration wrote; whose it is
+		// cannot be told without reading it, so it is not replaced.
+		return state{}, &ForeignFileError{Path: path, Err: err}
+	case err != nil:
 		return state{}, err
+	}
+	if !isOurs(b) {
+		return state{}, &ForeignFileError{Path: path, Err: fmt.Errorf("no walab header (starts %q)", b[:min(len(b), 8)])}
 	}
 	return decodeState(b)
 }

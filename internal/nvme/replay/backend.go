@@ -5,10 +5,14 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
+
+	"github.com/walab/walab/internal/safefile"
 
 	"github.com/walab/walab/internal/nvme/admin"
 )
@@ -17,8 +21,13 @@ import (
 //
 // Every command re-reads its file, so a test advances a counter by rewriting
 // the file between scrapes. Reads are served at the command's offset from the
-// whole file; bytes past the end of the file read as zero, the way a device
-// pads a log page shorter than the transfer (and the way reserved bytes look).
+// file; bytes past the end of the file read as zero, the way a device pads a
+// log page shorter than the transfer (and the way reserved bytes look).
+//
+// The folder is not trusted: a page must be a regular file inside it
+// (a symlink that leaves the folder, a FIFO or a device node is an error,
+// never a hang or an endless read), and only the bytes the command
+// transfers are read, so a huge file costs no more than a small one.
 type Backend struct {
 	dir string
 }
@@ -48,7 +57,7 @@ func (b *Backend) Exec(ctx context.Context, cmd admin.Command) (admin.Result, er
 	if !ok {
 		return admin.Result{}, admin.Unsupported(cmd)
 	}
-	raw, err := os.ReadFile(filepath.Join(b.dir, name))
+	res, err := b.read(cmd, name)
 	if errors.Is(err, fs.ErrNotExist) {
 		// Tell a missing page (unsupported, normal) from a missing device
 		// (the whole folder gone: a failure the exporter must report).
@@ -60,29 +69,44 @@ func (b *Backend) Exec(ctx context.Context, cmd admin.Command) (admin.Result, er
 	if err != nil {
 		return admin.Result{}, fmt.Errorf("replay %s: %s: %w", b.dir, cmd, err)
 	}
-	var res admin.Result
-	var off uint64
-	switch cmd.Opcode {
-	case admin.OpGetFeatures:
-		if len(raw) < 4 {
-			return admin.Result{}, fmt.Errorf("replay %s: %s: %s has %d bytes, want at least 4 (completion dword 0)", b.dir, cmd, name, len(raw))
-		}
-		res.DW0 = binary.LittleEndian.Uint32(raw)
-		raw = raw[4:]
-	case admin.OpGetLogPage:
-		off = cmd.LogOffset()
-	}
-	res.Data = window(raw, off, cmd.DataLen)
 	return res, nil
 }
 
-// window copies n bytes of raw starting at off, zero past the end.
-func window(raw []byte, off uint64, n uint32) []byte {
-	out := make([]byte, n)
-	if off < uint64(len(raw)) {
-		copy(out, raw[off:])
+// read answers cmd from the file name of the folder.
+func (b *Backend) read(cmd admin.Command, name string) (admin.Result, error) {
+	root, err := os.OpenRoot(b.dir)
+	if err != nil {
+		return admin.Result{}, err
 	}
-	return out
+	defer root.Close()
+	f, err := safefile.OpenIn(root, name)
+	if err != nil {
+		return admin.Result{}, err
+	}
+	defer f.Close()
+	var res admin.Result
+	var off int64
+	switch cmd.Opcode {
+	case admin.OpGetFeatures:
+		var dw0 [4]byte
+		if n, err := f.ReadAt(dw0[:], 0); n < 4 {
+			return admin.Result{}, fmt.Errorf("%s has %d bytes, want at least 4 (completion dword 0): %v", name, n, err)
+		}
+		res.DW0 = binary.LittleEndian.Uint32(dw0[:])
+		off = 4
+	case admin.OpGetLogPage:
+		o := cmd.LogOffset()
+		if o > math.MaxInt64-4 {
+			return admin.Result{}, fmt.Errorf("log page offset %d out of range", o)
+		}
+		off = int64(o)
+	}
+	// The transfer, zero past the end of the file.
+	res.Data = make([]byte, cmd.DataLen)
+	if _, err := f.ReadAt(res.Data, off); err != nil && !errors.Is(err, io.EOF) {
+		return admin.Result{}, err
+	}
+	return res, nil
 }
 
 // Close implements admin.Backend; there is nothing to release.
@@ -109,11 +133,26 @@ func Controllers(root string) ([]string, error) {
 	return out, nil
 }
 
-// ReadText returns a trimmed optional text file of a controller folder ("" if absent).
-func ReadText(dir, name string) string {
-	b, err := os.ReadFile(filepath.Join(dir, name))
+// MaxTextBytes caps the text files of a capture (what sysfs would say: one
+// page at most).
+const MaxTextBytes = 4096
+
+// ReadText returns an optional text file of a controller folder as a
+// label value (safefile.CleanText): "" if absent. A file that is not a
+// regular file inside dir, or larger than MaxTextBytes, is an error, so
+// that a model file symlinked to a secret never becomes a label.
+func ReadText(dir, name string) (string, error) {
+	root, err := os.OpenRoot(dir)
 	if err != nil {
-		return ""
+		return "", fmt.Errorf("replay: %w", err)
 	}
-	return trimText(b)
+	defer root.Close()
+	b, err := safefile.ReadFileIn(root, name, MaxTextBytes)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("replay: %w", err)
+	}
+	return safefile.CleanText(b), nil
 }

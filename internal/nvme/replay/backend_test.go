@@ -184,5 +184,7 @@ func TestRecorderRoundTrip(t *testing.T) {
 	got, err = os.ReadFile(filepath.Join(out, "feat-1d.bin"))
 	require.NoError(t, err)
 	require.Equal(t, feat, got)
-	require.Equal(t, "M", ReadText(out, FileModel))
+	model, err := ReadText(out, FileModel)
+	require.NoError(t, err)
+	require.Equal(t, "M", model)
 }

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/walab/walab/internal/safefile"
 )
 
 // Namespace is one namespace below a controller.
@@ -138,13 +140,18 @@ func ctrlNumber(name string) int {
 	return n
 }
 
-// readText reads a sysfs attribute, trimmed of its newline and the space
-// padding NVMe identify strings carry; "" if absent or unreadable.
+// maxAttr is the most a sysfs attribute can hold (one page).
+const maxAttr = 4096
+
+// readText reads a sysfs attribute as a label value (safefile.CleanText:
+// trimmed, sanitised, length-capped); "" if absent or unreadable. The
+// attribute itself must be a regular file of at most one page: a symlink
+// (model -> a root-only file would export its contents as a label), a FIFO
+// or a device node reads as "".
 func readText(dir, name string) string {
-	b, err := os.ReadFile(filepath.Join(dir, name))
+	b, err := safefile.ReadFile(filepath.Join(dir, name), maxAttr)
 	if err != nil {
 		return ""
 	}
-	// Invalid UTF-8 (firmware bugs happen) would make an invalid label value.
-	return strings.ToValidUTF8(strings.Trim(string(b), " \t\r\n\x00"), "?")
+	return safefile.CleanText(b)
 }

@@ -1,10 +1,16 @@
 package sysfs
 
 import (
+	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/walab/walab/internal/safefile"
 )
 
 func TestDiscoverFixtureTree(t *testing.T) {
@@ -40,4 +46,40 @@ func TestDiscoverWithoutNVMeClass(t *testing.T) {
 func TestReadUnknownController(t *testing.T) {
 	_, err := Read(filepath.Join("testdata", "sys"), "nvme7")
 	require.ErrorContains(t, err, "controller nvme7")
+}
+
+// TestIdentityFilesAreNotFollowed: model/serial/firmware_rev become labels;
+// a symlink to a root-only file used to export its contents (a DSN
+// password was), a FIFO hung discovery. In real sysfs these attributes are
+// regular files of at most a page, so anything else reads as "".
+func TestIdentityFilesAreNotFollowed(t *testing.T) {
+	secret := filepath.Join(t.TempDir(), "secret")
+	require.NoError(t, os.WriteFile(secret, []byte("dsn=root:hunter2@tcp(db)/"), 0o600))
+	root := t.TempDir()
+	dir := filepath.Join(root, "class", "nvme", "nvme0")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	require.NoError(t, os.Symlink(secret, filepath.Join(dir, "model")))
+	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, "serial"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "firmware_rev"), []byte(strings.Repeat("F", 5000)), 0o644))
+
+	done := make(chan struct{})
+	var got []Controller
+	var err error
+	go func() { defer close(done); got, err = Discover(root) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("discovery blocked on a FIFO attribute")
+	}
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	require.Empty(t, got[0].Model, "symlinked model not followed")
+	require.Empty(t, got[0].Serial, "FIFO serial not read")
+	require.Empty(t, got[0].Firmware, "attribute over one page refused")
+
+	require.NoError(t, os.Remove(filepath.Join(dir, "firmware_rev")))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "firmware_rev"), []byte(strings.Repeat("F", 100)+"\n"), 0o644))
+	got, err = Discover(root)
+	require.NoError(t, err)
+	require.Equal(t, strings.Repeat("F", safefile.MaxText), got[0].Firmware, "length-capped")
 }
