@@ -238,7 +238,9 @@ func ctrlBySerial(t *testing.T, root string) map[string]string {
 	require.NoError(t, err)
 	out := map[string]string{}
 	for _, n := range names {
-		out[replay.ReadText(filepath.Join(root, n), replay.FileSerial)] = n
+		serial, err := replay.ReadText(filepath.Join(root, n), replay.FileSerial)
+		require.NoError(t, err)
+		out[serial] = n
 	}
 	return out
 }
