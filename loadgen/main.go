@@ -6,6 +6,10 @@ import (
 	"os"
 
 	"github.com/walab/walab/loadgen/internal/cli"
+
+	// The workloads register themselves; the command line knows none by name.
+	_ "github.com/walab/walab/internal/benchmarksql"  // tpcc, with BenchmarkSQL props files
+	_ "github.com/walab/walab/internal/workload/oltp" // the sysbench OLTP scripts
 )
 
 func main() {

@@ -162,6 +162,16 @@ func (r *Result) SetNewOrderType(t string) {
 	r.TpmTotal = float64(r.Transactions) / mins
 }
 
+// WriteSummary writes the final summary: BenchmarkSQL's when the workload
+// has a headline type (tpmC), else sysbench's.
+func (r *Result) WriteSummary(w io.Writer) {
+	if r.NewOrderType != "" {
+		r.WriteTPCC(w)
+		return
+	}
+	r.WriteSysbench(w)
+}
+
 // WriteSysbench writes sysbench 1.0.20's final summary.
 func (r *Result) WriteSysbench(w io.Writer) {
 	secs := max(r.TotalSeconds, 1e-9)

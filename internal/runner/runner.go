@@ -25,7 +25,10 @@ type Config struct {
 	Target   string // label value; "" becomes "default"
 	Workload workload.Workload
 	DB       *sql.DB
-	Threads  int
+	// Local workloads run without a database: DB may be nil and terminals
+	// get a nil connection.
+	Local   bool
+	Threads int
 	// Duration and Events bound the run; 0 means no bound for that one. With
 	// both 0 the run goes until ctx ends.
 	Duration time.Duration
@@ -55,14 +58,17 @@ type Config struct {
 }
 
 func (c *Config) defaults() error {
-	if c.Workload == nil || c.DB == nil {
-		return errors.New("runner: Workload and DB are required")
+	if c.Workload == nil {
+		return errors.New("runner: Workload is required")
+	}
+	if c.DB == nil && !c.Local {
+		return errors.New("runner: DB is required unless the workload is Local")
 	}
 	if c.Threads < 1 {
-		return fmt.Errorf("runner: --threads must be >= 1, got %d", c.Threads)
+		return fmt.Errorf("runner: Threads must be >= 1 (got %d)", c.Threads)
 	}
 	if c.Rate < 0 || c.Events < 0 || c.Duration < 0 {
-		return errors.New("runner: --rate, --events and --time must be >= 0")
+		return fmt.Errorf("runner: Rate, Events and Duration must be >= 0 (got %g, %d, %v)", c.Rate, c.Events, c.Duration)
 	}
 	if c.Target == "" {
 		c.Target = "default"
@@ -113,6 +119,11 @@ type run struct {
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, err
+	}
+	if in, ok := cfg.Workload.(workload.Initializer); ok && cfg.DB != nil {
+		if err := in.Init(ctx, cfg.DB); err != nil {
+			return nil, err
+		}
 	}
 	r := &run{cfg: cfg, types: cfg.Workload.TxTypes(), typeIdx: map[string]int{}, stop: make(chan struct{})}
 	for i, t := range r.types {
@@ -177,7 +188,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		cfg.Metrics.Active.WithLabelValues(cfg.Target).Set(0)
 	}
 	final := takeSnapshot(end, r.terms, len(r.types))
-	return newResult(&r.cfg, r.types, start, stopAt, end, final, drained), nil
+	res := newResult(&r.cfg, r.types, start, stopAt, end, final, drained)
+	if h, ok := cfg.Workload.(workload.Headliner); ok {
+		res.SetNewOrderType(h.HeadlineType())
+	}
+	return res, nil
 }
 
 // wait returns when all terminals have returned (the event count was
@@ -285,7 +300,12 @@ func (r *run) terminal(id int) {
 	term := cfg.Workload.NewTerminal(id, rand.New(rand.NewPCG(seed, uint64(id))))
 	backoff := driver.NewBackoff(cfg.BackoffMin, cfg.BackoffMax, seed)
 	var conn *sql.Conn
+	// The terminal is closed before its connection: its prepared
+	// statements belong to that connection.
 	defer func() {
+		if c, ok := term.(io.Closer); ok {
+			_ = c.Close()
+		}
 		if conn != nil {
 			conn.Close()
 		}
@@ -294,7 +314,7 @@ func (r *run) terminal(id int) {
 
 	for !r.stopping() {
 		// Connect before claiming an event: a claimed event always runs.
-		if conn == nil {
+		if conn == nil && !cfg.Local {
 			c, err := driver.Connect(waitCtx, cfg.DB, backoff, func(err error) {
 				if cfg.OnError != nil {
 					cfg.OnError(id, driver.Connection, err)
@@ -375,6 +395,9 @@ func (r *run) terminal(id int) {
 				continue
 			}
 			r.record(st, ti, oError, 0)
+			if conn == nil {
+				break // a local workload
+			}
 			switch class {
 			case driver.Connection, driver.Canceled:
 				driver.Discard(conn)

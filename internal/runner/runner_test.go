@@ -148,11 +148,13 @@ func TestRateCount(t *testing.T) {
 
 func TestConfigErrors(t *testing.T) {
 	_, err := Run(context.Background(), Config{})
-	require.ErrorContains(t, err, "Workload and DB are required")
+	require.ErrorContains(t, err, "Workload is required")
+	_, err = Run(context.Background(), Config{Workload: &sleeper{}, Threads: 1})
+	require.ErrorContains(t, err, "DB is required unless the workload is Local")
 	db, err := sql.Open("mysql", "u@tcp(127.0.0.1:1)/x")
 	require.NoError(t, err)
 	_, err = Run(context.Background(), Config{Workload: &sleeper{}, DB: db})
-	require.ErrorContains(t, err, "--threads must be >= 1")
+	require.ErrorContains(t, err, "Threads must be >= 1 (got 0)")
 	_, err = Run(context.Background(), Config{Workload: &sleeper{}, DB: db, Threads: 1, Rate: -1})
 	require.ErrorContains(t, err, ">= 0")
 }

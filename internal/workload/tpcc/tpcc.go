@@ -104,7 +104,11 @@ type runState struct {
 	run        Constants // C-Run derived from it
 }
 
-var _ workload.Workload = (*Workload)(nil)
+var (
+	_ workload.Workload    = (*Workload)(nil)
+	_ workload.Initializer = (*Workload)(nil)
+	_ workload.Headliner   = (*Workload)(nil)
+)
 
 // New validates opts and returns the workload.
 func New(opts Options) (*Workload, error) {
@@ -134,6 +138,9 @@ func New(opts Options) (*Workload, error) {
 
 // Name is the workload label.
 func (w *Workload) Name() string { return "tpcc" }
+
+// HeadlineType is New-Order: its completions per minute are tpmC.
+func (w *Workload) HeadlineType() string { return TxNewOrder }
 
 // TxTypes lists the five transaction labels.
 func (w *Workload) TxTypes() []string { return append([]string(nil), txTypes...) }

@@ -17,8 +17,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/walab/walab/internal/benchmarksql"
+	"github.com/walab/walab/internal/runner"
 	"github.com/walab/walab/internal/testenv"
+	"github.com/walab/walab/internal/workload"
 )
 
 var (
@@ -203,23 +204,23 @@ func TestTPCCProps(t *testing.T) {
 	require.Contains(t, stderr.String(), "target inst1")
 	require.Contains(t, stderr.String(), "prepare")
 
-	f := &flags{}
-	cfg, err := runConfig(f, "tpcc", &target{name: "x", props: mustLoadProps(t, props)})
-	require.NoError(t, err)
+	runCfg := func(args ...string) runner.Config {
+		f, c, _, err := parse(append([]string{"tpcc", "run", "--props", props}, args...), io.Discard)
+		require.NoError(t, err)
+		tf, err := c.spec.TargetFile(props)
+		require.NoError(t, err)
+		w, err := c.factory(workload.Target{Name: "x", File: tf})
+		require.NoError(t, err)
+		return runConfig(f, &target{name: "x", file: tf, wl: w})
+	}
+	cfg := runCfg()
 	require.Equal(t, 2, cfg.Threads)
 	require.Equal(t, time.Minute, cfg.Duration)
 	require.Zero(t, cfg.Rate, "limitTxnsPerMin=1e9 means no limit")
-	f = &flags{terminals: 3, limitTxnsPerMin: 600, timeSec: 5, timeSet: true}
-	cfg, err = runConfig(f, "tpcc", &target{name: "x", props: mustLoadProps(t, props)})
-	require.NoError(t, err)
+	cfg = runCfg("--terminals=3", "--limit-txns-per-min=600", "--time=5")
 	require.Equal(t, 3, cfg.Threads)
 	require.Equal(t, 5*time.Second, cfg.Duration)
 	require.Equal(t, 10.0, cfg.Rate)
-}
-
-func mustLoadProps(t *testing.T, path string) *benchmarksql.Config {
-	t.Helper()
-	c, err := benchmarksql.Load(path)
-	require.NoError(t, err)
-	return c
+	cfg = runCfg("--threads=4")
+	require.Equal(t, 4, cfg.Threads, "a --threads given wins over the props file's terminals")
 }

@@ -1,0 +1,88 @@
+package benchmarksql
+
+import (
+	"time"
+
+	"github.com/walab/walab/internal/workload"
+	"github.com/walab/walab/internal/workload/tpcc"
+)
+
+// The tpcc workload is registered here, where BenchmarkSQL's props files
+// are read: a target may be a props file, whose keys become the workload's
+// options (TPCCOptions) and the run's (RunOptions).
+func init() {
+	workload.Register(workload.Spec{
+		Name:   "tpcc",
+		Help:   "TPC-C, BenchmarkSQL 5.0 compatible (targets may be props files)",
+		Define: defineTPCC,
+		TargetFile: func(path string) (*workload.TargetFile, error) {
+			c, err := Load(path)
+			if err != nil {
+				return nil, err
+			}
+			return &workload.TargetFile{DSN: c.DSN(), Run: c.RunOptions(), LoadWorkers: c.LoadWorkers,
+				Warnings: c.Warnings, Config: c}, nil
+		},
+	})
+}
+
+func defineTPCC(fs *workload.FlagSet) workload.Factory {
+	var warehouses, terminals, limit int
+	wf := fs.Int(&warehouses, "warehouses", 0, "TPC-C warehouses (prepare: to load; run: to use, 0 = all loaded; default: the props file's).").Range(0, maxWarehouses)
+	fs.Int(&terminals, "terminals", 0, "TPC-C terminals per target (overrides --threads and the props file).").Min(0)
+	fs.Int(&limit, "limit-txns-per-min", 0, "TPC-C rate limit per target in transactions per minute (BenchmarkSQL limitTxnsPerMin).").Min(0)
+	return func(t workload.Target) (workload.Workload, error) {
+		opts := tpcc.Options{}
+		if t.File != nil {
+			if c, ok := t.File.Config.(*Config); ok {
+				opts = c.TPCCOptions()
+			}
+		}
+		opts.Seed = t.Seed
+		if wf.Set || opts.Warehouses == 0 {
+			opts.Warehouses = warehouses
+		}
+		w, err := tpcc.New(opts)
+		if err != nil {
+			return nil, err
+		}
+		return &tpccWorkload{Workload: w, run: workload.RunOptions{Threads: terminals, Rate: rate(limit)}}, nil
+	}
+}
+
+// maxWarehouses bounds --warehouses: far above any lab (seed 000 loads
+// 4,050; 100,000 warehouses are about 10 TB).
+const maxWarehouses = 100000
+
+// tpccWorkload is tpcc with the run settings of its own flags.
+type tpccWorkload struct {
+	*tpcc.Workload
+	run workload.RunOptions
+}
+
+func (w *tpccWorkload) RunOptions() workload.RunOptions { return w.run }
+
+// RunOptions maps the props' run keys onto run settings.
+func (c *Config) RunOptions() workload.RunOptions {
+	return workload.RunOptions{
+		Threads:         c.Terminals,
+		Duration:        time.Duration(c.RunMins) * time.Minute,
+		EventsPerThread: int64(c.RunTxnsPerTerminal),
+		Rate:            rate(c.LimitTxnsPerMin),
+	}
+}
+
+// rate turns a limit in transactions per minute into a rate per second.
+// Props files say limitTxnsPerMin=1000000000 to mean "no limit"; as an
+// arrival schedule such a rate would only pile up lateness, so a limit no
+// server reaches (above maxRate) means none.
+func rate(perMin int) float64 {
+	r := float64(perMin) / 60
+	if r > maxRate {
+		return 0
+	}
+	return r
+}
+
+// maxRate is the highest rate taken as a real limit (transactions per second).
+const maxRate = 1e6

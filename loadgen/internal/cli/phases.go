@@ -1,0 +1,372 @@
+package cli
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/prometheus/exporter-toolkit/web"
+	"golang.org/x/sys/unix"
+
+	"github.com/walab/walab/internal/driver"
+	"github.com/walab/walab/internal/runner"
+	"github.com/walab/walab/internal/workload"
+)
+
+// target is one resolved target with its workload.
+type target struct {
+	name string
+	dsn  string
+	file *workload.TargetFile // nil unless given as a file
+	wl   workload.Workload
+	db   *sql.DB // nil for a local workload
+}
+
+func execute(f *flags, c *command, phase string, stdout, stderr io.Writer, logger *slog.Logger) (int, error) {
+	if f.run.seed == 0 {
+		f.run.seed = uint64(time.Now().UnixNano())
+	}
+	targets, err := resolveTargets(f, c, stderr)
+	if err != nil {
+		return 0, err
+	}
+	defer func() {
+		for _, t := range targets {
+			if t.db != nil {
+				t.db.Close()
+			}
+		}
+	}()
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+
+	switch phase {
+	case "prepare":
+		return 0, forEach(targets, func(t *target) error { return prepare(ctx, f, t, c.spec.Name, stderr, len(targets) > 1) })
+	case "cleanup":
+		return 0, forEach(targets, func(t *target) error { return t.wl.Cleanup(ctx, t.db) })
+	case "check":
+		return check(ctx, targets, stdout)
+	case "run":
+		return runPhase(ctx, f, c, targets, stdout, logger)
+	}
+	return 0, fmt.Errorf("unknown phase %q", phase)
+}
+
+func forEach(targets []*target, fn func(*target) error) error {
+	var wg sync.WaitGroup
+	errs := make([]error, len(targets))
+	for i, t := range targets {
+		wg.Go(func() {
+			if err := fn(t); err != nil {
+				errs[i] = fmt.Errorf("target %s: %w", t.name, err)
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// fileWorkloads names the workloads that take target files, for errors.
+func fileWorkloads() string {
+	var names []string
+	for _, s := range workload.Specs() {
+		if s.TargetFile != nil {
+			names = append(names, s.Name)
+		}
+	}
+	if len(names) == 0 {
+		return "no workload"
+	}
+	return strings.Join(names, ", ") + " only"
+}
+
+func resolveTargets(f *flags, c *command, stderr io.Writer) ([]*target, error) {
+	if c.spec.Local {
+		if len(f.targets) > 0 || len(f.props) > 0 {
+			return nil, fmt.Errorf("%s runs on the client alone: --target and --props do not apply", c.spec.Name)
+		}
+		w, err := c.factory(workload.Target{Name: "local", Seed: f.run.seed})
+		if err != nil {
+			return nil, err
+		}
+		return []*target{{name: "local", wl: w}}, nil
+	}
+	var out []*target
+	seen := map[string]bool{}
+	add := func(t *target) error {
+		if seen[t.name] {
+			return fmt.Errorf("target name %q given twice", t.name)
+		}
+		seen[t.name] = true
+		out = append(out, t)
+		return nil
+	}
+	for _, p := range f.props {
+		name := strings.TrimSuffix(filepath.Base(p), filepath.Ext(p))
+		if err := add(&target{name: name, dsn: "file:" + p}); err != nil {
+			return nil, err
+		}
+	}
+	for _, s := range f.targets {
+		tg, err := driver.ParseTarget(s)
+		if err != nil {
+			return nil, err
+		}
+		t := &target{name: tg.Name, dsn: tg.DSN}
+		if tg.Props != "" {
+			t.dsn = "file:" + tg.Props
+		}
+		if err := add(t); err != nil {
+			return nil, err
+		}
+	}
+	if len(out) == 0 {
+		dsn, err := f.conn.DSN()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, &target{name: "default", dsn: dsn})
+	}
+	for _, t := range out {
+		if p, ok := strings.CutPrefix(t.dsn, "file:"); ok {
+			if c.spec.TargetFile == nil {
+				return nil, fmt.Errorf("target %s: a props file is for %s", t.name, fileWorkloads())
+			}
+			tf, err := c.spec.TargetFile(p)
+			if err != nil {
+				return nil, fmt.Errorf("target %s: %w", t.name, err)
+			}
+			for _, w := range tf.Warnings {
+				fmt.Fprintf(stderr, "target %s: %s: %s\n", t.name, p, w)
+			}
+			t.file, t.dsn = tf, tf.DSN
+		}
+		var err error
+		if t.wl, err = c.factory(workload.Target{Name: t.name, File: t.file, Seed: f.run.seed}); err != nil {
+			return nil, fmt.Errorf("target %s: %w", t.name, err)
+		}
+		if f.blockingIO {
+			t.db, err = driver.OpenDB(t.dsn)
+		} else {
+			t.db, err = sql.Open("mysql", t.dsn)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("target %s: %w", t.name, err)
+		}
+		n := max(runConfig(f, t).Threads, prepareWorkers(f, t)) + 2
+		t.db.SetMaxOpenConns(n)
+		t.db.SetMaxIdleConns(n)
+	}
+	return out, nil
+}
+
+// ensureDatabase creates the DSN's database when missing, so prepare
+// works on a fresh server.
+func ensureDatabase(ctx context.Context, dsn string) error {
+	cfg, err := mysql.ParseDSN(dsn)
+	if err != nil || cfg.DBName == "" {
+		return err
+	}
+	name := cfg.DBName
+	cfg.DBName = ""
+	db, err := sql.Open("mysql", cfg.FormatDSN())
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	_, err = db.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS `"+strings.ReplaceAll(name, "`", "``")+"`")
+	return err
+}
+
+func isTTY(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
+}
+
+// prepareWorkers is --threads, or the target file's loaders when --threads
+// is not given.
+func prepareWorkers(f *flags, t *target) int {
+	if t.file != nil && t.file.LoadWorkers > 0 && !f.run.threadsF.Set {
+		return t.file.LoadWorkers
+	}
+	return f.run.threads
+}
+
+func prepare(ctx context.Context, f *flags, t *target, wl string, stderr io.Writer, multi bool) error {
+	if t.db != nil {
+		if err := ensureDatabase(ctx, t.dsn); err != nil {
+			return err
+		}
+	}
+	workers := prepareWorkers(f, t)
+	prefix := ""
+	if multi {
+		prefix = "[" + t.name + "] "
+	}
+	fmt.Fprintf(stderr, "%sloading %s with %d workers\n", prefix, wl, workers)
+	p := runner.NewProgress(stderr, isTTY(stderr) && !multi, prefix, nil)
+	err := t.wl.Prepare(ctx, t.db, workload.PrepareOptions{Workers: workers, Progress: p.Update})
+	p.Done()
+	return err
+}
+
+func check(ctx context.Context, targets []*target, stdout io.Writer) (int, error) {
+	failed := false
+	for _, t := range targets {
+		res, err := t.wl.Check(ctx, t.db)
+		for _, c := range res {
+			status := "PASS"
+			if !c.Passed {
+				status, failed = "FAIL", true
+			}
+			fmt.Fprintf(stdout, "[%s] %s %s: %s\n", t.name, status, c.Name, c.Detail)
+		}
+		if err != nil {
+			return 0, fmt.Errorf("target %s: %w", t.name, err)
+		}
+	}
+	if failed {
+		return 1, nil
+	}
+	return 0, nil
+}
+
+func newRunID() string {
+	b := make([]byte, 3)
+	_, _ = rand.Read(b)
+	return time.Now().UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b)
+}
+
+func runPhase(ctx context.Context, f *flags, c *command, targets []*target, stdout io.Writer, logger *slog.Logger) (int, error) {
+	if f.runID == "" {
+		f.runID = newRunID()
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	metrics := runner.NewMetrics(reg)
+	if !f.webDisable {
+		mux := http.NewServeMux()
+		mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{EnableOpenMetrics: true}))
+		srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+		go func() {
+			if err := web.ListenAndServe(srv, f.web, logger); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				logger.Error("metrics endpoint failed", "err", err)
+			}
+		}()
+		defer srv.Close()
+	}
+
+	multi := len(targets) > 1
+	var outMu sync.Mutex
+	out := &lockedWriter{w: stdout, mu: &outMu}
+	results := make([]*runner.Result, len(targets))
+	err := forEach(targets, func(t *target) error {
+		cfg := runConfig(f, t)
+		cfg.Local = c.spec.Local
+		cfg.Out, cfg.Metrics = out, metrics
+		if multi {
+			cfg.LinePrefix = "[" + t.name + "] "
+		}
+		cfg.OnError = func(term int, class driver.Class, err error) {
+			logger.Debug("transaction failed", "target", t.name, "terminal", term, "class", class.String(), "err", err)
+		}
+		name := ""
+		if multi {
+			name = t.name
+		}
+		fmt.Fprint(out, runner.Banner(cfg.Threads, cfg.Rate, name))
+		res, err := runner.Run(ctx, cfg)
+		if err != nil {
+			return err
+		}
+		results[slices.Index(targets, t)] = res
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	for _, r := range results {
+		if multi {
+			fmt.Fprintf(stdout, "\n== target %s ==\n", r.Target)
+		}
+		fmt.Fprintln(stdout)
+		r.WriteSummary(stdout)
+	}
+	if f.resultJSON != "" {
+		if err := runner.WriteJSON(f.resultJSON, results); err != nil {
+			return 0, err
+		}
+	}
+	return 0, nil
+}
+
+// runConfig is the runner's configuration for t: the runner flags, under
+// the target file's settings where the user gave no flag, under the
+// workload's own settings (tpcc --terminals).
+func runConfig(f *flags, t *target) runner.Config {
+	r := &f.run
+	cfg := runner.Config{
+		Target: t.name, Workload: t.wl, DB: t.db, Threads: r.threads,
+		Duration: time.Duration(r.timeSec) * time.Second, Events: r.events, Rate: r.rate,
+		ReportInterval: time.Duration(r.reportInterval) * time.Second, Percentile: r.percentile,
+		RunID: f.runID, Scenario: f.scenario, Seed: r.seed, MaxRetries: r.maxRetries, DrainTimeout: r.drainTimeout,
+	}
+	var perThread int64
+	if t.file != nil {
+		o := t.file.Run
+		if o.Threads > 0 && !r.threadsF.Set {
+			cfg.Threads = o.Threads
+		}
+		if o.Duration > 0 && !r.timeF.Set {
+			cfg.Duration = o.Duration
+		}
+		if o.EventsPerThread > 0 && !r.timeF.Set && !r.eventsF.Set {
+			cfg.Duration, perThread = 0, o.EventsPerThread
+		}
+		if o.Rate > 0 && !r.rateF.Set {
+			cfg.Rate = o.Rate
+		}
+	}
+	if ro, ok := t.wl.(workload.RunOptioner); ok {
+		o := ro.RunOptions()
+		if o.Threads > 0 {
+			cfg.Threads = o.Threads
+		}
+		if o.Duration > 0 {
+			cfg.Duration = o.Duration
+		}
+		if o.EventsPerThread > 0 {
+			cfg.Duration, perThread = 0, o.EventsPerThread
+		}
+		if o.Rate > 0 {
+			cfg.Rate = o.Rate
+		}
+	}
+	if perThread > 0 {
+		cfg.Events = perThread * int64(cfg.Threads)
+	}
+	return cfg
+}
