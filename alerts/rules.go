@@ -180,6 +180,10 @@ func waAlerts(c Config) []Rule {
 			"The device writes NAND without host writes.",
 			fmt.Sprintf("Device {{ $labels.device }} on {{ $labels.instance }} wrote {{ $value | humanize1024 }}B to NAND in %s with no host writes: background garbage collection, or a wrong counter source.", c.NANDWithoutHostWindow)),
 	}
+	rs = append(rs, c.alert("WalabNANDSourceDown", "warning",
+		"walab_nvme_source_up == 0", c.DefaultFor,
+		"The drive's NAND counter source does not read.",
+		"The NAND counter source {{ $labels.source }} of {{ $labels.device }} on {{ $labels.instance }} fails (see walab_nvme_source_errors_total): its WA is absent and these hours have no NAND data for walab compare."))
 	if c.BaselineOffset != "" {
 		rs = append(rs, c.alert("WalabWARegressionVsBaseline", "warning",
 			fmt.Sprintf("%s > %s * %s", WA1h, WABaseline, factor), c.RegressionFor,

@@ -28,6 +28,7 @@ type nvmeCollector struct {
 	mu         sync.Mutex
 	lastErr    map[string]string // device -> last error text, to log once per change
 	lastSource map[string]string // device -> source last logged
+	lastSrcErr map[string]string // device -> last NAND source error text
 }
 
 func newNVMeCollector(env Env) (Collector, error) {
@@ -35,7 +36,7 @@ func newNVMeCollector(env Env) (Collector, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &nvmeCollector{logger: env.Logger, lastErr: map[string]string{}, lastSource: map[string]string{}}
+	c := &nvmeCollector{logger: env.Logger, lastErr: map[string]string{}, lastSource: map[string]string{}, lastSrcErr: map[string]string{}}
 	if env.Fleet == nil {
 		return c, nil
 	}
@@ -91,6 +92,11 @@ func (c *nvmeCollector) updateOne(ctx context.Context, ctrl *fleet.Controller, p
 			serial = firstNonEmpty(serial, plan.Ctrl.Serial)
 			fw = firstNonEmpty(fw, plan.Ctrl.Firmware)
 			ch <- prometheus.MustNewConstMetric(nvmeCapacityDesc, prometheus.GaugeValue, plan.Ctrl.TNVMCAP.Float64(), dev)
+			if plan.Source != probe.SourceNone {
+				for reason, n := range p.SourceErrors() {
+					ch <- prometheus.MustNewConstMetric(nvmeSourceErrsDesc, prometheus.CounterValue, float64(n), dev, plan.Source, reason)
+				}
+			}
 		}
 		c.adminStats(p, ch)
 	}
@@ -108,12 +114,20 @@ func (c *nvmeCollector) updateOne(ctx context.Context, ctrl *fleet.Controller, p
 	gauge := func(d *prometheus.Desc, v float64) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, dev)
 	}
-	counter(nvmeHostWrittenDesc, s.HostBytes.Float64(), dev, s.Source)
-	if s.MediaBytes != nil {
-		counter(nvmeMediaWrittenDesc, s.MediaBytes.Float64(), dev, s.Source)
+	if s.Source != probe.SourceNone {
+		c.noteSourceErr(dev, s.Source, s.SourceErr)
+		ch <- prometheus.MustNewConstMetric(nvmeSourceUpDesc, prometheus.GaugeValue, boolFloat(s.SourceUp()), dev, s.Source)
 	}
-	if s.GCBytes != nil {
-		counter(nvmeGCWrittenDesc, s.GCBytes.Float64(), dev, s.Source)
+	// A failing source exports none of its counters: HostBytes would fall
+	// back to SMART's under the source's label, a different counter.
+	if s.SourceErr == nil {
+		counter(nvmeHostWrittenDesc, s.HostBytes.Float64(), dev, s.Source)
+		if s.MediaBytes != nil {
+			counter(nvmeMediaWrittenDesc, s.MediaBytes.Float64(), dev, s.Source)
+		}
+		if s.GCBytes != nil {
+			counter(nvmeGCWrittenDesc, s.GCBytes.Float64(), dev, s.Source)
+		}
 	}
 	sm := s.SMART
 	counter(nvmeSMARTWrittenDesc, s.SMARTHostBytes.Float64(), dev)
@@ -158,6 +172,25 @@ func (c *nvmeCollector) note(dev string, err error) {
 	}
 }
 
+// noteSourceErr logs a NAND source failing, once per change of its error,
+// and its recovery.
+func (c *nvmeCollector) noteSourceErr(dev, source string, err error) {
+	msg := ""
+	if err != nil {
+		msg = err.Error()
+	}
+	c.mu.Lock()
+	prev := c.lastSrcErr[dev]
+	c.lastSrcErr[dev] = msg
+	c.mu.Unlock()
+	switch {
+	case msg != "" && msg != prev:
+		c.logger.Error("NVMe NAND source read failed; its counters and WA are absent until it reads again (the source is kept)", "device", dev, "nand_source", source, "err", err)
+	case msg == "" && prev != "":
+		c.logger.Info("NVMe NAND source readable again", "device", dev, "nand_source", source)
+	}
+}
+
 // noteSource logs the NAND source a device was probed to, once per change,
 // with why better sources were passed over.
 func (c *nvmeCollector) noteSource(dev string, plan *probe.Plan) {
@@ -176,4 +209,11 @@ func firstNonEmpty(a, b string) string {
 		return a
 	}
 	return b
+}
+
+func boolFloat(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }

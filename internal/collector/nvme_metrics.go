@@ -47,6 +47,12 @@ var (
 		"SMART critical warning bitmap (bit 0 spare, 1 temperature, 2 reliability, 3 read-only, 4 volatile backup).", []string{"device"}, nil)
 	nvmeCapacityDesc = prometheus.NewDesc(Namespace+"_nvme_capacity_bytes",
 		"Total NVM capacity of the controller (Identify TNVMCAP).", []string{"device"}, nil)
+	nvmeSourceUpDesc = prometheus.NewDesc(Namespace+"_nvme_source_up",
+		"1 if the device's NAND counter source was read for this scrape, 0 if the device answered but that source did not (its byte counters and WA are then absent, never frozen). The source chosen at probe time is kept; absent for source none and while the device is down.",
+		[]string{"device", "source"}, nil)
+	nvmeSourceErrsDesc = prometheus.NewDesc(Namespace+"_nvme_source_errors_total",
+		"Failed reads of the device's NAND counter source, by reason: the NVMe status in hex, decode (the page did not parse as the source expects), timeout, or errno.",
+		[]string{"device", "source", "reason"}, nil)
 	nvmeAdminCmdsDesc = prometheus.NewDesc(Namespace+"_nvme_admin_commands_total",
 		"Admin commands walab sent to the controller (all collectors), by opcode and, for Get Log Page, log id.",
 		[]string{"device", "opcode", "log_id"}, nil)

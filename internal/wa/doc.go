@@ -22,8 +22,9 @@
 //     changes for a device, the counters are not comparable and the device's
 //     windows restart, exactly as when a counter goes backwards.
 //   - A device that could not be read this time is left out or has OK false;
-//     the sampler skips it and keeps its history. An error from ReadCounters
-//     means no device was read at all.
+//     the sampler keeps its history but publishes no WA for it until it is
+//     read again (a WA that stopped moving is not a WA). An error from
+//     ReadCounters means no device was read at all; nothing changes.
 //   - The sampler never calls ReadCounters concurrently with itself, so the
 //     adapter needs no locking of its own for the sampler's sake.
 package wa

@@ -7,7 +7,7 @@ import (
 // Metric names live in docs/metrics.md ("NVMe" section); keep them in step.
 var (
 	waDesc = prometheus.NewDesc("walab_nvme_write_amplification",
-		"NAND (media) bytes written divided by host bytes written over the window, from walab's own counter samples. Absent when the host wrote nothing in the window.",
+		"NAND (media) bytes written divided by host bytes written over the window, from walab's own counter samples. Absent when the host wrote nothing in the window, and while the device's counters cannot be read (never a frozen value).",
 		[]string{"device", "window"}, nil)
 	windowDesc = prometheus.NewDesc("walab_nvme_wa_window_seconds",
 		"Time actually spanned by the samples behind walab_nvme_write_amplification; shorter than the window while the history is younger than it.",

@@ -25,6 +25,8 @@ type device struct {
 	source string
 	mark   runMark
 	resets uint64
+	// down: the last sampling round had no good reading of the device.
+	down bool
 }
 
 // Sampler samples counters on its own interval and computes WA windows.
@@ -161,6 +163,10 @@ func (s *Sampler) Sample(ctx context.Context, now time.Time) error {
 			s.record(name, c, t)
 		}
 	}
+	for name, d := range s.devs {
+		c, ok := readings[name]
+		d.down = !ok || !c.OK
+	}
 	s.prune(t)
 	s.unsaved++
 	persist := s.opts.StatePath != "" && s.unsaved >= s.opts.PersistEvery
@@ -247,7 +253,10 @@ type DeviceWA struct {
 	RunStart   time.Time
 	RunPending bool
 	Resets     uint64
-	Windows    []WindowWA // the configured windows in ascending order, then "run"
+	// Down: the last sampling round could not read the device's counters;
+	// its windows then carry no WA (HasWA false) until it reads again.
+	Down    bool
+	Windows []WindowWA // the configured windows in ascending order, then "run"
 }
 
 // Snapshot computes every device's windows from the latest sample backwards.
@@ -268,6 +277,7 @@ func (s *Sampler) Snapshot() []DeviceWA {
 			RunStart:   time.UnixMilli(d.mark.T),
 			RunPending: d.mark.Pending,
 			Resets:     d.resets,
+			Down:       d.down,
 			Windows:    make([]WindowWA, 0, len(s.windows)+1),
 		}
 		for _, w := range s.windows {
@@ -276,6 +286,11 @@ func (s *Sampler) Snapshot() []DeviceWA {
 		}
 		if !d.mark.Pending {
 			r.Windows = append(r.Windows, ratio(RunWindow, sample{T: d.mark.T, Host: d.mark.Host, Media: d.mark.Media}, last))
+		}
+		if d.down {
+			for i := range r.Windows {
+				r.Windows[i].WA, r.Windows[i].HasWA = 0, false
+			}
 		}
 		out = append(out, r)
 	}

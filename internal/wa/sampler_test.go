@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/stretchr/testify/require"
 )
 
@@ -343,4 +344,54 @@ func TestConcurrentUse(t *testing.T) {
 	require.Equal(t, 50, d.Samples, "every sample after the first was kept")
 	_, err := loadState(path, minStateCap)
 	require.NoError(t, err, "concurrent saves leave a valid state file")
+}
+
+// TestFailingDeviceHasNoWA: a device whose counters cannot be read (its NAND
+// source failing, or left out of a round altogether) publishes no WA while
+// it fails — the last value frozen would be a number that is not true — and
+// publishes again, from the kept history, once it reads.
+func TestFailingDeviceHasNoWA(t *testing.T) {
+	r := &fakeReader{}
+	s, _ := newTestSampler(t, r, Options{})
+	ctx := context.Background()
+	r.set("nvme0", 0, 0)
+	require.NoError(t, s.Sample(ctx, t0))
+	r.set("nvme0", 100, 250)
+	require.NoError(t, s.Sample(ctx, t0.Add(time.Minute)))
+	_, w := windowsOf(t, s, "nvme0")
+	require.True(t, w["1h"].HasWA)
+	require.InDelta(t, 2.5, w["1h"].WA, 1e-12)
+
+	r.fail("nvme0")
+	require.NoError(t, s.Sample(ctx, t0.Add(2*time.Minute)))
+	d, w := windowsOf(t, s, "nvme0")
+	require.True(t, d.Down)
+	for name, win := range w {
+		require.False(t, win.HasWA, "window %s while the device fails", name)
+	}
+	reg := prometheus.NewPedanticRegistry()
+	require.NoError(t, reg.Register(s))
+	mfs, err := reg.Gather()
+	require.NoError(t, err)
+	for _, mf := range mfs {
+		require.NotEqual(t, "walab_nvme_write_amplification", mf.GetName(), "no WA series while the device fails")
+	}
+
+	// Left out of the round entirely (the adapter dropped it): the same.
+	r.mu.Lock()
+	delete(r.cur, "nvme0")
+	r.mu.Unlock()
+	require.NoError(t, s.Sample(ctx, t0.Add(3*time.Minute)))
+	d, _ = windowsOf(t, s, "nvme0")
+	require.True(t, d.Down)
+
+	// It reads again: WA over the kept history, outage included (the
+	// counters are cumulative, so the deltas across the gap are real).
+	r.set("nvme0", 300, 650)
+	require.NoError(t, s.Sample(ctx, t0.Add(4*time.Minute)))
+	d, w = windowsOf(t, s, "nvme0")
+	require.False(t, d.Down)
+	require.True(t, w["1h"].HasWA)
+	require.InDelta(t, 650.0/300, w["1h"].WA, 1e-12)
+	require.EqualValues(t, 0, d.Resets)
 }

@@ -2,6 +2,7 @@ package probe
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -30,6 +31,8 @@ type Poller struct {
 	lastErr  error
 	lastAt   time.Time
 	inflight *call
+	// sourceErrs counts failed reads of the plan's source by ErrorReason.
+	sourceErrs map[string]uint64
 }
 
 type call struct {
@@ -60,6 +63,8 @@ func NewPoller(dev *admin.Device, nsids []uint32, cfg Config, o Options) *Poller
 		cfg:    cfg,
 		maxAge: o.MaxAge,
 		now:    o.Now,
+
+		sourceErrs: map[string]uint64{},
 	}
 }
 
@@ -122,12 +127,44 @@ func (p *Poller) read(ctx context.Context, plan *Plan) (*Sample, *Plan, error) {
 			return nil, nil, err
 		}
 	}
+	// The plan is kept whatever the poll says: a source that stops
+	// answering is that source being down (Sample.SourceErr), never a
+	// silent switch to a worse source or to none, whose counters would not
+	// continue the ones before. A new source takes a new probe: a restart.
 	s, err := Poll(ctx, &p.reader, plan, p.now())
-	if err != nil && plan.read != nil && isStatus(err) {
-		// The controller now refuses a page it served at probe time (e.g.
-		// after a firmware update or FDP being disabled): probe again on the
-		// next read rather than stay down until restart.
-		return nil, nil, err
+	if err == nil && s.SourceErr != nil {
+		p.mu.Lock()
+		p.sourceErrs[ErrorReason(s.SourceErr)]++
+		p.mu.Unlock()
 	}
 	return s, plan, err
+}
+
+// SourceErrors counts failed reads of the plan's NAND source by reason
+// (ErrorReason) since start.
+func (p *Poller) SourceErrors() map[string]uint64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make(map[string]uint64, len(p.sourceErrs))
+	for k, v := range p.sourceErrs {
+		out[k] = v
+	}
+	return out
+}
+
+// ErrorReason classes a read error for a bounded metric label: the NVMe
+// status in hex ("0x4009"), "decode" for a page that does not parse as the
+// source expects, "timeout" for a read past its deadline, "errno" for any
+// other error before the controller answered.
+func ErrorReason(err error) string {
+	var st *admin.StatusError
+	switch {
+	case errors.As(err, &st):
+		return fmt.Sprintf("0x%04x", st.Status)
+	case isDecode(err):
+		return "decode"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "timeout"
+	}
+	return "errno"
 }

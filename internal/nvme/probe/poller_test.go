@@ -140,23 +140,49 @@ func TestPollerDeviceRemovedMidRun(t *testing.T) {
 	require.NotNil(t, p.Plan(), "the probe result survives a failed poll")
 }
 
-func TestPollerReprobesWhenTheSourcePageGoesAway(t *testing.T) {
+func TestPollerKeepsItsSourceWhenThePageFails(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "nvme0")
 	require.NoError(t, fixture.FDPDrive().Write(dir))
 	p := NewPoller(admin.New("nvme0", replay.NewBackend(dir)), []uint32{1}, Config{}, Options{MaxAge: -1})
 	s, err := p.Sample(context.Background())
 	require.NoError(t, err)
 	require.Equal(t, SourceFDP, s.Source)
+	require.True(t, s.SourceUp())
+	want := *s.MediaBytes
 
-	// FDP statistics no longer served (say FDP was disabled): one failed
-	// poll, then the next read probes again and settles on 0x09.
-	require.NoError(t, os.Remove(filepath.Join(dir, "log-22-lsi1.bin")))
-	_, err = p.Sample(context.Background())
-	require.True(t, Unsupported(err), "err = %v", err)
-	require.Nil(t, p.Plan())
+	// FDP statistics no longer served (say FDP was disabled, or the drive
+	// answers an error): the device is still read (SMART), its source is
+	// down, and nothing switches to the Endurance Group log, whose counter
+	// would not continue the FDP one.
+	page := filepath.Join(dir, "log-22-lsi1.bin")
+	saved, err := os.ReadFile(page)
+	require.NoError(t, err)
+	require.NoError(t, os.Remove(page))
+	for range 3 {
+		s, err = p.Sample(context.Background())
+		require.NoError(t, err, "SMART still reads")
+		require.Equal(t, SourceFDP, s.Source)
+		require.False(t, s.SourceUp())
+		require.True(t, Unsupported(s.SourceErr), "err = %v", s.SourceErr)
+		require.Nil(t, s.MediaBytes)
+		require.Equal(t, SourceFDP, p.Plan().Source)
+	}
+	require.Equal(t, map[string]uint64{"0x4002": 3}, p.SourceErrors())
+
+	// The page reads again: the same source, the same counter.
+	require.NoError(t, os.WriteFile(page, saved, 0o644))
 	s, err = p.Sample(context.Background())
 	require.NoError(t, err)
-	require.Equal(t, SourceEnduranceGroup, s.Source)
+	require.True(t, s.SourceUp())
+	require.Equal(t, want, *s.MediaBytes)
+}
+
+func TestErrorReason(t *testing.T) {
+	st := &admin.StatusError{Status: 0x4002}
+	require.Equal(t, "0x4002", ErrorReason(&ReadError{Device: "nvme0", What: "x", Err: st}))
+	require.Equal(t, "decode", ErrorReason(decodeErr(os.ErrInvalid)))
+	require.Equal(t, "timeout", ErrorReason(&ReadError{Err: context.DeadlineExceeded}))
+	require.Equal(t, "errno", ErrorReason(os.ErrPermission))
 }
 
 func TestPollerCallerTimeoutLeavesTheReadRunning(t *testing.T) {

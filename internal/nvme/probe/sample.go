@@ -22,7 +22,16 @@ type Sample struct {
 	HostBytes decode.U128
 	// MediaBytes and GCBytes are nil when the source does not report them.
 	MediaBytes, GCBytes *decode.U128
+	// SourceErr is set when SMART was read but the plan's NAND source was
+	// not: the source's counters (HostBytes included, which then holds the
+	// SMART value) are absent for this poll. The source is kept; the next
+	// poll tries it again.
+	SourceErr error
 }
+
+// SourceUp reports whether the plan's NAND source was read in this poll
+// (false also for source none, which has nothing to read).
+func (s *Sample) SourceUp() bool { return s.Source != SourceNone && s.SourceErr == nil }
 
 // Poll reads SMART and the plan's NAND source once.
 func Poll(ctx context.Context, r *Reader, p *Plan, now time.Time) (*Sample, error) {
@@ -44,7 +53,8 @@ func Poll(ctx context.Context, r *Reader, p *Plan, now time.Time) (*Sample, erro
 	}
 	n, err := p.read(ctx, r)
 	if err != nil {
-		return nil, fmt.Errorf("%s: NAND source %s: %w", r.Dev.Name(), p.Source, err)
+		s.SourceErr = fmt.Errorf("%s: NAND source %s: %w", r.Dev.Name(), p.Source, err)
+		return s, nil
 	}
 	if n.Host != nil {
 		s.HostBytes = *n.Host

@@ -9,8 +9,9 @@ import (
 
 // WAReader adapts pollers to the WA sampler's Reader. It reads through the
 // same cache as the scrapes. A device without a NAND counter (source none)
-// is left out: it has no WA. A device that failed, or whose counters no
-// longer fit 64 bits, is reported with OK false so its history is kept.
+// is left out: it has no WA. A device that failed, whose NAND source failed
+// (Sample.SourceErr), or whose counters no longer fit 64 bits, is reported
+// with OK false: its history is kept and its WA is absent until it reads.
 func WAReader(pollers []*Poller) wa.Reader {
 	return wa.ReaderFunc(func(ctx context.Context) (map[string]wa.Counters, error) {
 		out := make(map[string]wa.Counters, len(pollers))
@@ -35,8 +36,8 @@ func WAReader(pollers []*Poller) wa.Reader {
 }
 
 func countersOf(s *Sample, err error) (wa.Counters, bool) {
-	if err != nil {
-		return wa.Counters{}, true // OK false: skipped, history kept
+	if err != nil || s.SourceErr != nil {
+		return wa.Counters{}, true // OK false: skipped, history kept, WA absent
 	}
 	if s.MediaBytes == nil {
 		return wa.Counters{}, false

@@ -31,6 +31,15 @@ func TestWAReader(t *testing.T) {
 		"nvme2": {HostBytes: 250_000_000 * 4096, MediaBytes: 375_000_000 * 4096, Source: "seed000_c0", OK: true},
 	}, got, "the SMART-only drive has no WA and is left out")
 
+	// nvme0's NAND page fails: present with OK false (WA absent, history
+	// kept), not left out as if it had no source.
+	require.NoError(t, os.Rename(filepath.Join(root, "nvme0", "log-c0.bin"), filepath.Join(root, "c0.saved")))
+	got, err = r.ReadCounters(context.Background())
+	require.NoError(t, err)
+	require.Contains(t, got, "nvme0")
+	require.False(t, got["nvme0"].OK)
+	require.NoError(t, os.Rename(filepath.Join(root, "c0.saved"), filepath.Join(root, "nvme0", "log-c0.bin")))
+
 	require.NoError(t, os.RemoveAll(filepath.Join(root, "nvme2")))
 	got, err = r.ReadCounters(context.Background())
 	require.NoError(t, err)
