@@ -59,7 +59,7 @@ func TestCompareCommand(t *testing.T) {
 	rows, err := csv.NewReader(f).ReadAll()
 	require.NoError(t, err)
 	require.Len(t, rows, 1+13+13)
-	require.Equal(t, []string{"cand", "streams", "13", "135.000", "60.000", "2.25000"}, rows[len(rows)-1])
+	require.Equal(t, []string{"cand", "streams", "13", "135.000", "60.000", "2.25000", ""}, rows[len(rows)-1])
 
 	pf, err := os.Open(pngPath)
 	require.NoError(t, err)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -21,6 +23,7 @@ type Result struct {
 	Runs      [2]Run    // baseline, candidate
 	Tables    [2][]Hour // hourly tables
 	Last      [2][]Hour // their last non-zero hours
+	Missing   [2][]Hour // hours of each run without trustworthy figures
 	WA        [2]float64
 	Reduction float64
 }
@@ -42,6 +45,7 @@ func Compare(ctx context.Context, src Source, o Options) (*Result, error) {
 		}
 		res.Runs[i], res.Tables[i] = run, table
 		res.Last[i] = LastNonZero(table, o.LastHours)
+		res.Missing[i] = MissingHours(table)
 		if len(res.Last[i]) == 0 {
 			return nil, fmt.Errorf("run %s: no hour with host writes on %s", id, o.Device)
 		}
@@ -64,7 +68,12 @@ func (r *Result) Write(w io.Writer, lastHours int) error {
 		if err := WriteText(w, r.Tables[i]); err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "last %d non-zero hours (%d..%d): WA %.5f\n\n", len(r.Last[i]), r.Last[i][0].Hour, r.Last[i][len(r.Last[i])-1].Hour, r.WA[i])
+		fmt.Fprintf(w, "last %d non-zero hours (%d..%d): WA %.5f\n", len(r.Last[i]), r.Last[i][0].Hour, r.Last[i][len(r.Last[i])-1].Hour, r.WA[i])
+		if m := r.Missing[i]; len(m) > 0 {
+			fmt.Fprintf(w, "MISSING: %d of %d hours have no trustworthy NAND/host figures (hours %s); they are not counted, not taken as WA 0\n",
+				len(m), len(r.Tables[i]), hourList(m))
+		}
+		fmt.Fprintln(w)
 	}
 	if _, err := fmt.Fprintf(w, "WA reduction (baseline - candidate) / baseline: %.2f%%\n", 100*r.Reduction); err != nil {
 		return err
@@ -72,4 +81,18 @@ func (r *Result) Write(w io.Writer, lastHours int) error {
 	// The baseline's steady WA is the reference WalabWARegression watches.
 	_, err := fmt.Fprintf(w, "alerts/config.yml reference_wa for this baseline: {%q: %.3f}\n", r.Device, r.WA[0])
 	return err
+}
+
+// Incomplete reports whether either run has missing hours.
+func (r *Result) Incomplete() bool { return len(r.Missing[0])+len(r.Missing[1]) > 0 }
+
+func hourList(hs []Hour) string {
+	var b strings.Builder
+	for i, h := range hs {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Itoa(h.Hour))
+	}
+	return b.String()
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"regexp"
-	"sort"
 	"time"
 
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
@@ -67,8 +66,17 @@ func unixTime(sec float64) time.Time {
 	return time.UnixMilli(int64(math.Round(sec * 1000))).UTC()
 }
 
+// Coverage is the least share of an hour that a counter must cover,
+// relative to the other counter's samples, for the hour to count: an
+// increase() over a few minutes of samples is an extrapolation, not the
+// hour's writes.
+const Coverage = 0.9
+
 // Hourly returns the run's hourly table for one device: hour h covers
 // [start + (h-1)h, start + h·1h]; hours that end after the run are left out.
+// Every hour of the run is in the table: one without NAND or host data, or
+// with one counter sampled for less than Coverage of the other's samples,
+// has Missing set (never NAND 0).
 func (s Source) Hourly(ctx context.Context, run Run, device string) ([]Hour, error) {
 	if !model.LabelValue(device).IsValid() || device == "" {
 		return nil, fmt.Errorf("bad device %q", device)
@@ -78,8 +86,8 @@ func (s Source) Hourly(ctx context.Context, run Run, device string) ([]Hour, err
 		return nil, fmt.Errorf("run %s lasted %s: less than one hour", run.ID, run.End.Sub(run.Start).Round(time.Second))
 	}
 	r := v1.Range{Start: first, End: run.End, Step: time.Hour}
-	get := func(metric string) (map[int64]float64, error) {
-		q := fmt.Sprintf(`sum(increase(%s{device=%q}[1h]))`, metric, device)
+	get := func(fn, metric string) (map[int64]float64, error) {
+		q := fmt.Sprintf(`sum(%s(%s{device=%q}[1h]))`, fn, metric, device)
 		res, _, _, err := s.API.QueryRange(ctx, q, r)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", metric, err)
@@ -94,35 +102,45 @@ func (s Source) Hourly(ctx context.Context, run Run, device string) ([]Hour, err
 		}
 		return out, nil
 	}
-	nand, err := get("walab_nvme_media_written_bytes_total")
-	if err != nil {
-		return nil, err
-	}
-	host, err := get("walab_nvme_host_written_bytes_total")
-	if err != nil {
-		return nil, err
-	}
-	keys := make([]int64, 0, len(host))
-	for k := range host {
-		keys = append(keys, k)
-	}
-	for k := range nand {
-		if _, ok := host[k]; !ok {
-			keys = append(keys, k)
+	const nandMetric, hostMetric = "walab_nvme_media_written_bytes_total", "walab_nvme_host_written_bytes_total"
+	var q [4]map[int64]float64
+	for i, c := range [][2]string{{"increase", nandMetric}, {"increase", hostMetric}, {"count_over_time", nandMetric}, {"count_over_time", hostMetric}} {
+		m, err := get(c[0], c[1])
+		if err != nil {
+			return nil, err
 		}
+		q[i] = m
 	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
-	hours := make([]Hour, 0, len(keys))
-	for _, k := range keys {
-		at := model.Time(k).Time()
-		hours = append(hours, Hour{
-			Hour:      int(at.Sub(run.Start).Round(time.Minute) / time.Hour),
-			NANDBytes: nand[k],
-			HostBytes: host[k],
-			At:        at,
-		})
+	nand, host, nandN, hostN := q[0], q[1], q[2], q[3]
+	var hours []Hour
+	seen := false
+	for at := first; !at.After(run.End); at = at.Add(time.Hour) {
+		k := int64(model.TimeFromUnixNano(at.UnixNano()))
+		h := Hour{Hour: int(at.Sub(run.Start).Round(time.Minute) / time.Hour), At: at}
+		nv, nok := nand[k]
+		hv, hok := host[k]
+		seen = seen || nok || hok
+		switch {
+		case !nok && !hok:
+			h.Missing = "no counters: exporter or Prometheus not scraping"
+		case !nok:
+			h.Missing = "no NAND data: the drive's NAND source was down or absent"
+		case !hok:
+			h.Missing = "no host data"
+		default:
+			if lo, hi := min(nandN[k], hostN[k]), max(nandN[k], hostN[k]); hi > 0 && lo < Coverage*hi {
+				which := "NAND"
+				if hostN[k] < nandN[k] {
+					which = "host"
+				}
+				h.Missing = fmt.Sprintf("%s data for %.0f%% of the hour", which, 100*lo/hi)
+			} else {
+				h.NANDBytes, h.HostBytes = nv, hv
+			}
+		}
+		hours = append(hours, h)
 	}
-	if len(hours) == 0 {
+	if !seen {
 		return nil, fmt.Errorf("run %s: no NAND/host counters for device %s", run.ID, device)
 	}
 	return hours, nil

@@ -54,6 +54,43 @@ func TestCompareAgainstPrometheus(t *testing.T) {
 	require.Equal(t, 14+15+2*3+2, strings.Count(out.String(), "\n")-2, "tables, headers and summaries:\n%s", out.String())
 }
 
+// TestCompareMissingNANDHours: two runs with the same WA 2.5, the candidate
+// with three hours where the drive's NAND source was down (walab exports no
+// NAND counter then). Counting those hours as WA 0 once turned "no change"
+// into a "42.29 %" reduction; they are reported missing and left out.
+func TestCompareMissingNANDHours(t *testing.T) {
+	t0 := time.Now().Add(-60 * time.Hour).Truncate(time.Hour).UTC()
+	runs := []comparetest.Run{
+		{ID: "b1", Scenario: "baseline", Start: t0, WA: comparetest.RepeatWA(2.5, 14)},
+		{ID: "c1", Scenario: "streams", Start: t0.Add(20 * time.Hour), WA: comparetest.RepeatWA(2.5, 14), NoNAND: []int{9, 10, 11}},
+	}
+	papi := comparetest.StartPrometheus(t, runs)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := compare.Compare(ctx, compare.Source{API: papi}, compare.Options{Baseline: "b1", Candidate: "c1", Device: "nvme0",
+		From: t0.Add(-time.Hour), To: time.Now()})
+	require.NoError(t, err)
+	require.Len(t, res.Tables[1], 14, "every hour of the run is in the table")
+	var missing []int
+	for _, h := range res.Missing[1] {
+		missing = append(missing, h.Hour)
+		require.Contains(t, h.Missing, "no NAND data")
+		require.Zero(t, h.NANDBytes)
+	}
+	require.Equal(t, []int{9, 10, 11}, missing)
+	require.Empty(t, res.Missing[0])
+	require.True(t, res.Incomplete())
+	require.Len(t, res.Last[1], 11, "the 11 complete hours, not 12 with missing ones among them")
+	require.InDelta(t, 2.5, res.WA[1], 1e-9)
+	require.InDelta(t, 0, res.Reduction, 1e-9)
+
+	var out bytes.Buffer
+	require.NoError(t, res.Write(&out, 12))
+	require.Contains(t, out.String(), "MISSING: 3 of 14 hours have no trustworthy NAND/host figures (hours 9, 10, 11)")
+	require.Contains(t, out.String(), "WA reduction (baseline - candidate) / baseline: 0.00%")
+	require.NotContains(t, out.String(), "42.29")
+}
+
 func TestCompareErrors(t *testing.T) {
 	t0 := time.Now().Add(-10 * time.Hour).Truncate(time.Hour)
 	papi := comparetest.StartPrometheus(t, []comparetest.Run{{ID: "short", Scenario: "baseline", Start: t0, WA: []float64{0.0}}})

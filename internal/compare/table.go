@@ -28,21 +28,39 @@ type Hour struct {
 	NANDBytes float64 // media bytes written in the hour
 	HostBytes float64 // host bytes written in the hour
 	At        time.Time
+	// Missing, when set, says why the hour has no trustworthy figures (no
+	// NAND data: the drive's NAND source was down, the exporter or
+	// Prometheus was not scraping). Such an hour is neither idle nor WA 0:
+	// it is left out of every aggregate and reported.
+	Missing string
 }
 
-// WA is NAND / host bytes, 0 for an idle hour.
+// WA is NAND / host bytes, 0 for an idle or a missing hour (check NonZero
+// and Missing before printing it).
 func (h Hour) WA() float64 {
-	if h.HostBytes <= 0 {
+	if h.HostBytes <= 0 || h.Missing != "" {
 		return 0
 	}
 	return h.NANDBytes / h.HostBytes
 }
 
-// NonZero reports whether the device took host writes in the hour.
-func (h Hour) NonZero() bool { return h.HostBytes > 0 }
+// NonZero reports whether the hour is complete and the device took host
+// writes in it.
+func (h Hour) NonZero() bool { return h.HostBytes > 0 && h.Missing == "" }
 
-// LastNonZero returns the last n hours with host writes, in order (seed
-// 000: "pick the last 12 non-zero rows").
+// MissingHours returns the hours without trustworthy figures.
+func MissingHours(hours []Hour) []Hour {
+	var out []Hour
+	for _, h := range hours {
+		if h.Missing != "" {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// LastNonZero returns the last n complete hours with host writes, in order
+// (seed 000: "pick the last 12 non-zero rows"); missing hours are skipped.
 func LastNonZero(hours []Hour, n int) []Hour {
 	var out []Hour
 	for i := len(hours) - 1; i >= 0 && len(out) < n; i-- {
@@ -56,11 +74,15 @@ func LastNonZero(hours []Hour, n int) []Hour {
 	return out
 }
 
-// AggregateWA is sum(NAND) / sum(host) over the hours: the WA of the period
-// as a whole, not a mean of hourly ratios (which over-weights idle hours).
+// AggregateWA is sum(NAND) / sum(host) over the complete hours: the WA of
+// the period as a whole, not a mean of hourly ratios (which over-weights
+// idle hours).
 func AggregateWA(hours []Hour) float64 {
 	var nand, host float64
 	for _, h := range hours {
+		if h.Missing != "" {
+			continue
+		}
 		nand += h.NANDBytes
 		host += h.HostBytes
 	}
@@ -84,7 +106,17 @@ func WriteText(w io.Writer, hours []Hour) error {
 		return err
 	}
 	for _, h := range hours {
-		if _, err := fmt.Fprintf(w, "%4d %12.0f %12.0f %8.5f\n", h.Hour, h.NANDBytes/MiB, h.HostBytes/MiB, h.WA()); err != nil {
+		var err error
+		switch {
+		case h.Missing != "":
+			_, err = fmt.Fprintf(w, "%4d %12s %12s %8s  (%s)\n", h.Hour, "-", "-", "missing", h.Missing)
+		case h.HostBytes <= 0:
+			// No host writes: WA is undefined, not 0.
+			_, err = fmt.Fprintf(w, "%4d %12.0f %12.0f %8s\n", h.Hour, h.NANDBytes/MiB, h.HostBytes/MiB, "idle")
+		default:
+			_, err = fmt.Fprintf(w, "%4d %12.0f %12.0f %8.5f\n", h.Hour, h.NANDBytes/MiB, h.HostBytes/MiB, h.WA())
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -94,15 +126,25 @@ func WriteText(w io.Writer, hours []Hour) error {
 // WriteCSV writes run, hour, NAND MB, host MB and WA rows for several runs.
 func WriteCSV(w io.Writer, runs []Run, tables [][]Hour) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write([]string{"run_id", "scenario", "hour", "nand_mb", "host_mb", "wa"}); err != nil {
+	if err := cw.Write([]string{"run_id", "scenario", "hour", "nand_mb", "host_mb", "wa", "missing"}); err != nil {
 		return err
 	}
 	for i, r := range runs {
 		for _, h := range tables[i] {
+			if h.Missing != "" {
+				// Empty figures, never 0: a missing hour is not an idle one.
+				if err := cw.Write([]string{r.ID, r.Scenario, strconv.Itoa(h.Hour), "", "", "", h.Missing}); err != nil {
+					return err
+				}
+				continue
+			}
+			wa := "" // idle: undefined, not 0
+			if h.NonZero() {
+				wa = strconv.FormatFloat(h.WA(), 'f', 5, 64)
+			}
 			rec := []string{r.ID, r.Scenario, strconv.Itoa(h.Hour),
 				strconv.FormatFloat(h.NANDBytes/MiB, 'f', 3, 64),
-				strconv.FormatFloat(h.HostBytes/MiB, 'f', 3, 64),
-				strconv.FormatFloat(h.WA(), 'f', 5, 64)}
+				strconv.FormatFloat(h.HostBytes/MiB, 'f', 3, 64), wa, ""}
 			if err := cw.Write(rec); err != nil {
 				return err
 			}

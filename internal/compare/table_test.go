@@ -23,6 +23,14 @@ func hours(was ...float64) []Hour {
 	return out
 }
 
+func hourNumbers(hs []Hour) []int {
+	var out []int
+	for _, h := range hs {
+		out = append(out, h.Hour)
+	}
+	return out
+}
+
 func TestLastNonZero(t *testing.T) {
 	tests := []struct {
 		name string
@@ -48,6 +56,13 @@ func TestLastNonZero(t *testing.T) {
 
 func TestAggregateAndReduction(t *testing.T) {
 	require.InDelta(t, 2.5, AggregateWA(hours(2.5, 2.5, 0)), 1e-12)
+	// A missing hour's host bytes do not dilute the WA (they would make
+	// 2.5 look like 1.25 here).
+	missing := Hour{Hour: 4, HostBytes: 60 * MiB, Missing: "no NAND data"}
+	require.InDelta(t, 2.5, AggregateWA(append(hours(2.5), missing)), 1e-12)
+	require.False(t, missing.NonZero())
+	require.Zero(t, missing.WA())
+	require.Equal(t, []int{1}, hourNumbers(LastNonZero(append(hours(2.5), missing), 12)))
 	// sum/sum: an hour with 3x the host bytes weighs 3x.
 	hs := []Hour{{HostBytes: 1, NANDBytes: 2}, {HostBytes: 3, NANDBytes: 9}}
 	require.InDelta(t, 11.0/4, AggregateWA(hs), 1e-12)
@@ -61,7 +76,8 @@ func TestAggregateAndReduction(t *testing.T) {
 }
 
 func TestWriteTextAndCSV(t *testing.T) {
-	hs := hours(2, 0, 2.5)
+	// Hour 4 had host writes but no NAND data: printed as missing, never 0.
+	hs := append(hours(2, 0, 2.5), Hour{Hour: 4, HostBytes: 60 * MiB, Missing: "no NAND data: the drive's NAND source was down or absent"})
 	var txt, csv bytes.Buffer
 	require.NoError(t, WriteText(&txt, hs))
 	require.NoError(t, WriteCSV(&csv, []Run{{ID: "b1", Scenario: "baseline"}, {ID: "c1", Scenario: "streams"}}, [][]Hour{hs, hours(2.2)}))
