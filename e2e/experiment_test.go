@@ -45,7 +45,7 @@ func TestExperimentSeed000Sim(t *testing.T) {
 	exporterAddr := addr(testenv.FreePort(t))
 	exp := start(t, dir, "exporter", bins["exporter"], "--web.listen-address="+exporterAddr,
 		"--config.file=exporter.yml", "--path.sysfs="+t.TempDir(), "--path.devfs="+t.TempDir(),
-		"--nvme.cache-max-age=500ms", "--collector.nvme", "--no-collector.filesystem",
+		"--nvme.cache-max-age=500ms", "--web.enable-mutations", "--collector.nvme", "--no-collector.filesystem",
 		"--no-collector.innodb", "--no-collector.irq", "--no-collector.streams")
 	waitHTTP(t, exp, "http://"+exporterAddr+"/metrics", 60*time.Second)
 

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/walab/walab/alerts"
+	"github.com/walab/walab/internal/apiguard"
 	"github.com/walab/walab/internal/testenv"
 )
 
@@ -100,6 +101,7 @@ func TestLabSimulatedPlacement(t *testing.T) {
 		"--path.sysfs="+t.TempDir(),
 		"--path.devfs="+t.TempDir(),
 		"--nvme.cache-max-age=500ms", // the test's "hour" is 20 s
+		"--web.enable-mutations",     // the placement switch below
 		"--collector.nvme",
 		"--no-collector.filesystem",
 		"--no-collector.innodb",
@@ -211,7 +213,10 @@ scrape_configs:
 	// 2. Placement off over the exporter's switch: one open block for all
 	// traffic, so hot and cold pages mix and GC relocates more.
 	switched := time.Now()
-	resp, err := http.Post(base+"/api/v1/sim/placement?streams=off", "", nil)
+	req, err := http.NewRequest(http.MethodPost, base+"/api/v1/sim/placement?streams=off", nil)
+	require.NoError(t, err)
+	req.Header.Set(apiguard.Header, apiguard.HeaderValue)
+	resp, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
 	resp.Body.Close()
 	require.Equal(t, http.StatusOK, resp.StatusCode)

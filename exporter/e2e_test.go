@@ -1,6 +1,7 @@
 package main
 
 import (
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/walab/walab/internal/apiguard"
 	"github.com/walab/walab/internal/golden"
 
 	"github.com/stretchr/testify/require"
@@ -69,6 +71,14 @@ func TestEndToEndReplayFleet(t *testing.T) {
 	// Landing page and the run-start API are mounted.
 	require.Contains(t, scrape(t, base+"/"), "/metrics")
 	require.Contains(t, scrape(t, base+"/api/v1/run-start"), "marks")
+	// Without --web.enable-mutations a run mark is refused, header or not.
+	req, err := http.NewRequest(http.MethodPost, base+"/api/v1/run-start", nil)
+	require.NoError(t, err)
+	req.Header.Set(apiguard.Header, apiguard.HeaderValue)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusForbidden, resp.StatusCode, "mutations are off by default")
 	require.NotContains(t, logs.String(), "panic")
 	require.Contains(t, logs.String(), `device=nvme2 nand_source=seed000_c0`)
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/common/version"
 	"github.com/prometheus/exporter-toolkit/web/kingpinflag"
 
+	"github.com/walab/walab/internal/apiguard"
 	"github.com/walab/walab/internal/collector"
 )
 
@@ -91,6 +92,8 @@ func addFlags(app *kingpin.Application) *options {
 	app.Flag("nvme.device", "NVMe controller to watch instead of sysfs discovery (repeatable), e.g. /dev/nvme0.").StringsVar(&o.devices)
 	app.Flag("nvme.replay", "Run entirely on a replay directory (one subfolder of captured responses per controller) instead of real devices.").StringVar(&o.replayDir)
 	app.Flag("nvme.cache-max-age", "How long one device read serves scrapes and the WA sampler before the device is read again.").Default("5s").DurationVar(&o.cacheMaxAge)
-	app.Flag("scrape.timeout", "Bound on each scrape's collectors (0 = none). A device still being read is reported up=0 for that scrape; its read finishes in the background and serves the next scrape.").Default("0s").DurationVar(&o.scrapeTimeout)
+	app.Flag("scrape.timeout", "Bound on each scrape's collectors (0 = none). A device still being read is reported up=0 for that scrape; its read finishes in the background and serves the next scrape. The default stays under Prometheus's default scrape_timeout (10s), so a hung device costs its own series, not the whole scrape.").Default("9s").DurationVar(&o.scrapeTimeout)
+	app.Flag("nvme.read-timeout", "How long the WA sampler and a run-start mark wait for one device's read; a device slower than that is skipped for the round (its WA absent, walab_nvme_read_timeouts_total counts it) so a hung controller never holds up the others. Scrapes are bounded by --scrape.timeout.").Default("5s").DurationVar(&o.readTimeout)
+	app.Flag("web.enable-mutations", "Allow the state-changing endpoints (POST /api/v1/run-start, POST /api/v1/sim/placement). Off by default; when on they need the header "+apiguard.Header+": "+apiguard.HeaderValue+" (a cross-origin form cannot send it), are rate-limited, and sit behind --web.config.file's auth like every endpoint.").BoolVar(&o.enableMutations)
 	return o
 }

@@ -20,4 +20,6 @@ type options struct {
 	replayDir              string
 	cacheMaxAge            time.Duration
 	scrapeTimeout          time.Duration
+	enableMutations        bool
+	readTimeout            time.Duration
 }

@@ -357,7 +357,7 @@ func waExpected(t *testing.T, a *exporterApp) (families map[string]bool, series 
 // FDP, OCP C0, seed 000 C0, endurance group, SMART only). nvme includes the
 // admin command stats of the reads the nvme and streams collectors send.
 var (
-	nvmeSeriesPerKind    = [5]int{22, 19, 20, 21, 19} // + walab_nvme_source_up where a source exists
+	nvmeSeriesPerKind    = [5]int{23, 20, 21, 22, 20} // + walab_nvme_source_up where a source exists, + read timeouts
 	streamsSeriesPerKind = [5]int{9, 9, 9, 9, 9}
 )
 

@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/common/version"
 	"github.com/prometheus/exporter-toolkit/web"
 
+	"github.com/walab/walab/internal/apiguard"
 	"github.com/walab/walab/internal/collector"
 	"github.com/walab/walab/internal/config"
 	"github.com/walab/walab/internal/nvme/fleet"
@@ -72,7 +73,7 @@ func newExporterApp(o *options, logger *slog.Logger) (*exporterApp, error) {
 			pollers = append(pollers, c.Poller)
 		}
 	}
-	sampler, err := wa.New(waCfg.Options(probe.WAReader(pollers), logger.With("component", "wa")))
+	sampler, err := wa.New(waCfg.Options(probe.WAReader(pollers, o.readTimeout), logger.With("component", "wa")))
 	if err != nil {
 		fl.Close()
 		return nil, fmt.Errorf("wa: %w", err)
@@ -95,9 +96,10 @@ func newExporterApp(o *options, logger *slog.Logger) (*exporterApp, error) {
 
 	mux := http.NewServeMux()
 	mux.Handle(o.telemetryPath, metrics)
-	mux.Handle(wa.RunStartPath, sampler.Handler())
+	guard := apiguard.New(apiguard.Options{Enabled: o.enableMutations})
+	mux.Handle(wa.RunStartPath, guard.Wrap(sampler.Handler()))
 	sims := simDrivesOf(fl)
-	mountSim(mux, sims)
+	mountSim(mux, guard, sims)
 	if o.telemetryPath != "/" {
 		landing, err := web.NewLandingPage(web.LandingConfig{
 			Name:        "walab exporter",
@@ -105,7 +107,7 @@ func newExporterApp(o *options, logger *slog.Logger) (*exporterApp, error) {
 			Version:     version.Info(),
 			Links: []web.LandingLinks{
 				{Address: o.telemetryPath, Text: "Metrics"},
-				{Address: wa.RunStartPath, Text: "Run marks", Description: "POST to mark the start of a benchmark run (WA window \"run\")"},
+				{Address: wa.RunStartPath, Text: "Run marks", Description: "GET lists the marks; with " + apiguard.EnableFlag + ", POST with the header " + apiguard.Header + ": " + apiguard.HeaderValue + " marks the start of a benchmark run (WA window \"run\")"},
 			},
 		})
 		if err != nil {

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"sync"
 
+	"github.com/walab/walab/internal/apiguard"
+
 	"github.com/walab/walab/internal/config"
 	"github.com/walab/walab/internal/nvme/fleet"
 	"github.com/walab/walab/internal/nvme/sim"
@@ -67,9 +69,9 @@ func forgetSimDrives(fl *fleet.Fleet) {
 
 // mountSim serves the placement switch (POST ?streams=on|off, GET state) when
 // the fleet runs on the simulator.
-func mountSim(mux *http.ServeMux, drives []*sim.Drive) {
+func mountSim(mux *http.ServeMux, guard *apiguard.Guard, drives []*sim.Drive) {
 	if len(drives) > 0 {
-		mux.Handle(sim.PlacementPath, drives[0].Handler())
+		mux.Handle(sim.PlacementPath, guard.Wrap(drives[0].Handler()))
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"github.com/walab/walab/internal/apiguard"
 )
 
 const smallSim = `sim:
@@ -49,7 +50,7 @@ func placementState(t *testing.T, url string) map[string]any {
 func TestDefaultsToSimulatedDrive(t *testing.T) {
 	cfg := filepath.Join(t.TempDir(), "walab.yml")
 	simConfig(t, cfg, "true")
-	base, logs := startExporter(t, "--path.sysfs="+t.TempDir(), "--path.devfs="+t.TempDir(), "--config.file="+cfg)
+	base, logs := startExporter(t, "--path.sysfs="+t.TempDir(), "--path.devfs="+t.TempDir(), "--config.file="+cfg, "--web.enable-mutations")
 
 	first := scrape(t, base+"/metrics")
 	require.Contains(t, first, `walab_nvme_info{device="nvmesim0"`)
@@ -69,7 +70,16 @@ func TestDefaultsToSimulatedDrive(t *testing.T) {
 
 	st := placementState(t, base+"/api/v1/sim/placement")
 	require.Equal(t, true, st["placement"], "%v", st)
-	resp, err := http.Post(base+"/api/v1/sim/placement?streams=off", "", nil)
+	// A cross-origin HTML form can send this POST, but not the header.
+	resp, err := http.Post(base+"/api/v1/sim/placement?streams=off", "application/x-www-form-urlencoded", strings.NewReader("streams=off"))
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusForbidden, resp.StatusCode)
+	require.Equal(t, true, placementState(t, base+"/api/v1/sim/placement")["placement"], "the refused form switched nothing")
+	req, err := http.NewRequest(http.MethodPost, base+"/api/v1/sim/placement?streams=off", nil)
+	require.NoError(t, err)
+	req.Header.Set(apiguard.Header, apiguard.HeaderValue)
+	resp, err = http.DefaultClient.Do(req)
 	require.NoError(t, err)
 	resp.Body.Close()
 	require.Equal(t, http.StatusOK, resp.StatusCode)

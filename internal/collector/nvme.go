@@ -99,6 +99,7 @@ func (c *nvmeCollector) updateOne(ctx context.Context, ctrl *fleet.Controller, p
 			}
 		}
 		c.adminStats(p, ch)
+		ch <- prometheus.MustNewConstMetric(nvmeReadTimeoutsDesc, prometheus.CounterValue, float64(p.Timeouts()), dev)
 	}
 	ch <- prometheus.MustNewConstMetric(nvmeInfoDesc, prometheus.GaugeValue, 1, dev,
 		validLabel(model), validLabel(serial), validLabel(fw), source, strconv.FormatBool(ctrl.Simulated))

@@ -53,6 +53,9 @@ var (
 	nvmeSourceErrsDesc = prometheus.NewDesc(Namespace+"_nvme_source_errors_total",
 		"Failed reads of the device's NAND counter source, by reason: the NVMe status in hex, decode (the page did not parse as the source expects), timeout, or errno.",
 		[]string{"device", "source", "reason"}, nil)
+	nvmeReadTimeoutsDesc = prometheus.NewDesc(Namespace+"_nvme_read_timeouts_total",
+		"Reads of the device that a scrape (--scrape.timeout), the WA sampler or a run-start mark (--nvme.read-timeout) stopped waiting for: a slow or hung controller. The read itself continues in the background.",
+		[]string{"device"}, nil)
 	nvmeAdminCmdsDesc = prometheus.NewDesc(Namespace+"_nvme_admin_commands_total",
 		"Admin commands walab sent to the controller (all collectors), by opcode and, for Get Log Page, log id.",
 		[]string{"device", "opcode", "log_id"}, nil)

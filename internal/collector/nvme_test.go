@@ -220,4 +220,8 @@ func TestNVMeHungDeviceDoesNotBlockTheScrape(t *testing.T) {
 	require.Equal(t, 0.0, v, "the hung device is down for this scrape")
 	v, _ = find(mfs, "walab_nvme_up", map[string]string{"device": "nvme1"})
 	require.Equal(t, 1.0, v)
+	v, _ = find(mfs, "walab_nvme_read_timeouts_total", map[string]string{"device": "nvme0"})
+	require.Equal(t, 1.0, v, "the hung read is counted")
+	v, _ = find(mfs, "walab_nvme_read_timeouts_total", map[string]string{"device": "nvme1"})
+	require.Equal(t, 0.0, v)
 }

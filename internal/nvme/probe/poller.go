@@ -33,6 +33,8 @@ type Poller struct {
 	inflight *call
 	// sourceErrs counts failed reads of the plan's source by ErrorReason.
 	sourceErrs map[string]uint64
+	// timeouts counts callers whose deadline passed before the read ended.
+	timeouts uint64
 }
 
 type call struct {
@@ -105,6 +107,11 @@ func (p *Poller) Sample(ctx context.Context) (*Sample, error) {
 	case <-c.done:
 		return c.s, c.err
 	case <-ctx.Done():
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			p.mu.Lock()
+			p.timeouts++
+			p.mu.Unlock()
+		}
 		return nil, fmt.Errorf("%s: %w (the device read continues and will serve a later call)", p.name, ctx.Err())
 	}
 }
@@ -138,6 +145,14 @@ func (p *Poller) read(ctx context.Context, plan *Plan) (*Sample, *Plan, error) {
 		p.mu.Unlock()
 	}
 	return s, plan, err
+}
+
+// Timeouts counts calls to Sample whose deadline passed while the device
+// was still being read (a slow or hung controller).
+func (p *Poller) Timeouts() uint64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.timeouts
 }
 
 // SourceErrors counts failed reads of the plan's NAND source by reason

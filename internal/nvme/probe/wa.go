@@ -3,6 +3,7 @@ package probe
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/walab/walab/internal/wa"
 )
@@ -12,7 +13,12 @@ import (
 // is left out: it has no WA. A device that failed, whose NAND source failed
 // (Sample.SourceErr), or whose counters no longer fit 64 bits, is reported
 // with OK false: its history is kept and its WA is absent until it reads.
-func WAReader(pollers []*Poller) wa.Reader {
+//
+// timeout (when > 0) bounds each device's wait: a device whose read takes
+// longer is reported with OK false for this round (its read goes on in the
+// background and serves a later call), so one hung controller never holds
+// up the other devices' samples or a run-start mark.
+func WAReader(pollers []*Poller, timeout time.Duration) wa.Reader {
 	return wa.ReaderFunc(func(ctx context.Context) (map[string]wa.Counters, error) {
 		out := make(map[string]wa.Counters, len(pollers))
 		var mu sync.Mutex
@@ -21,7 +27,12 @@ func WAReader(pollers []*Poller) wa.Reader {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				c, keep := countersOf(p.Sample(ctx))
+				dctx, cancel := ctx, context.CancelFunc(func() {})
+				if timeout > 0 {
+					dctx, cancel = context.WithTimeout(ctx, timeout)
+				}
+				defer cancel()
+				c, keep := countersOf(p.Sample(dctx))
 				if !keep {
 					return
 				}

@@ -2,9 +2,11 @@ package probe
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -23,7 +25,7 @@ func TestWAReader(t *testing.T) {
 		require.NoError(t, drives[name].Write(dir))
 		pollers = append(pollers, NewPoller(admin.New(name, replay.NewBackend(dir)), []uint32{1}, Config{}, Options{MaxAge: -1}))
 	}
-	r := WAReader(pollers)
+	r := WAReader(pollers, 0)
 	got, err := r.ReadCounters(context.Background())
 	require.NoError(t, err)
 	require.Equal(t, map[string]wa.Counters{
@@ -45,4 +47,36 @@ func TestWAReader(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, wa.Counters{}, got["nvme2"], "a failed device is present with OK false")
 	require.True(t, got["nvme0"].OK)
+}
+
+// hangingBackend blocks every command until released, as a controller that
+// stopped answering does (the kernel's admin timeout is 10 s or more).
+type hangingBackend struct{ release chan struct{} }
+
+func (h hangingBackend) Exec(context.Context, admin.Command) (admin.Result, error) {
+	<-h.release
+	return admin.Result{}, errors.New("released")
+}
+func (hangingBackend) Close() error { return nil }
+
+// TestWAReaderHungDevice: one hung controller costs its own reading (OK
+// false, a timeout counted), not the healthy device's, and the round ends
+// at the deadline.
+func TestWAReaderHungDevice(t *testing.T) {
+	hang := hangingBackend{release: make(chan struct{})}
+	defer close(hang.release)
+	dir := filepath.Join(t.TempDir(), "nvme1")
+	require.NoError(t, fixture.OCPDrive().Write(dir))
+	hung := NewPoller(admin.New("nvme0", hang), []uint32{1}, Config{}, Options{MaxAge: -1})
+	ok := NewPoller(admin.New("nvme1", replay.NewBackend(dir)), []uint32{1}, Config{}, Options{MaxAge: -1})
+	r := WAReader([]*Poller{hung, ok}, 100*time.Millisecond)
+	for range 2 {
+		got, err := r.ReadCounters(context.Background())
+		require.NoError(t, err)
+		require.True(t, got["nvme1"].OK, "the healthy device is read")
+		require.Contains(t, got, "nvme0")
+		require.False(t, got["nvme0"].OK, "the hung device is skipped this round, its history kept")
+	}
+	require.EqualValues(t, 2, hung.Timeouts())
+	require.Zero(t, ok.Timeouts())
 }

@@ -1,0 +1,94 @@
+package apiguard
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// server serves a counting handler behind a guard over real HTTP.
+func server(t *testing.T, o Options) (*httptest.Server, *atomic.Int64) {
+	t.Helper()
+	var n atomic.Int64
+	g := New(o)
+	srv := httptest.NewServer(g.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			n.Add(1)
+		}
+		io.WriteString(w, "ok")
+	})))
+	t.Cleanup(srv.Close)
+	return srv, &n
+}
+
+func do(t *testing.T, method, u string, hdr map[string]string, body io.Reader) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, u, body)
+	require.NoError(t, err)
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+func TestDisabledByDefault(t *testing.T) {
+	srv, n := server(t, Options{})
+	code, body := do(t, http.MethodGet, srv.URL, nil, nil)
+	require.Equal(t, http.StatusOK, code, "reads pass")
+	require.Equal(t, "ok", body)
+	code, body = do(t, http.MethodPost, srv.URL, map[string]string{Header: HeaderValue}, nil)
+	require.Equal(t, http.StatusForbidden, code)
+	require.Contains(t, body, EnableFlag)
+	require.Zero(t, n.Load())
+}
+
+// TestCrossOriginFormRefused: what a page on another site can make a
+// browser send — a form POST, urlencoded, with an Origin and Sec-Fetch-Site
+// cross-site, and no custom header — never reaches the handler.
+func TestCrossOriginFormRefused(t *testing.T) {
+	srv, n := server(t, Options{Enabled: true})
+	form := url.Values{"streams": {"off"}}.Encode()
+	code, body := do(t, http.MethodPost, srv.URL+"?streams=off", map[string]string{
+		"Content-Type": "application/x-www-form-urlencoded", "Origin": "http://evil.example",
+	}, strings.NewReader(form))
+	require.Equal(t, http.StatusForbidden, code)
+	require.Contains(t, body, "missing header "+Header)
+	code, _ = do(t, http.MethodPost, srv.URL, map[string]string{Header: HeaderValue, "Sec-Fetch-Site": "cross-site"}, nil)
+	require.Equal(t, http.StatusForbidden, code, "a browser saying cross-site is refused even with the header")
+	require.Zero(t, n.Load())
+
+	code, body = do(t, http.MethodPost, srv.URL, map[string]string{Header: HeaderValue}, nil)
+	require.Equal(t, http.StatusOK, code, body)
+	require.EqualValues(t, 1, n.Load())
+}
+
+// TestFloodIsLimited: a burst beyond the bucket is refused with 429 and a
+// Retry-After; the refused requests never reach the handler.
+func TestFloodIsLimited(t *testing.T) {
+	srv, n := server(t, Options{Enabled: true, Rate: 0.001, Burst: 3})
+	codes := map[int]int{}
+	for range 20 {
+		code, _ := do(t, http.MethodPost, srv.URL, map[string]string{Header: HeaderValue}, nil)
+		codes[code]++
+	}
+	require.Equal(t, map[int]int{http.StatusOK: 3, http.StatusTooManyRequests: 17}, codes)
+	require.EqualValues(t, 3, n.Load())
+	req, _ := http.NewRequest(http.MethodPost, srv.URL, nil)
+	req.Header.Set(Header, HeaderValue)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.NotEmpty(t, resp.Header.Get("Retry-After"))
+	code, _ := do(t, http.MethodGet, srv.URL, nil, nil)
+	require.Equal(t, http.StatusOK, code, "reads are not rate-limited")
+}
