@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/walab/walab/internal/nvme/admin"
-	"github.com/walab/walab/internal/nvme/decode"
 	"github.com/walab/walab/internal/nvme/fleet"
 	"github.com/walab/walab/internal/nvme/probe"
 	"github.com/walab/walab/internal/nvme/replay"
@@ -62,7 +60,14 @@ func captureOne(ctx context.Context, c *fleet.Controller, cfg probe.Config, dir 
 	if _, err := probe.Poll(ctx, r, plan, time.Now()); err != nil {
 		return nil, err
 	}
-	captureExtras(ctx, r, plan)
+	// The streams collector's pages, through the same reader it uses: a
+	// capture is a complete fixture for it too. Its errors are the
+	// collector's to report; a page that failed simply has no file.
+	var nsid uint32
+	if len(c.Namespaces) > 0 {
+		nsid = c.Namespaces[0].NSID
+	}
+	_, _ = probe.NewPlacementReader(r, nsid).Read(ctx)
 	rec.SetText(replay.FileModel, c.Model)
 	rec.SetText(replay.FileSerial, c.Serial)
 	rec.SetText(replay.FileFirmware, c.Firmware)
@@ -70,29 +75,4 @@ func captureOne(ctx context.Context, c *fleet.Controller, cfg probe.Config, dir 
 		return nil, err
 	}
 	return rec.Files(), nil
-}
-
-// captureExtras reads what the streams/placement collector asks for, so a
-// capture is a complete fixture for it too. Failures only mean "no file".
-func captureExtras(ctx context.Context, r *probe.Reader, plan *probe.Plan) {
-	nsid := uint32(1)
-	for id := range plan.Namespaces {
-		nsid = id
-		break
-	}
-	submit := func(cmd admin.Command, err error) {
-		if err != nil {
-			return
-		}
-		if res, err := r.Dev.Submit(ctx, cmd); err == nil {
-			r.Record(cmd, res)
-		}
-	}
-	if plan.Ctrl.DirectivesSupported() {
-		submit(admin.DirectiveReceive(nsid, 0, 1, 0, decode.DirectivesIdentifySize))
-		submit(admin.DirectiveReceive(nsid, 1, 1, 0, decode.StreamsParamsSize))
-	}
-	if plan.Ctrl.FDPSupported() && plan.EndGID != 0 {
-		submit(admin.GetFeatures(0x1D, 0, uint32(plan.EndGID), 0), nil)
-	}
 }

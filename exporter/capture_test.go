@@ -91,3 +91,35 @@ func TestHelpAndVersionDoNotServe(t *testing.T) {
 	require.Equal(t, 2, run(context.Background(), []string{"--no-such-flag"}, logs))
 	require.Contains(t, logs.String(), "unknown long flag")
 }
+
+// TestCaptureReplaysToTheSameMetrics: capture the simulated drive (Streams
+// enabled, 5 streams open), serve the capture, and the placement series —
+// every page the streams collector reads — are the same as on the drive.
+func TestCaptureReplaysToTheSameMetrics(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "sim.yml")
+	simConfig(t, cfg, "true")
+	sysfs, devfs, out := t.TempDir(), t.TempDir(), t.TempDir()
+	logs := &syncBuffer{}
+	code := run(context.Background(), []string{"capture", "--path.sysfs=" + sysfs, "--path.devfs=" + devfs, "--config.file=" + cfg, "--out=" + out}, logs)
+	require.Equal(t, 0, code, logs.String())
+
+	placementSeries := func(body string) map[string]string {
+		got := map[string]string{}
+		for _, line := range strings.Split(body, "\n") {
+			for _, p := range []string{"walab_nvme_streams_", "walab_nvme_directive_", "walab_nvme_fdp_", "walab_placement_hints_effective"} {
+				if strings.HasPrefix(line, p) {
+					name, value, _ := strings.Cut(line, " ")
+					got[name] = value
+				}
+			}
+		}
+		return got
+	}
+	live, _ := startExporter(t, "--path.sysfs="+sysfs, "--path.devfs="+devfs, "--config.file="+cfg, "--collector.streams")
+	replayed, _ := startExporter(t, "--nvme.replay="+out, "--path.sysfs="+sysfs, "--config.file="+writeConfig(t, ""), "--collector.streams")
+	want := placementSeries(scrape(t, live+"/metrics"))
+	got := placementSeries(scrape(t, replayed+"/metrics"))
+	require.Equal(t, "5", want[`walab_nvme_streams_open{device="nvmesim0"}`], "the drive: %v", want)
+	require.Greater(t, len(want), 10, "%v", want)
+	require.Equal(t, want, got, "the capture replays to the drive's placement series")
+}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -87,7 +88,7 @@ func startExporter(t *testing.T, args ...string) (string, *syncBuffer) {
 	logs := &syncBuffer{}
 	done := make(chan int, 1)
 	go func() {
-		done <- run(ctx, append(onlyNVMe(addr), args...), logs)
+		done <- run(ctx, append(onlyNVMe(addr, args...), args...), logs)
 	}()
 	t.Cleanup(func() {
 		cancel()
@@ -113,10 +114,11 @@ func startExporter(t *testing.T, args ...string) (string, *syncBuffer) {
 // onlyNVMe is the exporter arguments for the loopback address with every
 // collector but nvme off: the other collectors' output belongs to their own
 // tests, and some (streams) would add their own admin commands.
-func onlyNVMe(addr string) []string {
+// A collector the caller enables in extra (--collector.NAME) is left on.
+func onlyNVMe(addr string, extra ...string) []string {
 	args := []string{"--web.listen-address=" + addr, "--log.level=info"}
 	for _, name := range collector.Names() {
-		if name != "nvme" {
+		if name != "nvme" && !slices.Contains(extra, "--collector."+name) {
 			args = append(args, "--no-collector."+name)
 		}
 	}

@@ -12,6 +12,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/walab/walab/internal/nvme/decode"
+	"github.com/walab/walab/internal/nvme/fleet"
+	"github.com/walab/walab/internal/nvme/probe"
 	"github.com/walab/walab/internal/placement"
 	"github.com/walab/walab/internal/writehint"
 )
@@ -76,7 +78,7 @@ var (
 type streamsCollector struct {
 	logger  *slog.Logger
 	paths   Paths
-	devices []*streamsDevice
+	devices []streamsDevice
 	dirs    []*writehint.Cache
 	daemon  string
 	pidFile string
@@ -121,7 +123,15 @@ func newStreamsCollector(env Env) (Collector, error) {
 	}
 	if env.Fleet != nil {
 		for _, ctrl := range env.Fleet.Controllers {
-			c.devices = append(c.devices, &streamsDevice{ctrl: ctrl, unsupported: map[string]bool{}})
+			d := streamsDevice{ctrl: ctrl}
+			if ctrl.Device != nil {
+				var nsid uint32
+				if len(ctrl.Namespaces) > 0 {
+					nsid = ctrl.Namespaces[0].NSID
+				}
+				d.pr = probe.NewPlacementReader(&probe.Reader{Dev: ctrl.Device}, nsid)
+			}
+			c.devices = append(c.devices, d)
 		}
 	}
 	return c, nil
@@ -145,22 +155,27 @@ func (c *streamsCollector) Update(ctx context.Context, ch chan<- prometheus.Metr
 	}
 
 	for _, d := range c.devices {
-		st, err := d.read(ctx)
+		var st probe.Placement
+		err := fmt.Errorf("%s: no admin device", d.ctrl.Name)
+		if d.pr != nil {
+			// A failed read this scrape (or FDP supported with its state
+			// unread) leaves st.Complete false: the device's placement is
+			// unknown, and saying "disabled" would send the operator after
+			// the wrong problem.
+			st, err = d.pr.Read(ctx)
+		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", d.ctrl.Name, err))
 		}
-		if st.known && len(d.ctrl.Namespaces) > 0 {
+		maxWS := 0
+		if st.Known && len(d.ctrl.Namespaces) > 0 {
 			n, _, err := placement.ReadMaxWriteStreams(c.paths.SysFS, d.ctrl.Namespaces[0].Block)
 			if err != nil {
 				errs = append(errs, err)
 			}
-			st.maxWriteStream = n
+			maxWS = n
 		}
-		// A failed read this scrape (or FDP supported with its state unread)
-		// leaves the device's placement unknown: saying "disabled" would
-		// send the operator after the wrong problem.
-		st.complete = err == nil && (!st.fdpSupported || st.fdpKnown)
-		c.emitDevice(ch, d.ctrl.Name, st, param)
+		c.emitDevice(ch, d.ctrl.Name, st, maxWS, param)
 	}
 
 	for _, dc := range c.dirs {
@@ -188,55 +203,62 @@ func (c *streamsCollector) Update(ctx context.Context, ch chan<- prometheus.Metr
 	return errors.Join(errs...)
 }
 
-func (c *streamsCollector) emitDevice(ch chan<- prometheus.Metric, name string, st deviceState, param placement.StreamsParam) {
+// streamsDevice is one controller and the reader of its placement pages
+// (nil without an admin device).
+type streamsDevice struct {
+	ctrl *fleet.Controller
+	pr   *probe.PlacementReader
+}
+
+func (c *streamsCollector) emitDevice(ch chan<- prometheus.Metric, name string, st probe.Placement, maxWriteStreams int, param placement.StreamsParam) {
 	g := func(d *prometheus.Desc, v float64, labels ...string) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, append([]string{name}, labels...)...)
 	}
-	in := placement.Inputs{DeviceKnown: st.known && st.complete, Kernel: param, MaxWriteStreams: st.maxWriteStream}
-	if st.known {
-		in.Directives = st.directives
-		in.FDPSupport = st.fdpSupported
-		in.FDPEnabled = st.fdpEnabled
+	in := placement.Inputs{DeviceKnown: st.Known && st.Complete, Kernel: param, MaxWriteStreams: maxWriteStreams}
+	if st.Known {
+		in.Directives = st.Directives
+		in.FDPSupport = st.FDPSupported
+		in.FDPEnabled = st.FDPEnabled
 		// Directive bitmaps: known from Identify alone when OACS bit 5 is
 		// clear (nothing supported), from Directive Receive otherwise.
 		switch {
-		case !st.directives:
+		case !st.Directives:
 			for _, dn := range directiveNames {
 				g(dirSupportedDesc, 0, dn.name)
 				g(dirEnabledDesc, 0, dn.name)
 			}
-		case st.dirID != nil:
+		case st.DirID != nil:
 			for _, dn := range directiveNames {
-				g(dirSupportedDesc, hostBoolFloat(st.dirID.SupportedBit(dn.bit)), dn.name)
-				g(dirEnabledDesc, hostBoolFloat(st.dirID.EnabledBit(dn.bit)), dn.name)
+				g(dirSupportedDesc, hostBoolFloat(st.DirID.SupportedBit(dn.bit)), dn.name)
+				g(dirEnabledDesc, hostBoolFloat(st.DirID.EnabledBit(dn.bit)), dn.name)
 			}
-			in.StreamsSupport = st.dirID.SupportedBit(decode.DirectiveStreams)
-			in.StreamsEnabled = st.dirID.EnabledBit(decode.DirectiveStreams)
+			in.StreamsSupport = st.DirID.SupportedBit(decode.DirectiveStreams)
+			in.StreamsEnabled = st.DirID.EnabledBit(decode.DirectiveStreams)
 		}
-		if p := st.streamsParams; p != nil {
+		if p := st.StreamsParams; p != nil {
 			g(streamsMaxDesc, float64(p.MSL))
 			g(streamsSSADesc, float64(p.NSSA))
 			g(streamsSSODesc, float64(p.NSSO))
 			g(streamsNSADesc, float64(p.NSA))
 			g(streamsNSODesc, float64(p.NSO))
-			if st.lbaSize > 0 {
-				sws := float64(p.SWS) * float64(st.lbaSize)
+			if st.LBASize > 0 {
+				sws := float64(p.SWS) * float64(st.LBASize)
 				g(streamsSWSDesc, sws)
 				g(streamsSGSDesc, float64(p.SGS)*sws)
 			}
 		}
-		if st.streamsOpen != nil {
-			g(streamsOpenDesc, float64(*st.streamsOpen))
+		if st.StreamsOpen != nil {
+			g(streamsOpenDesc, float64(*st.StreamsOpen))
 		}
-		g(fdpSupportedDesc, hostBoolFloat(st.fdpSupported))
-		if !st.fdpSupported || st.fdpKnown {
-			g(fdpEnabledDesc, hostBoolFloat(st.fdpEnabled))
+		g(fdpSupportedDesc, hostBoolFloat(st.FDPSupported))
+		if !st.FDPSupported || st.FDPKnown {
+			g(fdpEnabledDesc, hostBoolFloat(st.FDPEnabled))
 		}
-		if cfg := st.fdpConfig; cfg != nil {
+		if cfg := st.FDPConfig; cfg != nil {
 			g(fdpRUHDesc, float64(cfg.NRUH))
 			g(fdpRUSizeDesc, float64(cfg.ReclaimUnitNominalSize))
 		}
-		if u := st.ruhUsage; u != nil {
+		if u := st.RUHUsage; u != nil {
 			var host, ctrl float64
 			for _, a := range u.Attributes {
 				if a&1 != 0 {

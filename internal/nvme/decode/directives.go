@@ -107,3 +107,12 @@ func ParseStreamsStatus(b []byte) (StreamsStatus, error) {
 	}
 	return s, nil
 }
+
+// Directive Receive types and operations (NVMe base spec, Directives).
+const (
+	DirTypeIdentify       = 0
+	DirTypeStreams        = 1
+	DirOpReturnParams     = 1 // both types: return parameters
+	DirOpStreamsGetStatus = 2 // streams: open stream count and ids
+	StreamsStatusTransfer = 4096
+)

@@ -138,3 +138,13 @@ func ParseRUHUsage(b []byte) (RUHUsage, error) {
 	}
 	return u, nil
 }
+
+// Identifiers of the FDP feature and logs (NVMe base spec 2.1, TP4146).
+const (
+	FeatureFDP        = 0x1D // Get Features: FDP; CDW11 = endurance group, DW0 bit 0 enabled, bits 15:8 config index
+	LogFDPConfigs     = 0x20 // FDP Configurations, LSI = endurance group
+	LogRUHUsage       = 0x21 // Reclaim Unit Handle Usage, LSI = endurance group
+	LogFDPStatistics  = 0x22 // FDP Statistics, LSI = endurance group
+	FDPConfigsHdrSize = 16   // header of log 0x20: its total size is at bytes 4..7
+	RUHUsageHdrSize   = 8    // header of log 0x21: its handle count is at bytes 0..1
+)

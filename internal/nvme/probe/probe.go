@@ -162,7 +162,7 @@ func candidates(p *Plan, cfg Config) []candidate {
 			// the statistics log, all zeros. Get Features FDP (0x1D) DW0 bit 0
 			// says; a controller that rejects the feature is given the
 			// benefit of the doubt and judged by the log alone.
-			res, err := r.submit(ctx, "Get Features FDP", admin.GetFeatures(0x1D, 0, uint32(endgid), 0))
+			res, err := r.submit(ctx, "Get Features FDP", admin.GetFeatures(decode.FeatureFDP, 0, uint32(endgid), 0))
 			if err != nil {
 				if isStatus(err) {
 					return nil
@@ -175,7 +175,7 @@ func candidates(p *Plan, cfg Config) []candidate {
 			return nil
 		},
 		read: func(ctx context.Context, r *Reader) (NAND, error) {
-			b, err := r.Log(ctx, "FDP statistics log", admin.LogPage{LID: 0x22, LSI: endgid, Len: decode.FDPStatsSize}, ext)
+			b, err := r.Log(ctx, "FDP statistics log", admin.LogPage{LID: decode.LogFDPStatistics, LSI: endgid, Len: decode.FDPStatsSize}, ext)
 			if err != nil {
 				return NAND{}, err
 			}

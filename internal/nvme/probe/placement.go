@@ -1,0 +1,247 @@
+package probe
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/walab/walab/internal/nvme/admin"
+	"github.com/walab/walab/internal/nvme/decode"
+)
+
+// Bounds on what a controller's placement pages may ask walab to read.
+const (
+	// fdpConfigsMax bounds the size the 0x20 header may ask for.
+	fdpConfigsMax = 64 << 10
+	// ruhMax bounds the handle count the 0x21 header may claim (the 16-bit
+	// field allows 65,535, a 512 KiB read; real drives have a few dozen).
+	ruhMax = 4096
+)
+
+// Placement is one read of a controller's data placement state: the
+// Directives (Streams) and Flexible Data Placement pages.
+type Placement struct {
+	Known    bool // Identify Controller read
+	Complete bool // every page the device supports was read
+
+	Directives    bool // OACS: Directives supported
+	DirID         *decode.DirectivesIdentify
+	StreamsParams *decode.StreamsParams
+	StreamsOpen   *uint16 // Streams Get Status open count (streams enabled only)
+	LBASize       uint32  // first namespace's LBA data size; 0 when unknown
+	FDPSupported  bool
+	FDPKnown      bool // Get Features FDP answered
+	FDPEnabled    bool
+	FDPConfig     *decode.FDPConfig // the active configuration
+	RUHUsage      *decode.RUHUsage
+}
+
+// PlacementReader reads a controller's placement pages through the probe's
+// Reader (so capture records them like every other read). It remembers what
+// never changes (Identify) and which reads the controller answered
+// "unsupported", so those are not sent again.
+type PlacementReader struct {
+	r      *Reader
+	nsid   uint32 // 0: no namespace to ask
+	mu     sync.Mutex
+	id     *decode.IDController
+	ns     *decode.IDNamespace
+	triedN bool
+	unsup  map[string]bool
+}
+
+// NewPlacementReader reads through r; nsid is the namespace whose
+// directives and LBA size are reported (0 or NSIDAll: none).
+func NewPlacementReader(r *Reader, nsid uint32) *PlacementReader {
+	if nsid == admin.NSIDAll {
+		nsid = 0
+	}
+	return &PlacementReader{r: r, nsid: nsid, unsup: map[string]bool{}}
+}
+
+// Read gathers the placement state. Errors other than "unsupported" are
+// returned with whatever was read before them.
+func (d *PlacementReader) Read(ctx context.Context) (Placement, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var st Placement
+	if d.id == nil {
+		raw, err := d.r.Identify(ctx, "Identify Controller", admin.CNSController, 0)
+		if err != nil {
+			return st, err
+		}
+		id, err := decode.ParseIDController(raw)
+		if err != nil {
+			return st, &ReadError{Device: d.r.Dev.Name(), What: "Identify Controller", Err: err}
+		}
+		d.id = &id
+	}
+	st.Known = true
+	st.Directives = d.id.DirectivesSupported()
+	st.FDPSupported = d.id.FDPSupported()
+	if d.nsid != 0 && !d.triedN {
+		raw, err := d.r.Identify(ctx, fmt.Sprintf("Identify Namespace %d", d.nsid), admin.CNSNamespace, d.nsid)
+		if err != nil && !admin.IsUnsupported(err) {
+			return st, err
+		}
+		d.triedN = true
+		if err == nil {
+			ns, perr := decode.ParseIDNamespace(raw)
+			if perr != nil {
+				return st, &ReadError{Device: d.r.Dev.Name(), What: "Identify Namespace", Err: perr}
+			}
+			d.ns = &ns
+		}
+	}
+	if d.ns != nil {
+		st.LBASize = d.ns.LBADataSize
+	}
+	var errs []error
+	if st.Directives && d.nsid != 0 {
+		errs = append(errs, d.readDirectives(ctx, &st))
+	}
+	if st.FDPSupported {
+		errs = append(errs, d.readFDP(ctx, &st))
+	}
+	err := errors.Join(errs...)
+	st.Complete = err == nil && (!st.FDPSupported || st.FDPKnown)
+	return st, err
+}
+
+// submit sends a command unless the controller already said it lacks it.
+// ok is false for "unsupported" (now or before).
+func (d *PlacementReader) submit(ctx context.Context, what string, cmd admin.Command, err error) (admin.Result, bool, error) {
+	if err != nil {
+		return admin.Result{}, false, err
+	}
+	if d.unsup[what] {
+		return admin.Result{}, false, nil
+	}
+	res, err := d.r.submit(ctx, what, cmd)
+	if admin.IsUnsupported(err) {
+		d.unsup[what] = true
+		return admin.Result{}, false, nil
+	}
+	if err != nil {
+		return admin.Result{}, false, err
+	}
+	return res, true, nil
+}
+
+func (d *PlacementReader) readDirectives(ctx context.Context, st *Placement) error {
+	cmd, err := admin.DirectiveReceive(d.nsid, decode.DirTypeIdentify, decode.DirOpReturnParams, 0, decode.DirectivesIdentifySize)
+	res, ok, err := d.submit(ctx, "Directive Receive Identify", cmd, err)
+	if err != nil || !ok {
+		return err
+	}
+	di, err := decode.ParseDirectivesIdentify(res.Data)
+	if err != nil {
+		return err
+	}
+	st.DirID = &di
+	if !di.SupportedBit(decode.DirectiveStreams) {
+		return nil
+	}
+	cmd, err = admin.DirectiveReceive(d.nsid, decode.DirTypeStreams, decode.DirOpReturnParams, 0, decode.StreamsParamsSize)
+	res, ok, err = d.submit(ctx, "Streams Return Parameters", cmd, err)
+	if err != nil {
+		return err
+	}
+	if ok {
+		p, err := decode.ParseStreamsParams(res.Data)
+		if err != nil {
+			return err
+		}
+		st.StreamsParams = &p
+	}
+	if !di.EnabledBit(decode.DirectiveStreams) {
+		return nil // Get Status of a disabled directive is a command error
+	}
+	// 4 KiB holds the open count and the first 2,047 ids; only the count is
+	// used, so a longer list is not worth the transfer.
+	cmd, err = admin.DirectiveReceive(d.nsid, decode.DirTypeStreams, decode.DirOpStreamsGetStatus, 0, decode.StreamsStatusTransfer)
+	res, ok, err = d.submit(ctx, "Streams Get Status", cmd, err)
+	if err != nil || !ok {
+		return err
+	}
+	s, err := decode.ParseStreamsStatus(res.Data)
+	var n uint16
+	switch {
+	case err == nil:
+		n = s.OpenCount
+	case errors.Is(err, decode.ErrShortBuffer):
+		n = binary.LittleEndian.Uint16(res.Data) // more ids than 4 KiB holds; the count is still right
+	default:
+		return err
+	}
+	st.StreamsOpen = &n
+	return nil
+}
+
+// endGroup is the namespace's endurance group (1 when unknown: FDP
+// controllers, QEMU included, number their one group 1).
+func (d *PlacementReader) endGroup() uint16 {
+	if d.ns != nil && d.ns.ENDGID != 0 {
+		return d.ns.ENDGID
+	}
+	return 1
+}
+
+func (d *PlacementReader) readFDP(ctx context.Context, st *Placement) error {
+	eg := d.endGroup()
+	res, ok, err := d.submit(ctx, "Get Features FDP", admin.GetFeatures(decode.FeatureFDP, 0, uint32(eg), 0), nil)
+	if err != nil || !ok {
+		return err
+	}
+	st.FDPKnown = true
+	st.FDPEnabled = res.DW0&1 != 0
+	index := int(res.DW0 >> 8 & 0xff)
+
+	hdr, ok, err := d.log(ctx, "FDP configurations log", decode.LogFDPConfigs, eg, decode.FDPConfigsHdrSize)
+	if err != nil || !ok {
+		return err
+	}
+	size := binary.LittleEndian.Uint32(hdr[4:])
+	if size < decode.FDPConfigsHdrSize || size > fdpConfigsMax {
+		return fmt.Errorf("%s: FDP configurations log says it is %d bytes", d.r.Dev.Name(), size)
+	}
+	page, ok, err := d.log(ctx, "FDP configurations log", decode.LogFDPConfigs, eg, (size+3)&^3)
+	if err != nil || !ok {
+		return err
+	}
+	cfgs, err := decode.ParseFDPConfigs(page)
+	if err != nil {
+		return err
+	}
+	if index < len(cfgs.Configs) {
+		c := cfgs.Configs[index]
+		st.FDPConfig = &c
+	}
+
+	hdr, ok, err = d.log(ctx, "reclaim unit handle usage log", decode.LogRUHUsage, eg, decode.RUHUsageHdrSize)
+	if err != nil || !ok {
+		return err
+	}
+	n := uint32(binary.LittleEndian.Uint16(hdr))
+	if n > ruhMax {
+		return fmt.Errorf("%s: reclaim unit handle usage log claims %d handles (limit %d)", d.r.Dev.Name(), n, ruhMax)
+	}
+	page, ok, err = d.log(ctx, "reclaim unit handle usage log", decode.LogRUHUsage, eg, decode.RUHUsageHdrSize+8*n)
+	if err != nil || !ok {
+		return err
+	}
+	u, err := decode.ParseRUHUsage(page)
+	if err != nil {
+		return err
+	}
+	st.RUHUsage = &u
+	return nil
+}
+
+func (d *PlacementReader) log(ctx context.Context, what string, lid uint8, eg uint16, n uint32) ([]byte, bool, error) {
+	cmd, err := admin.GetLogPage(admin.LogPage{LID: lid, LSI: eg, Len: n, RAE: true})
+	res, ok, err := d.submit(ctx, what, cmd, err)
+	return res.Data, ok, err
+}
