@@ -2,6 +2,7 @@ package compare
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -9,71 +10,149 @@ import (
 	"time"
 )
 
-// Options select the two runs and the device.
+// Selection of the compared rounds of each run.
+const (
+	SelectSteady      = "steady"       // the last N complete rounds from the first steady window on (default)
+	SelectLastNonZero = "last-nonzero" // seed 000: the last N rounds with host writes
+)
+
+// Options select the two runs, the device and how they are judged.
 type Options struct {
 	Baseline, Candidate string // run ids (walab_loadgen_run_info{run_id})
-	Device              string
-	From, To            time.Time // where to search for the runs
-	LastHours           int       // seed 000 keeps the last 12 non-zero hours
+	// BaselineRange and CandidateRange, when set, give a run as a time
+	// range instead of a run id (load driven by another tool).
+	BaselineRange, CandidateRange *[2]time.Time
+	Device                        string
+	From, To                      time.Time     // where to search for the runs
+	LastHours                     int           // rounds compared per run; seed 000 keeps 12
+	Round                         time.Duration // one row of the table; default 1h (a simulated hour is 1m)
+	Select                        string        // SelectSteady (default) or SelectLastNonZero
+	Steady                        Steady        // default SNIA
+	Checks                        CheckOptions
+	Interval                      BatchMeans
 }
 
 // Result is the comparison of two runs on one device.
 type Result struct {
 	Device    string
+	Round     time.Duration
 	Runs      [2]Run    // baseline, candidate
-	Tables    [2][]Hour // hourly tables
-	Last      [2][]Hour // their last non-zero hours
-	Missing   [2][]Hour // hours of each run without trustworthy figures
+	Tables    [2][]Hour // per-round tables
+	Last      [2][]Hour // the compared rounds of each run
+	Missing   [2][]Hour // rounds of each run without trustworthy figures
+	SteadyAt  [2]int    // round number steady state was first reached; 0: never
+	Facts     [2]RunFacts
 	WA        [2]float64
 	Reduction float64
+	Verdict   Verdict
 }
 
-// Compare finds both runs, builds their hourly tables and the reduction.
+// Compare finds both runs, builds their tables, selects the compared
+// rounds, reads what else Prometheus knows about the runs and judges the
+// comparison.
 func Compare(ctx context.Context, src Source, o Options) (*Result, error) {
 	if o.LastHours <= 0 {
 		o.LastHours = 12
 	}
-	res := &Result{Device: o.Device}
+	if o.Round <= 0 {
+		o.Round = time.Hour
+	}
+	if o.Select == "" {
+		o.Select = SelectSteady
+	}
+	if o.Select != SelectSteady && o.Select != SelectLastNonZero {
+		return nil, fmt.Errorf("selection %q: want %s or %s", o.Select, SelectSteady, SelectLastNonZero)
+	}
+	if o.Steady == (Steady{}) {
+		o.Steady = SNIA
+	}
+	if err := o.Steady.Validate(); err != nil {
+		return nil, err
+	}
+	o.Checks = o.Checks.withDefaults()
+	res := &Result{Device: o.Device, Round: o.Round}
+	ranges := [2]*[2]time.Time{o.BaselineRange, o.CandidateRange}
 	for i, id := range []string{o.Baseline, o.Candidate} {
-		run, err := src.FindRun(ctx, id, o.From, o.To)
-		if err != nil {
-			return nil, err
+		var run Run
+		if r := ranges[i]; r != nil {
+			if !r[1].After(r[0]) {
+				return nil, fmt.Errorf("%s range %s..%s: the end must be after the start", roles[i], r[0].Format(time.RFC3339), r[1].Format(time.RFC3339))
+			}
+			run = Run{ID: roles[i] + "-range", Scenario: "range", Start: r[0].UTC(), End: r[1].UTC()}
+		} else {
+			var err error
+			if run, err = src.FindRun(ctx, id, o.From, o.To); err != nil {
+				return nil, err
+			}
 		}
-		table, err := src.Hourly(ctx, run, o.Device)
+		table, err := src.Table(ctx, run, o.Device, o.Round)
 		if err != nil {
 			return nil, err
 		}
 		res.Runs[i], res.Tables[i] = run, table
-		res.Last[i] = LastNonZero(table, o.LastHours)
 		res.Missing[i] = MissingHours(table)
+		from := 0
+		if k := o.Steady.From(table); k >= 0 {
+			res.SteadyAt[i] = table[k].Hour
+			if o.Select == SelectSteady {
+				from = k
+			}
+		}
+		res.Last[i] = LastNonZero(table[from:], o.LastHours)
 		if len(res.Last[i]) == 0 {
-			return nil, fmt.Errorf("run %s: no hour with host writes on %s", id, o.Device)
+			return nil, fmt.Errorf("run %s: no round with host writes on %s", run.ID, o.Device)
 		}
 		res.WA[i] = AggregateWA(res.Last[i])
+		f, err := src.Facts(ctx, run, o.Device, res.Last[i], o.Round)
+		if err != nil {
+			return nil, err
+		}
+		res.Facts[i] = f
 	}
 	r, err := Reduction(res.WA[0], res.WA[1])
 	if err != nil {
 		return nil, err
 	}
 	res.Reduction = r
+	res.Verdict = judge(res, o)
 	return res, nil
 }
 
-// Write prints both tables, the last-hours WA of each run and the reduction.
-func (r *Result) Write(w io.Writer, lastHours int) error {
-	for i, role := range []string{"baseline", "candidate"} {
+var roles = [2]string{"baseline", "candidate"}
+
+// Write prints the verdict, its checks, both tables and the figures of the
+// compared rounds. A comparison that is NOT VALID prints no reduction
+// unless allowInvalid.
+func (r *Result) Write(w io.Writer, allowInvalid bool) error {
+	v := r.Verdict
+	fmt.Fprintln(w, v.Headline(r))
+	for _, c := range v.Checks {
+		fmt.Fprintf(w, "  %-7s %-22s %s\n", c.Status, c.Name, c.Detail)
+	}
+	fmt.Fprintln(w)
+	unit := roundName(r.Round)
+	for i, role := range roles {
 		run := r.Runs[i]
 		fmt.Fprintf(w, "%s run %s (scenario %s): %s .. %s\n", role, run.ID, run.Scenario,
 			run.Start.UTC().Format(time.RFC3339), run.End.UTC().Format(time.RFC3339))
 		if err := WriteText(w, r.Tables[i]); err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "last %d non-zero hours (%d..%d): WA %.5f\n", len(r.Last[i]), r.Last[i][0].Hour, r.Last[i][len(r.Last[i])-1].Hour, r.WA[i])
+		steady := "never"
+		if r.SteadyAt[i] > 0 {
+			steady = fmt.Sprintf("from %s %d", unit, r.SteadyAt[i])
+		}
+		fmt.Fprintf(w, "steady state (SNIA window): %s\n", steady)
+		fmt.Fprintf(w, "last %d non-zero %ss (%d..%d): WA %.5f\n", len(r.Last[i]), unit, r.Last[i][0].Hour, r.Last[i][len(r.Last[i])-1].Hour, r.WA[i])
 		if m := r.Missing[i]; len(m) > 0 {
-			fmt.Fprintf(w, "MISSING: %d of %d hours have no trustworthy NAND/host figures (hours %s); they are not counted, not taken as WA 0\n",
-				len(m), len(r.Tables[i]), hourList(m))
+			fmt.Fprintf(w, "MISSING: %d of %d %ss have no trustworthy NAND/host figures (%ss %s); they are not counted, not taken as WA 0\n",
+				len(m), len(r.Tables[i]), unit, unit, hourList(m))
 		}
 		fmt.Fprintln(w)
+	}
+	if !v.Valid && !allowInvalid {
+		_, err := fmt.Fprintln(w, "The comparison is NOT VALID: no reduction is reported (--allow-invalid prints it anyway).")
+		return err
 	}
 	if _, err := fmt.Fprintf(w, "WA reduction (baseline - candidate) / baseline: %.2f%%\n", 100*r.Reduction); err != nil {
 		return err
@@ -83,8 +162,15 @@ func (r *Result) Write(w io.Writer, lastHours int) error {
 	return err
 }
 
-// Incomplete reports whether either run has missing hours.
+// Incomplete reports whether either run has missing rounds.
 func (r *Result) Incomplete() bool { return len(r.Missing[0])+len(r.Missing[1]) > 0 }
+
+func roundName(d time.Duration) string {
+	if d == time.Hour {
+		return "hour"
+	}
+	return "round"
+}
 
 func hourList(hs []Hour) string {
 	var b strings.Builder
@@ -95,4 +181,33 @@ func hourList(hs []Hour) string {
 		b.WriteString(strconv.Itoa(h.Hour))
 	}
 	return b.String()
+}
+
+// WriteJSON writes every figure and check of the comparison.
+func (r *Result) WriteJSON(w io.Writer) error {
+	type run struct {
+		Run
+		SteadyAt int      `json:"steady_at"` // 0: never
+		Table    []Hour   `json:"table"`
+		Compared []int    `json:"compared"`
+		WA       float64  `json:"wa"`
+		Facts    RunFacts `json:"facts"`
+	}
+	out := struct {
+		Device       string  `json:"device"`
+		RoundSeconds float64 `json:"round_seconds"`
+		Verdict      Verdict `json:"verdict"`
+		Reduction    float64 `json:"wa_reduction"`
+		Baseline     run     `json:"baseline"`
+		Candidate    run     `json:"candidate"`
+	}{Device: r.Device, RoundSeconds: r.Round.Seconds(), Verdict: r.Verdict, Reduction: r.Reduction}
+	for i, dst := range []*run{&out.Baseline, &out.Candidate} {
+		*dst = run{Run: r.Runs[i], SteadyAt: r.SteadyAt[i], Table: r.Tables[i], WA: r.WA[i], Facts: r.Facts[i]}
+		for _, h := range r.Last[i] {
+			dst.Compared = append(dst.Compared, h.Hour)
+		}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
 }

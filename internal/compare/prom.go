@@ -72,22 +72,31 @@ func unixTime(sec float64) time.Time {
 // hour's writes.
 const Coverage = 0.9
 
-// Hourly returns the run's hourly table for one device: hour h covers
-// [start + (h-1)h, start + h·1h]; hours that end after the run are left out.
-// Every hour of the run is in the table: one without NAND or host data, or
-// with one counter sampled for less than Coverage of the other's samples,
-// has Missing set (never NAND 0).
+// Hourly is Table with one-hour rounds.
 func (s Source) Hourly(ctx context.Context, run Run, device string) ([]Hour, error) {
+	return s.Table(ctx, run, device, time.Hour)
+}
+
+// Table returns the run's per-round table for one device: round h covers
+// [start + (h-1)·round, start + h·round]; rounds that end after the run are
+// left out. Every round of the run is in the table: one without NAND or
+// host data, or with one counter sampled for less than Coverage of the
+// other's samples, has Missing set (never NAND 0).
+func (s Source) Table(ctx context.Context, run Run, device string, round time.Duration) ([]Hour, error) {
 	if !model.LabelValue(device).IsValid() || device == "" {
 		return nil, fmt.Errorf("bad device %q", device)
 	}
-	first := run.Start.Add(time.Hour)
-	if first.After(run.End) {
-		return nil, fmt.Errorf("run %s lasted %s: less than one hour", run.ID, run.End.Sub(run.Start).Round(time.Second))
+	if round < time.Second {
+		return nil, fmt.Errorf("round %s: at least 1s", round)
 	}
-	r := v1.Range{Start: first, End: run.End, Step: time.Hour}
+	first := run.Start.Add(round)
+	if first.After(run.End) {
+		return nil, fmt.Errorf("run %s lasted %s: less than one round (%s)", run.ID, run.End.Sub(run.Start).Round(time.Second), round)
+	}
+	r := v1.Range{Start: first, End: run.End, Step: round}
+	rs := model.Duration(round).String()
 	get := func(fn, metric string) (map[int64]float64, error) {
-		q := fmt.Sprintf(`sum(%s(%s{device=%q}[1h]))`, fn, metric, device)
+		q := fmt.Sprintf(`sum(%s(%s{device=%q}[%s]))`, fn, metric, device, rs)
 		res, _, _, err := s.API.QueryRange(ctx, q, r)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", metric, err)
@@ -114,9 +123,9 @@ func (s Source) Hourly(ctx context.Context, run Run, device string) ([]Hour, err
 	nand, host, nandN, hostN := q[0], q[1], q[2], q[3]
 	var hours []Hour
 	seen := false
-	for at := first; !at.After(run.End); at = at.Add(time.Hour) {
+	for at := first; !at.After(run.End); at = at.Add(round) {
 		k := int64(model.TimeFromUnixNano(at.UnixNano()))
-		h := Hour{Hour: int(at.Sub(run.Start).Round(time.Minute) / time.Hour), At: at}
+		h := Hour{Hour: int((at.Sub(run.Start) + round/2) / round), At: at}
 		nv, nok := nand[k]
 		hv, hok := host[k]
 		seen = seen || nok || hok
@@ -144,4 +153,91 @@ func (s Source) Hourly(ctx context.Context, run Run, device string) ([]Hour, err
 		return nil, fmt.Errorf("run %s: no NAND/host counters for device %s", run.ID, device)
 	}
 	return hours, nil
+}
+
+// Facts reads what Prometheus knows about a run besides its WA table; the
+// compared rounds bound the throughput, latency and placement windows.
+// What is not there stays unset: a check then says "unknown".
+func (s Source) Facts(ctx context.Context, run Run, device string, compared []Hour, round time.Duration) (RunFacts, error) {
+	var f RunFacts
+	if len(compared) == 0 {
+		return f, nil
+	}
+	winStart := compared[0].At.Add(-round)
+	winEnd := compared[len(compared)-1].At
+	win := model.Duration(winEnd.Sub(winStart)).String()
+	runDur := model.Duration(max(run.End.Sub(run.Start), time.Minute)).String()
+	dev := fmt.Sprintf("device=%q", device)
+	instant := func(q string, at time.Time) (model.Vector, error) {
+		res, _, _, err := s.API.Query(ctx, q, at)
+		if err != nil {
+			return nil, fmt.Errorf("query %s: %w", q, err)
+		}
+		v, _ := res.(model.Vector)
+		return v, nil
+	}
+	scalar := func(q string, at time.Time) (*float64, error) {
+		v, err := instant(q, at)
+		if err != nil || len(v) == 0 {
+			return nil, err
+		}
+		x := float64(v[0].Value)
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, nil
+		}
+		return &x, nil
+	}
+	v, err := instant(fmt.Sprintf("last_over_time(walab_nvme_info{%s}[%s])", dev, runDur), run.End)
+	if err != nil {
+		return f, err
+	}
+	if len(v) > 0 {
+		f.Serial, f.Firmware = string(v[0].Metric["serial"]), string(v[0].Metric["firmware"])
+	}
+	if f.FillStart, err = scalar("max(last_over_time(walab_filesystem_used_bytes[5m]) / last_over_time(walab_filesystem_size_bytes[5m]))", run.Start); err != nil {
+		return f, err
+	}
+	if f.DriveTurns, err = scalar(fmt.Sprintf("sum(last_over_time(walab_nvme_media_written_bytes_total{%[1]s}[5m])) / max(last_over_time(walab_nvme_capacity_bytes{%[1]s}[5m]))", dev), run.Start); err != nil {
+		return f, err
+	}
+	pl, err := scalar(fmt.Sprintf(`max(max_over_time(walab_nvme_directive_enabled{%[1]s,directive=~"streams|data_placement"}[%[2]s]) or max_over_time(walab_nvme_fdp_enabled{%[1]s}[%[2]s]))`, dev, win), winEnd)
+	if err != nil {
+		return f, err
+	}
+	if pl != nil {
+		on := *pl >= 1
+		f.Placement = &on
+	}
+	rs := model.Duration(round).String()
+	perRound := func(sel string) ([]*float64, error) {
+		var out []*float64
+		have := false
+		for _, h := range compared {
+			x, err := scalar(fmt.Sprintf("sum(increase(walab_loadgen_transactions_total{%s}[%s]))", sel, rs), h.At)
+			if err != nil {
+				return nil, err
+			}
+			have = have || x != nil
+			out = append(out, x)
+		}
+		if !have {
+			return nil, nil
+		}
+		return out, nil
+	}
+	if f.Txn, err = perRound(`outcome="committed"`); err != nil {
+		return f, err
+	}
+	if f.NewOrder, err = perRound(`outcome="committed",type="new_order"`); err != nil {
+		return f, err
+	}
+	for _, q := range []struct {
+		p   **float64
+		phi string
+	}{{&f.P95, "0.95"}, {&f.P99, "0.99"}} {
+		if *q.p, err = scalar(fmt.Sprintf("histogram_quantile(%s, sum by (le) (increase(walab_loadgen_transaction_duration_seconds_bucket[%s])))", q.phi, win), winEnd); err != nil {
+			return f, err
+		}
+	}
+	return f, nil
 }

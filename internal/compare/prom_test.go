@@ -47,11 +47,17 @@ func TestCompareAgainstPrometheus(t *testing.T) {
 	require.InDelta(t, 2.2, res.WA[1], 1e-9)
 	require.InDelta(t, 0.12, res.Reduction, 1e-9)
 
+	require.Equal(t, [2]int{3, 2}, res.SteadyAt, "baseline steady once the 2.0 hours leave the window; candidate from hour 2")
+	require.True(t, res.Verdict.Valid, "%+v", res.Verdict)
+	require.InDelta(t, -0.12, res.Verdict.WA.Est, 1e-9)
+	require.True(t, res.Verdict.WA.Significant())
+
 	var out bytes.Buffer
-	require.NoError(t, res.Write(&out, 12))
+	require.NoError(t, res.Write(&out, false))
+	require.True(t, strings.HasPrefix(out.String(), "VALID  WA -12.0% [-12.0, -12.0] (steady from h3 / h2)"), out.String())
+	require.Contains(t, out.String(), "unknown same drive")
 	require.Contains(t, out.String(), "WA reduction (baseline - candidate) / baseline: 12.00%")
 	require.Contains(t, out.String(), `reference_wa for this baseline: {"nvme0": 2.500}`)
-	require.Equal(t, 14+15+2*3+2, strings.Count(out.String(), "\n")-2, "tables, headers and summaries:\n%s", out.String())
 }
 
 // TestCompareMissingNANDHours: two runs with the same WA 2.5, the candidate
@@ -84,8 +90,13 @@ func TestCompareMissingNANDHours(t *testing.T) {
 	require.InDelta(t, 2.5, res.WA[1], 1e-9)
 	require.InDelta(t, 0, res.Reduction, 1e-9)
 
+	require.False(t, res.Verdict.Valid)
 	var out bytes.Buffer
-	require.NoError(t, res.Write(&out, 12))
+	require.NoError(t, res.Write(&out, false))
+	require.True(t, strings.HasPrefix(out.String(), "NOT VALID: candidate complete: 3 of 14 hours without NAND/host data (9, 10, 11)"), out.String())
+	require.NotContains(t, out.String(), "WA reduction")
+	out.Reset()
+	require.NoError(t, res.Write(&out, true))
 	require.Contains(t, out.String(), "MISSING: 3 of 14 hours have no trustworthy NAND/host figures (hours 9, 10, 11)")
 	require.Contains(t, out.String(), "WA reduction (baseline - candidate) / baseline: 0.00%")
 	require.NotContains(t, out.String(), "42.29")
@@ -101,7 +112,7 @@ func TestCompareErrors(t *testing.T) {
 	}{
 		{"unknown run", "nope", "no walab_loadgen_run_info"},
 		{"bad id", `x"}`, "only letters"},
-		{"idle run", "short", "no hour with host writes"},
+		{"idle run", "short", "no round with host writes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

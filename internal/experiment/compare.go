@@ -64,11 +64,12 @@ func (e *Executor) compare(ctx context.Context, logPath string) error {
 	to := latest(base.End, cand.End).Add(time.Minute)
 	res, err := compare.Compare(cctx, compare.Source{API: v1.NewAPI(client), Step: time.Second}, compare.Options{
 		Baseline: base.RunID, Candidate: cand.RunID, Device: e.Plan.Device, From: from, To: to, LastHours: 12,
+		Round: time.Duration(e.Plan.Round),
 	})
 	var out bytes.Buffer
 	if err != nil {
 		rec.Error = "walab compare: " + err.Error()
-	} else if err := res.Write(&out, 12); err != nil {
+	} else if err := res.Write(&out, true); err != nil {
 		rec.Error = "walab compare: " + err.Error()
 	}
 	rec.Text = out.String()

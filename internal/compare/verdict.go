@@ -1,0 +1,224 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Check statuses.
+const (
+	Pass    = "pass"
+	Fail    = "FAIL"
+	Unknown = "unknown" // the data to decide is not in Prometheus; does not invalidate
+)
+
+// Check is one comparability question and its answer with the numbers.
+type Check struct {
+	Name   string `json:"name"`
+	Status string `json:"status"`
+	Detail string `json:"detail"`
+}
+
+// CheckOptions are the tolerances of the comparability checks.
+type CheckOptions struct {
+	// AllowDifferentDevice accepts runs on drives with another serial or
+	// firmware.
+	AllowDifferentDevice bool
+	// FillTolerance is the largest difference of filesystem fill at run
+	// start, as a share of the filesystem (0.10: 31% vs 45% fails).
+	FillTolerance float64
+	// RateTolerance is the largest relative difference of the host write
+	// rate over the compared rounds (the two runs must offer the same load).
+	RateTolerance float64
+	// Placement: "differs" (default: the candidate has placement on, the
+	// baseline off) or "off" (no placement check, for other comparisons).
+	Placement string
+}
+
+func (c CheckOptions) withDefaults() CheckOptions {
+	if c.FillTolerance == 0 {
+		c.FillTolerance = 0.10
+	}
+	if c.RateTolerance == 0 {
+		c.RateTolerance = 0.25
+	}
+	if c.Placement == "" {
+		c.Placement = "differs"
+	}
+	return c
+}
+
+// RunFacts is what Prometheus knows about a run besides its WA table. A
+// nil pointer or empty string is "not in Prometheus".
+type RunFacts struct {
+	Serial, Firmware string
+	// FillStart is the fullest configured filesystem (used / size) at the
+	// run's start.
+	FillStart *float64 `json:",omitempty"`
+	// DriveTurns is NAND bytes the drive had written before the run,
+	// divided by its capacity: a fresh drive (below 1) is not in the GC
+	// steady state of a worn-in one.
+	DriveTurns *float64 `json:",omitempty"`
+	// Placement is whether streams or FDP was enabled during the run,
+	// inferred from the directive/FDP state the exporter reads (not proof
+	// that writes carried a placement id).
+	Placement *bool `json:",omitempty"`
+	// Txn and NewOrder are committed transactions (all types; TPC-C New-Order)
+	// in each compared round, in the order of the compared rounds.
+	// A nil entry is a round without the counter.
+	Txn, NewOrder []*float64 `json:",omitempty"`
+	// P95, P99: transaction latency quantiles over the compared rounds (s).
+	P95, P99 *float64 `json:",omitempty"`
+}
+
+// Verdict is the judgement of a comparison.
+type Verdict struct {
+	Valid      bool     `json:"valid"`
+	Reasons    []string `json:"reasons,omitempty"` // the failed checks, in one line each
+	Checks     []Check  `json:"checks"`
+	WA         Interval `json:"wa_change"`         // relative change of WA, candidate vs baseline
+	Throughput Interval `json:"throughput_change"` // committed transactions per round
+	TpmC       Interval `json:"tpmc_change"`       // New-Order per round (TPC-C)
+}
+
+func judge(r *Result, o Options) Verdict {
+	var v Verdict
+	add := func(name, status, format string, a ...any) {
+		c := Check{Name: name, Status: status, Detail: fmt.Sprintf(format, a...)}
+		v.Checks = append(v.Checks, c)
+		if status == Fail {
+			v.Reasons = append(v.Reasons, name+": "+c.Detail)
+		}
+	}
+	unit := roundName(r.Round)
+	b, c := r.Facts[0], r.Facts[1]
+
+	// Steady state.
+	for i, role := range roles {
+		if r.SteadyAt[i] > 0 {
+			add(role+" steady", Pass, "steady from %s %d (SNIA: %d rounds, excursion <= %.0f%%, slope <= %.0f%% of the mean)", unit, r.SteadyAt[i], o.Steady.Window, 100*o.Steady.MaxExcursion, 100*o.Steady.MaxSlope)
+		} else {
+			add(role+" steady", Fail, "WA never reached steady state (SNIA: %d rounds, excursion <= %.0f%%, slope <= %.0f%% of the mean)", o.Steady.Window, 100*o.Steady.MaxExcursion, 100*o.Steady.MaxSlope)
+		}
+	}
+	// Missing rounds.
+	for i, role := range roles {
+		if m := r.Missing[i]; len(m) > 0 {
+			add(role+" complete", Fail, "%d of %d %ss without NAND/host data (%s)", len(m), len(r.Tables[i]), unit, hourList(m))
+		} else {
+			add(role+" complete", Pass, "every %s has NAND and host data", unit)
+		}
+	}
+	// Same drive.
+	switch {
+	case b.Serial == "" || c.Serial == "":
+		add("same drive", Unknown, "walab_nvme_info not found for both runs")
+	case b.Serial != c.Serial || b.Firmware != c.Firmware:
+		st := Fail
+		if o.Checks.AllowDifferentDevice {
+			st = Pass
+		}
+		add("same drive", st, "serial %s firmware %s vs serial %s firmware %s", b.Serial, b.Firmware, c.Serial, c.Firmware)
+	default:
+		add("same drive", Pass, "serial %s firmware %s", b.Serial, b.Firmware)
+	}
+	// Fill at start.
+	if b.FillStart == nil || c.FillStart == nil {
+		add("fill at start", Unknown, "walab_filesystem_used_bytes not found at both starts")
+	} else if d := math.Abs(*b.FillStart - *c.FillStart); d > o.Checks.FillTolerance {
+		add("fill at start", Fail, "%.0f%% vs %.0f%% (tolerance %.0f points)", 100**b.FillStart, 100**c.FillStart, 100*o.Checks.FillTolerance)
+	} else {
+		add("fill at start", Pass, "%.0f%% vs %.0f%%", 100**b.FillStart, 100**c.FillStart)
+	}
+	// Worn in.
+	if b.DriveTurns == nil || c.DriveTurns == nil {
+		add("drive worn in", Unknown, "NAND bytes or capacity not found at both starts")
+	} else if (*b.DriveTurns < 1) != (*c.DriveTurns < 1) {
+		add("drive worn in", Fail, "%.2f vs %.2f drive capacities written before the run: a fresh drive and a worn-in one do not compare", *b.DriveTurns, *c.DriveTurns)
+	} else {
+		add("drive worn in", Pass, "%.2f vs %.2f drive capacities written before the run", *b.DriveTurns, *c.DriveTurns)
+	}
+	// Same offered load.
+	hb, hc := hostRate(r.Last[0]), hostRate(r.Last[1])
+	if rel := math.Abs(hc-hb) / hb; rel > o.Checks.RateTolerance {
+		add("host write rate", Fail, "%.1f vs %.1f MiB per %s (%+.0f%%, tolerance %.0f%%)", hb/MiB, hc/MiB, unit, 100*(hc-hb)/hb, 100*o.Checks.RateTolerance)
+	} else {
+		add("host write rate", Pass, "%.1f vs %.1f MiB per %s", hb/MiB, hc/MiB, unit)
+	}
+	// Placement.
+	if o.Checks.Placement != "off" {
+		switch {
+		case b.Placement == nil || c.Placement == nil:
+			add("placement (inferred)", Unknown, "directive/FDP state not found for both runs")
+		case !*c.Placement:
+			add("placement (inferred)", Fail, "streams/FDP disabled in the candidate: it measured the baseline")
+		case *b.Placement:
+			add("placement (inferred)", Fail, "streams/FDP enabled in the baseline")
+		default:
+			add("placement (inferred)", Pass, "baseline off, candidate on (directive state; not per-command proof)")
+		}
+	}
+	v.Valid = len(v.Reasons) == 0
+
+	v.WA = o.Interval.RelChange(WAPairs(r.Last[0]), WAPairs(r.Last[1]))
+	v.Throughput = o.Interval.RelChange(countPairs(b.Txn), countPairs(c.Txn))
+	v.TpmC = o.Interval.RelChange(countPairs(b.NewOrder), countPairs(c.NewOrder))
+	return v
+}
+
+func hostRate(hs []Hour) float64 {
+	var sum float64
+	for _, h := range hs {
+		sum += h.HostBytes
+	}
+	return sum / float64(len(hs))
+}
+
+func countPairs(xs []*float64) []Pair {
+	out := make([]Pair, 0, len(xs))
+	for _, x := range xs {
+		if x != nil {
+			out = append(out, Pair{Num: *x, Den: 1})
+		}
+	}
+	return out
+}
+
+// Headline is the verdict's first line: VALID with the WA change and the
+// throughput change and their 95% intervals, or NOT VALID and why.
+func (v Verdict) Headline(r *Result) string {
+	if !v.Valid {
+		return "NOT VALID: " + strings.Join(v.Reasons, "; ")
+	}
+	steady := fmt.Sprintf("steady from %s%d / %s%d", roundLetter(r.Round), r.SteadyAt[0], roundLetter(r.Round), r.SteadyAt[1])
+	s := fmt.Sprintf("VALID  WA %s (%s)", fmtInterval(v.WA), steady)
+	if v.TpmC.OK || v.TpmC.Est != 0 {
+		s += "  tpmC " + fmtInterval(v.TpmC)
+	}
+	if v.Throughput.OK || v.Throughput.Est != 0 {
+		s += "  throughput " + fmtInterval(v.Throughput)
+	}
+	return s
+}
+
+func roundLetter(d interface{ Hours() float64 }) string {
+	if d.Hours() == 1 {
+		return "h"
+	}
+	return "r"
+}
+
+func fmtInterval(i Interval) string {
+	if !i.OK {
+		if i.Why == "" || i.Why == "no baseline figure" {
+			return "n/a"
+		}
+		return fmt.Sprintf("%+.1f%% (no interval: %s)", 100*i.Est, i.Why)
+	}
+	s := fmt.Sprintf("%+.1f%% [%+.1f, %+.1f]", 100*i.Est, 100*i.Lo, 100*i.Hi)
+	if !i.Significant() {
+		s += " not significant"
+	}
+	return s
+}
