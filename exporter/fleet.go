@@ -139,6 +139,15 @@ func explicitControllers(paths []string, sysRoot string) ([]*fleet.Controller, e
 }
 
 func discoveredControllers(sysRoot, devRoot string) ([]*fleet.Controller, error) {
+	// A sysfs root that does not exist is a mistake (a typo in
+	// --path.sysfs, a container without /sys mounted), not "no NVMe here":
+	// serving the simulator instead would pass for a measurement.
+	if st, err := os.Stat(sysRoot); err != nil || !st.IsDir() {
+		if err == nil {
+			err = fmt.Errorf("not a directory")
+		}
+		return nil, fmt.Errorf("--path.sysfs %s: %w", sysRoot, err)
+	}
 	found, err := sysfs.Discover(sysRoot)
 	if err != nil {
 		return nil, err

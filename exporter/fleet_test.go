@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"io"
 	"log/slog"
 	"os"
@@ -111,4 +112,16 @@ func TestExplicitDevicesRefuseTheSameControllerTwice(t *testing.T) {
 	}
 	_, err := buildFleet(&options{devices: []string{filepath.Join(dir, "nvme0"), filepath.Join(dir, "nvme0n1")}}, config.Empty(), quiet())
 	require.ErrorContains(t, err, "reach the same controller nvme0")
+}
+
+// TestMissingSysfsIsAnError: a --path.sysfs that does not exist stops the
+// exporter with the flag named, rather than serving the simulated drive as
+// if the host had no NVMe.
+func TestMissingSysfsIsAnError(t *testing.T) {
+	logs := &syncBuffer{}
+	missing := filepath.Join(t.TempDir(), "no-such-sys")
+	code := run(context.Background(), []string{"--path.sysfs=" + missing, "--config.file=" + writeConfig(t, ""), "--web.listen-address=127.0.0.1:0"}, logs)
+	require.Equal(t, 1, code)
+	require.Contains(t, logs.String(), "--path.sysfs "+missing)
+	require.NotContains(t, logs.String(), "serving the simulated drive")
 }

@@ -92,7 +92,7 @@ func reloadSim(path string, drives []*sim.Drive, logger *slog.Logger) error {
 	for _, d := range drives {
 		if err := d.Reload(sc); err != nil {
 			if errors.Is(err, sim.ErrRebuild) {
-				logger.Warn("sim: placement reloaded; other changed sim: keys apply on restart", "err", err)
+				logger.Warn("sim: placement reloaded; other changed sim: keys apply on restart", "placement_streams", d.Placement(), "err", err)
 				continue
 			}
 			return err

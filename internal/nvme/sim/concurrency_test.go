@@ -70,7 +70,12 @@ func TestReload(t *testing.T) {
 	cfg.SpareFactor = 0.2
 	require.ErrorIs(t, d.Reload(cfg), ErrRebuild)
 	require.True(t, d.Placement(), "unchanged")
+	// Placement and another key changed together: placement still switches.
+	cfg.Placement.Streams = false
+	require.ErrorIs(t, d.Reload(cfg), ErrRebuild)
+	require.False(t, d.Placement(), "placement follows the file even when a rebuild is also needed")
 	cfg = smallConfig()
 	cfg.Workload.Name = "nope"
 	require.ErrorContains(t, d.Reload(cfg), "unknown workload")
+	require.False(t, d.Placement(), "an invalid file changes nothing")
 }

@@ -9,9 +9,12 @@ import (
 // switch: the caller must Close this drive and build a new one with New.
 var ErrRebuild = errors.New("sim: configuration changed beyond placement.streams; rebuild the drive")
 
-// Reload applies a re-read configuration (SIGHUP). When only
-// placement.streams differs it switches placement in place, keeping the
-// drive's history; any other change returns ErrRebuild and leaves the drive as is.
+// Reload applies a re-read configuration (SIGHUP). placement.streams always
+// switches in place, keeping the drive's history, whatever else changed: a
+// "streams" run must never measure the baseline because another key was
+// edited too. Any other change returns ErrRebuild (after the placement
+// switch) and is otherwise left for a restart. An invalid configuration
+// changes nothing.
 func (d *Drive) Reload(cfg Config) error {
 	cfg = cfg.WithDefaults()
 	if err := cfg.Validate(); err != nil {
@@ -21,9 +24,9 @@ func (d *Drive) Reload(cfg Config) error {
 	cur.Placement.Streams = cfg.Placement.Streams
 	// The ticker setting of a drive with an injected clock was forced to 0.
 	cur.Tick, cfg.Tick = nil, nil
+	d.SetPlacement(cfg.Placement.Streams)
 	if !reflect.DeepEqual(cur, cfg) {
 		return ErrRebuild
 	}
-	d.SetPlacement(cfg.Placement.Streams)
 	return nil
 }
