@@ -187,8 +187,8 @@ func writeOutputs(res *compare.Result, csvPath, jsonPath, pngPath string) error 
 	}
 	return write("--png", pngPath, func(w io.Writer) error {
 		return compare.WritePNG(w, []compare.Series{
-			{Name: res.Runs[0].ID, Hours: res.Tables[0]},
-			{Name: res.Runs[1].ID, Hours: res.Tables[1]},
+			{Name: "baseline " + res.Runs[0].ID, Hours: res.Tables[0], SteadyFrom: res.SteadyAt[0]},
+			{Name: "candidate " + res.Runs[1].ID, Hours: res.Tables[1], SteadyFrom: res.SteadyAt[1]},
 		})
 	})
 }

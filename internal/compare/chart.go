@@ -2,169 +2,143 @@ package compare
 
 import (
 	"fmt"
-	"image"
 	"image/color"
-	"image/draw"
-	"image/png"
 	"io"
 	"math"
-	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
 )
 
-// Series is one line of the chart: WA per hour of one run.
+// Series is one line of the chart: WA per round of one run.
 type Series struct {
 	Name  string
 	Hours []Hour
+	// SteadyFrom, when > 0, shades the rounds from that one on (the run's
+	// steady-state window and after).
+	SteadyFrom int
 }
 
-// Chart geometry.
-const (
-	chartW, chartH = 800, 400
-	marginL        = 50
-	marginB        = 30
-	marginT        = 20
-	marginR        = 20
-)
+// Chart size in pixels.
+const chartW, chartH = 900, 450
 
-var (
-	white   = color.RGBA{255, 255, 255, 255}
-	black   = color.RGBA{0, 0, 0, 255}
-	grey    = color.RGBA{220, 220, 220, 255}
-	palette = []color.RGBA{{31, 119, 180, 255}, {214, 39, 40, 255}, {44, 160, 44, 255}, {148, 103, 189, 255}}
-)
+// palette: blue baseline, red candidate, then more.
+var palette = []color.RGBA{{31, 119, 180, 255}, {214, 39, 40, 255}, {44, 160, 44, 255}, {148, 103, 189, 255}}
 
-// WritePNG draws hourly WA of each series as a line chart: x = hours since
-// the run's start, y = WA from 1 (WA is never lower) up. Axis ticks carry
-// numbers in a tiny built-in digit font; the line colours follow the series
-// order (blue baseline, red candidate); the CSV has the exact values.
+// WritePNG draws each series' WA per round (x: rounds since the run's own
+// start) with gonum/plot. Idle and missing rounds are gaps in the line,
+// never points at 0; a steady-state span is shaded in the series' colour.
+// The CSV and JSON carry the exact values.
 func WritePNG(w io.Writer, series []Series) error {
-	maxHour, maxWA := 1, 1.0
+	p := plot.New()
+	p.Title.Text = "Write amplification per round"
+	p.X.Label.Text = "round since the run's start"
+	p.Y.Label.Text = "WA (NAND bytes / host bytes)"
+	p.Add(plotter.NewGrid())
+	p.Legend.Top = false // WA climbs from the lower left: the lower right is free
+
+	// The frame first, so the shading can go under the lines.
+	maxX, lo, hi := 1.0, math.Inf(1), math.Inf(-1)
 	for _, s := range series {
 		for _, h := range s.Hours {
-			maxHour = max(maxHour, h.Hour)
-			if wa := h.WA(); !math.IsInf(wa, 0) && !math.IsNaN(wa) {
-				maxWA = max(maxWA, wa)
+			maxX = max(maxX, float64(h.Hour))
+			if wa, ok := chartWA(h); ok {
+				lo, hi = min(lo, wa), max(hi, wa)
 			}
 		}
 	}
-	top := math.Ceil(maxWA*2) / 2 // next 0.5 above the data
-	if top <= 1 {
-		top = 1.5
+	if math.IsInf(lo, 0) {
+		lo, hi = 1, 2 // no round with a WA: an empty frame
 	}
-	img := image.NewRGBA(image.Rect(0, 0, chartW, chartH))
-	fill(img, img.Bounds(), white)
-	plotW, plotH := chartW-marginL-marginR, chartH-marginT-marginB
-	x := func(hour int) int { return marginL + hour*plotW/maxHour }
-	y := func(wa float64) int { return marginT + plotH - int(math.Round((wa-1)/(top-1)*float64(plotH))) }
-
-	// Grid and y ticks every 0.5 WA, x ticks every hour (labels every few).
-	for v := 1.0; v <= top+1e-9; v += 0.5 {
-		hline(img, marginL, marginL+plotW, y(v), grey)
-		drawText(img, marginL-4-textWidth(fmtTick(v)), y(v)-2, fmtTick(v), black)
+	lo = min(lo, 1) // WA is never below 1: keep the floor in view
+	if hi <= lo {
+		hi = lo + 1
 	}
-	every := max(1, maxHour/12)
-	for h := 0; h <= maxHour; h++ {
-		vline(img, x(h), marginT+plotH, marginT+plotH+4, black)
-		if h%every == 0 {
-			s := strconv.Itoa(h)
-			drawText(img, x(h)-textWidth(s)/2, marginT+plotH+8, s, black)
-		}
-	}
-	hline(img, marginL, marginL+plotW, marginT+plotH, black)
-	vline(img, marginL, marginT, marginT+plotH, black)
+	hi += (hi - lo) * 0.05
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, maxX+0.5, lo, hi
 
 	for i, s := range series {
+		if s.SteadyFrom <= 0 || float64(s.SteadyFrom) > maxX {
+			continue
+		}
 		c := palette[i%len(palette)]
-		// Legend: a coloured box per series, in order, top right.
-		fill(img, image.Rect(chartW-marginR-14*(len(series)-i), 4, chartW-marginR-14*(len(series)-i)+10, 14), c)
-		prevX, prevY, have := 0, 0, false
+		// Each run's shade covers its own half of the frame (baseline upper,
+		// candidate lower) so two steady spans stay readable.
+		y0, y1 := lo, hi
+		if len(series) == 2 {
+			mid := (lo + hi) / 2
+			if i == 0 {
+				y0 = mid
+			} else {
+				y1 = mid
+			}
+		}
+		x0 := float64(s.SteadyFrom) - 0.5
+		poly, err := plotter.NewPolygon(plotter.XYs{{X: x0, Y: y0}, {X: maxX + 0.5, Y: y0}, {X: maxX + 0.5, Y: y1}, {X: x0, Y: y1}})
+		if err != nil {
+			return fmt.Errorf("chart: %w", err)
+		}
+		poly.Color = color.NRGBA{R: c.R, G: c.G, B: c.B, A: 35}
+		poly.LineStyle.Width = 0
+		p.Add(poly)
+		p.Legend.Add(fmt.Sprintf("%s: steady from round %d", s.Name, s.SteadyFrom), poly)
+	}
+	for i, s := range series {
+		c := palette[i%len(palette)]
+		var seg plotter.XYs
+		flush := func() error {
+			if len(seg) == 0 {
+				return nil
+			}
+			l, pts, err := plotter.NewLinePoints(seg)
+			if err != nil {
+				return err
+			}
+			l.Color, pts.Color = c, c
+			l.Width = vg.Points(1.5)
+			pts.Shape = draw.CircleGlyph{}
+			pts.Radius = vg.Points(2)
+			p.Add(l, pts)
+			seg = nil
+			return nil
+		}
 		for _, h := range s.Hours {
-			if !h.NonZero() {
-				have = false
+			wa, ok := chartWA(h)
+			if !ok {
+				if err := flush(); err != nil {
+					return fmt.Errorf("chart: %w", err)
+				}
 				continue
 			}
-			px, py := x(h.Hour), y(min(h.WA(), top))
-			fill(img, image.Rect(px-2, py-2, px+3, py+3), c)
-			if have {
-				line(img, prevX, prevY, px, py, c)
-			}
-			prevX, prevY, have = px, py, true
+			seg = append(seg, plotter.XY{X: float64(h.Hour), Y: min(wa, hi)})
 		}
+		if err := flush(); err != nil {
+			return fmt.Errorf("chart: %w", err)
+		}
+		sw, err := plotter.NewLine(plotter.XYs{})
+		if err != nil {
+			return fmt.Errorf("chart: %w", err)
+		}
+		sw.Color, sw.Width = c, vg.Points(3)
+		p.Legend.Add(s.Name, sw)
 	}
-	if err := png.Encode(w, img); err != nil {
+	img := vgimg.New(vg.Length(chartW)*vg.Inch/96, vg.Length(chartH)*vg.Inch/96)
+	p.Draw(draw.New(img))
+	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(w); err != nil {
 		return fmt.Errorf("chart: %w", err)
 	}
 	return nil
 }
 
-func fmtTick(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
-
-func fill(img *image.RGBA, r image.Rectangle, c color.Color) {
-	draw.Draw(img, r.Intersect(img.Bounds()), image.NewUniform(c), image.Point{}, draw.Src)
-}
-
-func hline(img *image.RGBA, x0, x1, y int, c color.Color) { fill(img, image.Rect(x0, y, x1+1, y+1), c) }
-func vline(img *image.RGBA, x, y0, y1 int, c color.Color) { fill(img, image.Rect(x, y0, x+1, y1+1), c) }
-
-// line draws a 2-pixel line with Bresenham's algorithm.
-func line(img *image.RGBA, x0, y0, x1, y1 int, c color.Color) {
-	dx, dy := abs(x1-x0), -abs(y1-y0)
-	sx, sy := sign(x1-x0), sign(y1-y0)
-	e := dx + dy
-	for {
-		img.Set(x0, y0, c)
-		img.Set(x0, y0+1, c)
-		if x0 == x1 && y0 == y1 {
-			return
-		}
-		if e2 := 2 * e; e2 >= dy {
-			e += dy
-			x0 += sx
-		} else {
-			e += dx
-			y0 += sy
-		}
+// chartWA is a round's WA when it has one to draw: idle and missing rounds
+// (and values no chart can hold) are gaps.
+func chartWA(h Hour) (float64, bool) {
+	wa := h.WA()
+	if !h.NonZero() || math.IsNaN(wa) || math.IsInf(wa, 0) || math.Abs(wa) > 1e12 {
+		return 0, false
 	}
-}
-
-func abs(v int) int {
-	if v < 0 {
-		return -v
-	}
-	return v
-}
-
-func sign(v int) int {
-	switch {
-	case v > 0:
-		return 1
-	case v < 0:
-		return -1
-	}
-	return 0
-}
-
-// glyphs is a 3x5 pixel font for tick labels: each row is 3 bits, top first.
-var glyphs = map[rune][5]uint8{
-	'0': {7, 5, 5, 5, 7}, '1': {2, 6, 2, 2, 7}, '2': {7, 1, 7, 4, 7}, '3': {7, 1, 7, 1, 7},
-	'4': {5, 5, 7, 1, 1}, '5': {7, 4, 7, 1, 7}, '6': {7, 4, 7, 5, 7}, '7': {7, 1, 1, 1, 1},
-	'8': {7, 5, 7, 5, 7}, '9': {7, 5, 7, 1, 7}, '.': {0, 0, 0, 0, 2},
-}
-
-const glyphScale = 2
-
-func textWidth(s string) int { return len(s) * 4 * glyphScale }
-
-func drawText(img *image.RGBA, x, y int, s string, c color.Color) {
-	for i, r := range s {
-		g := glyphs[r]
-		for row := 0; row < 5; row++ {
-			for col := 0; col < 3; col++ {
-				if g[row]&(4>>col) != 0 {
-					px, py := x+(i*4+col)*glyphScale, y+row*glyphScale
-					fill(img, image.Rect(px, py, px+glyphScale, py+glyphScale), c)
-				}
-			}
-		}
-	}
+	return wa, true
 }

@@ -87,7 +87,7 @@ func TestWriteTextAndCSV(t *testing.T) {
 
 func TestWritePNG(t *testing.T) {
 	var buf bytes.Buffer
-	require.NoError(t, WritePNG(&buf, []Series{{"baseline", hours(2, 2.5, 2.5)}, {"candidate", hours(2, 0, 2.2)}}))
+	require.NoError(t, WritePNG(&buf, []Series{{Name: "baseline", Hours: hours(2, 2.5, 2.5)}, {Name: "candidate", Hours: hours(2, 0, 2.2), SteadyFrom: 2}}))
 	img, err := png.Decode(&buf)
 	require.NoError(t, err)
 	require.Equal(t, chartW, img.Bounds().Dx())
@@ -113,7 +113,7 @@ func FuzzWritePNG(f *testing.F) {
 		if h1 < 0 || h2 < 0 || h1 > 10000 || h2 > 10000 {
 			t.Skip()
 		}
-		s := []Series{{"a", []Hour{{Hour: h1, NANDBytes: nand1, HostBytes: host1}}}, {"b", []Hour{{Hour: h2, NANDBytes: nand2, HostBytes: host2}}}}
+		s := []Series{{Name: "a", Hours: []Hour{{Hour: h1, NANDBytes: nand1, HostBytes: host1}}, SteadyFrom: h1}, {Name: "b", Hours: []Hour{{Hour: h2, NANDBytes: nand2, HostBytes: host2}}}}
 		var buf bytes.Buffer
 		if err := WritePNG(&buf, s); err != nil {
 			t.Fatal(err)
@@ -128,8 +128,8 @@ func checkGolden(t *testing.T, name string, got []byte) {
 
 // BenchmarkWritePNG: a 14-hour and a 15-hour run, the size of seed 000's comparison.
 func BenchmarkWritePNG(b *testing.B) {
-	s := []Series{{"baseline", hours(2, 2, 2.5, 2.5, 2.5, 2.5, 2.5, 2.5, 2.5, 2.5, 2.5, 2.5, 2.5, 2.5)},
-		{"candidate", hours(2, 2, 2.2, 2.2, 0, 2.2, 2.2, 2.2, 2.2, 2.2, 2.2, 2.2, 2.2, 2.2, 2.2)}}
+	s := []Series{{Name: "baseline", Hours: hours(2, 2, 2.5, 2.5, 2.5, 2.5, 2.5, 2.5, 2.5, 2.5, 2.5, 2.5, 2.5, 2.5)},
+		{Name: "candidate", Hours: hours(2, 2, 2.2, 2.2, 0, 2.2, 2.2, 2.2, 2.2, 2.2, 2.2, 2.2, 2.2, 2.2, 2.2)}}
 	var buf bytes.Buffer
 	for b.Loop() {
 		buf.Reset()
