@@ -46,7 +46,7 @@ func TestExperimentSeed000Sim(t *testing.T) {
 	exp := start(t, dir, "exporter", bins["exporter"], "--web.listen-address="+exporterAddr,
 		"--config.file=exporter.yml", "--path.sysfs="+t.TempDir(), "--path.devfs="+t.TempDir(),
 		"--nvme.cache-max-age=500ms", "--web.enable-mutations", "--collector.nvme", "--no-collector.filesystem",
-		"--no-collector.innodb", "--no-collector.irq", "--no-collector.streams")
+		"--no-collector.innodb", "--no-collector.irq") // streams on: the verdict's placement check reads it
 	waitHTTP(t, exp, "http://"+exporterAddr+"/metrics", 60*time.Second)
 
 	loadgenAddr := addr(testenv.FreePort(t))
@@ -69,10 +69,10 @@ scrape_configs:
 	out := filepath.Join(dir, "experiment")
 	runExperiment(t, 4*time.Minute, bins["walab"], []string{"../deploy/experiments/seed000-sim.yml", "--out", out, "--progress", "10s"},
 		"WALAB_EXPORTER=http://"+exporterAddr, "WALAB_PROMETHEUS=http://"+promAddr,
-		"WALAB_DEVICE="+simDevice, "WALAB_ROUND=20s", "WALAB_LOADGEN="+bins["loadgen"],
+		"WALAB_DEVICE="+simDevice, "WALAB_ROUND=5s", "WALAB_LOADGEN="+bins["loadgen"],
 		"WALAB_MYSQL_1_PORT=3306", "WALAB_DB_1=i19_seed000_1",
 		"WALAB_MYSQL_2_PORT="+strconv.Itoa(second.Port), "WALAB_DB_2=i19_seed000_2",
-		"WALAB_BACKUP="+filepath.Join(dir, "backup"), "WALAB_RUN=45s", "WALAB_LOADGEN_LISTEN="+loadgenAddr)
+		"WALAB_BACKUP="+filepath.Join(dir, "backup"), "WALAB_RUN=75s", "WALAB_LOADGEN_LISTEN="+loadgenAddr)
 
 	report, err := os.ReadFile(filepath.Join(out, "report.md"))
 	require.NoError(t, err)
@@ -97,6 +97,11 @@ scrape_configs:
 	// The treatment shows in the drive counters: less NAND per host byte.
 	require.Regexp(t, `WA over whole runs \(drive counters at start and end\): [0-9.]+ → [0-9.]+, \*\*-[0-9.]+%\*\*`, r)
 	require.True(t, strings.Contains(r, "tpmC"), "TPC-C figures reported")
+	// walab compare's verdict on 5 s rounds (a simulated hour): both runs
+	// steady, comparable, placement inferred on/off, and a WA change whose
+	// 95% interval excludes 0.
+	require.Regexp(t, "```\nVALID  WA -[0-9.]+% \\[-[0-9.]+, -[0-9.]+\\] \\(steady from r[0-9]+ / r[0-9]+\\)", r)
+	require.Contains(t, r, "pass    placement (inferred)")
 }
 
 // runExperiment runs `walab experiment run args...` with env added and
