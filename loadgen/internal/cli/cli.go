@@ -48,6 +48,7 @@ type runFlags struct {
 	seed           uint64
 	maxRetries     int
 	drainTimeout   time.Duration
+	maxErrorRate   float64
 
 	threadsF, timeF, eventsF, rateF *workload.Flag
 }
@@ -62,6 +63,7 @@ func defineRunFlags(fs *workload.FlagSet, r *runFlags) {
 	fs.Uint64(&r.seed, "rand-seed", 0, "Seed of the terminals' random streams (0: from time).")
 	fs.Int(&r.maxRetries, "max-retries", 10, "Retries of a transaction after a deadlock or lock wait timeout.").Min(0)
 	fs.Duration(&r.drainTimeout, "drain-timeout", 30*time.Second, "After the stop, how long in-flight transactions may take.").Min(0)
+	fs.Float(&r.maxErrorRate, "max-error-rate", 1, "Exit 1 when failed attempts / (completed + failed) of a target exceed this share (1: never; a run in which nothing completed always exits 1).").Range(0, 1)
 }
 
 // maxThreads bounds --threads: each thread holds a connection.
@@ -75,7 +77,9 @@ type command struct {
 }
 
 // Main runs loadgen with args (without the program name) and returns the
-// exit code: 0 ok (also after SIGINT/SIGTERM), 1 a failed check, 2 an error.
+// exit code: 0 ok (also after SIGINT/SIGTERM), 1 a failed check or a run
+// that measured nothing (no transaction completed on a target) or failed
+// more than --max-error-rate, 2 an error.
 func Main(args []string, stdout, stderr io.Writer) int {
 	f, c, phase, err := parse(args, stderr)
 	if err != nil {

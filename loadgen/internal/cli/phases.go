@@ -66,7 +66,7 @@ func execute(f *flags, c *command, phase string, stdout, stderr io.Writer, logge
 	case "check":
 		return check(ctx, targets, stdout)
 	case "run":
-		return runPhase(ctx, f, c, targets, stdout, logger)
+		return runPhase(ctx, f, c, targets, stdout, stderr, logger)
 	}
 	return 0, fmt.Errorf("unknown phase %q", phase)
 }
@@ -260,7 +260,7 @@ func newRunID() string {
 	return time.Now().UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b)
 }
 
-func runPhase(ctx context.Context, f *flags, c *command, targets []*target, stdout io.Writer, logger *slog.Logger) (int, error) {
+func runPhase(ctx context.Context, f *flags, c *command, targets []*target, stdout, stderr io.Writer, logger *slog.Logger) (int, error) {
 	if f.runID == "" {
 		f.runID = newRunID()
 	}
@@ -320,7 +320,32 @@ func runPhase(ctx context.Context, f *flags, c *command, targets []*target, stdo
 			return 0, err
 		}
 	}
-	return 0, nil
+	return judgeRun(ctx.Err() != nil, f.run.maxErrorRate, results, stderr), nil
+}
+
+// judgeRun is the run's exit code: 1 when a target completed no
+// transaction (an unreachable or dead server: zero TPS is not a result) or
+// failed more than maxErrorRate of its attempts, with one line each on w;
+// 0 otherwise, and 0 after SIGINT/SIGTERM (the user stopped it).
+func judgeRun(interrupted bool, maxErrorRate float64, results []*runner.Result, w io.Writer) int {
+	if interrupted {
+		return 0
+	}
+	code := 0
+	for _, r := range results {
+		attempts := r.Transactions + r.Errors
+		switch {
+		case r.Transactions == 0:
+			fmt.Fprintf(w, "loadgen: target %s: no transaction completed in %.0fs (%d failed attempts, %d reconnects): the run measured nothing\n",
+				r.Target, r.TotalSeconds, r.Errors, r.Reconnects)
+			code = 1
+		case maxErrorRate < 1 && float64(r.Errors) > maxErrorRate*float64(attempts):
+			fmt.Fprintf(w, "loadgen: target %s: %d of %d attempts failed (%.1f%%), more than --max-error-rate %.1f%%\n",
+				r.Target, r.Errors, attempts, 100*float64(r.Errors)/float64(attempts), 100*maxErrorRate)
+			code = 1
+		}
+	}
+	return code
 }
 
 // runConfig is the runner's configuration for t: the runner flags, under
