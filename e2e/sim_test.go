@@ -213,9 +213,8 @@ scrape_configs:
 	// 2. Placement off over the exporter's switch: one open block for all
 	// traffic, so hot and cold pages mix and GC relocates more.
 	switched := time.Now()
-	req, err := http.NewRequest(http.MethodPost, base+"/api/v1/sim/placement?streams=off", nil)
+	req, err := apiguard.NewPost(base+"/api/v1/sim/placement?streams=off")
 	require.NoError(t, err)
-	req.Header.Set(apiguard.Header, apiguard.HeaderValue)
 	resp, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
 	resp.Body.Close()

@@ -72,9 +72,8 @@ func TestEndToEndReplayFleet(t *testing.T) {
 	require.Contains(t, scrape(t, base+"/"), "/metrics")
 	require.Contains(t, scrape(t, base+"/api/v1/run-start"), "marks")
 	// Without --web.enable-mutations a run mark is refused, header or not.
-	req, err := http.NewRequest(http.MethodPost, base+"/api/v1/run-start", nil)
+	req, err := apiguard.NewPost(base+"/api/v1/run-start")
 	require.NoError(t, err)
-	req.Header.Set(apiguard.Header, apiguard.HeaderValue)
 	resp, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
 	resp.Body.Close()

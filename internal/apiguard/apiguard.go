@@ -102,3 +102,14 @@ func refuse(w http.ResponseWriter, code int, msg string) {
 		Error string `json:"error"`
 	}{msg})
 }
+
+// NewPost is a state-changing request a Guard lets through (when enabled):
+// a POST to url with the required header.
+func NewPost(url string) (*http.Request, error) {
+	req, err := http.NewRequest(http.MethodPost, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set(Header, HeaderValue)
+	return req, nil
+}
