@@ -11,6 +11,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"unicode"
@@ -160,4 +161,57 @@ func Kind(m fs.FileMode) string {
 		return "a regular file"
 	}
 	return "not a regular file"
+}
+
+// WriteAtomic replaces path so that a reader (or a crash) sees either the
+// old or the new content, never a mix: temp file in the same directory,
+// fsync, rename over the target, fsync the directory so the rename itself
+// survives a power cut. afterWrite, when set (tests), runs after the data
+// is written to the temp file and before it is synced and renamed; its
+// error aborts the write.
+func WriteAtomic(path string, data []byte, afterWrite func(tmp string) error) (err error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		return err
+	}
+	if afterWrite != nil {
+		if err = afterWrite(tmp); err != nil {
+			return err
+		}
+	}
+	if err = f.Chmod(0o644); err != nil {
+		return err
+	}
+	if err = f.Sync(); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	if err = os.Rename(tmp, path); err != nil {
+		return err
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("open %s to sync the rename: %w", dir, err)
+	}
+	defer d.Close()
+	if err = d.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	return nil
 }

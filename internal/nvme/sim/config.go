@@ -24,6 +24,10 @@ type Config struct {
 	Name     string `yaml:"name"`     // controller name, the `device` label (default "nvmesim0")
 	Serial   string `yaml:"serial"`   // default derived from the seed
 	Firmware string `yaml:"firmware"` // default "SIM00001"
+	// StateFile keeps the drive's lifetime counters (bytes written, power-on
+	// time) across restarts, as a real drive keeps them across a power cycle
+	// or a format; "" keeps nothing. The FTL itself restarts empty.
+	StateFile string `yaml:"state_file"`
 
 	Capacity ByteSize `yaml:"capacity"` // advertised user capacity (default 1TiB)
 	// Scale divides the capacity and the write rate for the model; reported

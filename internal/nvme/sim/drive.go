@@ -52,6 +52,8 @@ type Drive struct {
 	commands   uint64  // model host write commands
 	classPages []uint64
 	lastErr    string
+	base       savedState // lifetime counters before this process (StateFile)
+	saved      savedState // what the state file holds now
 
 	stop chan struct{}
 	done chan struct{}
@@ -110,6 +112,11 @@ func New(cfg Config, opts ...Option) (*Drive, error) {
 		}
 		if _, err := d.disk.Delta(); err != nil { // baseline; a missing device is a config error
 			return nil, fmt.Errorf("sim: %w", err)
+		}
+	}
+	if cfg.StateFile != "" {
+		if err := d.loadState(); err != nil {
+			return nil, err
 		}
 	}
 	for _, op := range gen.Prefill() {
@@ -245,6 +252,7 @@ func (d *Drive) Close() error {
 		return nil
 	}
 	d.closed = true
+	d.persist(d.stats())
 	d.mu.Unlock()
 	if d.stop != nil {
 		close(d.stop)
@@ -301,8 +309,9 @@ func (d *Drive) stats() Stats {
 		Workload: d.gen.Name(), GCPolicy: d.cfg.GCPolicy, Scale: sc,
 		CapacityBytes: uint64(d.model.Config().LogicalPages) * ps * sc, SpareFactor: d.cfg.SpareFactor,
 		SimulatedSeconds: d.simSeconds, SkippedSeconds: d.skipped,
-		HostBytes: c.HostPages * ps * sc, MediaBytes: c.NANDPages * ps * sc, GCBytes: c.GCPages * ps * sc,
-		TrimmedBytes: c.TrimmedPages * ps * sc, HostWriteCommands: d.commands * sc, Erases: c.Erases * sc,
+		HostBytes: d.base.HostBytes + c.HostPages*ps*sc, MediaBytes: d.base.MediaBytes + c.NANDPages*ps*sc,
+		GCBytes: d.base.GCBytes + c.GCPages*ps*sc, TrimmedBytes: d.base.TrimmedBytes + c.TrimmedPages*ps*sc,
+		HostWriteCommands: d.base.HostWriteCommands + d.commands*sc, Erases: d.base.Erases + c.Erases*sc,
 		WriteAmp: c.WA(), Fill: float64(c.ValidPages) / float64(d.model.Config().LogicalPages),
 		FreeBlocks: d.model.FreeBlocks(), ClassBytes: map[string]uint64{}, LastError: d.lastErr,
 	}
@@ -312,6 +321,7 @@ func (d *Drive) stats() Stats {
 	if math.IsNaN(s.Fill) {
 		s.Fill = 0
 	}
+	d.persist(s)
 	return s
 }
 

@@ -214,7 +214,7 @@ func (d *Drive) smartLog() []byte {
 	put128(b[48:], ceilDiv(s.HostBytes, 512000)) // data units written: 1000 x 512 B, rounded up
 	put128(b[80:], s.HostWriteCommands)
 	put128(b[112:], 1) // power cycles
-	put128(b[128:], uint64(d.simSeconds/3600))
+	put128(b[128:], uint64((d.base.SimulatedSeconds+d.simSeconds)/3600))
 	le.PutUint16(b[200:], 313)
 	return b
 }
