@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
@@ -76,7 +75,7 @@ func newExporterApp(o *options, logger *slog.Logger) (*exporterApp, error) {
 	sampler, err := wa.New(waCfg.Options(probe.WAReader(pollers, o.readTimeout), logger.With("component", "wa")))
 	if err != nil {
 		fl.Close()
-		return nil, fmt.Errorf("wa: %w", err)
+		return nil, err // wa.New names itself
 	}
 
 	reg := prometheus.NewRegistry()
