@@ -71,6 +71,10 @@ var simControllers func(cfg *config.File, logger *slog.Logger) ([]*fleet.Control
 
 var idNSFile = regexp.MustCompile(`^id-ns-([0-9]+)\.bin$`)
 
+// replayControllers builds one controller per subfolder of root. A
+// subfolder that cannot be read is that controller down (OpenErr, exported
+// with up=0), exactly as when it fails mid-run; only an unreadable root
+// stops the start.
 func replayControllers(root string) ([]*fleet.Controller, error) {
 	names, err := replay.Controllers(root)
 	if err != nil {
@@ -78,35 +82,42 @@ func replayControllers(root string) ([]*fleet.Controller, error) {
 	}
 	var out []*fleet.Controller
 	for _, name := range names {
-		dir := filepath.Join(root, name)
-		dev, err := replay.Open(name, dir)
-		if err != nil {
-			return nil, err
+		c := &fleet.Controller{Name: name, NUMANode: -1}
+		if err := replayController(c, filepath.Join(root, name)); err != nil {
+			c.Device, c.OpenErr = nil, err
 		}
-		c := &fleet.Controller{Name: name, Device: dev, NUMANode: -1}
-		for _, f := range []struct {
-			name string
-			to   *string
-		}{{replay.FileModel, &c.Model}, {replay.FileSerial, &c.Serial}, {replay.FileFirmware, &c.Firmware}} {
-			if *f.to, err = replay.ReadText(dir, f.name); err != nil {
-				return nil, err
-			}
-		}
-		ents, err := os.ReadDir(dir)
-		if err != nil {
-			return nil, fmt.Errorf("replay: %w", err)
-		}
-		for _, e := range ents {
-			if m := idNSFile.FindStringSubmatch(e.Name()); m != nil {
-				if n, err := strconv.ParseUint(m[1], 10, 32); err == nil && n > 0 {
-					c.Namespaces = append(c.Namespaces, fleet.Namespace{NSID: uint32(n), Block: fmt.Sprintf("%sn%d", name, n)})
-				}
-			}
-		}
-		sort.Slice(c.Namespaces, func(i, j int) bool { return c.Namespaces[i].NSID < c.Namespaces[j].NSID })
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+func replayController(c *fleet.Controller, dir string) error {
+	dev, err := replay.Open(c.Name, dir)
+	if err != nil {
+		return err
+	}
+	for _, f := range []struct {
+		name string
+		to   *string
+	}{{replay.FileModel, &c.Model}, {replay.FileSerial, &c.Serial}, {replay.FileFirmware, &c.Firmware}} {
+		if *f.to, err = replay.ReadText(dir, f.name); err != nil {
+			return err
+		}
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("replay %s: %w", c.Name, err)
+	}
+	for _, e := range ents {
+		if m := idNSFile.FindStringSubmatch(e.Name()); m != nil {
+			if n, err := strconv.ParseUint(m[1], 10, 32); err == nil && n > 0 {
+				c.Namespaces = append(c.Namespaces, fleet.Namespace{NSID: uint32(n), Block: fmt.Sprintf("%sn%d", c.Name, n)})
+			}
+		}
+	}
+	sort.Slice(c.Namespaces, func(i, j int) bool { return c.Namespaces[i].NSID < c.Namespaces[j].NSID })
+	c.Device = dev
+	return nil
 }
 
 var nsDevice = regexp.MustCompile(`^(nvme[0-9]+)n[0-9]+$`)

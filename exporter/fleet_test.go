@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -14,6 +15,7 @@ import (
 	"github.com/walab/walab/internal/config"
 	"github.com/walab/walab/internal/nvme/admin"
 	"github.com/walab/walab/internal/nvme/fleet"
+	"github.com/walab/walab/internal/nvme/replay/fixture"
 )
 
 var sysfsFixture = filepath.Join("..", "internal", "nvme", "sysfs", "testdata", "sys")
@@ -124,4 +126,24 @@ func TestMissingSysfsIsAnError(t *testing.T) {
 	require.Equal(t, 1, code)
 	require.Contains(t, logs.String(), "--path.sysfs "+missing)
 	require.NotContains(t, logs.String(), "serving the simulated drive")
+}
+
+// TestUnreadableReplayFolderAtStart: a controller folder that cannot be
+// read at start (here its model file is a FIFO) is that device down, as
+// when it fails mid-run; the others are served.
+func TestUnreadableReplayFolderAtStart(t *testing.T) {
+	seed := fixture.Seed000Drive()
+	seed.Text = true
+	root := writeFleet(t, map[string]fixture.Drive{"nvme0": fixture.OCPDrive(), "nvme1": seed})
+	model := filepath.Join(root, "nvme1", "model")
+	require.NoError(t, os.Remove(model))
+	require.NoError(t, syscall.Mkfifo(model, 0o600))
+	base, logs := startExporter(t, "--nvme.replay="+root, "--config.file="+writeConfig(t, ""))
+	mfs := parse(t, scrape(t, base+"/metrics"))
+	v, ok := value(mfs, "walab_nvme_up", map[string]string{"device": "nvme1"})
+	require.True(t, ok, "the unreadable controller is exported")
+	require.Equal(t, 0.0, v)
+	v, _ = value(mfs, "walab_nvme_up", map[string]string{"device": "nvme0"})
+	require.Equal(t, 1.0, v)
+	require.Contains(t, logs.String(), "cannot open NVMe controller")
 }
