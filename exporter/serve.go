@@ -135,6 +135,15 @@ func (a *exporterApp) reloadOnHUP(ctx context.Context, hup <-chan os.Signal, log
 			if err := reloadSim(a.cfgPath, a.sims, logger); err != nil {
 				logger.Error("reload on SIGHUP failed; keeping the running configuration", "err", err)
 			}
+			// A deliberate re-probe: a device whose NAND source changed
+			// (firmware update, FDP switched) takes its new source now;
+			// its WA windows restart.
+			for _, c := range a.fleet.Controllers {
+				if c.Poller != nil {
+					c.Poller.Reprobe()
+				}
+			}
+			logger.Info("SIGHUP: NVMe controllers will be probed again on their next read")
 		}
 	}
 }

@@ -147,6 +147,18 @@ func (p *Poller) read(ctx context.Context, plan *Plan) (*Sample, *Plan, error) {
 	return s, plan, err
 }
 
+// Reprobe drops the probe result: the next read probes the controller
+// again and may settle on another NAND source. It is the deliberate way to
+// change source without a restart (SIGHUP); the WA sampler sees the new
+// source name and restarts the device's windows (walab_nvme_wa_resets_total).
+// A read in flight finishes on the old plan.
+func (p *Poller) Reprobe() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.plan = nil
+	p.lastAt = time.Time{}
+}
+
 // Timeouts counts calls to Sample whose deadline passed while the device
 // was still being read (a slow or hung controller).
 func (p *Poller) Timeouts() uint64 {

@@ -169,6 +169,15 @@ func TestPollerKeepsItsSourceWhenThePageFails(t *testing.T) {
 	}
 	require.Equal(t, map[string]uint64{"0x4002": 3}, p.SourceErrors())
 
+	// A deliberate re-probe (SIGHUP) while the page is gone settles on the
+	// Endurance Group log; a second one, with the page back, returns to FDP.
+	p.Reprobe()
+	s, err = p.Sample(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, SourceEnduranceGroup, s.Source)
+	require.True(t, s.SourceUp())
+	p.Reprobe()
+
 	// The page reads again: the same source, the same counter.
 	require.NoError(t, os.WriteFile(page, saved, 0o644))
 	s, err = p.Sample(context.Background())
