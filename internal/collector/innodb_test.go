@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/walab/walab/internal/config"
+	"github.com/walab/walab/internal/innodb"
 	"github.com/walab/walab/internal/testenv"
 )
 
@@ -268,4 +269,50 @@ innodb:
 	wg.Wait()
 	require.Zero(t, missing, "walab_mysql_up missing from a scrape")
 	require.Zero(t, down, "scrapes of %d concurrent scrapers x %d rounds reported a healthy target down", scrapers, rounds)
+}
+
+// TestInnoDBSeedSettings: the variables the seeds tune are exported from the
+// real server as the server reports them (numbers, ON/OFF as 1/0, the rest
+// as an info label), follow a SET GLOBAL, and stay within the list.
+func TestInnoDBSeedSettings(t *testing.T) {
+	inst := testenv.StartMariaDB(t)
+	db, _ := inst.Open("walab_test_settings")
+	reg := innodbSet(t, fmt.Sprintf("innodb:\n  timeout: 10s\n  targets:\n    - name: m\n      dsn: \"root@tcp(%s)/\"\n", inst.Addr), nil)
+
+	var pool float64
+	var method, doublewrite string
+	require.NoError(t, db.QueryRow("SELECT @@innodb_buffer_pool_size, @@innodb_flush_method, @@innodb_doublewrite").Scan(&pool, &method, &doublewrite))
+	v, ok := sample(t, reg, "walab_mysql_setting", map[string]string{"target": "m", "name": "innodb_buffer_pool_size"})
+	require.True(t, ok)
+	require.Equal(t, pool, v)
+	v, ok = sample(t, reg, "walab_mysql_setting_info", map[string]string{"target": "m", "name": "innodb_flush_method", "value": method})
+	require.True(t, ok, "flush method %q as a label", method)
+	require.Equal(t, 1.0, v)
+	want := 0.0
+	if doublewrite == "1" || strings.EqualFold(doublewrite, "ON") {
+		want = 1
+	}
+	v, ok = sample(t, reg, "walab_mysql_setting", map[string]string{"target": "m", "name": "innodb_doublewrite"})
+	require.True(t, ok)
+	require.Equal(t, want, v)
+
+	_, err := db.Exec("SET GLOBAL innodb_io_capacity = 1234")
+	require.NoError(t, err)
+	v, ok = sample(t, reg, "walab_mysql_setting", map[string]string{"target": "m", "name": "innodb_io_capacity"})
+	require.True(t, ok)
+	require.Equal(t, 1234.0, v)
+
+	mfs, err := reg.Gather()
+	require.NoError(t, err)
+	n := 0
+	for _, mf := range mfs {
+		if mf.GetName() == "walab_mysql_setting" || mf.GetName() == "walab_mysql_setting_info" {
+			for _, m := range mf.GetMetric() {
+				require.Contains(t, innodb.SeedVariables, labelValue(m, "name"))
+				n++
+			}
+		}
+	}
+	require.Greater(t, n, 20, "most seed variables exist on MariaDB")
+	require.LessOrEqual(t, n, len(innodb.SeedVariables), "at most one series per variable and target")
 }

@@ -12,28 +12,17 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/walab/walab/internal/innodb"
+
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 	"golang.org/x/sys/unix"
 )
 
-// MySQLVariables are the server variables the seeds set: seed 000's my.cnf
-// (files, buffers, flushing, binlog, connections) and seed 003's tuning
-// knobs (spin locks, I/O threads, flush neighbours, page cleaners, adaptive
-// hash index), plus the durability settings every WA comparison depends on.
-var MySQLVariables = []string{
-	"datadir", "version_comment",
-	"innodb_adaptive_hash_index", "innodb_buffer_pool_instances", "innodb_buffer_pool_size",
-	"innodb_doublewrite", "innodb_file_per_table", "innodb_flush_log_at_trx_commit",
-	"innodb_flush_method", "innodb_flush_neighbors", "innodb_io_capacity", "innodb_io_capacity_max",
-	"innodb_log_buffer_size", "innodb_log_file_size", "innodb_log_files_in_group", "innodb_lru_scan_depth",
-	"innodb_open_files", "innodb_page_cleaners", "innodb_page_size", "innodb_purge_threads",
-	"innodb_read_io_threads", "innodb_spin_wait_delay", "innodb_spin_wait_pause_multiplier",
-	"innodb_sync_spin_loops", "innodb_use_native_aio", "innodb_write_io_threads",
-	"binlog_expire_logs_seconds", "log_bin", "max_connections", "performance_schema", "sync_binlog",
-	"table_open_cache", "table_open_cache_instances", "thread_cache_size", "transaction_isolation", "tx_isolation",
-}
+// MySQLVariables are the variables a fingerprint records: the ones the
+// exporter reports as walab_mysql_setting (one list, innodb.SeedVariables).
+var MySQLVariables = innodb.SeedVariables
 
 // QueryMySQL reads an instance's version and MySQLVariables (the ones the
 // server has; MariaDB lacks some of MySQL's and the other way round).
@@ -49,12 +38,7 @@ func QueryMySQL(ctx context.Context, target, dsn string) MySQL {
 		m.Error = err.Error()
 		return m
 	}
-	q := "SHOW GLOBAL VARIABLES WHERE Variable_name IN (?" + strings.Repeat(",?", len(MySQLVariables)-1) + ")"
-	args := make([]any, len(MySQLVariables))
-	for i, v := range MySQLVariables {
-		args[i] = v
-	}
-	rows, err := db.QueryContext(ctx, q, args...)
+	rows, err := db.QueryContext(ctx, innodb.VariablesQuery(MySQLVariables))
 	if err != nil {
 		m.Error = err.Error()
 		return m

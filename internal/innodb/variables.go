@@ -36,10 +36,7 @@ type GlobalVariables struct{}
 func (GlobalVariables) Name() string { return "global_variables" }
 
 func (GlobalVariables) Scrape(ctx context.Context, db *sql.DB, target string, ch chan<- prometheus.Metric) error {
-	rows, err := db.QueryContext(ctx, "SHOW GLOBAL VARIABLES WHERE Variable_name IN "+
-		"('innodb_flush_method','innodb_doublewrite','innodb_flush_log_at_trx_commit','sync_binlog','log_bin','version',"+
-		"'innodb_io_capacity','innodb_io_capacity_max','innodb_page_size','innodb_buffer_pool_size',"+
-		"'innodb_redo_log_capacity','innodb_log_file_size','innodb_log_files_in_group')")
+	rows, err := db.QueryContext(ctx, globalVariablesQuery)
 	if err != nil {
 		return err
 	}
@@ -56,8 +53,15 @@ func (GlobalVariables) Scrape(ctx context.Context, db *sql.DB, target string, ch
 		return err
 	}
 	emitSettings(vars, target, ch)
+	emitSeedSettings(vars, target, ch)
 	return nil
 }
+
+// globalVariablesQuery reads the WA settings and the seed variables at once.
+var globalVariablesQuery = VariablesQuery(append([]string{
+	"innodb_flush_method", "innodb_doublewrite", "innodb_flush_log_at_trx_commit", "sync_binlog", "log_bin", "version",
+	"innodb_io_capacity", "innodb_io_capacity_max", "innodb_page_size", "innodb_buffer_pool_size",
+	"innodb_redo_log_capacity", "innodb_log_file_size", "innodb_log_files_in_group"}, SeedVariables...))
 
 func emitSettings(vars map[string]string, target string, ch chan<- prometheus.Metric) {
 	labels := []string{target}
