@@ -3,10 +3,12 @@ package collector
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -58,9 +60,12 @@ type irqCollector struct {
 	match   *regexp.Regexp
 	matchGr int // submatch index naming the device, 0 for the whole match
 
-	mu     sync.Mutex
-	prev   map[string]map[int]uint64   // device -> CPU -> interrupts at the previous scrape
-	labels map[irqKey][]*dto.LabelPair // label pairs of last scrape's per-CPU series
+	logger *slog.Logger
+
+	mu          sync.Mutex
+	lastSkipped string                      // the skipped-lines report last logged
+	prev        map[string]map[int]uint64   // device -> CPU -> interrupts at the previous scrape
+	labels      map[irqKey][]*dto.LabelPair // label pairs of last scrape's per-CPU series
 }
 
 // irqKey names one per-CPU interrupt series.
@@ -105,7 +110,10 @@ func newIRQCollector(env Env) (Collector, error) {
 	if err := env.Config.Decode("irq", &cfg); err != nil {
 		return nil, err
 	}
-	c := &irqCollector{paths: hostDefaultPaths(env.Paths), prev: map[string]map[int]uint64{}}
+	c := &irqCollector{paths: hostDefaultPaths(env.Paths), prev: map[string]map[int]uint64{}, logger: env.Logger}
+	if c.logger == nil {
+		c.logger = slog.New(slog.DiscardHandler)
+	}
 	for _, i := range cfg.Interfaces {
 		if i == "" || i == "." || i == ".." || filepath.Base(i) != i {
 			return nil, fmt.Errorf("irq: interface name %q is not a plain name", i)
@@ -156,6 +164,7 @@ func (c *irqCollector) Update(ctx context.Context, ch chan<- prometheus.Metric) 
 	if err != nil {
 		return err
 	}
+	c.noteSkipped(ints.Skipped)
 	b, err = os.ReadFile(filepath.Join(c.paths.ProcFS, "softirqs"))
 	if err != nil {
 		return err
@@ -379,4 +388,17 @@ func hostFirstOr(s []string, def string) string {
 		return def
 	}
 	return s[0]
+}
+
+// noteSkipped logs the /proc/interrupts lines that could not be parsed
+// (they cost their own series only), once per change.
+func (c *irqCollector) noteSkipped(skipped []string) {
+	report := strings.Join(skipped, "; ")
+	c.mu.Lock()
+	changed := report != c.lastSkipped
+	c.lastSkipped = report
+	c.mu.Unlock()
+	if changed && report != "" {
+		c.logger.Warn("some /proc/interrupts lines could not be parsed; their series are absent", "lines", report)
+	}
 }

@@ -14,7 +14,12 @@ import (
 type Interrupts struct {
 	CPUs  []int // CPU id of each count column, from the header ("CPU0 CPU2 ...")
 	Lines []Line
+	// Skipped are the lines that could not be parsed ("line 7: ..."): a bad
+	// line costs that line, never the file. At most maxSkipped are kept.
+	Skipped []string
 }
+
+const maxSkipped = 16
 
 // Line is one numbered interrupt line.
 type Line struct {
@@ -41,7 +46,10 @@ func ParseInterrupts(b []byte) (*Interrupts, error) {
 	for i, l := range lines[1:] {
 		line, ok, err := parseInterruptLine(l, cpus)
 		if err != nil {
-			return nil, fmt.Errorf("interrupts: line %d: %w", i+2, err)
+			if len(out.Skipped) < maxSkipped {
+				out.Skipped = append(out.Skipped, fmt.Sprintf("line %d: %v", i+2, err))
+			}
+			continue
 		}
 		if ok {
 			out.Lines = append(out.Lines, line)
@@ -54,15 +62,21 @@ func ParseInterrupts(b []byte) (*Interrupts, error) {
 // strings.Fields: on a 256-CPU host the file is megabytes of counts and this
 // runs every scrape. ok is false for blank and named (NMI, LOC...) rows.
 func parseInterruptLine(l string, cpus []int) (line Line, ok bool, err error) {
-	pos := 0
-	name := nextField(l, &pos)
-	if name == "" {
+	// The label runs to the first colon: arm64 prints IPI rows with the
+	// label glued to a count of ten digits ("IPI0:2768808080 2844211768").
+	start := 0
+	for start < len(l) && (l[start] == ' ' || l[start] == '\t') {
+		start++
+	}
+	if start == len(l) {
 		return line, false, nil
 	}
-	num, hasColon := strings.CutSuffix(name, ":")
-	if !hasColon {
-		return line, false, fmt.Errorf("first field %q has no colon", name)
+	colon := strings.IndexByte(l, ':')
+	if colon < 0 {
+		return line, false, fmt.Errorf("first field %q has no colon", strings.Fields(l)[0])
 	}
+	num := l[start:colon]
+	pos := colon + 1
 	n, err := strconv.Atoi(num)
 	if err != nil {
 		return line, false, nil // NMI, LOC, ERR, MIS...: per-CPU rows without a device
@@ -88,6 +102,43 @@ func parseInterruptLine(l string, cpus []int) (line Line, ok bool, err error) {
 	return line, true, nil
 }
 
+// actions reads the handler names after the chip. The kernel prints the
+// chip, the hwirq number, the trigger ("Level"/"Edge", or "-edge" glued to
+// the hwirq on x86), then the actions joined by ", "; an action name may
+// hold spaces ("SGX ISR", "PCIe PME"), so they are the text after the
+// trigger split on ", ", not the last word.
+func actions(rest []string) []string {
+	if len(rest) == 0 {
+		return nil
+	}
+	after := -1
+	for i, t := range rest {
+		if isHwirqTrigger(t) || t == "Level" || t == "Edge" {
+			after = i
+		}
+	}
+	if after < 0 {
+		// No trigger field: a bare hwirq number may come first.
+		after = 0
+		if len(rest) > 0 {
+			if _, err := strconv.ParseUint(rest[0], 10, 64); err != nil {
+				after = -1
+			}
+		}
+	}
+	text := strings.Join(rest[after+1:], " ")
+	if text == "" {
+		return nil
+	}
+	var out []string
+	for _, a := range strings.Split(text, ", ") {
+		if a = strings.TrimSpace(strings.TrimSuffix(a, ",")); a != "" {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
 // nextField returns the next space-separated field at or after *pos.
 func nextField(s string, pos *int) string {
 	i := *pos
@@ -100,30 +151,6 @@ func nextField(s string, pos *int) string {
 	}
 	*pos = j
 	return s[i:j]
-}
-
-// actions picks the handler names off the end of a line. The kernel prints
-// them last, joined by ", ", after the chip-specific hwirq/trigger fields,
-// so walk back from the end while the previous token ends in a comma.
-func actions(rest []string) []string {
-	if len(rest) == 0 {
-		return nil
-	}
-	start := len(rest) - 1
-	for start > 0 && strings.HasSuffix(rest[start-1], ",") {
-		start--
-	}
-	out := make([]string, 0, len(rest)-start)
-	for _, a := range rest[start:] {
-		if a = strings.TrimSuffix(a, ","); a != "" {
-			out = append(out, a)
-		}
-	}
-	// A line with only hwirq-trigger and no handler ("0-edge") has no action.
-	if len(out) == 1 && start == 0 && strings.Contains(out[0], "-") && isHwirqTrigger(out[0]) {
-		return nil
-	}
-	return out
 }
 
 // isHwirqTrigger matches "5-edge" / "0-fasteoi": the field before the actions.

@@ -50,16 +50,65 @@ func TestParseInterruptsErrors(t *testing.T) {
 		{"bad header", "  CPU0 GPU1\n", "not CPUn"},
 		{"repeated cpu", "  CPU0 CPU0\n 1: 1 2\n", "CPU0 twice"},
 		{"blank header", "\n 1: 2\n", "empty header"},
-		{"short line", "  CPU0 CPU1 CPU2\n 60: 1 2\n", "header lists 3 CPUs"},
-		{"bad count", "  CPU0 CPU1\n 60: 1 x chip 1-edge nvme0q1\n", `count "x"`},
-		{"no colon", "  CPU0\n 60 1\n", "no colon"},
-		{"negative irq", "  CPU0\n -1: 1\n", "negative"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParseInterrupts([]byte(tc.in))
 			require.ErrorContains(t, err, tc.want)
 		})
 	}
+}
+
+// TestParseInterruptsBadLineCostsTheLine: a line that does not parse is
+// skipped and reported; the good lines around it are kept.
+func TestParseInterruptsBadLineCostsTheLine(t *testing.T) {
+	for _, tc := range []struct {
+		name, bad, want string
+	}{
+		{"short line", " 60: 1\n", "header lists 2 CPUs"},
+		{"bad count", " 60: 1 x chip 1-edge nvme0q1\n", `count "x"`},
+		{"no colon", " 60 1 2\n", "no colon"},
+		{"negative irq", " -1: 1 2\n", "negative"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := "  CPU0 CPU1\n 5: 1 2 chip 0-edge nvme1q1\n" + tc.bad + " 7: 3 4 chip 1-edge nvme1q2\n"
+			got, err := ParseInterrupts([]byte(in))
+			require.NoError(t, err)
+			require.Len(t, got.Lines, 2)
+			require.Equal(t, 7, got.Lines[1].IRQ)
+			require.Len(t, got.Skipped, 1)
+			require.Contains(t, got.Skipped[0], "line 3: ")
+			require.Contains(t, got.Skipped[0], tc.want)
+		})
+	}
+}
+
+// TestParseInterruptsRealWorldFormats: formats found on real hosts that
+// walab used to reject or misread.
+func TestParseInterruptsRealWorldFormats(t *testing.T) {
+	// arm64: IPI labels glued to ten-digit counts, GICv3 Level/Edge rows.
+	arm := "           CPU0       CPU1\n" +
+		" 11:  123456789  987654321     GICv3  27 Level     arch_timer\n" +
+		"IPI0:2768808080 2844211768       Rescheduling interrupts\n" +
+		"IPI1:      1234       5678       Function call interrupts\n" +
+		" 45:         10         20     ITS-MSI 524288 Edge      nvme0q0\n"
+	got, err := ParseInterrupts([]byte(arm))
+	require.NoError(t, err)
+	require.Empty(t, got.Skipped)
+	require.Equal(t, []Line{
+		{IRQ: 11, Counts: []uint64{123456789, 987654321}, Chip: "GICv3", Actions: []string{"arch_timer"}},
+		{IRQ: 45, Counts: []uint64{10, 20}, Chip: "ITS-MSI", Actions: []string{"nvme0q0"}},
+	}, got.Lines)
+
+	// Action names with spaces, and a shared line whose names hold spaces.
+	x86 := "           CPU0       CPU1\n" +
+		" 24:          0          0  IR-PCI-MSI 1048576-edge      PCIe PME, aerdrv\n" +
+		" 25:          5          0  DMAR-MSI    0-edge      dmar0\n" +
+		" 26:          1          2  IR-PCI-MSI 2097152-edge      SGX ISR\n"
+	got, err = ParseInterrupts([]byte(x86))
+	require.NoError(t, err)
+	require.Equal(t, []string{"PCIe PME", "aerdrv"}, got.Lines[0].Actions)
+	require.Equal(t, []string{"dmar0"}, got.Lines[1].Actions)
+	require.Equal(t, []string{"SGX ISR"}, got.Lines[2].Actions)
 }
 
 func FuzzParseInterrupts(f *testing.F) {
