@@ -78,16 +78,16 @@ func ParseEngineStatus(text string) (EngineStatus, error) {
 		var err error
 		switch {
 		case strings.HasPrefix(line, "Log sequence number"):
-			s.LSN, err = lastUint(line)
+			s.LSN, err = lsnValue(line[len("Log sequence number"):])
 			s.Has |= HasLSN
 		case strings.HasPrefix(line, "Log flushed up to"):
-			s.LogFlushedLSN, err = lastUint(line)
+			s.LogFlushedLSN, err = lsnValue(line[len("Log flushed up to"):])
 			s.Has |= HasLogFlushed
 		case strings.HasPrefix(line, "Pages flushed up to"):
-			s.PagesFlushedLSN, err = lastUint(line)
+			s.PagesFlushedLSN, err = lsnValue(line[len("Pages flushed up to"):])
 			s.Has |= HasPagesFlushed
 		case strings.HasPrefix(line, "Last checkpoint at"):
-			s.LastCheckpointLSN, err = lastUint(line)
+			s.LastCheckpointLSN, err = lsnValue(line[len("Last checkpoint at"):])
 			s.Has |= HasCheckpoint
 		case strings.HasPrefix(line, "History list length"):
 			s.HistoryListLength, err = lastUint(line)
@@ -126,6 +126,29 @@ func clip(s string) string {
 		return s[:80] + "..."
 	}
 	return s
+}
+
+// lsnValue reads an LSN: one number, or the two words MySQL <= 5.1 and
+// InnoDB plugins of that age print ("208 1379356250" = 208·2³² +
+// 1379356250). Anything else is an error: a misread LSN would publish a
+// wrong checkpoint age.
+func lsnValue(rest string) (uint64, error) {
+	f := strings.Fields(rest)
+	switch len(f) {
+	case 1:
+		return strconv.ParseUint(f[0], 10, 64)
+	case 2:
+		hi, err := strconv.ParseUint(f[0], 10, 32)
+		if err != nil {
+			return 0, fmt.Errorf("two-word LSN: high word %q: %w", f[0], err)
+		}
+		lo, err := strconv.ParseUint(f[1], 10, 32)
+		if err != nil {
+			return 0, fmt.Errorf("two-word LSN: low word %q: %w", f[1], err)
+		}
+		return hi<<32 | lo, nil
+	}
+	return 0, fmt.Errorf("LSN %q: want one number or two words", strings.TrimSpace(rest))
 }
 
 func lastUint(line string) (uint64, error) {

@@ -111,3 +111,30 @@ func FuzzParseEngineStatus(f *testing.F) {
 		}
 	})
 }
+
+// TestParseEngineStatusTwoWordLSN: MySQL <= 5.1 prints LSNs as two 32-bit
+// words; reading only the second one published a wrong LSN and checkpoint
+// age. They are decoded (208·2³² + 1379356250), and a malformed form is an
+// error, never a number.
+func TestParseEngineStatusTwoWordLSN(t *testing.T) {
+	const log51 = `---
+LOG
+---
+Log sequence number 208 1379356250
+Log flushed up to   208 1379356250
+Last checkpoint at  208 1379000000
+0 pending log writes, 0 pending chkp writes
+`
+	st, err := ParseEngineStatus(log51)
+	require.NoError(t, err)
+	require.Equal(t, uint64(208)<<32+1379356250, st.LSN)
+	require.Equal(t, uint64(208)<<32+1379000000, st.LastCheckpointLSN)
+	age, ok := st.CheckpointAge()
+	require.True(t, ok)
+	require.Equal(t, uint64(356250), age)
+
+	for _, bad := range []string{"Log sequence number 208 1379356250 7", "Log sequence number 4294967296 1", "Log sequence number 1 x"} {
+		_, err := ParseEngineStatus(bad + "\n")
+		require.Error(t, err, bad)
+	}
+}
