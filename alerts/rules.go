@@ -61,6 +61,9 @@ const (
 	MediaPerTxn       = "lab:walab_nvme_media_written_bytes_per_loadgen_transaction:ratio_rate5m"
 	MediaPerNewOrder  = "lab:walab_nvme_media_written_bytes_per_loadgen_new_order:ratio_rate5m"
 	TxnErrorRatio     = "target:walab_loadgen_transaction_errors:ratio_rate5m"
+	// Busiest core's share of time in softirq / irq, per host.
+	SoftirqBusiest = "instance:walab_cpu_softirq_busiest:ratio_rate5m"
+	IRQTimeBusiest = "instance:walab_cpu_irq_busiest:ratio_rate5m"
 )
 
 // Generate builds the rule file for a validated config.
@@ -139,6 +142,9 @@ func chainRules(c Config) []Rule {
 		rec(MediaPerTxn, LabMediaRate+" / (sum("+TxnRate+") > 0)"),
 		rec(MediaPerNewOrder, LabMediaRate+" / (sum("+NewOrderRate+") > 0)"),
 		// "or ... * 0" gives 0 rather than no series when no error happened yet.
+		// One core's seconds in a mode per second is its share of time there.
+		rec(SoftirqBusiest, fmt.Sprintf(`max without (cpu, mode) (rate(walab_cpu_seconds_total{mode="softirq"}[%s]))`, r)),
+		rec(IRQTimeBusiest, fmt.Sprintf(`max without (cpu, mode) (rate(walab_cpu_seconds_total{mode="irq"}[%s]))`, r)),
 		rec(TxnErrorRatio, fmt.Sprintf(`(sum without (type, outcome) (rate(walab_loadgen_transactions_total{outcome="error"}[%[1]s])) or sum without (type, outcome) (rate(walab_loadgen_transactions_total[%[1]s])) * 0) / (sum without (type, outcome) (rate(walab_loadgen_transactions_total[%[1]s])) > 0)`, r)),
 	}
 }
@@ -220,6 +226,10 @@ func hostAlerts(c Config) []Rule {
 			fmt.Sprintf("walab_irq_busiest_cpu_share_ratio > %s", num(c.IRQBusiestShareMax)), c.IRQFor,
 			"Interrupts of a device land on one CPU.",
 			"{{ $value | humanizePercentage }} of the interrupts of {{ $labels.device }} on {{ $labels.instance }} go to one CPU; check the IRQ affinity and irqbalance."),
+		c.alert("WalabSoftirqConcentrated", "warning",
+			fmt.Sprintf("%s > %s", SoftirqBusiest, num(c.SoftirqBusiestMax)), c.IRQFor,
+			"One core spends most of its time in softirq.",
+			"The busiest core of {{ $labels.instance }} spends {{ $value | humanizePercentage }} of its time in softirq (seed 003 found 99.71%): spread NIC/NVMe interrupts over the NUMA node's cores (RPS/RSS, IRQ affinity)."),
 		c.alert("WalabIRQOffNUMANode", "warning",
 			"max by (instance, job, device) (walab_irq_off_numa_node) == 1", c.IRQFor,
 			"Device interrupts are served off its NUMA node.",

@@ -15,11 +15,14 @@ func irqCPU() *d.Builder {
 		d.Q(`max by (device, kind) (walab_irq_affinity_cpus{`+devSel+`})`, "{{device}} {{kind}}"))
 	b.Timeseries("Softirqs", "ops", "", 12,
 		d.Q(`sum by (type) (rate(walab_softirqs_total{instance=~"$instance",type=~"NET_RX|NET_TX|BLOCK|TIMER|SCHED"}[`+rate+`]))`, "{{type}}"))
-	b.Row("CPU (node_exporter)")
-	b.Timeseries("CPU by mode", "percentunit", "", 12,
-		d.Q(`sum by (mode) (rate(node_cpu_seconds_total{mode!="idle"}[`+rate+`])) / scalar(count(node_cpu_seconds_total{mode="idle"}))`, "{{mode}}"))
-	b.Timeseries("iowait", "percentunit", "", 12,
-		d.Q(`avg(rate(node_cpu_seconds_total{mode="iowait"}[`+rate+`]))`, "iowait"))
+	b.Row("CPU")
+	b.Timeseries("CPU by mode", "percentunit", "Average over the host's cores (walab_cpu_seconds_total; no node_exporter needed).", 12,
+		d.Q(`avg by (mode) (rate(walab_cpu_seconds_total{instance=~"$instance",mode!="idle"}[`+rate+`]))`, "{{mode}}"))
+	b.Timeseries("Busiest core in softirq / irq", "percentunit", "Share of the busiest core's time in softirq and hardirq (seed 003: one core at 99.71% softirq). WalabSoftirqConcentrated fires above softirq_busiest_max.", 12,
+		d.Q(`instance:walab_cpu_softirq_busiest:ratio_rate5m{instance=~"$instance"}`, "softirq {{instance}}"),
+		d.Q(`instance:walab_cpu_irq_busiest:ratio_rate5m{instance=~"$instance"}`, "irq {{instance}}"))
+	b.Heatmap("Softirq share per core", "percentunit", "One row per core: a hot row is a core drowning in softirq.", 24,
+		d.Q(`sum by (cpu) (rate(walab_cpu_seconds_total{instance=~"$instance",mode="softirq"}[`+rate+`]))`, "{{cpu}}"))
 	b.Stat("irqbalance running", "none", "walab runs want it off (seed 000 disables it).", 12, d.Q(`walab_irqbalance_running{instance=~"$instance"}`, "irqbalance"))
 	return b
 }

@@ -78,6 +78,13 @@ func genAllHost(tb testing.TB) *allHost {
 	writeFile(tb, filepath.Join(h.sys, "devices/system/node/node0/cpulist"), fmt.Sprintf("0-%d\n", half-1))
 	writeFile(tb, filepath.Join(h.sys, "devices/system/node/node1/cpulist"), fmt.Sprintf("%d-%d\n", half, allCPUs-1))
 	writeFile(tb, filepath.Join(h.proc, "sys/kernel/osrelease"), "6.1.0-28-amd64\n")
+	var stat strings.Builder
+	stat.WriteString("cpu  1 2 3 4 5 6 7 8 0 0\n")
+	for c := range allCPUs {
+		fmt.Fprintf(&stat, "cpu%d 1 2 3 4 5 6 7 8 0 0\n", c)
+	}
+	stat.WriteString("intr 0\nctxt 0\nbtime 1700000000\nprocesses 1\nprocs_running 1\nprocs_blocked 0\n")
+	writeFile(tb, filepath.Join(h.proc, "stat"), stat.String())
 
 	// Affinity files and NIC MSI entries only for lines of interest: the
 	// collector never reads the others.
@@ -277,6 +284,8 @@ func seriesGroup(family string, waFamilies map[string]bool) string {
 	switch {
 	case waFamilies[family]:
 		return "wa"
+	case family == "walab_cpu_seconds_total":
+		return "cpu"
 	case has("walab_irq_", "walab_softirqs_total", "walab_cpu_numa_node", "walab_irqbalance_running", "walab_device_numa_node"):
 		return "irq"
 	case has("walab_filesystem_"):
@@ -390,6 +399,7 @@ func TestScrapeAllSeriesCount(t *testing.T) {
 		"nvme":       nvme,
 		"wa":         waSeries,
 		"framework":  2 * len(collector.Names()),
+		"cpu":        allCPUs * 8, // CPUs x modes
 	}
 
 	first := groupCounts(sampleSeries(scrapeAll(t, a.handler)), waFamilies)
