@@ -21,6 +21,8 @@ func irqCPU() *d.Builder {
 	b.Timeseries("Busiest core in softirq / irq", "percentunit", "Share of the busiest core's time in softirq and hardirq (seed 003: one core at 99.71% softirq). WalabSoftirqConcentrated fires above softirq_busiest_max.", 12,
 		d.Q(`instance:walab_cpu_softirq_busiest:ratio_rate5m{instance=~"$instance"}`, "softirq {{instance}}"),
 		d.Q(`instance:walab_cpu_irq_busiest:ratio_rate5m{instance=~"$instance"}`, "irq {{instance}}"))
+	b.Timeseries("Watched processes: CPU", "percentunit", "Cores used by mysqld, the placement daemon, a RAID daemon (process: names), user + system.", 12,
+		d.Q(`sum by (name) (rate(walab_process_cpu_seconds_total{instance=~"$instance"}[`+rate+`]))`, "{{name}}"))
 	b.Heatmap("Softirq share per core", "percentunit", "One row per core: a hot row is a core drowning in softirq.", 24,
 		d.Q(`sum by (cpu) (rate(walab_cpu_seconds_total{instance=~"$instance",mode="softirq"}[`+rate+`]))`, "{{cpu}}"))
 	b.Stat("irqbalance running", "none", "walab runs want it off (seed 000 disables it).", 12, d.Q(`walab_irqbalance_running{instance=~"$instance"}`, "irqbalance"))
