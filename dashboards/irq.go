@@ -23,6 +23,10 @@ func irqCPU() *d.Builder {
 		d.Q(`instance:walab_cpu_irq_busiest:ratio_rate5m{instance=~"$instance"}`, "irq {{instance}}"))
 	b.Timeseries("Watched processes: CPU", "percentunit", "Cores used by mysqld, the placement daemon, a RAID daemon (process: names), user + system.", 12,
 		d.Q(`sum by (name) (rate(walab_process_cpu_seconds_total{instance=~"$instance"}[`+rate+`]))`, "{{name}}"))
+	b.Timeseries("NIC traffic and drops", "Bps", "Bytes through the NICs of irq: interfaces; drops on the right axis scale (packets/s).", 12,
+		d.Q(`rate(walab_network_receive_bytes_total{instance=~"$instance"}[`+rate+`])`, "{{device}} rx"),
+		d.Q(`rate(walab_network_transmit_bytes_total{instance=~"$instance"}[`+rate+`])`, "{{device}} tx"),
+		d.Q(`rate(walab_network_receive_drop_total{instance=~"$instance"}[`+rate+`])`, "{{device}} rx drops/s"))
 	b.Heatmap("Softirq share per core", "percentunit", "One row per core: a hot row is a core drowning in softirq.", 24,
 		d.Q(`sum by (cpu) (rate(walab_cpu_seconds_total{instance=~"$instance",mode="softirq"}[`+rate+`]))`, "{{cpu}}"))
 	b.Stat("irqbalance running", "none", "walab runs want it off (seed 000 disables it).", 12, d.Q(`walab_irqbalance_running{instance=~"$instance"}`, "irqbalance"))

@@ -85,6 +85,7 @@ func genAllHost(tb testing.TB) *allHost {
 	}
 	stat.WriteString("intr 0\nctxt 0\nbtime 1700000000\nprocesses 1\nprocs_running 1\nprocs_blocked 0\n")
 	writeFile(tb, filepath.Join(h.proc, "stat"), stat.String())
+	writeFile(tb, filepath.Join(h.proc, "net/dev"), "Inter-|   Receive |  Transmit\n face |bytes packets errs drop fifo frame compressed multicast|bytes packets errs drop fifo colls carrier compressed\n  eth0: 1 2 0 3 0 0 0 0 4 5 0 6 0 0 0 0\n")
 
 	// Affinity files and NIC MSI entries only for lines of interest: the
 	// collector never reads the others.
@@ -286,6 +287,8 @@ func seriesGroup(family string, waFamilies map[string]bool) string {
 		return "wa"
 	case family == "walab_cpu_seconds_total":
 		return "cpu"
+	case strings.HasPrefix(family, "walab_network_"):
+		return "network"
 	case has("walab_irq_", "walab_softirqs_total", "walab_cpu_numa_node", "walab_irqbalance_running", "walab_device_numa_node"):
 		return "irq"
 	case has("walab_filesystem_"):
@@ -400,6 +403,7 @@ func TestScrapeAllSeriesCount(t *testing.T) {
 		"wa":         waSeries,
 		"framework":  2 * len(collector.Names()),
 		"cpu":        allCPUs * 8, // CPUs x modes
+		"network":    6,           // one NIC x 6 counters
 	}
 
 	first := groupCounts(sampleSeries(scrapeAll(t, a.handler)), waFamilies)

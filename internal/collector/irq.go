@@ -114,12 +114,10 @@ func newIRQCollector(env Env) (Collector, error) {
 	if c.logger == nil {
 		c.logger = slog.New(slog.DiscardHandler)
 	}
-	for _, i := range cfg.Interfaces {
-		if i == "" || i == "." || i == ".." || filepath.Base(i) != i {
-			return nil, fmt.Errorf("irq: interface name %q is not a plain name", i)
-		}
-		c.ifaces = append(c.ifaces, i)
+	if err := checkInterfaces(cfg.Interfaces); err != nil {
+		return nil, err
 	}
+	c.ifaces = append(c.ifaces, cfg.Interfaces...)
 	if cfg.Match != "" {
 		re, err := regexp.Compile(cfg.Match)
 		if err != nil {
@@ -401,4 +399,15 @@ func (c *irqCollector) noteSkipped(skipped []string) {
 	if changed && report != "" {
 		c.logger.Warn("some /proc/interrupts lines could not be parsed; their series are absent", "lines", report)
 	}
+}
+
+// checkInterfaces refuses an `irq: interfaces` entry that is not a plain
+// interface name (it becomes a sysfs path component).
+func checkInterfaces(ifaces []string) error {
+	for _, i := range ifaces {
+		if i == "" || i == "." || i == ".." || filepath.Base(i) != i {
+			return fmt.Errorf("irq: interface name %q is not a plain name", i)
+		}
+	}
+	return nil
 }
