@@ -29,7 +29,7 @@ func irqCPU() *d.Builder {
 		d.Q(`rate(walab_network_receive_drop_total{instance=~"$instance"}[`+rate+`])`, "{{device}} rx drops/s"))
 	b.Heatmap("Softirq share per core", "percentunit", "One row per core: a hot row is a core drowning in softirq.", 24,
 		d.Q(`sum by (cpu) (rate(walab_cpu_seconds_total{instance=~"$instance",mode="softirq"}[`+rate+`]))`, "{{cpu}}"))
-	b.Stat("irqbalance running", "none", "walab runs want it off (seed 000 disables it).", 12, d.Q(`walab_irqbalance_running{instance=~"$instance"}`, "irqbalance"))
+	b.Stat("irqbalance running", "none", "Compare with the plan's expectation (walab experiment check irqbalance): seed 000 stops it, seed 001 keeps it on.", 12, d.Q(`walab_irqbalance_running{instance=~"$instance"}`, "irqbalance"))
 	return b
 }
 
