@@ -147,3 +147,14 @@ func TestUnreadableReplayFolderAtStart(t *testing.T) {
 	require.Equal(t, 1.0, v)
 	require.Contains(t, logs.String(), "cannot open NVMe controller")
 }
+
+// TestUnknownConfigSection: a misspelt top-level section stops the start
+// with its name, as a misspelt key inside a section does.
+func TestUnknownConfigSection(t *testing.T) {
+	logs := &syncBuffer{}
+	cfg := filepath.Join(t.TempDir(), "walab.yml")
+	require.NoError(t, os.WriteFile(cfg, []byte("wa:\n  persist: false\nfilesytem:\n  paths: [/]\n"), 0o644))
+	code := run(context.Background(), []string{"--config.file=" + cfg, "--web.listen-address=127.0.0.1:0"}, logs)
+	require.Equal(t, 1, code)
+	require.Contains(t, logs.String(), `unknown section \"filesytem\"`)
+}

@@ -3,10 +3,13 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
 	"os/signal"
+	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -41,7 +44,20 @@ func loadConfig(path string) (*config.File, error) {
 	if path == "" {
 		return config.Empty(), nil
 	}
-	return config.Load(path)
+	f, err := config.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	// A misspelt section ("filesytem:") would otherwise be ignored in
+	// silence, as a misspelt key inside a section is not.
+	known := append([]string{"nvme", "wa", sim.Section}, collector.Names()...)
+	for _, s := range f.Sections() {
+		if !slices.Contains(known, s) {
+			slices.Sort(known)
+			return nil, fmt.Errorf("config %s: unknown section %q (known: %s)", path, s, strings.Join(known, ", "))
+		}
+	}
+	return f, nil
 }
 
 func newExporterApp(o *options, logger *slog.Logger) (*exporterApp, error) {
