@@ -73,8 +73,10 @@ type Config struct {
 	TargetDownFor          string  `yaml:"target_down_for"`
 	RunbookURL             string  `yaml:"runbook_url"`
 	NewOrderType           string  `yaml:"new_order_type"`
-	BlockDevices           string  `yaml:"block_devices"`
-	DefaultFor             string  `yaml:"default_for"`
+	// BlockDevices selects the walab_blockdev_* devices summed as the block
+	// layer of the write chain (a regexp on the device label).
+	BlockDevices string `yaml:"block_devices"`
+	DefaultFor   string `yaml:"default_for"`
 }
 
 // Default is the production configuration (alerts/config.yml spells it out).
@@ -102,7 +104,7 @@ func Default() Config {
 		TargetDownFor:          "2m",
 		RunbookURL:             "https://github.com/walab/walab/blob/main/docs/lab.md",
 		NewOrderType:           "new_order",
-		BlockDevices:           "nvme.+",
+		BlockDevices:           `nvme\d+n\d+`,
 		DefaultFor:             "10m",
 	}
 }

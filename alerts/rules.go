@@ -50,11 +50,11 @@ const (
 	MediaRate         = "device:walab_nvme_media_written_bytes:rate5m"
 	InnoDBRate        = "target:walab_innodb_written_bytes:rate5m"
 	LabInnoDBRate     = "lab:walab_innodb_written_bytes:sum_rate5m"
-	LabBlockRate      = "lab:node_disk_written_bytes:sum_rate5m"
+	LabBlockRate      = "lab:walab_blockdev_written_bytes:sum_rate5m"
 	LabHostRate       = "lab:walab_nvme_host_written_bytes:sum_rate5m"
 	LabMediaRate      = "lab:walab_nvme_media_written_bytes:sum_rate5m"
-	LabBlockPerInnoDB = "lab:node_disk_written_bytes_per_walab_innodb_written_bytes:ratio_rate5m"
-	LabHostPerBlock   = "lab:walab_nvme_host_written_bytes_per_node_disk_written_bytes:ratio_rate5m"
+	LabBlockPerInnoDB = "lab:walab_blockdev_written_bytes_per_walab_innodb_written_bytes:ratio_rate5m"
+	LabHostPerBlock   = "lab:walab_nvme_host_written_bytes_per_walab_blockdev_written_bytes:ratio_rate5m"
 	LabHostPerInnoDB  = "lab:walab_nvme_host_written_bytes_per_walab_innodb_written_bytes:ratio_rate5m"
 	TxnRate           = "target:walab_loadgen_transactions:rate5m"
 	NewOrderRate      = "target:walab_loadgen_new_order_transactions:rate5m"
@@ -71,6 +71,7 @@ func Generate(c Config) RuleFile {
 	return RuleFile{Groups: []Group{
 		{Name: "walab-wa.rules", Rules: waRules(c)},
 		{Name: "walab-write-chain.rules", Rules: chainRules(c)},
+		{Name: "walab-iostat.rules", Rules: iostatRules(c)},
 		{Name: "walab-wa", Rules: waAlerts(c)},
 		{Name: "walab-placement", Rules: placementAlerts(c)},
 		{Name: "walab-host", Rules: hostAlerts(c)},
@@ -129,9 +130,10 @@ func chainRules(c Config) []Rule {
 		// InnoDB's own bytes: data files (incl. doublewrite) plus redo.
 		rec(InnoDBRate, rate("walab_innodb_data_written_bytes_total")+" + "+rate("walab_innodb_os_log_written_bytes_total")),
 		// One lab is one host, so the chain is summed over the whole lab:
-		// node_exporter names block devices (nvme0n1) unlike walab (nvme0).
+		// block devices are namespaces (nvme0n1), controllers are nvme0
+		// (walab_blockdev_info maps one to the other).
 		rec(LabInnoDBRate, "sum("+InnoDBRate+")"),
-		rec(LabBlockRate, fmt.Sprintf(`sum(rate(node_disk_written_bytes_total{device=~%q}[%s]))`, c.BlockDevices, r)),
+		rec(LabBlockRate, fmt.Sprintf(`sum(rate(walab_blockdev_written_bytes_total{device=~%q}[%s]))`, c.BlockDevices, r)),
 		rec(LabHostRate, "sum("+HostRate+")"),
 		rec(LabMediaRate, "sum("+MediaRate+")"),
 		rec(LabBlockPerInnoDB, LabBlockRate+" / ("+LabInnoDBRate+" > 0)"),

@@ -36,6 +36,7 @@ func boards() []board {
 		{"walab-irq-cpu.json", irqCPU},
 		{"walab-innodb.json", innodb},
 		{"walab-load.json", load},
+		{"walab-block-devices.json", blockDevices},
 	}
 }
 

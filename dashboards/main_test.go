@@ -57,7 +57,7 @@ func TestBoardsWellFormed(t *testing.T) {
 	}
 }
 
-// BenchmarkBoards: building and rendering all seven dashboards.
+// BenchmarkBoards: building and rendering all the dashboards.
 func BenchmarkBoards(b *testing.B) {
 	for b.Loop() {
 		for _, bd := range boards() {

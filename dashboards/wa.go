@@ -28,7 +28,7 @@ func waOverview() *d.Builder {
 	b.Timeseries("Data filesystem fill", "percentunit", "", 12,
 		d.Q(`walab_filesystem_used_bytes{instance=~"$instance"} / walab_filesystem_size_bytes{instance=~"$instance"}`, "{{path}}"))
 	b.Row("Write chain: InnoDB -> block layer -> device host -> NAND")
-	b.Timeseries("Bytes written per layer", "Bps", "node_exporter supplies the block layer; lab-wide sums.", 12,
+	b.Timeseries("Bytes written per layer", "Bps", "The block layer is walab_blockdev_written_bytes_total of the namespaces in block_devices (alerts/config.yml); lab-wide sums.", 12,
 		d.Q(alerts.LabInnoDBRate, "InnoDB (data + redo)"),
 		d.Q(alerts.LabBlockRate, "block devices"),
 		d.Q(alerts.LabHostRate, "device host"),

@@ -3,7 +3,6 @@ package e2e
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -51,20 +50,7 @@ func TestExperimentSeed000Sim(t *testing.T) {
 
 	loadgenAddr := addr(testenv.FreePort(t))
 	writeE2ERules(t, dir)
-	promAddr := addr(testenv.FreePort(t))
-	writeFile(t, dir, "prometheus.yml", fmt.Sprintf(`global:
-  scrape_interval: 1s
-  evaluation_interval: 1s
-rule_files: [rules.yml]
-scrape_configs:
-  - job_name: walab-exporter
-    static_configs: [{targets: [%q]}]
-  - job_name: walab-loadgen
-    static_configs: [{targets: [%q]}]
-`, exporterAddr, loadgenAddr))
-	prom := start(t, dir, "prometheus", promBin, "--config.file=prometheus.yml", "--storage.tsdb.path=prom-data",
-		"--web.listen-address="+promAddr, "--storage.tsdb.retention.time=1h")
-	waitHTTP(t, prom, "http://"+promAddr+"/-/ready", 60*time.Second)
+	promAddr, _ := startPrometheus(t, dir, promBin, [2]string{"walab-exporter", exporterAddr}, [2]string{"walab-loadgen", loadgenAddr})
 
 	out := filepath.Join(dir, "experiment")
 	runExperiment(t, 4*time.Minute, bins["walab"], []string{"../deploy/experiments/seed000-sim.yml", "--out", out, "--progress", "10s"},

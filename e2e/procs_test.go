@@ -12,9 +12,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/api"
+	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	"github.com/stretchr/testify/require"
 
 	"github.com/walab/walab/alerts"
+	"github.com/walab/walab/internal/testenv"
 )
 
 // proc is a child process of the test, in its own process group so that
@@ -142,4 +145,23 @@ func writeE2ERules(t *testing.T, dir string) {
 	rules, err := alerts.Generate(cfg).Marshal()
 	require.NoError(t, err)
 	writeFile(t, dir, "rules.yml", string(rules))
+}
+
+// startPrometheus runs Prometheus in dir with the e2e rules (rules.yml,
+// written by writeE2ERules), scraping each job's one target every second,
+// and returns its address and API once it is ready.
+func startPrometheus(t *testing.T, dir, bin string, jobs ...[2]string) (string, v1.API) {
+	t.Helper()
+	promAddr := addr(testenv.FreePort(t))
+	cfg := "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nrule_files: [rules.yml]\nscrape_configs:\n"
+	for _, j := range jobs {
+		cfg += fmt.Sprintf("  - job_name: %s\n    static_configs: [{targets: [%q]}]\n", j[0], j[1])
+	}
+	writeFile(t, dir, "prometheus.yml", cfg)
+	prom := start(t, dir, "prometheus", bin, "--config.file=prometheus.yml", "--storage.tsdb.path=prom-data",
+		"--web.listen-address="+promAddr, "--storage.tsdb.retention.time=1h")
+	waitHTTP(t, prom, "http://"+promAddr+"/-/ready", 60*time.Second)
+	client, err := api.NewClient(api.Config{Address: "http://" + promAddr})
+	require.NoError(t, err)
+	return promAddr, v1.NewAPI(client)
 }

@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/api"
-	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	"github.com/stretchr/testify/require"
 
 	"github.com/walab/walab/alerts"
@@ -115,22 +113,7 @@ func TestLabSimulatedPlacement(t *testing.T) {
 
 	// Prometheus with the rules generated for the e2e's 20 s "hour".
 	writeE2ERules(t, dir)
-	promAddr := addr(testenv.FreePort(t))
-	writeFile(t, dir, "prometheus.yml", fmt.Sprintf(`global:
-  scrape_interval: 1s
-  evaluation_interval: 1s
-rule_files: [rules.yml]
-scrape_configs:
-  - job_name: walab-exporter
-    static_configs: [{targets: [%q]}]
-`, exporterAddr))
-	prom := start(t, dir, "prometheus", promBin,
-		"--config.file=prometheus.yml", "--storage.tsdb.path=prom-data",
-		"--web.listen-address="+promAddr, "--storage.tsdb.retention.time=1h")
-	waitHTTP(t, prom, "http://"+promAddr+"/-/ready", 60*time.Second)
-	client, err := api.NewClient(api.Config{Address: "http://" + promAddr})
-	require.NoError(t, err)
-	papi := v1.NewAPI(client)
+	_, papi := startPrometheus(t, dir, promBin, [2]string{"walab-exporter", exporterAddr})
 
 	// The drive is labelled simulated and probed to the OCP 0xC0 NAND counter.
 	infoQuery := fmt.Sprintf(`walab_nvme_info{device=%q,simulated="true",source="ocp_c0"}`, simDevice)
@@ -213,7 +196,7 @@ scrape_configs:
 	// 2. Placement off over the exporter's switch: one open block for all
 	// traffic, so hot and cold pages mix and GC relocates more.
 	switched := time.Now()
-	req, err := apiguard.NewPost(base+"/api/v1/sim/placement?streams=off")
+	req, err := apiguard.NewPost(base + "/api/v1/sim/placement?streams=off")
 	require.NoError(t, err)
 	resp, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)

@@ -72,7 +72,7 @@ func TestEndToEndReplayFleet(t *testing.T) {
 	require.Contains(t, scrape(t, base+"/"), "/metrics")
 	require.Contains(t, scrape(t, base+"/api/v1/run-start"), "marks")
 	// Without --web.enable-mutations a run mark is refused, header or not.
-	req, err := apiguard.NewPost(base+"/api/v1/run-start")
+	req, err := apiguard.NewPost(base + "/api/v1/run-start")
 	require.NoError(t, err)
 	resp, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)

@@ -76,7 +76,7 @@ func TestDefaultsToSimulatedDrive(t *testing.T) {
 	resp.Body.Close()
 	require.Equal(t, http.StatusForbidden, resp.StatusCode)
 	require.Equal(t, true, placementState(t, base+"/api/v1/sim/placement")["placement"], "the refused form switched nothing")
-	req, err := apiguard.NewPost(base+"/api/v1/sim/placement?streams=off")
+	req, err := apiguard.NewPost(base + "/api/v1/sim/placement?streams=off")
 	require.NoError(t, err)
 	resp, err = http.DefaultClient.Do(req)
 	require.NoError(t, err)

@@ -115,6 +115,15 @@ func (b *Builder) Row(title string) {
 	b.newLine()
 }
 
+// RepeatRow starts a row that Grafana repeats once per value of variable
+// (selected in the board's picker); the panels up to the next row repeat
+// with it, and $variable in their queries is that one value.
+func (b *Builder) RepeatRow(title, variable string) {
+	b.Row(title)
+	rows := b.board.Panels
+	rows[len(rows)-1].Repeat = ptr(variable)
+}
+
 // Timeseries adds a time-series panel of width w.
 func (b *Builder) Timeseries(title, unit, description string, w int, qs ...Query) {
 	p := sdk.NewTimeseries(title)

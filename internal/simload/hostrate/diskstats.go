@@ -4,37 +4,32 @@
 package hostrate
 
 import (
-	"bufio"
-	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
+
+	"github.com/walab/walab/internal/blockdev"
 )
 
-// ParseDiskstats returns the sectors written (512-byte units, the 10th
-// field, whatever the device's logical block size) of one device in the text
-// of /proc/diskstats.
+// ParseDiskstats returns the sectors written (512-byte units, whatever the
+// device's logical block size) of one device in the text of
+// /proc/diskstats, read by internal/blockdev's parser.
 func ParseDiskstats(data []byte, device string) (uint64, error) {
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 4096), 1<<20)
-	for n := 1; sc.Scan(); n++ {
-		f := strings.Fields(sc.Text())
-		if len(f) < 3 || f[2] != device {
-			continue
+	stats, errs := blockdev.ParseDiskstats(data)
+	for _, s := range stats {
+		if s.Name == device {
+			return s.WriteSectors, nil
 		}
-		if len(f) < 10 {
-			return 0, fmt.Errorf("diskstats line %d (%s): %d fields, want at least 10", n, device, len(f))
-		}
-		v, err := strconv.ParseUint(f[9], 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("diskstats line %d (%s): sectors written: %w", n, device, err)
-		}
-		return v, nil
 	}
-	if err := sc.Err(); err != nil {
-		return 0, fmt.Errorf("diskstats: %w", err)
+	for _, e := range errs {
+		var le *blockdev.LineError
+		if errors.As(e, &le) {
+			if f := strings.Fields(le.Text); len(f) > 2 && f[2] == device {
+				return 0, fmt.Errorf("%s: %w", device, e)
+			}
+		}
 	}
 	return 0, fmt.Errorf("diskstats: no device %q", device)
 }

@@ -32,8 +32,8 @@ func TestParseDiskstats(t *testing.T) {
 	}
 	_, err = ParseDiskstats([]byte(" 8 0 sda 1 2 3\n"), "sda")
 	require.ErrorContains(t, err, "fields")
-	_, err = ParseDiskstats([]byte(" 8 0 sda 1 2 3 4 5 6 -7 8\n"), "sda")
-	require.ErrorContains(t, err, "sectors written")
+	_, err = ParseDiskstats([]byte(" 8 0 sda 1 2 3 4 5 6 -7 8 0 0 0\n"), "sda")
+	require.ErrorContains(t, err, "column 10")
 }
 
 func FuzzParseDiskstats(f *testing.F) {

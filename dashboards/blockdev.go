@@ -1,0 +1,50 @@
+package main
+
+import (
+	"strconv"
+
+	"github.com/walab/walab/alerts"
+	d "github.com/walab/walab/internal/dashboard"
+)
+
+// blockDevices is sysstat's `iostat -x` as a board: one row per block
+// device (NVMe namespaces, their partitions, md and dm devices above them),
+// each panel a group of iostat columns, drawn from the recording rules
+// alerts.IostatFields lists, in iostat's units.
+func blockDevices() *d.Builder {
+	b := withVars(d.New("walab-block-devices", "walab / block devices (iostat -x)", "blockdev", "iostat"))
+	b.Variable("blockdev", "Block device", `label_values(walab_blockdev_info{instance=~"$instance"}, device)`)
+	b.Row("Stack")
+	b.Labels("Devices", "Each block device walab reads and its place in the stack: the NVMe controller of a namespace, the disk of a partition, the name of a dm device.", 24,
+		d.Q(`walab_blockdev_info{instance=~"$instance",device=~"$blockdev"}`, "{{device}}: {{kind}} {{controller}}{{parent}}{{dm_name}}"))
+	b.RepeatRow("iostat -x $blockdev", "blockdev")
+	for _, p := range []struct {
+		title, unit, help string
+		cols              []string
+	}{
+		{"IOPS", "iops", "Requests completed per second (seed 004: IOPS = r/s + w/s).", []string{"IOPS", "r/s", "w/s", "d/s", "f/s"}},
+		{"Throughput", "KBs", "kB/s as iostat prints it (1 kB = 1024 bytes).", []string{"rkB/s", "wkB/s", "dkB/s"}},
+		{"Latency (await)", "ms", "Average time from issue to completion per request, queueing included.", []string{"r_await", "w_await", "d_await", "f_await"}},
+		{"Request size", "kbytes", "Average request size in kB.", []string{"rareq-sz", "wareq-sz", "dareq-sz"}},
+		{"Merges", "iops", "Requests merged per second before they reached the device, and their share.", []string{"rrqm/s", "wrqm/s", "drqm/s"}},
+		{"Queue and utilisation", "short", "aqu-sz: average requests in flight; %util: share of time with at least one (near 100 on NVMe does not mean saturated: it serves many at once).", []string{"aqu-sz", "%util"}},
+	} {
+		var qs []d.Query
+		for _, col := range p.cols {
+			f, ok := alerts.Iostat(col)
+			if !ok {
+				panic("dashboards: no iostat field " + col)
+			}
+			expr := f.Record + `{instance=~"$instance",device=~"$blockdev"}`
+			switch {
+			case f.Scale > 1:
+				expr += " * " + strconv.FormatFloat(f.Scale, 'g', -1, 64)
+			case f.Scale < 1:
+				expr += " / " + strconv.FormatFloat(1/f.Scale, 'g', -1, 64)
+			}
+			qs = append(qs, d.Q(expr, col))
+		}
+		b.Timeseries(p.title, p.unit, p.help, 8, qs...)
+	}
+	return b
+}

@@ -1,0 +1,247 @@
+package collector
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/sys/unix"
+
+	"github.com/walab/walab/internal/blockdev"
+)
+
+func init() { Register("blockdev", true, newBlockdevCollector) }
+
+// blockdevConfig is the `blockdev:` section. The namespaces of the measured
+// NVMe controllers and every device built on them (partitions that hold
+// something, md, dm) are always read; Devices adds others, such as the disk
+// of a lab without NVMe.
+type blockdevConfig struct {
+	Devices []string `yaml:"devices"`
+	// Paths name devices by a file on them (a MySQL data directory): the
+	// device holding its filesystem and every device below it, down to the
+	// disks, with what is built on those.
+	Paths      []string `yaml:"paths"`
+	MaxDevices int      `yaml:"max_devices"`
+}
+
+// defaultMaxBlockDevices bounds the series: 64 devices x blockdevSeriesPerDevice.
+const defaultMaxBlockDevices = 64
+
+const msPerSecond = 1000.0
+
+// blockdevCounters are the diskstats columns exported, in the order of
+// Documentation/admin-guide/iostats.rst. Each maps to the sysstat iostat -x
+// field its rule computes (alerts.IostatFields). Discard and flush columns
+// are absent on kernels that do not print them.
+var blockdevCounters = []struct {
+	name, help string
+	value      func(*blockdev.Stat) (float64, bool)
+}{
+	{"reads_completed_total", "Reads completed (iostat r/s is its rate).", func(s *blockdev.Stat) (float64, bool) { return float64(s.ReadIOs), true }},
+	{"reads_merged_total", "Adjacent reads merged before they reached the device (iostat rrqm/s).", func(s *blockdev.Stat) (float64, bool) { return float64(s.ReadMerges), true }},
+	{"read_bytes_total", "Bytes read (sectors x 512; iostat rkB/s).", func(s *blockdev.Stat) (float64, bool) { return float64(s.ReadSectors * blockdev.SectorSize), true }},
+	{"read_time_seconds_total", "Time reads spent from issue to completion, summed over reads (iostat r_await is its rate over the rate of reads).", func(s *blockdev.Stat) (float64, bool) { return float64(s.ReadTicks) / msPerSecond, true }},
+	{"writes_completed_total", "Writes completed (iostat w/s).", func(s *blockdev.Stat) (float64, bool) { return float64(s.WriteIOs), true }},
+	{"writes_merged_total", "Adjacent writes merged (iostat wrqm/s).", func(s *blockdev.Stat) (float64, bool) { return float64(s.WriteMerges), true }},
+	{"written_bytes_total", "Bytes written (sectors x 512; iostat wkB/s): the block layer's side of the write chain, between the filesystem and the drive's host writes.", func(s *blockdev.Stat) (float64, bool) { return float64(s.WriteSectors * blockdev.SectorSize), true }},
+	{"write_time_seconds_total", "Time writes spent from issue to completion, summed over writes (iostat w_await).", func(s *blockdev.Stat) (float64, bool) { return float64(s.WriteTicks) / msPerSecond, true }},
+	{"io_time_seconds_total", "Time the device had at least one request in flight (iostat %util is its rate).", func(s *blockdev.Stat) (float64, bool) { return float64(s.IOTicks) / msPerSecond, true }},
+	{"io_time_weighted_seconds_total", "Request time summed over all requests in flight (iostat aqu-sz is its rate).", func(s *blockdev.Stat) (float64, bool) { return float64(s.TimeInQueue) / msPerSecond, true }},
+	{"discards_completed_total", "Discards completed (iostat d/s; kernel 4.18 and later).", func(s *blockdev.Stat) (float64, bool) { return float64(s.DiscardIOs), s.HasDiscard }},
+	{"discards_merged_total", "Discards merged (iostat drqm/s).", func(s *blockdev.Stat) (float64, bool) { return float64(s.DiscardMerges), s.HasDiscard }},
+	{"discarded_bytes_total", "Bytes discarded (iostat dkB/s).", func(s *blockdev.Stat) (float64, bool) {
+		return float64(s.DiscardSectors * blockdev.SectorSize), s.HasDiscard
+	}},
+	{"discard_time_seconds_total", "Time discards spent (iostat d_await).", func(s *blockdev.Stat) (float64, bool) { return float64(s.DiscardTicks) / msPerSecond, s.HasDiscard }},
+	{"flushes_completed_total", "Flush requests completed (iostat f/s; kernel 5.5 and later).", func(s *blockdev.Stat) (float64, bool) { return float64(s.FlushIOs), s.HasFlush }},
+	{"flush_time_seconds_total", "Time flush requests spent (iostat f_await).", func(s *blockdev.Stat) (float64, bool) { return float64(s.FlushTicks) / msPerSecond, s.HasFlush }},
+}
+
+var (
+	blockdevCounterDescs = func() []*prometheus.Desc {
+		out := make([]*prometheus.Desc, len(blockdevCounters))
+		for i, c := range blockdevCounters {
+			help := c.help + " From /proc/diskstats."
+			if strings.Contains(c.name, "time_seconds") {
+				help += " The kernel's 32-bit millisecond column is widened across its wrap."
+			}
+			out[i] = prometheus.NewDesc(Namespace+"_blockdev_"+c.name, help, []string{"device"}, nil)
+		}
+		return out
+	}()
+	blockdevInFlightDesc = prometheus.NewDesc(Namespace+"_blockdev_io_now",
+		"Requests in flight on the device now.", []string{"device"}, nil)
+	blockdevInfoDesc = prometheus.NewDesc(Namespace+"_blockdev_info",
+		"A block device walab reads, and its place in the stack: kind (nvme, partition, md, dm, other), the NVMe controller of a namespace (the `device` label of walab_nvme_* series) and the disk of a partition.",
+		[]string{"device", "kind", "controller", "parent", "dm_name"}, nil)
+	blockdevOmittedDesc = prometheus.NewDesc(Namespace+"_blockdev_devices_omitted",
+		"Devices of the stack left out because blockdev: max_devices was reached.", nil, nil)
+)
+
+// blockdevSeriesPerDevice is the most series one device can have.
+var blockdevSeriesPerDevice = len(blockdevCounters) + 2
+
+type blockdevCollector struct {
+	sys, diskstats string
+	roots          []blockdev.Root
+	required       map[string]bool // configured devices: their absence is an error
+	max            int
+	logger         *slog.Logger
+
+	mu       sync.Mutex
+	widener  blockdev.Widener
+	paths    []string
+	resolved map[string]string // path -> block device holding it
+}
+
+func newBlockdevCollector(env Env) (Collector, error) {
+	var cfg blockdevConfig
+	if err := env.Config.Decode("blockdev", &cfg); err != nil {
+		return nil, err
+	}
+	if cfg.MaxDevices == 0 {
+		cfg.MaxDevices = defaultMaxBlockDevices
+	}
+	if cfg.MaxDevices < 0 {
+		return nil, fmt.Errorf("blockdev: max_devices %d: must be positive", cfg.MaxDevices)
+	}
+	paths := hostDefaultPaths(env.Paths)
+	c := &blockdevCollector{
+		sys:       paths.SysFS,
+		diskstats: filepath.Join(paths.ProcFS, "diskstats"),
+		required:  map[string]bool{},
+		max:       cfg.MaxDevices,
+		logger:    env.Logger,
+	}
+	if c.logger == nil {
+		c.logger = slog.New(slog.DiscardHandler)
+	}
+	if env.Fleet != nil {
+		for _, ctrl := range env.Fleet.Controllers {
+			for _, ns := range ctrl.Namespaces {
+				if ns.Block != "" {
+					c.roots = append(c.roots, blockdev.Root{Name: ns.Block, Controller: ctrl.Name})
+				}
+			}
+		}
+	}
+	for _, d := range cfg.Devices {
+		if c.required[d] {
+			return nil, fmt.Errorf("blockdev: devices: %q is listed twice", d)
+		}
+		if d == "" || filepath.Base(d) != d || d == "." || d == ".." {
+			return nil, fmt.Errorf("blockdev: devices: %q is not a kernel block device name (vda, nvme0n1, md0)", d)
+		}
+		c.required[d] = true
+		c.roots = append(c.roots, blockdev.Root{Name: d})
+	}
+	for _, p := range cfg.Paths {
+		if !filepath.IsAbs(p) || filepath.Clean(p) != p {
+			return nil, fmt.Errorf("blockdev: paths: %q must be a clean absolute path", p)
+		}
+	}
+	c.paths, c.resolved = cfg.Paths, map[string]string{}
+	return c, nil
+}
+
+// pathRoots resolves each configured path to its device once; a path that
+// does not resolve yet (its directory is created later) is retried at the
+// next scrape and reported as an error until then.
+func (c *blockdevCollector) pathRoots() ([]blockdev.Root, []error) {
+	var roots []blockdev.Root
+	var errs []error
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, p := range c.paths {
+		name, ok := c.resolved[p]
+		if !ok {
+			var st unix.Stat_t
+			if err := unix.Stat(p, &st); err != nil {
+				errs = append(errs, fmt.Errorf("blockdev: paths: %s: %w", p, err))
+				continue
+			}
+			var err error
+			if name, err = blockdev.DeviceOf(c.sys, unix.Major(st.Dev), unix.Minor(st.Dev)); err != nil {
+				errs = append(errs, fmt.Errorf("blockdev: paths: %s: %w", p, err))
+				continue
+			}
+			c.resolved[p] = name
+			c.required[name] = true
+		}
+		roots = append(roots, blockdev.Root{Name: name, Down: true})
+	}
+	return roots, errs
+}
+
+func (c *blockdevCollector) Update(_ context.Context, ch chan<- prometheus.Metric) error {
+	if len(c.roots) == 0 && len(c.paths) == 0 {
+		return ErrNoData
+	}
+	proots, errs := c.pathRoots()
+	devs, omitted, derr := blockdev.Discover(c.sys, append(append([]blockdev.Root(nil), c.roots...), proots...), c.max)
+	if derr != nil {
+		// A namespace of a simulated or replayed controller has no sysfs
+		// entry; only a configured device that is missing is an error.
+		for _, e := range unwrapJoined(derr) {
+			var missing *blockdev.MissingRootError
+			if errors.As(e, &missing) && !c.isRequired(missing.Name) {
+				continue
+			}
+			errs = append(errs, fmt.Errorf("blockdev: %w", e))
+		}
+	}
+	if len(devs) == 0 {
+		return errors.Join(append(errs, ErrNoData)...)
+	}
+	data, err := os.ReadFile(c.diskstats)
+	if err != nil {
+		return errors.Join(append(errs, fmt.Errorf("blockdev: %w", err))...)
+	}
+	stats, lineErrs := blockdev.ParseDiskstats(data)
+	for _, e := range lineErrs {
+		errs = append(errs, fmt.Errorf("blockdev: %w", e))
+	}
+	c.mu.Lock()
+	stats = c.widener.Widen(stats)
+	c.mu.Unlock()
+	byName := make(map[string]*blockdev.Stat, len(stats))
+	for i := range stats {
+		byName[stats[i].Name] = &stats[i]
+	}
+	ch <- prometheus.MustNewConstMetric(blockdevOmittedDesc, prometheus.GaugeValue, float64(omitted))
+	for _, d := range devs {
+		s, ok := byName[d.Name]
+		if !ok {
+			errs = append(errs, fmt.Errorf("blockdev: %s is in sysfs but not in %s", d.Name, c.diskstats))
+			continue
+		}
+		ch <- prometheus.MustNewConstMetric(blockdevInfoDesc, prometheus.GaugeValue, 1, d.Name, d.Kind, d.Controller, d.Parent, d.DMName)
+		for i, k := range blockdevCounters {
+			if v, ok := k.value(s); ok {
+				ch <- prometheus.MustNewConstMetric(blockdevCounterDescs[i], prometheus.CounterValue, v, d.Name)
+			}
+		}
+		ch <- prometheus.MustNewConstMetric(blockdevInFlightDesc, prometheus.GaugeValue, float64(s.InFlight), d.Name)
+	}
+	return errors.Join(errs...)
+}
+
+func (c *blockdevCollector) isRequired(name string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.required[name]
+}
+
+func unwrapJoined(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
