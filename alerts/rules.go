@@ -72,10 +72,12 @@ func Generate(c Config) RuleFile {
 		{Name: "walab-wa.rules", Rules: waRules(c)},
 		{Name: "walab-write-chain.rules", Rules: chainRules(c)},
 		{Name: "walab-iostat.rules", Rules: iostatRules(c)},
+		{Name: "walab-raid.rules", Rules: raidRules(c)},
 		{Name: "walab-wa", Rules: waAlerts(c)},
 		{Name: "walab-placement", Rules: placementAlerts(c)},
 		{Name: "walab-host", Rules: hostAlerts(c)},
 		{Name: "walab-lab", Rules: labAlerts(c)},
+		{Name: "walab-raid", Rules: raidAlerts(c)},
 	}}
 }
 

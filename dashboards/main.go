@@ -37,6 +37,7 @@ func boards() []board {
 		{"walab-innodb.json", innodb},
 		{"walab-load.json", load},
 		{"walab-block-devices.json", blockDevices},
+		{"walab-raid.json", raid},
 	}
 }
 

@@ -34,6 +34,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	baseRange := cmp.Flag("baseline-range", "Baseline as a time range START,END (RFC 3339), for load walab's loadgen did not drive.").String()
 	candRange := cmp.Flag("candidate-range", "Candidate as a time range START,END (RFC 3339).").String()
 	device := cmp.Flag("device", "Device (the exporter's device label).").Default("nvme0").String()
+	array := cmp.Flag("array", "Compare an md/dm array's chain instead of one device (seed 001): per round the array's, its members' and its drives' NAND bytes; WA is array to NAND, and the RAID WA is printed against theory. E.g. md0.").String()
 	lookback := cmp.Flag("lookback", "How far back to search for the runs.").Default("720h").Duration()
 	last := cmp.Flag("last-hours", "Rounds compared per run (seed 000: 12).").Default("12").Int()
 	round := cmp.Flag("round", "Length of one table row (1h; 1m for the simulated drive, whose hour is a minute).").Default("1h").Duration()
@@ -65,7 +66,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0 // --help
 	}
 	opts := compare.Options{
-		Baseline: *baseline, Candidate: *candidate, Device: *device, LastHours: *last, Round: *round, Select: *sel,
+		Baseline: *baseline, Candidate: *candidate, Device: *device, Array: *array, LastHours: *last, Round: *round, Select: *sel,
 		Steady: compare.Steady{Window: *steadyWin, MaxExcursion: *steadyExc, MaxSlope: *steadySlope},
 		Checks: compare.CheckOptions{AllowDifferentDevice: *allowDev, FillTolerance: *fillTol, RateTolerance: *rateTol,
 			Placement: *placementChk},

@@ -126,7 +126,9 @@ func Discover(sysRoot string, roots []Root, max int) (devs []Device, omitted int
 			}
 			queue = append(queue, item{n, ctrl, it.depth + 1, false})
 		}
-		if it.down {
+		// Down the stack: everything an array is built on, so that the sum
+		// over its members is complete even where a member is no root.
+		if it.down || d.Kind == KindMD || d.Kind == KindDM {
 			below := append([]string(nil), d.Slaves...)
 			if d.Parent != "" {
 				below = append(below, d.Parent)
@@ -229,4 +231,33 @@ func DeviceOf(sysRoot string, major, minor uint32) (string, error) {
 		return "", fmt.Errorf("device %d:%d: name %q", major, minor, name)
 	}
 	return name, nil
+}
+
+// Leaves returns the devices at the bottom of name's stack (those built on
+// nothing), in devs; a partition is a leaf, its disk is not walked.
+func Leaves(devs []Device, name string) []Device {
+	by := make(map[string]*Device, len(devs))
+	for i := range devs {
+		by[devs[i].Name] = &devs[i]
+	}
+	var out []Device
+	seen := map[string]bool{}
+	var walk func(string, int)
+	walk = func(n string, depth int) {
+		d, ok := by[n]
+		if !ok || seen[n] || depth > maxDepth {
+			return
+		}
+		seen[n] = true
+		if len(d.Slaves) == 0 {
+			out = append(out, *d)
+			return
+		}
+		for _, s := range d.Slaves {
+			walk(s, depth+1)
+		}
+	}
+	walk(name, 0)
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
 }

@@ -48,7 +48,7 @@ func TestDiscoverBoundAndMissingRoot(t *testing.T) {
 	require.Len(t, devs, 2)
 	require.Equal(t, "nvme0n1", devs[0].Name)
 	require.Equal(t, blockdev.Device{Name: "vda", Kind: blockdev.KindOther}, devs[1])
-	require.Equal(t, 2, omitted, "md0 and dm-0 are over the bound")
+	require.Equal(t, 5, omitted, "md0, dm-0 and the other members of md0 are over the bound")
 
 	_, _, err = blockdev.Discover(tr.Sys, []blockdev.Root{{Name: "../../etc"}}, 2)
 	require.ErrorContains(t, err, `"../../etc"`)
@@ -73,4 +73,25 @@ func TestDiscoverDown(t *testing.T) {
 		names = append(names, d.Name)
 	}
 	require.Equal(t, []string{"dm-0", "md0", "nvme0n1", "nvme1n1", "nvme2n1p1", "nvme2n1"}, names)
+}
+
+// TestDiscoverCompletesArrays: an array found from one member brings all
+// of its members (and a dm device on it), so the sum over members is whole;
+// Leaves walks dm-0 down to the NVMe namespaces and partition.
+func TestDiscoverCompletesArrays(t *testing.T) {
+	tr := stackTree(t)
+	devs, _, err := blockdev.Discover(tr.Sys, []blockdev.Root{{Name: "nvme0n1"}}, 64)
+	require.NoError(t, err)
+	var names []string
+	for _, d := range devs {
+		names = append(names, d.Name)
+	}
+	require.Equal(t, []string{"nvme0n1", "md0", "dm-0", "nvme1n1", "nvme2n1p1", "nvme2n1"}, names)
+	var leaves []string
+	for _, d := range blockdev.Leaves(devs, "dm-0") {
+		leaves = append(leaves, d.Name+"@"+d.Controller)
+	}
+	require.Equal(t, []string{"nvme0n1@nvme0", "nvme1n1@nvme1", "nvme2n1p1@nvme2"}, leaves)
+	require.Equal(t, "nvme0n1", blockdev.Leaves(devs, "nvme0n1")[0].Name)
+	require.Empty(t, blockdev.Leaves(devs, "sdq"))
 }

@@ -83,6 +83,30 @@ var (
 		[]string{"device", "kind", "controller", "parent", "dm_name"}, nil)
 	blockdevOmittedDesc = prometheus.NewDesc(Namespace+"_blockdev_devices_omitted",
 		"Devices of the stack left out because blockdev: max_devices was reached.", nil, nil)
+	blockdevMemberDesc = prometheus.NewDesc(Namespace+"_blockdev_member_info",
+		"A device an md array or dm device is built on directly (its slaves/): the array's member writes are the sum over these.",
+		[]string{"array", "device"}, nil)
+	blockdevLeafDesc = prometheus.NewDesc(Namespace+"_blockdev_leaf_info",
+		"A device at the bottom of an array's stack (dm over md over NVMe: the namespaces) and its NVMe controller (\"\" when it is no NVMe namespace): the array's NAND bytes are its leaves' controllers'.",
+		[]string{"array", "device", "controller"}, nil)
+
+	mdInfoDesc  = prometheus.NewDesc(Namespace+"_md_info", "An md array and its RAID level.", []string{"device", "level"}, nil)
+	mdDisksDesc = prometheus.NewDesc(Namespace+"_md_disks",
+		"Members of the complete array (md/raid_disks).", []string{"device"}, nil)
+	mdDataDisksDesc = prometheus.NewDesc(Namespace+"_md_data_disks",
+		"Members' worth of user data in one full stripe (RAID 5 of 3: 2).", []string{"device"}, nil)
+	mdChunkDesc = prometheus.NewDesc(Namespace+"_md_chunk_bytes",
+		"Chunk size of a striped level.", []string{"device"}, nil)
+	mdDegradedDesc = prometheus.NewDesc(Namespace+"_md_degraded_disks",
+		"Members missing from an array with redundancy.", []string{"device"}, nil)
+	mdSyncDesc = prometheus.NewDesc(Namespace+"_md_sync_active",
+		"1 while a resync, recovery, check, repair or reshape runs (action names it; 0 with action=\"idle\" otherwise): it writes the members by itself, so a WA window it overlaps is not valid.",
+		[]string{"device", "action"}, nil)
+	mdSyncDoneDesc = prometheus.NewDesc(Namespace+"_md_sync_completed_ratio",
+		"Share of the running sync done (md/sync_completed).", []string{"device"}, nil)
+	mdTheoryDesc = prometheus.NewDesc(Namespace+"_md_theoretical_write_amplification",
+		"Member bytes written per array byte for full-stripe writes: RAID 0 1, RAID 1 n, RAID 10 its copies, RAID 5 (k+1)/k, RAID 6 (k+2)/k. Smaller writes on parity levels cost more (read-modify-write).",
+		[]string{"device"}, nil)
 )
 
 // blockdevSeriesPerDevice is the most series one device can have.
@@ -230,7 +254,60 @@ func (c *blockdevCollector) Update(_ context.Context, ch chan<- prometheus.Metri
 		}
 		ch <- prometheus.MustNewConstMetric(blockdevInFlightDesc, prometheus.GaugeValue, float64(s.InFlight), d.Name)
 	}
+	for _, d := range devs {
+		if len(d.Slaves) == 0 {
+			continue
+		}
+		for _, m := range d.Slaves {
+			ch <- prometheus.MustNewConstMetric(blockdevMemberDesc, prometheus.GaugeValue, 1, d.Name, m)
+		}
+		for _, l := range blockdev.Leaves(devs, d.Name) {
+			ch <- prometheus.MustNewConstMetric(blockdevLeafDesc, prometheus.GaugeValue, 1, d.Name, l.Name, l.Controller)
+		}
+		if d.Kind == blockdev.KindMD {
+			if err := c.collectMD(d.Name, ch); err != nil {
+				errs = append(errs, fmt.Errorf("blockdev: %w", err))
+			}
+		}
+	}
 	return errors.Join(errs...)
+}
+
+func (c *blockdevCollector) collectMD(name string, ch chan<- prometheus.Metric) error {
+	m, err := blockdev.ReadMD(c.sys, name)
+	if err != nil {
+		return err
+	}
+	gauge := func(d *prometheus.Desc, v float64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, append([]string{name}, labels...)...)
+	}
+	gauge(mdInfoDesc, 1, m.Level)
+	if m.Level == "" {
+		return nil
+	}
+	gauge(mdDisksDesc, float64(m.Disks))
+	if k, ok := m.DataDisks(); ok {
+		gauge(mdDataDisksDesc, k)
+	}
+	if wa, ok := m.TheoreticalWA(); ok {
+		gauge(mdTheoryDesc, wa)
+	}
+	if m.ChunkBytes > 0 {
+		gauge(mdChunkDesc, float64(m.ChunkBytes))
+	}
+	if m.SyncAction == "" {
+		return nil // no redundancy: no degraded members, no sync
+	}
+	gauge(mdDegradedDesc, float64(m.Degraded))
+	if m.Syncing() {
+		gauge(mdSyncDesc, 1, m.SyncAction)
+		if m.SyncTotal > 0 {
+			gauge(mdSyncDoneDesc, float64(m.SyncDone)/float64(m.SyncTotal))
+		}
+	} else {
+		gauge(mdSyncDesc, 0, "idle")
+	}
+	return nil
 }
 
 func (c *blockdevCollector) isRequired(name string) bool {

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/prometheus/common/model"
 )
 
 // Selection of the compared rounds of each run.
@@ -23,18 +25,22 @@ type Options struct {
 	// range instead of a run id (load driven by another tool).
 	BaselineRange, CandidateRange *[2]time.Time
 	Device                        string
-	From, To                      time.Time     // where to search for the runs
-	LastHours                     int           // rounds compared per run; seed 000 keeps 12
-	Round                         time.Duration // one row of the table; default 1h (a simulated hour is 1m)
-	Select                        string        // SelectSteady (default) or SelectLastNonZero
-	Steady                        Steady        // default SNIA
-	Checks                        CheckOptions
-	Interval                      BatchMeans
+	// Array, when set, compares an md/dm array's chain instead of a device
+	// (ArrayTable): WA is its leaves' NAND bytes per array byte.
+	Array     string
+	From, To  time.Time     // where to search for the runs
+	LastHours int           // rounds compared per run; seed 000 keeps 12
+	Round     time.Duration // one row of the table; default 1h (a simulated hour is 1m)
+	Select    string        // SelectSteady (default) or SelectLastNonZero
+	Steady    Steady        // default SNIA
+	Checks    CheckOptions
+	Interval  BatchMeans
 }
 
 // Result is the comparison of two runs on one device.
 type Result struct {
 	Device    string
+	Array     string `json:",omitempty"`
 	Round     time.Duration
 	Runs      [2]Run    // baseline, candidate
 	Tables    [2][]Hour // per-round tables
@@ -70,7 +76,7 @@ func Compare(ctx context.Context, src Source, o Options) (*Result, error) {
 		return nil, err
 	}
 	o.Checks = o.Checks.withDefaults()
-	res := &Result{Device: o.Device, Round: o.Round}
+	res := &Result{Device: o.Device, Array: o.Array, Round: o.Round}
 	ranges := [2]*[2]time.Time{o.BaselineRange, o.CandidateRange}
 	for i, id := range []string{o.Baseline, o.Candidate} {
 		var run Run
@@ -85,7 +91,7 @@ func Compare(ctx context.Context, src Source, o Options) (*Result, error) {
 				return nil, err
 			}
 		}
-		table, err := src.Table(ctx, run, o.Device, o.Round)
+		table, devices, err := src.tableOf(ctx, run, o)
 		if err != nil {
 			return nil, err
 		}
@@ -100,12 +106,17 @@ func Compare(ctx context.Context, src Source, o Options) (*Result, error) {
 		}
 		res.Last[i] = LastNonZero(table[from:], o.LastHours)
 		if len(res.Last[i]) == 0 {
-			return nil, fmt.Errorf("run %s: no round with host writes on %s", run.ID, o.Device)
+			return nil, fmt.Errorf("run %s: no round with host writes on %s", run.ID, o.subject())
 		}
 		res.WA[i] = AggregateWA(res.Last[i])
-		f, err := src.Facts(ctx, run, o.Device, res.Last[i], o.Round)
+		f, err := src.Facts(ctx, run, devices, res.Last[i], o.Round)
 		if err != nil {
 			return nil, err
+		}
+		if o.Array != "" {
+			if f.RAIDTheory, err = src.arrayTheory(ctx, run, o.Array); err != nil {
+				return nil, err
+			}
 		}
 		res.Facts[i] = f
 	}
@@ -119,6 +130,41 @@ func Compare(ctx context.Context, src Source, o Options) (*Result, error) {
 }
 
 var roles = [2]string{"baseline", "candidate"}
+
+// subject names what is compared: the device, or the array.
+func (o Options) subject() string {
+	if o.Array != "" {
+		return "array " + o.Array
+	}
+	return o.Device
+}
+
+// tableOf builds a run's table and names the drives whose facts count.
+func (s Source) tableOf(ctx context.Context, run Run, o Options) ([]Hour, []string, error) {
+	if o.Array == "" {
+		t, err := s.Table(ctx, run, o.Device, o.Round)
+		return t, []string{o.Device}, err
+	}
+	t, err := s.ArrayTable(ctx, run, o.Array, o.Round)
+	if err != nil {
+		return nil, nil, err
+	}
+	ctrls, err := s.ArrayControllers(ctx, run, o.Array)
+	return t, ctrls, err
+}
+
+// arrayTheory reads the array's full-stripe WA at the run's end.
+func (s Source) arrayTheory(ctx context.Context, run Run, array string) (*float64, error) {
+	res, _, _, err := s.API.Query(ctx, fmt.Sprintf(`max(last_over_time(walab_md_theoretical_write_amplification{device=%q}[%s]))`, array, model.Duration(max(run.End.Sub(run.Start), time.Minute))), run.End)
+	if err != nil {
+		return nil, fmt.Errorf("array %s: %w", array, err)
+	}
+	if v, ok := res.(model.Vector); ok && len(v) > 0 {
+		x := float64(v[0].Value)
+		return &x, nil
+	}
+	return nil, nil
+}
 
 // Write prints the verdict, its checks, both tables and the figures of the
 // compared rounds. A comparison that is NOT VALID prints no reduction
@@ -135,7 +181,11 @@ func (r *Result) Write(w io.Writer, allowInvalid bool) error {
 		run := r.Runs[i]
 		fmt.Fprintf(w, "%s run %s (scenario %s): %s .. %s\n", role, run.ID, run.Scenario,
 			run.Start.UTC().Format(time.RFC3339), run.End.UTC().Format(time.RFC3339))
-		if err := WriteText(w, r.Tables[i]); err != nil {
+		write := WriteText
+		if r.Array != "" {
+			write = WriteArrayText
+		}
+		if err := write(w, r.Tables[i]); err != nil {
 			return err
 		}
 		steady := "never"
@@ -144,6 +194,14 @@ func (r *Result) Write(w io.Writer, allowInvalid bool) error {
 		}
 		fmt.Fprintf(w, "steady state (SNIA window): %s\n", steady)
 		fmt.Fprintf(w, "last %d non-zero %ss (%d..%d): WA %.5f\n", len(r.Last[i]), unit, r.Last[i][0].Hour, r.Last[i][len(r.Last[i])-1].Hour, r.WA[i])
+		if r.Array != "" {
+			raid := AggregateRAIDWA(r.Last[i])
+			if th := r.Facts[i].RAIDTheory; th != nil && raid > 0 {
+				fmt.Fprintf(w, "RAID WA (member / array bytes) over those %ss: %.4f against %.4f in theory: software overhead (WA - theory) / WA %.2f%%\n", unit, raid, *th, 100*(raid-*th)/raid)
+			} else {
+				fmt.Fprintf(w, "RAID WA (member / array bytes) over those %ss: %.4f (no theoretical value: not an md level walab knows)\n", unit, raid)
+			}
+		}
 		if m := r.Missing[i]; len(m) > 0 {
 			fmt.Fprintf(w, "MISSING: %d of %d %ss have no trustworthy NAND/host figures (%ss %s); they are not counted, not taken as WA 0\n",
 				len(m), len(r.Tables[i]), unit, unit, hourList(m))
@@ -155,6 +213,10 @@ func (r *Result) Write(w io.Writer, allowInvalid bool) error {
 		return err
 	}
 	if _, err := fmt.Fprintf(w, "WA reduction (baseline - candidate) / baseline: %.2f%%\n", 100*r.Reduction); err != nil {
+		return err
+	}
+	if r.Array != "" {
+		_, err := fmt.Fprintf(w, "(WA here is array to NAND: the NAND bytes of %s's drives per byte written to %s)\n", r.Array, r.Array)
 		return err
 	}
 	// The baseline's steady WA is the reference WalabWARegression watches.
@@ -195,12 +257,13 @@ func (r *Result) WriteJSON(w io.Writer) error {
 	}
 	out := struct {
 		Device       string  `json:"device"`
+		Array        string  `json:"array,omitempty"`
 		RoundSeconds float64 `json:"round_seconds"`
 		Verdict      Verdict `json:"verdict"`
 		Reduction    float64 `json:"wa_reduction"`
 		Baseline     run     `json:"baseline"`
 		Candidate    run     `json:"candidate"`
-	}{Device: r.Device, RoundSeconds: r.Round.Seconds(), Verdict: r.Verdict, Reduction: r.Reduction}
+	}{Device: r.Device, Array: r.Array, RoundSeconds: r.Round.Seconds(), Verdict: r.Verdict, Reduction: r.Reduction}
 	for i, dst := range []*run{&out.Baseline, &out.Candidate} {
 		*dst = run{Run: r.Runs[i], SteadyAt: r.SteadyAt[i], Table: r.Tables[i], WA: r.WA[i], Facts: r.Facts[i]}
 		for _, h := range r.Last[i] {

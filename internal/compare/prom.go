@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"sort"
+	"strings"
 	"time"
 
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
@@ -86,30 +88,17 @@ func (s Source) Table(ctx context.Context, run Run, device string, round time.Du
 	if !model.LabelValue(device).IsValid() || device == "" {
 		return nil, fmt.Errorf("bad device %q", device)
 	}
-	if round < time.Second {
-		return nil, fmt.Errorf("round %s: at least 1s", round)
+	r, err := rounds(run, round)
+	if err != nil {
+		return nil, err
 	}
-	first := run.Start.Add(round)
-	if first.After(run.End) {
-		return nil, fmt.Errorf("run %s lasted %s: less than one round (%s)", run.ID, run.End.Sub(run.Start).Round(time.Second), round)
-	}
-	r := v1.Range{Start: first, End: run.End, Step: round}
-	rs := model.Duration(round).String()
+	first, rs := r.Start, model.Duration(round).String()
 	get := func(fn, metric string) (map[int64]float64, error) {
-		q := fmt.Sprintf(`sum(%s(%s{device=%q}[%s]))`, fn, metric, device, rs)
-		res, _, _, err := s.API.QueryRange(ctx, q, r)
+		m, err := s.perRound(ctx, fmt.Sprintf(`sum(%s(%s{device=%q}[%s]))`, fn, metric, device, rs), r)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", metric, err)
 		}
-		out := map[int64]float64{}
-		if m, ok := res.(model.Matrix); ok {
-			for _, ss := range m {
-				for _, p := range ss.Values {
-					out[int64(p.Timestamp)] = float64(p.Value)
-				}
-			}
-		}
-		return out, nil
+		return m, nil
 	}
 	const nandMetric, hostMetric = "walab_nvme_media_written_bytes_total", "walab_nvme_host_written_bytes_total"
 	var q [4]map[int64]float64
@@ -155,10 +144,41 @@ func (s Source) Table(ctx context.Context, run Run, device string, round time.Du
 	return hours, nil
 }
 
+// rounds is the query range of a run's rounds: one step per round, the
+// first ending one round after the start.
+func rounds(run Run, round time.Duration) (v1.Range, error) {
+	if round < time.Second {
+		return v1.Range{}, fmt.Errorf("round %s: at least 1s", round)
+	}
+	first := run.Start.Add(round)
+	if first.After(run.End) {
+		return v1.Range{}, fmt.Errorf("run %s lasted %s: less than one round (%s)", run.ID, run.End.Sub(run.Start).Round(time.Second), round)
+	}
+	return v1.Range{Start: first, End: run.End, Step: round}, nil
+}
+
+// perRound runs a range query of one series and returns its values by
+// timestamp (milliseconds).
+func (s Source) perRound(ctx context.Context, q string, r v1.Range) (map[int64]float64, error) {
+	res, _, _, err := s.API.QueryRange(ctx, q, r)
+	if err != nil {
+		return nil, err
+	}
+	out := map[int64]float64{}
+	if m, ok := res.(model.Matrix); ok {
+		for _, ss := range m {
+			for _, p := range ss.Values {
+				out[int64(p.Timestamp)] = float64(p.Value)
+			}
+		}
+	}
+	return out, nil
+}
+
 // Facts reads what Prometheus knows about a run besides its WA table; the
 // compared rounds bound the throughput, latency and placement windows.
 // What is not there stays unset: a check then says "unknown".
-func (s Source) Facts(ctx context.Context, run Run, device string, compared []Hour, round time.Duration) (RunFacts, error) {
+func (s Source) Facts(ctx context.Context, run Run, devices []string, compared []Hour, round time.Duration) (RunFacts, error) {
 	var f RunFacts
 	if len(compared) == 0 {
 		return f, nil
@@ -167,7 +187,7 @@ func (s Source) Facts(ctx context.Context, run Run, device string, compared []Ho
 	winEnd := compared[len(compared)-1].At
 	win := model.Duration(winEnd.Sub(winStart)).String()
 	runDur := model.Duration(max(run.End.Sub(run.Start), time.Minute)).String()
-	dev := fmt.Sprintf("device=%q", device)
+	dev := deviceSelector(devices)
 	instant := func(q string, at time.Time) (model.Vector, error) {
 		res, _, _, err := s.API.Query(ctx, q, at)
 		if err != nil {
@@ -191,13 +211,17 @@ func (s Source) Facts(ctx context.Context, run Run, device string, compared []Ho
 	if err != nil {
 		return f, err
 	}
-	if len(v) > 0 {
-		f.Serial, f.Firmware = string(v[0].Metric["serial"]), string(v[0].Metric["firmware"])
+	// An array's drives: every serial and firmware, in device order.
+	sort.Slice(v, func(i, j int) bool { return v[i].Metric["device"] < v[j].Metric["device"] })
+	var serials, firmwares []string
+	for _, smp := range v {
+		serials, firmwares = append(serials, string(smp.Metric["serial"])), append(firmwares, string(smp.Metric["firmware"]))
 	}
+	f.Serial, f.Firmware = strings.Join(serials, ","), strings.Join(firmwares, ",")
 	if f.FillStart, err = scalar("max(last_over_time(walab_filesystem_used_bytes[5m]) / last_over_time(walab_filesystem_size_bytes[5m]))", run.Start); err != nil {
 		return f, err
 	}
-	if f.DriveTurns, err = scalar(fmt.Sprintf("sum(last_over_time(walab_nvme_media_written_bytes_total{%[1]s}[5m])) / max(last_over_time(walab_nvme_capacity_bytes{%[1]s}[5m]))", dev), run.Start); err != nil {
+	if f.DriveTurns, err = scalar(fmt.Sprintf("sum(last_over_time(walab_nvme_media_written_bytes_total{%[1]s}[5m])) / sum(max by (device) (last_over_time(walab_nvme_capacity_bytes{%[1]s}[5m])))", dev), run.Start); err != nil {
 		return f, err
 	}
 	pl, err := scalar(fmt.Sprintf(`max(max_over_time(walab_nvme_directive_enabled{%[1]s,directive=~"streams|data_placement"}[%[2]s]) or max_over_time(walab_nvme_fdp_enabled{%[1]s}[%[2]s]))`, dev, win), winEnd)

@@ -26,8 +26,11 @@ type Run struct {
 type Hour struct {
 	Hour      int     // 1 = the first full hour after the run start
 	NANDBytes float64 // media bytes written in the hour
-	HostBytes float64 // host bytes written in the hour
-	At        time.Time
+	HostBytes float64 // host bytes written in the hour (for an array: bytes written to the array)
+	// MemberBytes is, for an array (ArrayTable), the sum of its members'
+	// block writes in the hour; 0 for a device.
+	MemberBytes float64 `json:",omitempty"`
+	At          time.Time
 	// Missing, when set, says why the hour has no trustworthy figures (no
 	// NAND data: the drive's NAND source was down, the exporter or
 	// Prometheus was not scraping). Such an hour is neither idle nor WA 0:

@@ -70,6 +70,9 @@ type RunFacts struct {
 	Txn, NewOrder []*float64 `json:",omitempty"`
 	// P95, P99: transaction latency quantiles over the compared rounds (s).
 	P95, P99 *float64 `json:",omitempty"`
+	// RAIDTheory is an md array's full-stripe WA (RAID 5 (2+1): 1.5); only
+	// with Options.Array.
+	RAIDTheory *float64 `json:",omitempty"`
 }
 
 // Verdict is the judgement of a comparison.

@@ -69,7 +69,7 @@ func Expand(expr string, vars map[string]string) string {
 // panel queries outside Grafana: match-all selectors and short ranges.
 func TestVars(rateInterval string) map[string]string {
 	return map[string]string{
-		"instance": ".*", "device": ".*", "target": ".*", "blockdev": ".*",
+		"instance": ".*", "device": ".*", "target": ".*", "blockdev": ".*", "array": ".*",
 		"__rate_interval": rateInterval, "__interval": rateInterval,
 		"baseline_offset": rateInterval,
 	}

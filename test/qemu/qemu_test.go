@@ -43,6 +43,14 @@ mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 echo "walab-guest: init at $(cut -d' ' -f1 /proc/uptime)s"
+# scrape NAME: the exporter's /metrics (on 127.0.0.1:10131) into /out/NAME.
+scrape() {
+	i=0
+	until wget -q -O /out/$1 http://127.0.0.1:10131/metrics; do
+		i=$((i+1)); [ $i -gt 100 ] && return 1
+		sleep 0.2
+	done
+}
 step() {
 	name=$1; shift
 	"$@" > /out/$name.log 2>&1
@@ -52,7 +60,7 @@ step() {
 }
 while read -r m; do insmod "$m" >> /out/insmod.log 2>&1 || echo "insmod $m failed" >> /out/insmod.log; done < /etc/modules.order
 i=0
-while [ ! -e /dev/nvme0n1 ] || [ ! -e /dev/nvme1n1 ]; do
+while [ "$(ls /sys/block | grep -c '^nvme[0-9]*n1$')" -lt @CONTROLLERS@ ]; do
 	i=$((i+1)); [ $i -gt 600 ] && break
 	sleep 0.1
 done
@@ -86,21 +94,27 @@ step capture2 /exporter capture --out /out/2
 step guest /walab-guest -out /out/guest $ctrls
 /exporter --web.listen-address=127.0.0.1:10131 --nvme.cache-max-age=200ms --no-collector.innodb > /out/serve.log 2>&1 &
 pid=$!
-scrape() {
-	i=0
-	until wget -q -O /out/$1 http://127.0.0.1:10131/metrics; do
-		i=$((i+1)); [ $i -gt 100 ] && return 1
-		sleep 0.2
-	done
-}
 step scrape1 scrape metrics1.txt
 sleep 1
 step scrape2 scrape metrics2.txt
 kill $pid`
 
-// guestRun boots the VM once and returns the unpacked /out directory and
-// the exporter binary it put in the guest (static, so it runs on the host too).
+// guestRun boots the VM of TestQEMUNVMeIoctl once and returns the
+// unpacked /out directory and the exporter binary it put in the guest
+// (static, so it runs on the host too).
 func guestRun(t *testing.T) (outDir, exporterBin string) {
+	t.Helper()
+	// The crypto providers are soft dependencies of crc-t10dif and
+	// crc64-rocksoft (modprobe would load them; insmod does not).
+	return bootGuest(t, guestSteps, []Controller{{Serial: "walab0001", DiskMiB: 64}, {Serial: "walab0002", DiskMiB: 64}},
+		[]string{"nvme"}, []string{"crct10dif_generic", "crc64_rocksoft_generic"})
+}
+
+// bootGuest boots Debian's kernel with the given NVMe controllers and an
+// initramfs holding walab's exporter and guest program, the modules (and
+// their dependencies), and /init running steps once every controller's
+// first namespace is there; it returns the unpacked /out directory.
+func bootGuest(t *testing.T, steps string, ctrls []Controller, modules, optional []string) (outDir, exporterBin string) {
 	t.Helper()
 	qemuBin := testenv.RequireBinary(t, "qemu-system-x86_64")
 	k, err := FindKernel("/boot", "/lib/modules")
@@ -116,13 +130,12 @@ func guestRun(t *testing.T) (outDir, exporterBin string) {
 	guestBin := buildStatic(t, dir, "walab-guest", "./guest")
 	exporterBin = buildStatic(t, dir, "exporter", "../../exporter")
 
-	a, err := BaseArchive(busybox, strings.Replace(guestInit, "@STEPS@", guestSteps, 1))
+	init := strings.NewReplacer("@STEPS@", steps, "@CONTROLLERS@", fmt.Sprint(len(ctrls))).Replace(guestInit)
+	a, err := BaseArchive(busybox, init)
 	require.NoError(t, err)
 	require.NoError(t, AddStaticBinary(a, "walab-guest", guestBin))
 	require.NoError(t, AddStaticBinary(a, "exporter", exporterBin))
-	// The crypto providers are soft dependencies of crc-t10dif and
-	// crc64-rocksoft (modprobe would load them; insmod does not).
-	mods, err := AddModules(a, k, []string{"nvme"}, []string{"crct10dif_generic", "crc64_rocksoft_generic"})
+	mods, err := AddModules(a, k, modules, optional)
 	require.NoError(t, err)
 	t.Logf("kernel %s, modules %v", k.Version, mods)
 	initrd := filepath.Join(dir, "initramfs.cpio")
@@ -133,7 +146,7 @@ func guestRun(t *testing.T) (outDir, exporterBin string) {
 	require.NoError(t, f.Close())
 
 	vm := VM{QEMU: qemuBin, Kernel: k, Initramfs: initrd, Dir: dir, Cmdline: "quiet no_timer_check",
-		Controllers: []Controller{{Serial: "walab0001", DiskMiB: 64}, {Serial: "walab0002", DiskMiB: 64}}}
+		Controllers: ctrls}
 	var run Run
 	for attempt := 1; ; attempt++ {
 		ctx, cancel := context.WithTimeout(context.Background(), bootTimeout)

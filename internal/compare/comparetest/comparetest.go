@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -32,39 +33,115 @@ type Run struct {
 	// absent, as when the drive's NAND source fails: the drive keeps
 	// writing, the host counter keeps its samples.
 	NoNAND []int
+	// Array, when set, makes the run one on md0, RAID 5 (2+1) over
+	// nvme0n1..nvme2n1 of controllers nvme0..nvme2, and WA the chain's
+	// (NAND of the three drives per array byte).
+	Array *Array
+}
+
+// Array is an md0 run's RAID layer.
+type Array struct {
+	RAIDWA    float64 // member bytes per array byte
+	SyncHours []int   // hours (1-based) during which a resync runs
+}
+
+// series accumulates OpenMetrics samples, grouped per family and series as
+// promtool's backfill wants them.
+type series struct {
+	families []string
+	byFamily map[string][]string // family -> its series in order
+	lines    map[string]*bytes.Buffer
+	value    map[string]float64
+}
+
+func newSeries() *series {
+	return &series{byFamily: map[string][]string{}, lines: map[string]*bytes.Buffer{}, value: map[string]float64{}}
+}
+
+// add appends a sample of family{labels}: a counter grows by inc, a gauge
+// (set) takes inc as its value.
+func (s *series) add(family, labels string, inc float64, set bool, ts int64) {
+	key := family + "{" + labels + "}"
+	if _, ok := s.lines[key]; !ok {
+		if _, ok := s.byFamily[family]; !ok {
+			s.families = append(s.families, family)
+		}
+		s.byFamily[family] = append(s.byFamily[family], key)
+		s.lines[key] = &bytes.Buffer{}
+	}
+	if set {
+		s.value[key] = inc
+	} else {
+		s.value[key] += inc
+	}
+	fmt.Fprintf(s.lines[key], "%s %g %d\n", key, s.value[key], ts)
+}
+
+func (s *series) bytes(types map[string]string) []byte {
+	var out bytes.Buffer
+	for _, f := range s.families {
+		name, typ := f, types[f]
+		if typ == "counter" {
+			name = strings.TrimSuffix(f, "_total")
+		}
+		fmt.Fprintf(&out, "# TYPE %s %s\n", name, typ)
+		for _, k := range s.byFamily[f] {
+			out.Write(s.lines[k].Bytes())
+		}
+	}
+	out.WriteString("# EOF\n")
+	return out.Bytes()
 }
 
 // OpenMetrics writes per-minute counters and run_info for the runs, in the
 // format `promtool tsdb create-blocks-from openmetrics` backfills.
 func OpenMetrics(runs []Run) []byte {
-	var host, nand, info bytes.Buffer
-	var h, n float64
+	s := newSeries()
+	types := map[string]string{}
+	counter := func(f, l string, inc float64, ts int64) { types[f] = "counter"; s.add(f, l, inc, false, ts) }
+	gauge := func(f, l string, v float64, ts int64) { types[f] = "gauge"; s.add(f, l, v, true, ts) }
+	ctrls := []string{"nvme0", "nvme1", "nvme2"}
 	for _, r := range runs {
 		minutes := 60 * len(r.WA)
 		for m := 0; m <= minutes; m++ {
 			ts := r.Start.Add(time.Duration(m) * time.Minute).Unix()
+			hour := (m-1)/60 + 1
+			var host, nand float64
 			if m > 0 {
-				if wa := r.WA[(m-1)/60]; wa > 0 {
-					h += compare.MiB
-					n += wa * compare.MiB
+				if wa := r.WA[hour-1]; wa > 0 {
+					host, nand = compare.MiB, wa*compare.MiB
 				}
 			}
-			fmt.Fprintf(&host, "walab_nvme_host_written_bytes_total{device=\"nvme0\",source=\"ocp_c0\"} %g %d\n", h, ts)
-			if m == 0 || !slices.Contains(r.NoNAND, (m-1)/60+1) {
-				fmt.Fprintf(&nand, "walab_nvme_media_written_bytes_total{device=\"nvme0\",source=\"ocp_c0\"} %g %d\n", n, ts)
+			nandUp := m == 0 || !slices.Contains(r.NoNAND, hour)
+			if r.Array == nil {
+				counter("walab_nvme_host_written_bytes_total", `device="nvme0",source="ocp_c0"`, host, ts)
+				if nandUp {
+					counter("walab_nvme_media_written_bytes_total", `device="nvme0",source="ocp_c0"`, nand, ts)
+				}
+			} else {
+				counter("walab_blockdev_written_bytes_total", `device="md0"`, host, ts)
+				sync := m > 0 && slices.Contains(r.Array.SyncHours, hour)
+				for _, c := range ctrls {
+					member := host * r.Array.RAIDWA / 3
+					counter("walab_blockdev_written_bytes_total", fmt.Sprintf("device=%q", c+"n1"), member, ts)
+					counter("walab_nvme_host_written_bytes_total", fmt.Sprintf(`device=%q,source="ocp_c0"`, c), member, ts)
+					if nandUp {
+						counter("walab_nvme_media_written_bytes_total", fmt.Sprintf(`device=%q,source="ocp_c0"`, c), nand/3, ts)
+					}
+					gauge("walab_blockdev_member_info", fmt.Sprintf(`array="md0",device=%q`, c+"n1"), 1, ts)
+					gauge("walab_blockdev_leaf_info", fmt.Sprintf(`array="md0",controller=%q,device=%q`, c, c+"n1"), 1, ts)
+				}
+				gauge("walab_md_theoretical_write_amplification", `device="md0"`, 1.5, ts)
+				if sync {
+					gauge("walab_md_sync_active", `action="resync",device="md0"`, 1, ts)
+				} else {
+					gauge("walab_md_sync_active", `action="idle",device="md0"`, 0, ts)
+				}
 			}
-			fmt.Fprintf(&info, "walab_loadgen_run_info{run_id=%q,scenario=%q,target=\"mysql1\",workload=\"tpcc\"} 1 %d\n", r.ID, r.Scenario, ts)
+			gauge("walab_loadgen_run_info", fmt.Sprintf(`run_id=%q,scenario=%q,target="mysql1",workload="tpcc"`, r.ID, r.Scenario), 1, ts)
 		}
 	}
-	var out bytes.Buffer
-	out.WriteString("# TYPE walab_nvme_host_written_bytes counter\n")
-	out.Write(host.Bytes())
-	out.WriteString("# TYPE walab_nvme_media_written_bytes counter\n")
-	out.Write(nand.Bytes())
-	out.WriteString("# TYPE walab_loadgen_run_info gauge\n")
-	out.Write(info.Bytes())
-	out.WriteString("# EOF\n")
-	return out.Bytes()
+	return s.bytes(types)
 }
 
 // StartPrometheus backfills the runs into a TSDB and serves it on loopback.
