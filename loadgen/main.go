@@ -1,5 +1,6 @@
 // Command loadgen runs TPC-C and sysbench-style OLTP load against
-// MySQL/MariaDB and exports what it does to Prometheus. See docs/loadgen.md.
+// MySQL/MariaDB, or sysbench's fileio test on files or a raw device, and
+// exports what it does to Prometheus. See docs/loadgen.md.
 package main
 
 import (
@@ -8,8 +9,9 @@ import (
 	"github.com/walab/walab/loadgen/internal/cli"
 
 	// The workloads register themselves; the command line knows none by name.
-	_ "github.com/walab/walab/internal/benchmarksql"  // tpcc, with BenchmarkSQL props files
-	_ "github.com/walab/walab/internal/workload/oltp" // the sysbench OLTP scripts
+	_ "github.com/walab/walab/internal/benchmarksql"    // tpcc, with BenchmarkSQL props files
+	_ "github.com/walab/walab/internal/workload/fileio" // sysbench fileio: files or a raw device, no database
+	_ "github.com/walab/walab/internal/workload/oltp"   // the sysbench OLTP scripts
 )
 
 func main() {

@@ -16,6 +16,7 @@ type Metrics struct {
 	Reconnects *prometheus.CounterVec
 	Active     *prometheus.GaugeVec
 	TargetRate *prometheus.GaugeVec
+	IOBytes    *prometheus.CounterVec
 }
 
 // DurationBuckets are the classic buckets, 0.5 ms .. 60 s: OLTP point selects
@@ -69,8 +70,12 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Name: ns + "target_rate_per_second",
 			Help: "Configured transaction rate limit in transactions per second (0 = unlimited).",
 		}, []string{"target"}),
+		IOBytes: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: ns + "io_bytes_total",
+			Help: "Bytes an I/O workload (fileio) read or wrote, by op: the host side of a device WA measurement without a database.",
+		}, []string{"target", "op"}),
 	}
-	reg.MustRegister(m.RunInfo, m.RunStart, m.Txns, m.Duration, m.Statements, m.Errors, m.Reconnects, m.Active, m.TargetRate)
+	reg.MustRegister(m.RunInfo, m.RunStart, m.Txns, m.Duration, m.Statements, m.Errors, m.Reconnects, m.Active, m.TargetRate, m.IOBytes)
 	return m
 }
 
@@ -84,12 +89,15 @@ type typeObservers struct {
 type targetObservers struct {
 	types                 []typeObservers
 	reads, writes, others prometheus.Counter
+	readBytes, wroteBytes prometheus.Counter
 	reconnects            prometheus.Counter
 	errs                  map[string]prometheus.Counter
 	active                prometheus.Gauge
 }
 
-func (m *Metrics) forTarget(target, workload string, types []string) *targetObservers {
+// forTarget resolves a target's series; io adds the byte counters (an I/O
+// workload's; a SQL workload has none rather than a 0 that means nothing).
+func (m *Metrics) forTarget(target, workload string, types []string, io bool) *targetObservers {
 	if m == nil {
 		return nil
 	}
@@ -100,6 +108,9 @@ func (m *Metrics) forTarget(target, workload string, types []string) *targetObse
 		reconnects: m.Reconnects.WithLabelValues(target),
 		active:     m.Active.WithLabelValues(target),
 		errs:       map[string]prometheus.Counter{},
+	}
+	if io {
+		o.readBytes, o.wroteBytes = m.IOBytes.WithLabelValues(target, "read"), m.IOBytes.WithLabelValues(target, "write")
 	}
 	for _, c := range []string{"deadlock", "lock_wait_timeout", "connection", "canceled", "other"} {
 		o.errs[c] = m.Errors.WithLabelValues(target, c)

@@ -103,5 +103,9 @@ func progressLine(prefix string, e workload.ProgressEvent, elapsed time.Duration
 		}
 		s += "] "
 	}
-	return fmt.Sprintf("%s%s%d/%d rows (%.1f%%) %.0f rows/s ETA %s", prefix, s, e.Rows, e.TotalRows, pct, rate, eta)
+	unit := "rows"
+	if e.Unit != "" {
+		unit = e.Unit
+	}
+	return fmt.Sprintf("%s%s%d/%d %s (%.1f%%) %.0f %s/s ETA %s", prefix, s, e.Rows, e.TotalRows, unit, pct, rate, unit, eta)
 }

@@ -31,6 +31,22 @@ func intervalLine(prev, cur *snapshot, start time.Time, threads int, pct float64
 		rd/secs, wr/secs, ot/secs, fmtPct(pct), h.percentile(pct), errs/secs, reconn/secs)
 }
 
+// fileioLine is sysbench fileio's --report-interval line.
+func fileioLine(prev, cur *snapshot, start time.Time, pct float64) string {
+	secs := cur.At.Sub(prev.At).Seconds()
+	if secs <= 0 {
+		secs = 1
+	}
+	p, c := prev.all(), cur.all()
+	h := c.Hist.sub(&p.Hist)
+	return fmt.Sprintf("[ %ds ] reads: %4.2f MiB/s writes: %4.2f MiB/s fsyncs: %4.2f/s latency (ms,%s%%): %4.3f",
+		int(math.Round(cur.At.Sub(start).Seconds())),
+		float64(cur.ReadBytes-prev.ReadBytes)/mib/secs, float64(cur.WroteBytes-prev.WroteBytes)/mib/secs,
+		float64(cur.Others-prev.Others)/secs, fmtPct(pct), h.percentile(pct))
+}
+
+const mib = 1 << 20
+
 func fmtPct(p float64) string {
 	if p == math.Trunc(p) {
 		return fmt.Sprintf("%d", int(p))
@@ -95,6 +111,12 @@ type Result struct {
 	NewOrderType string  `json:"new_order_type,omitempty"`
 	TpmC         float64 `json:"tpmC,omitempty"`
 	TpmTotal     float64 `json:"tpmTOTAL,omitempty"`
+
+	// An I/O workload (fileio): bytes moved; Reads, Writes and Other are
+	// its read, write and fsync requests.
+	IO           bool   `json:"io,omitempty"`
+	ReadBytes    uint64 `json:"read_bytes,omitempty"`
+	WrittenBytes uint64 `json:"written_bytes,omitempty"`
 }
 
 func typeResult(name string, t *typeSnap, pct float64) TypeResult {
@@ -125,6 +147,7 @@ func newResult(cfg *Config, types []string, start, stop, end time.Time, s *snaps
 		TotalSeconds: end.Sub(start).Seconds(),
 		Transactions: all.completed(), Reads: s.Reads, Writes: s.Writes, Other: s.Others,
 		Retried: all.Out[oRetried], Errors: all.Out[oError], Reconnects: s.Reconnects,
+		ReadBytes: s.ReadBytes, WrittenBytes: s.WroteBytes,
 		All: typeResult("all", &all, cfg.Percentile),
 	}
 	for _, i := range sortedTypes(types) {
@@ -165,11 +188,30 @@ func (r *Result) SetNewOrderType(t string) {
 // WriteSummary writes the final summary: BenchmarkSQL's when the workload
 // has a headline type (tpmC), else sysbench's.
 func (r *Result) WriteSummary(w io.Writer) {
-	if r.NewOrderType != "" {
+	switch {
+	case r.NewOrderType != "":
 		r.WriteTPCC(w)
-		return
+	case r.IO:
+		r.WriteFileIO(w)
+	default:
+		r.WriteSysbench(w)
 	}
-	r.WriteSysbench(w)
+}
+
+// WriteFileIO writes sysbench 1.0.20 fileio's final summary.
+func (r *Result) WriteFileIO(w io.Writer) {
+	secs := max(r.TotalSeconds, 1e-9)
+	fmt.Fprintf(w, "File operations:\n")
+	fmt.Fprintf(w, "    reads/s:                      %.2f\n", float64(r.Reads)/secs)
+	fmt.Fprintf(w, "    writes/s:                     %.2f\n", float64(r.Writes)/secs)
+	fmt.Fprintf(w, "    fsyncs/s:                     %.2f\n", float64(r.Other)/secs)
+	fmt.Fprintf(w, "\nThroughput:\n")
+	fmt.Fprintf(w, "    read, MiB/s:                  %.2f\n", float64(r.ReadBytes)/mib/secs)
+	fmt.Fprintf(w, "    written, MiB/s:               %.2f\n", float64(r.WrittenBytes)/mib/secs)
+	r.writeGeneral(w)
+	if r.Errors > 0 {
+		fmt.Fprintf(w, "\nerrors: %d failed I/O requests (see the log)\n", r.Errors)
+	}
 }
 
 // WriteSysbench writes sysbench 1.0.20's final summary.
@@ -187,6 +229,11 @@ func (r *Result) WriteSysbench(w io.Writer) {
 	fmt.Fprintf(w, "    queries:                             %-6d (%.2f per sec.)\n", total, float64(total)/secs)
 	fmt.Fprintf(w, "    ignored errors:                      %-6d (%.2f per sec.)\n", ignored, float64(ignored)/secs)
 	fmt.Fprintf(w, "    reconnects:                          %-6d (%.2f per sec.)\n", r.Reconnects, float64(r.Reconnects)/secs)
+	r.writeGeneral(w)
+}
+
+// writeGeneral is the part of sysbench's summary every test prints.
+func (r *Result) writeGeneral(w io.Writer) {
 	fmt.Fprintf(w, "\nGeneral statistics:\n")
 	fmt.Fprintf(w, "    total time:                          %.4fs\n", r.TotalSeconds)
 	fmt.Fprintf(w, "    total number of events:              %d\n", r.Transactions)
@@ -241,7 +288,7 @@ func WriteJSON(path string, results []*Result) error {
 }
 
 // Banner is the header sysbench prints before a run.
-func Banner(threads int, rate float64, prefix string) string {
+func Banner(threads int, rate float64, prefix string, describe func(io.Writer)) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Running the test with following options:\nNumber of threads: %d\n", threads)
 	if rate > 0 {
@@ -249,6 +296,10 @@ func Banner(threads int, rate float64, prefix string) string {
 	}
 	if prefix != "" {
 		fmt.Fprintf(&b, "Target: %s\n", prefix)
+	}
+	if describe != nil {
+		b.WriteString("\n")
+		describe(&b)
 	}
 	b.WriteString("\nThreads started!\n")
 	return b.String()

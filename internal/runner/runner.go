@@ -120,7 +120,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, err
 	}
-	if in, ok := cfg.Workload.(workload.Initializer); ok && cfg.DB != nil {
+	if in, ok := cfg.Workload.(workload.Initializer); ok && (cfg.DB != nil || cfg.Local) {
 		if err := in.Init(ctx, cfg.DB); err != nil {
 			return nil, err
 		}
@@ -129,7 +129,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	for i, t := range r.types {
 		r.typeIdx[t] = i
 	}
-	r.obs = cfg.Metrics.forTarget(cfg.Target, cfg.Workload.Name(), r.types)
+	_, io := cfg.Workload.(workload.IOWorkload)
+	r.obs = cfg.Metrics.forTarget(cfg.Target, cfg.Workload.Name(), r.types, io)
 	// Transactions run under a context that is never canceled: go-sql-driver
 	// hands every query on a cancelable context to a watcher goroutine, a
 	// cost per statement that shows next to sysbench. The drain timeout
@@ -191,6 +192,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	res := newResult(&r.cfg, r.types, start, stopAt, end, final, drained)
 	if h, ok := cfg.Workload.(workload.Headliner); ok {
 		res.SetNewOrderType(h.HeadlineType())
+	}
+	if _, ok := cfg.Workload.(workload.IOWorkload); ok {
+		res.IO = true
 	}
 	return res, nil
 }
@@ -423,7 +427,19 @@ func (r *run) countStatements(st *termStats, res workload.Result) {
 	st.reads.Add(uint64(res.Reads))
 	st.writes.Add(uint64(res.Writes))
 	st.others.Add(uint64(res.Other))
+	if res.ReadBytes > 0 {
+		st.readBytes.Add(uint64(res.ReadBytes))
+	}
+	if res.WrittenBytes > 0 {
+		st.wroteBytes.Add(uint64(res.WrittenBytes))
+	}
 	if r.obs != nil {
+		if res.ReadBytes > 0 && r.obs.readBytes != nil {
+			r.obs.readBytes.Add(float64(res.ReadBytes))
+		}
+		if res.WrittenBytes > 0 && r.obs.wroteBytes != nil {
+			r.obs.wroteBytes.Add(float64(res.WrittenBytes))
+		}
 		if res.Reads > 0 {
 			r.obs.reads.Add(float64(res.Reads))
 		}
@@ -468,6 +484,9 @@ func (r *run) report(start time.Time, done <-chan struct{}) {
 		}
 		cur := takeSnapshot(cfg.Clock.Now(), r.terms, len(r.types))
 		line := intervalLine(prev, cur, start, int(r.active.Load()), cfg.Percentile)
+		if _, io := cfg.Workload.(workload.IOWorkload); io {
+			line = fileioLine(prev, cur, start, cfg.Percentile)
+		}
 		fmt.Fprintf(cfg.Out, "%s%s\n", cfg.LinePrefix, line)
 		if r.sched != nil {
 			fmt.Fprintf(cfg.Out, "%s[ %ds ] queue length: %d, concurrency: %d\n", cfg.LinePrefix,

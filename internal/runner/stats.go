@@ -37,6 +37,7 @@ type typeStats struct {
 type termStats struct {
 	types                 []typeStats
 	reads, writes, others atomic.Uint64
+	readBytes, wroteBytes atomic.Uint64
 	reconnects            atomic.Uint64
 	busyNs                atomic.Int64 // time inside transactions
 	events                atomic.Uint64
@@ -73,6 +74,7 @@ type snapshot struct {
 	At                    time.Time
 	Types                 []typeSnap
 	Reads, Writes, Others uint64
+	ReadBytes, WroteBytes uint64
 	Reconnects            uint64
 	PerTermEvents         []uint64
 	PerTermBusy           []time.Duration
@@ -96,6 +98,8 @@ func takeSnapshot(at time.Time, terms []*termStats, nTypes int) *snapshot {
 		s.Reads += t.reads.Load()
 		s.Writes += t.writes.Load()
 		s.Others += t.others.Load()
+		s.ReadBytes += t.readBytes.Load()
+		s.WroteBytes += t.wroteBytes.Load()
 		s.Reconnects += t.reconnects.Load()
 		s.PerTermEvents = append(s.PerTermEvents, t.events.Load())
 		s.PerTermBusy = append(s.PerTermBusy, time.Duration(t.busyNs.Load()))

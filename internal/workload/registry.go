@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"io"
 	"slices"
 	"sync"
 	"time"
@@ -78,6 +79,13 @@ type (
 	// summary is then BenchmarkSQL's instead of sysbench's.
 	Headliner interface {
 		HeadlineType() string
+	}
+	// IOWorkload marks a workload whose events are I/O requests (fileio):
+	// its report lines and summary are sysbench fileio's (MiB/s, fsyncs/s)
+	// instead of queries and transactions. Describe prints the option block
+	// sysbench prints before such a run.
+	IOWorkload interface {
+		Describe(w io.Writer)
 	}
 	// RunOptioner gives run settings from the workload's own flags (tpcc:
 	// --terminals, --limit-txns-per-min); they win over the target file's

@@ -53,8 +53,11 @@ const (
 // Result of one transaction.
 type Result struct {
 	Outcome Outcome
-	// Statements by kind, for sysbench-style qps read/write/other.
+	// Statements by kind, for sysbench-style qps read/write/other (for an
+	// I/O workload: read and write requests, and fsyncs as other).
 	Reads, Writes, Other int
+	// ReadBytes and WrittenBytes moved by the event (I/O workloads).
+	ReadBytes, WrittenBytes int64
 }
 
 // PrepareOptions configure loading.
@@ -66,6 +69,7 @@ type PrepareOptions struct {
 // ProgressEvent reports loading progress.
 type ProgressEvent struct {
 	Rows, TotalRows int64
+	Unit            string // what Rows counts; "" is rows
 }
 
 // CheckResult is one consistency condition.

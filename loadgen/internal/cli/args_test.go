@@ -22,6 +22,11 @@ func TestNormalizeArgs(t *testing.T) {
 		{in: "x --mysql-password a_b --rand_type=pareto", want: "x --mysql-password a_b --rand-type=pareto"},
 		{in: "x -- --table_size", want: "x -- --table_size"},
 		{in: "x --skip_trx=maybe", wantErr: "--skip-trx=maybe: want on or off"},
+		// Seed 004's sysbench 0.4 command line, verbatim.
+		{in: "--test=fileio --file-num=4 --file-block-size=16384 --file-total-size=4G --file-test-mode=rndrd --file-extra-flags=direct --max-time=300 --max-requests=0 --file-fsync-freq=1 --num-threads=128 --report-interval=1 run",
+			want: "fileio --file-num=4 --file-block-size=16384 --file-total-size=4G --file-test-mode=rndrd --file-extra-flags=direct --time=300 --events=0 --file-fsync-freq=1 --threads=128 --report-interval=1 run"},
+		{in: "--test=fileio --test=cpu run", wantErr: "give one test"},
+		{in: "--test= run", wantErr: "give one test"},
 	} {
 		t.Run(tc.in, func(t *testing.T) {
 			got, err := NormalizeArgs(strings.Fields(tc.in), testBools)

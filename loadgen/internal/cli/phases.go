@@ -297,7 +297,11 @@ func runPhase(ctx context.Context, f *flags, c *command, targets []*target, stdo
 		if multi {
 			name = t.name
 		}
-		fmt.Fprint(out, runner.Banner(cfg.Threads, cfg.Rate, name))
+		var describe func(io.Writer)
+		if d, ok := t.wl.(workload.IOWorkload); ok {
+			describe = d.Describe
+		}
+		fmt.Fprint(out, runner.Banner(cfg.Threads, cfg.Rate, name, describe))
 		res, err := runner.Run(ctx, cfg)
 		if err != nil {
 			return err
