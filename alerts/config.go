@@ -54,6 +54,10 @@ type Config struct {
 	PlacementScenarios string `yaml:"placement_scenarios"`
 	// PlacementFor is how long placement may be missing during such a run.
 	PlacementFor string `yaml:"placement_for"`
+	// PlacementObservedMin is the least share of a device's write bytes
+	// that must carry a placement id (streams or FDP, counted per command
+	// by the placement tracer) during a placement run.
+	PlacementObservedMin float64 `yaml:"placement_observed_min"`
 
 	IRQBusiestShareMax float64 `yaml:"irq_busiest_share_max"`
 	IRQFor             string  `yaml:"irq_for"`
@@ -93,6 +97,7 @@ func Default() Config {
 		NANDWithoutHostWindow:  "30m",
 		PlacementScenarios:     "streams.*|fdp.*|astream.*",
 		PlacementFor:           "5m",
+		PlacementObservedMin:   0.5,
 		IRQBusiestShareMax:     0.9,
 		IRQFor:                 "15m",
 		SoftirqBusiestMax:      0.5,
@@ -182,7 +187,7 @@ func (c Config) Validate() error {
 			return fmt.Errorf("alerts config: reference_wa: bad device %q", d)
 		}
 	}
-	for k, v := range map[string]float64{"irq_busiest_share_max": c.IRQBusiestShareMax, "softirq_busiest_max": c.SoftirqBusiestMax, "filesystem_used_max": c.FilesystemUsedMax, "filesystem_used_max_in_run": c.FilesystemUsedMaxInRun,
+	for k, v := range map[string]float64{"irq_busiest_share_max": c.IRQBusiestShareMax, "softirq_busiest_max": c.SoftirqBusiestMax, "filesystem_used_max": c.FilesystemUsedMax, "filesystem_used_max_in_run": c.FilesystemUsedMaxInRun, "placement_observed_min": c.PlacementObservedMin,
 		"checkpoint_age_max": c.CheckpointAgeMax, "loadgen_error_ratio_max": c.LoadgenErrorRatioMax} {
 		if !(v > 0 && v <= 1) {
 			return fmt.Errorf("alerts config: %s = %v, want a ratio in (0, 1]", k, v)

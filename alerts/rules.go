@@ -61,6 +61,9 @@ const (
 	MediaPerTxn       = "lab:walab_nvme_media_written_bytes_per_loadgen_transaction:ratio_rate5m"
 	MediaPerNewOrder  = "lab:walab_nvme_media_written_bytes_per_loadgen_new_order:ratio_rate5m"
 	TxnErrorRatio     = "target:walab_loadgen_transaction_errors:ratio_rate5m"
+	// Share of a device's write bytes that carried a stream id or placement
+	// handle, counted per command by the placement tracer.
+	PlacementRatio = "device:walab_nvme_write_bytes:placement_ratio_rate5m"
 	// Busiest core's share of time in softirq / irq, per host.
 	SoftirqBusiest = "instance:walab_cpu_softirq_busiest:ratio_rate5m"
 	IRQTimeBusiest = "instance:walab_cpu_irq_busiest:ratio_rate5m"
@@ -147,6 +150,7 @@ func chainRules(c Config) []Rule {
 		rec(MediaPerNewOrder, LabMediaRate+" / (sum("+NewOrderRate+") > 0)"),
 		// "or ... * 0" gives 0 rather than no series when no error happened yet.
 		// One core's seconds in a mode per second is its share of time there.
+		rec(PlacementRatio, fmt.Sprintf(`(sum by (instance, job, device) (rate(walab_nvme_write_bytes_total{directive!="none"}[%[1]s])) or sum by (instance, job, device) (rate(walab_nvme_write_bytes_total[%[1]s])) * 0) / (sum by (instance, job, device) (rate(walab_nvme_write_bytes_total[%[1]s])) > 0)`, r)),
 		rec(SoftirqBusiest, fmt.Sprintf(`max without (cpu, mode) (rate(walab_cpu_seconds_total{mode="softirq"}[%s]))`, r)),
 		rec(IRQTimeBusiest, fmt.Sprintf(`max without (cpu, mode) (rate(walab_cpu_seconds_total{mode="irq"}[%s]))`, r)),
 		rec(TxnErrorRatio, fmt.Sprintf(`(sum without (type, outcome) (rate(walab_loadgen_transactions_total{outcome="error"}[%[1]s])) or sum without (type, outcome) (rate(walab_loadgen_transactions_total[%[1]s])) * 0) / (sum without (type, outcome) (rate(walab_loadgen_transactions_total[%[1]s])) > 0)`, r)),
@@ -217,6 +221,10 @@ func placementAlerts(c Config) []Rule {
 			"File write-life hints do not reach the device.",
 			"A placement run is going on, but file write hints cannot reach {{ $labels.device }} on {{ $labels.instance }}: {{ $labels.reason }}"+
 				`{{ if eq $labels.reason "`+placement.ReasonFDPWriteStreams+`" }} (only raw block-device writes that name a write stream are placed; files on ext4/xfs, such as MySQL's, are not){{ end }}.`),
+		c.alert("WalabPlacementNotObserved", "critical",
+			fmt.Sprintf("%s < %s and %s", PlacementRatio, num(c.PlacementObservedMin), c.runExpected()), c.PlacementFor,
+			"Writes reach the drive without placement.",
+			fmt.Sprintf("A placement run is going on, but only {{ $value | humanizePercentage }} of the write bytes the kernel sent to {{ $labels.device }} on {{ $labels.instance }} carried a stream id or placement handle (walab_nvme_write_bytes_total, counted per command; placement_observed_min %s): the hint dies between the file and the drive, and the run measures the baseline.", num(c.PlacementObservedMin))),
 		c.alert("WalabPlacementDaemonDown", "warning",
 			`walab_placement_daemon_running == 0 and `+c.runExpected(), c.PlacementFor,
 			"The placement daemon is not running.",

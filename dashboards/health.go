@@ -1,6 +1,9 @@
 package main
 
-import d "github.com/walab/walab/internal/dashboard"
+import (
+	"github.com/walab/walab/alerts"
+	d "github.com/walab/walab/internal/dashboard"
+)
 
 func deviceHealth() *d.Builder {
 	b := withVars(d.New("walab-device-health", "walab / device health", "smart"))
@@ -27,6 +30,13 @@ func deviceHealth() *d.Builder {
 
 func streamsPlacement() *d.Builder {
 	b := withVars(d.New("walab-streams-placement", "walab / streams & placement", "streams"))
+	b.Row("Observed per command (placement tracer)")
+	b.Timeseries("Write bytes carrying placement", "percentunit", "Share of the write bytes the kernel sent to the drive with a stream id or placement handle, counted per NVMe Write command (--collector.placement_trace). WalabPlacementNotObserved fires below placement_observed_min during a placement run.", 12,
+		d.Q(alerts.PlacementRatio+`{`+devSel+`}`, "{{device}}"))
+	b.Timeseries("Write bytes by placement id", "Bps", "Per directive and stream id / placement handle.", 12,
+		d.Q(`sum by (device, directive, placement_id) (rate(walab_nvme_write_bytes_total{`+devSel+`}[`+rate+`]))`, "{{device}} {{directive}} {{placement_id}}"))
+	b.Stat("Tracer running", "none", "walab_placement_trace_up; walab_placement_trace_error_info names the reason when it is 0.", 24,
+		d.Q(`walab_placement_trace_up{instance=~"$instance"}`, "{{instance}}"))
 	b.Row("Directives and FDP")
 	b.Stat("Directive enabled", "none", "1 = enabled (identify, streams, data_placement).", 8,
 		d.Q(`walab_nvme_directive_enabled{`+devSel+`}`, "{{device}} {{directive}}"))

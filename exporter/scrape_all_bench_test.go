@@ -293,6 +293,8 @@ func seriesGroup(family string, waFamilies map[string]bool) string {
 		return "irq"
 	case has("walab_filesystem_"):
 		return "filesystem"
+	case has("walab_placement_trace_", "walab_nvme_write_commands_total", "walab_nvme_write_bytes_total"):
+		return "placement_trace"
 	case has("walab_nvme_directive_", "walab_nvme_streams_", "walab_nvme_fdp_", "walab_placement_", "walab_kernel_nvme_streams_param", "walab_write_hint_"):
 		return "streams"
 	case has("walab_scrape_collector_"):
@@ -403,7 +405,9 @@ func TestScrapeAllSeriesCount(t *testing.T) {
 		"wa":         waSeries,
 		"framework":  2 * len(collector.Names()),
 		"cpu":        allCPUs * 8, // CPUs x modes
-		"network":    6,           // one NIC x 6 counters
+		// The fixture host has no tracefs: up 0 and the reason, no counts.
+		"placement_trace": 2,
+		"network":         6, // one NIC x 6 counters
 	}
 
 	first := groupCounts(sampleSeries(scrapeAll(t, a.handler)), waFamilies)

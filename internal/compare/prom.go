@@ -232,6 +232,9 @@ func (s Source) Facts(ctx context.Context, run Run, devices []string, compared [
 		on := *pl >= 1
 		f.Placement = &on
 	}
+	if f.PlacedShare, err = scalar(fmt.Sprintf(`(sum(increase(walab_nvme_write_bytes_total{%[1]s,directive!="none"}[%[2]s])) or sum(increase(walab_nvme_write_bytes_total{%[1]s}[%[2]s])) * 0) / (sum(increase(walab_nvme_write_bytes_total{%[1]s}[%[2]s])) > 0)`, dev, win), winEnd); err != nil {
+		return f, err
+	}
 	rs := model.Duration(round).String()
 	perRound := func(sel string) ([]*float64, error) {
 		var out []*float64

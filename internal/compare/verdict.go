@@ -34,6 +34,11 @@ type CheckOptions struct {
 	// Placement: "differs" (default: the candidate has placement on, the
 	// baseline off) or "off" (no placement check, for other comparisons).
 	Placement string
+	// PlacementMinShare is the least share of the candidate's write bytes
+	// that must carry a placement id when the placement tracer counted
+	// them (default 0.5); the baseline may carry at most
+	// BaselineMaxShare (default 0.05).
+	PlacementMinShare, BaselineMaxShare float64
 }
 
 func (c CheckOptions) withDefaults() CheckOptions {
@@ -45,6 +50,12 @@ func (c CheckOptions) withDefaults() CheckOptions {
 	}
 	if c.Placement == "" {
 		c.Placement = "differs"
+	}
+	if c.PlacementMinShare == 0 {
+		c.PlacementMinShare = 0.5
+	}
+	if c.BaselineMaxShare == 0 {
+		c.BaselineMaxShare = 0.05
 	}
 	return c
 }
@@ -64,6 +75,11 @@ type RunFacts struct {
 	// inferred from the directive/FDP state the exporter reads (not proof
 	// that writes carried a placement id).
 	Placement *bool `json:",omitempty"`
+	// PlacedShare is the share of the write bytes the kernel sent to the
+	// drive with a stream id or placement handle over the compared rounds,
+	// counted per command by the placement tracer
+	// (walab_nvme_write_bytes_total); nil without tracer data.
+	PlacedShare *float64 `json:",omitempty"`
 	// Txn and NewOrder are committed transactions (all types; TPC-C New-Order)
 	// in each compared round, in the order of the compared rounds.
 	// A nil entry is a round without the counter.
@@ -150,7 +166,17 @@ func judge(r *Result, o Options) Verdict {
 		add("host write rate", Pass, "%.1f vs %.1f MiB per %s", hb/MiB, hc/MiB, unit)
 	}
 	// Placement.
-	if o.Checks.Placement != "off" {
+	if o.Checks.Placement != "off" && b.PlacedShare != nil && c.PlacedShare != nil {
+		bs, cs := *b.PlacedShare, *c.PlacedShare
+		switch {
+		case cs < o.Checks.PlacementMinShare:
+			add("placement (observed)", Fail, "only %.1f%% of the candidate's write bytes carried a placement id (at least %.0f%% wanted): the hint did not reach the drive", 100*cs, 100*o.Checks.PlacementMinShare)
+		case bs > o.Checks.BaselineMaxShare:
+			add("placement (observed)", Fail, "%.1f%% of the baseline's write bytes carried a placement id (at most %.0f%%): it is no baseline", 100*bs, 100*o.Checks.BaselineMaxShare)
+		default:
+			add("placement (observed)", Pass, "%.1f%% of the candidate's and %.1f%% of the baseline's write bytes carried a placement id (per command, nvme_setup_cmd)", 100*cs, 100*bs)
+		}
+	} else if o.Checks.Placement != "off" {
 		switch {
 		case b.Placement == nil || c.Placement == nil:
 			add("placement (inferred)", Unknown, "directive/FDP state not found for both runs")

@@ -114,7 +114,9 @@ func guestRun(t *testing.T) (outDir, exporterBin string) {
 // initramfs holding walab's exporter and guest program, the modules (and
 // their dependencies), and /init running steps once every controller's
 // first namespace is there; it returns the unpacked /out directory.
-func bootGuest(t *testing.T, steps string, ctrls []Controller, modules, optional []string) (outDir, exporterBin string) {
+// Each of tools (a package directory beside this file, "./placewrite") is
+// built and put at /<its base name>.
+func bootGuest(t *testing.T, steps string, ctrls []Controller, modules, optional []string, tools ...string) (outDir, exporterBin string) {
 	t.Helper()
 	qemuBin := testenv.RequireBinary(t, "qemu-system-x86_64")
 	k, err := FindKernel("/boot", "/lib/modules")
@@ -135,6 +137,10 @@ func bootGuest(t *testing.T, steps string, ctrls []Controller, modules, optional
 	require.NoError(t, err)
 	require.NoError(t, AddStaticBinary(a, "walab-guest", guestBin))
 	require.NoError(t, AddStaticBinary(a, "exporter", exporterBin))
+	for _, pkg := range tools {
+		name := filepath.Base(pkg)
+		require.NoError(t, AddStaticBinary(a, name, buildStatic(t, dir, name, pkg)))
+	}
 	mods, err := AddModules(a, k, modules, optional)
 	require.NoError(t, err)
 	t.Logf("kernel %s, modules %v", k.Version, mods)

@@ -37,6 +37,9 @@ type Run struct {
 	// nvme0n1..nvme2n1 of controllers nvme0..nvme2, and WA the chain's
 	// (NAND of the three drives per array byte).
 	Array *Array
+	// Placed, when set, adds the placement tracer's counts of a device run:
+	// this share of the host bytes carried placement handle 5.
+	Placed *float64
 }
 
 // Array is an md0 run's RAID layer.
@@ -115,6 +118,10 @@ func OpenMetrics(runs []Run) []byte {
 			nandUp := m == 0 || !slices.Contains(r.NoNAND, hour)
 			if r.Array == nil {
 				counter("walab_nvme_host_written_bytes_total", `device="nvme0",source="ocp_c0"`, host, ts)
+				if r.Placed != nil {
+					counter("walab_nvme_write_bytes_total", `device="nvme0",directive="data_placement",placement_id="5"`, host**r.Placed, ts)
+					counter("walab_nvme_write_bytes_total", `device="nvme0",directive="none",placement_id="none"`, host*(1-*r.Placed), ts)
+				}
 				if nandUp {
 					counter("walab_nvme_media_written_bytes_total", `device="nvme0",source="ocp_c0"`, nand, ts)
 				}

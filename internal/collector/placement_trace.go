@@ -1,0 +1,212 @@
+package collector
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/walab/walab/internal/nvmetrace"
+)
+
+func init() { Register("placement_trace", false, newPlacementTraceCollector) }
+
+// placementTraceConfig is the `placement_trace:` section.
+type placementTraceConfig struct {
+	// Tracefs is where tracefs is mounted (default <sysfs>/kernel/tracing).
+	Tracefs string `yaml:"tracefs"`
+	// MaxPlacementIDs bounds the placement_id values of one device and
+	// directive; ids seen after that many fold into placement_id="other".
+	MaxPlacementIDs int `yaml:"max_placement_ids"`
+}
+
+const (
+	defaultMaxPlacementIDs = 16
+	// traceRetry is how often a tracer that could not start is tried again
+	// (the nvme driver may load later).
+	traceRetry = time.Minute
+)
+
+var (
+	traceCmdsDesc = prometheus.NewDesc(Namespace+"_nvme_write_commands_total",
+		"NVMe Write commands the kernel sent, by the placement they asked for: directive none, streams or data_placement (CDW12 bits 23:20) and placement_id, the stream id or placement handle (CDW13 bits 31:16; \"other\" past placement_trace: max_placement_ids). Counted per command by a BPF program on the nvme:nvme_setup_cmd tracepoint since the exporter started: proof, not inference, that placement reached the drive.",
+		[]string{"device", "directive", "placement_id"}, nil)
+	traceBytesDesc = prometheus.NewDesc(Namespace+"_nvme_write_bytes_total",
+		"Bytes of the NVMe Write commands of walab_nvme_write_commands_total: (NLB + 1) x the namespace's logical block size. Absent for a namespace whose block size sysfs does not give.",
+		[]string{"device", "directive", "placement_id"}, nil)
+	traceUpDesc = prometheus.NewDesc(Namespace+"_placement_trace_up",
+		"1 if the per-command placement tracer runs, 0 if it cannot (walab_placement_trace_error_info says why).", nil, nil)
+	traceErrDesc = prometheus.NewDesc(Namespace+"_placement_trace_error_info",
+		"Why the placement tracer does not run: no_tracefs, no_tracepoint (nvme driver not loaded), permission (CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN, needed), no_bpf, other.",
+		[]string{"reason"}, nil)
+	traceKeysDesc = prometheus.NewDesc(Namespace+"_placement_trace_keys",
+		fmt.Sprintf("Controller/namespace/directive/id combinations the tracer counts; at %d new ones are not counted.", nvmetrace.MaxKeys), nil, nil)
+)
+
+// directiveLabel names a directive type.
+func directiveLabel(t uint8) string {
+	switch t {
+	case 0:
+		return "none"
+	case 1:
+		return "streams"
+	case 2:
+		return "data_placement"
+	}
+	return "type_" + strconv.Itoa(int(t))
+}
+
+type placementTraceCollector struct {
+	tracefs, sys string
+	maxIDs       int
+	logger       *slog.Logger
+
+	mu        sync.Mutex
+	tracer    *nvmetrace.Tracer
+	lastErr   *nvmetrace.Error
+	lastTry   time.Time
+	shown     map[string]map[uint16]bool // device/directive -> ids with their own series
+	blockSize map[string]int64           // "ctrl/nsid" -> logical block size
+}
+
+func newPlacementTraceCollector(env Env) (Collector, error) {
+	var cfg placementTraceConfig
+	if err := env.Config.Decode("placement_trace", &cfg); err != nil {
+		return nil, err
+	}
+	paths := hostDefaultPaths(env.Paths)
+	if cfg.Tracefs == "" {
+		cfg.Tracefs = filepath.Join(paths.SysFS, "kernel", "tracing")
+	}
+	if cfg.MaxPlacementIDs == 0 {
+		cfg.MaxPlacementIDs = defaultMaxPlacementIDs
+	}
+	if cfg.MaxPlacementIDs < 0 {
+		return nil, fmt.Errorf("placement_trace: max_placement_ids %d: must be positive", cfg.MaxPlacementIDs)
+	}
+	if env.Logger == nil {
+		env.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &placementTraceCollector{tracefs: cfg.Tracefs, sys: paths.SysFS, maxIDs: cfg.MaxPlacementIDs, logger: env.Logger,
+		shown: map[string]map[uint16]bool{}, blockSize: map[string]int64{}}, nil
+}
+
+// start opens the tracer if it is not running, at most once per traceRetry;
+// a failure is logged when its reason changes.
+func (c *placementTraceCollector) start() {
+	if c.tracer != nil || (!c.lastTry.IsZero() && time.Since(c.lastTry) < traceRetry) {
+		return
+	}
+	c.lastTry = time.Now()
+	t, err := nvmetrace.Open(c.tracefs)
+	if err == nil {
+		c.tracer, c.lastErr = t, nil
+		c.logger.Info("placement tracer attached to nvme:nvme_setup_cmd")
+		return
+	}
+	var te *nvmetrace.Error
+	if !errors.As(err, &te) {
+		te = &nvmetrace.Error{Reason: nvmetrace.ReasonOther, Err: err}
+	}
+	if c.lastErr == nil || c.lastErr.Reason != te.Reason {
+		c.logger.Warn("placement tracer cannot run; walab_nvme_write_commands_total is absent", "reason", te.Reason, "err", te.Err)
+	}
+	c.lastErr = te
+}
+
+func (c *placementTraceCollector) Update(_ context.Context, ch chan<- prometheus.Metric) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.start()
+	if c.tracer == nil {
+		ch <- prometheus.MustNewConstMetric(traceUpDesc, prometheus.GaugeValue, 0)
+		ch <- prometheus.MustNewConstMetric(traceErrDesc, prometheus.GaugeValue, 1, c.lastErr.Reason)
+		return nil
+	}
+	counts, err := c.tracer.Counts()
+	if err != nil {
+		ch <- prometheus.MustNewConstMetric(traceUpDesc, prometheus.GaugeValue, 0)
+		ch <- prometheus.MustNewConstMetric(traceErrDesc, prometheus.GaugeValue, 1, nvmetrace.ReasonOther)
+		return err
+	}
+	ch <- prometheus.MustNewConstMetric(traceUpDesc, prometheus.GaugeValue, 1)
+	ch <- prometheus.MustNewConstMetric(traceKeysDesc, prometheus.GaugeValue, float64(len(counts)))
+	type agg struct {
+		cmds, bytes float64
+		bytesKnown  bool
+	}
+	sums := map[[3]string]*agg{}
+	var order [][3]string
+	for _, n := range counts {
+		dev, dir := "nvme"+strconv.FormatUint(uint64(n.Ctrl), 10), directiveLabel(n.DType)
+		id := "none"
+		if n.DType != 0 {
+			id = c.idLabel(dev+"/"+dir, n.DSpec)
+		}
+		k := [3]string{dev, dir, id}
+		a, ok := sums[k]
+		if !ok {
+			a = &agg{bytesKnown: true}
+			sums[k] = a
+			order = append(order, k)
+		}
+		a.cmds += float64(n.Commands)
+		if bs := c.lbaSize(n.Ctrl, n.NSID); bs > 0 {
+			a.bytes += float64(n.Blocks) * float64(bs)
+		} else {
+			a.bytesKnown = false
+		}
+	}
+	for _, k := range order {
+		a := sums[k]
+		ch <- prometheus.MustNewConstMetric(traceCmdsDesc, prometheus.CounterValue, a.cmds, k[:]...)
+		if a.bytesKnown {
+			ch <- prometheus.MustNewConstMetric(traceBytesDesc, prometheus.CounterValue, a.bytes, k[:]...)
+		}
+	}
+	return nil
+}
+
+// idLabel gives an id its own series if it is among the first maxIDs seen
+// for the device and directive (so a series never moves to "other" later).
+func (c *placementTraceCollector) idLabel(key string, id uint16) string {
+	s := c.shown[key]
+	if s == nil {
+		s = map[uint16]bool{}
+		c.shown[key] = s
+	}
+	if !s[id] {
+		if len(s) >= c.maxIDs {
+			return "other"
+		}
+		s[id] = true
+	}
+	return strconv.Itoa(int(id))
+}
+
+// lbaSize is the namespace's logical block size from sysfs (0: unknown),
+// read once per namespace.
+func (c *placementTraceCollector) lbaSize(ctrl, nsid uint32) int64 {
+	key := fmt.Sprintf("%d/%d", ctrl, nsid)
+	if v, ok := c.blockSize[key]; ok {
+		return v
+	}
+	name := fmt.Sprintf("nvme%dn%d", ctrl, nsid)
+	b, err := os.ReadFile(filepath.Join(c.sys, "block", name, "queue", "logical_block_size"))
+	var v int64
+	if err == nil {
+		v, _ = strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	}
+	if v > 0 {
+		c.blockSize[key] = v
+	}
+	return v
+}

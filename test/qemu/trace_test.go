@@ -1,0 +1,85 @@
+//go:build linux
+
+package qemu
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/walab/walab/internal/nvmetrace"
+)
+
+// traceSteps: tracefs mounted, the exporter serving with the placement
+// tracer on; a scrape before any write, then 4 MiB of plain direct writes
+// (no directive), 24 writes naming placement handle 5 (data placement) and
+// 8 naming stream 3 through the I/O passthrough ioctl, and a scrape after.
+const traceSteps = `ip link set lo up
+mount -t tracefs nodev /sys/kernel/tracing
+cp /sys/kernel/tracing/events/nvme/nvme_setup_cmd/format /out/nvme_setup_cmd.format
+/exporter --web.listen-address=127.0.0.1:10131 --collector.placement_trace --no-collector.innodb --no-collector.irq > /out/serve.log 2>&1 &
+pid=$!
+step scrape1 scrape metrics1.txt
+step dd dd if=/dev/urandom of=/dev/nvme0n1 bs=1M count=4 iflag=fullblock oflag=direct
+step fdp /placewrite -dev /dev/nvme0n1 -nsid 1 -dtype 2 -dspec 5 -n 24 -slba 100000
+step streams /placewrite -dev /dev/nvme0n1 -nsid 1 -dtype 1 -dspec 3 -n 8 -slba 110000
+step scrape2 scrape metrics2.txt
+kill $pid`
+
+// TestQEMUPlacementTrace runs the exporter's BPF tracer in the guest on the
+// kernel's real nvme:nvme_setup_cmd tracepoint: the Write commands it
+// counts are exactly those the guest sent, split by the directive and id
+// they carried, and their bytes are blocks x 512.
+func TestQEMUPlacementTrace(t *testing.T) {
+	if testing.Short() {
+		t.Skip("boots a VM (about a minute under TCG)")
+	}
+	out, _ := bootGuest(t, traceSteps, []Controller{{Serial: "walabt001", DiskMiB: 64}},
+		[]string{"nvme"}, []string{"crct10dif_generic", "crc64_rocksoft_generic"}, "./placewrite")
+	requireSteps(t, out, "scrape1", "dd", "fdp", "streams", "scrape2")
+	t.Logf("serve log:\n%s", tail(string(mustRead(t, filepath.Join(out, "serve.log"))), 1500))
+
+	t.Run("the format file the kernel printed is the committed fixture", func(t *testing.T) {
+		got := mustRead(t, filepath.Join(out, "nvme_setup_cmd.format"))
+		want := mustRead(t, "../../internal/nvmetrace/testdata/nvme_setup_cmd.format")
+		// The event ID depends on the boot; the fields must not.
+		strip := func(b []byte) string {
+			var keep []string
+			for _, l := range strings.Split(string(b), "\n") {
+				if !strings.HasPrefix(l, "ID:") {
+					keep = append(keep, l)
+				}
+			}
+			return strings.Join(keep, "\n")
+		}
+		require.Equal(t, strip(want), strip(got))
+		fields, err := nvmetrace.ParseFormat(string(got))
+		require.NoError(t, err)
+		_, err = nvmetrace.LayoutOf(fields)
+		require.NoError(t, err)
+	})
+
+	m1 := parseMetrics(t, mustRead(t, filepath.Join(out, "metrics1.txt")))
+	m2 := parseMetrics(t, mustRead(t, filepath.Join(out, "metrics2.txt")))
+	require.Equal(t, 1.0, series(m2["walab_placement_trace_up"])["walab_placement_trace_up{}"], "the tracer runs in the guest")
+	cmds1, cmds2 := series(m1["walab_nvme_write_commands_total"]), series(m2["walab_nvme_write_commands_total"])
+	bytes2 := series(m2["walab_nvme_write_bytes_total"])
+	delta := func(k string) float64 { return cmds2[k] - cmds1[k] }
+	t.Logf("write commands: %v", cmds2)
+
+	fdp := "walab_nvme_write_commands_total{device=nvme0,directive=data_placement,placement_id=5}"
+	streams := "walab_nvme_write_commands_total{device=nvme0,directive=streams,placement_id=3}"
+	none := "walab_nvme_write_commands_total{device=nvme0,directive=none,placement_id=none}"
+	require.Equal(t, 24.0, delta(fdp), "every placement-handle write, once")
+	require.Equal(t, 8.0, delta(streams), "every stream write, once")
+	require.Equal(t, 24.0*512, bytes2[strings.Replace(fdp, "commands", "bytes", 1)], "one 512-byte block each")
+	// dd's 4 MiB of direct writes: the block layer splits them into
+	// commands of at most max_hw_sectors; together they are 4 MiB.
+	require.GreaterOrEqual(t, delta(none), 4.0)
+	noneBytes := strings.Replace(none, "commands", "bytes", 1)
+	require.Equal(t, float64(4<<20), bytes2[noneBytes]-series(m1["walab_nvme_write_bytes_total"])[noneBytes],
+		fmt.Sprintf("plain writes: %v", bytes2))
+}
