@@ -3,7 +3,7 @@
 # The main job: the exporter on 127.0.0.1:10131. Without an NVMe controller it
 # serves the embedded simulated drive; the local MariaDB is its InnoDB target.
 run:
-	go run ./exporter --config.file=deploy/local/exporter.yml --web.listen-address=127.0.0.1:10131 --web.enable-mutations
+	go run ./exporter --config.file=deploy/local/exporter.yml --web.listen-address=127.0.0.1:10131 --web.enable-mutations --collector.placement_trace
 
 # Every test: installs what the tests need (scripts/setup.sh), then go vet and go test.
 test:

@@ -45,7 +45,7 @@ func TestExperimentSeed000Sim(t *testing.T) {
 	exp := start(t, dir, "exporter", bins["exporter"], "--web.listen-address="+exporterAddr,
 		"--config.file=exporter.yml", "--path.sysfs="+t.TempDir(), "--path.devfs="+t.TempDir(),
 		"--nvme.cache-max-age=500ms", "--web.enable-mutations", "--collector.nvme", "--no-collector.filesystem",
-		"--no-collector.innodb", "--no-collector.irq") // streams on: the verdict's placement check reads it
+		"--no-collector.innodb", "--no-collector.irq", "--collector.placement_trace") // the verdict reads placement per command from the simulator
 	waitHTTP(t, exp, "http://"+exporterAddr+"/metrics", 60*time.Second)
 
 	loadgenAddr := addr(testenv.FreePort(t))
@@ -87,7 +87,7 @@ func TestExperimentSeed000Sim(t *testing.T) {
 	// steady, comparable, placement inferred on/off, and a WA change whose
 	// 95% interval excludes 0.
 	require.Regexp(t, "```\nVALID  WA -[0-9.]+% \\[-[0-9.]+, -[0-9.]+\\] \\(steady from r[0-9]+ / r[0-9]+\\)", r)
-	require.Contains(t, r, "pass    placement (inferred)")
+	require.Contains(t, r, "pass    placement (observed)")
 }
 
 // runExperiment runs `walab experiment run args...` with env added and

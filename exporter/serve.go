@@ -69,7 +69,13 @@ func newExporterApp(o *options, logger *slog.Logger) (*exporterApp, error) {
 	if err != nil {
 		return nil, err
 	}
-	set, err := collector.New(collector.Env{Logger: logger, Paths: o.paths, Config: cfg, Fleet: fl})
+	placed := map[string]collector.PlacedWriter{}
+	for _, c := range fl.Controllers {
+		if d := simDriveOf(c); d != nil {
+			placed[c.Name] = d
+		}
+	}
+	set, err := collector.New(collector.Env{Logger: logger, Paths: o.paths, Config: cfg, Fleet: fl, PlacedWriters: placed})
 	if err != nil {
 		fl.Close()
 		return nil, err

@@ -45,6 +45,13 @@ func simulatedControllers(f *config.File, logger *slog.Logger) ([]*fleet.Control
 	return []*fleet.Controller{c}, nil
 }
 
+// simDriveOf is the simulated drive behind a controller, or nil.
+func simDriveOf(c *fleet.Controller) *sim.Drive {
+	simDrives.mu.Lock()
+	defer simDrives.mu.Unlock()
+	return simDrives.m[c]
+}
+
 // simDrivesOf returns the simulated drives in a fleet.
 func simDrivesOf(fl *fleet.Fleet) []*sim.Drive {
 	simDrives.mu.Lock()

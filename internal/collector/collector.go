@@ -20,6 +20,7 @@ import (
 
 	"github.com/walab/walab/internal/config"
 	"github.com/walab/walab/internal/nvme/fleet"
+	"github.com/walab/walab/internal/nvme/sim"
 )
 
 // Namespace prefixes every metric walab exports.
@@ -48,6 +49,16 @@ type Env struct {
 	Paths  Paths
 	Config *config.File
 	Fleet  *fleet.Fleet // NVMe controllers; nil when the exporter has none
+	// PlacedWriters are controllers (by name) that count their own write
+	// commands by placement: the simulated drives.
+	PlacedWriters map[string]PlacedWriter
+}
+
+// PlacedWriter is a drive that knows the stream of every write it gets
+// (the simulator); the placement_trace collector reports it as the BPF
+// tracer reports a real drive.
+type PlacedWriter interface {
+	PlacedWrites() []sim.PlacedWrite
 }
 
 // Factory builds a collector. Configuration errors are returned here, at
@@ -146,7 +157,7 @@ func New(env Env, filter ...string) (*Set, error) {
 		if len(want) > 0 && !want[name] || len(want) == 0 && !*e.enabled {
 			continue
 		}
-		c, err := e.factory(Env{Logger: env.Logger.With("collector", name), Paths: env.Paths, Config: env.Config, Fleet: env.Fleet})
+		c, err := e.factory(Env{Logger: env.Logger.With("collector", name), Paths: env.Paths, Config: env.Config, Fleet: env.Fleet, PlacedWriters: env.PlacedWriters})
 		if err != nil {
 			return nil, fmt.Errorf("collector %s: %w", name, err)
 		}

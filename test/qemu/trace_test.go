@@ -5,6 +5,7 @@ package qemu
 import (
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -17,9 +18,17 @@ import (
 // tracer on; a scrape before any write, then 4 MiB of plain direct writes
 // (no directive), 24 writes naming placement handle 5 (data placement) and
 // 8 naming stream 3 through the I/O passthrough ioctl, and a scrape after.
+// Around it, the tracer's cost: 4 KiB direct writes timed without the
+// tracer, with it, and without it again.
 const traceSteps = `ip link set lo up
 mount -t tracefs nodev /sys/kernel/tracing
 cp /sys/kernel/tracing/events/nvme/nvme_setup_cmd/format /out/nvme_setup_cmd.format
+bench() {
+	s=$(cut -d' ' -f1 /proc/uptime)
+	dd if=/dev/zero of=/dev/nvme0n1 bs=4k count=3000 seek=4096 oflag=direct 2>/dev/null || return 1
+	echo "$s $(cut -d' ' -f1 /proc/uptime)" > /out/$1
+}
+step bench_off1 bench dd-off1.txt
 /exporter --web.listen-address=127.0.0.1:10131 --collector.placement_trace --no-collector.innodb --no-collector.irq > /out/serve.log 2>&1 &
 pid=$!
 step scrape1 scrape metrics1.txt
@@ -27,7 +36,10 @@ step dd dd if=/dev/urandom of=/dev/nvme0n1 bs=1M count=4 iflag=fullblock oflag=d
 step fdp /placewrite -dev /dev/nvme0n1 -nsid 1 -dtype 2 -dspec 5 -n 24 -slba 100000
 step streams /placewrite -dev /dev/nvme0n1 -nsid 1 -dtype 1 -dspec 3 -n 8 -slba 110000
 step scrape2 scrape metrics2.txt
-kill $pid`
+step bench_on bench dd-on.txt
+kill $pid
+sleep 1
+step bench_off2 bench dd-off2.txt`
 
 // TestQEMUPlacementTrace runs the exporter's BPF tracer in the guest on the
 // kernel's real nvme:nvme_setup_cmd tracepoint: the Write commands it
@@ -39,7 +51,18 @@ func TestQEMUPlacementTrace(t *testing.T) {
 	}
 	out, _ := bootGuest(t, traceSteps, []Controller{{Serial: "walabt001", DiskMiB: 64}},
 		[]string{"nvme"}, []string{"crct10dif_generic", "crc64_rocksoft_generic"}, "./placewrite")
-	requireSteps(t, out, "scrape1", "dd", "fdp", "streams", "scrape2")
+	requireSteps(t, out, "bench_off1", "scrape1", "dd", "fdp", "streams", "scrape2", "bench_on", "bench_off2")
+	secs := func(name string) float64 {
+		f := strings.Fields(string(mustRead(t, filepath.Join(out, name))))
+		require.Len(t, f, 2, name)
+		a, err := strconv.ParseFloat(f[0], 64)
+		require.NoError(t, err)
+		b, err := strconv.ParseFloat(f[1], 64)
+		require.NoError(t, err)
+		return b - a
+	}
+	off := (secs("dd-off1.txt") + secs("dd-off2.txt")) / 2
+	t.Logf("3000 direct 4 KiB writes under TCG: %.3f s without the tracer, %.3f s with it (ratio %.3f)", off, secs("dd-on.txt"), secs("dd-on.txt")/off)
 	t.Logf("serve log:\n%s", tail(string(mustRead(t, filepath.Join(out, "serve.log"))), 1500))
 
 	t.Run("the format file the kernel printed is the committed fixture", func(t *testing.T) {

@@ -51,6 +51,7 @@ type Drive struct {
 	owed       float64 // model bytes of host writes due but not yet issued
 	commands   uint64  // model host write commands
 	classPages []uint64
+	placed     [256][2]uint64 // stream id (0: no directive) -> model write commands, pages
 	lastErr    string
 	base       savedState // lifetime counters before this process (StateFile)
 	saved      savedState // what the state file holds now
@@ -161,8 +162,39 @@ func (d *Drive) apply(op simload.Op) error {
 		if int(op.Class) < len(d.classPages) {
 			d.classPages[op.Class] += uint64(n)
 		}
+		s := uint8(0)
+		if d.placement {
+			s = op.Stream
+		}
+		d.placed[s][0]++
+		d.placed[s][1] += uint64(n)
 	}
 	return nil
+}
+
+// PlacedWrite is the write commands the drive received with one stream id
+// (0: without a directive), in full-scale units, since it started: the
+// simulator knows the stream of every write it models, as the placement
+// tracer learns it from the kernel for a real drive.
+type PlacedWrite struct {
+	Stream          uint16
+	Commands, Bytes uint64
+}
+
+// PlacedWrites advances the simulation and returns its write commands by
+// stream, in stream order.
+func (d *Drive) PlacedWrites() []PlacedWrite {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	_ = d.advance()
+	var out []PlacedWrite
+	sc, ps := d.cfg.Scale, uint64(d.cfg.PageSize)
+	for s, c := range d.placed {
+		if c[0] > 0 {
+			out = append(out, PlacedWrite{Stream: uint16(s), Commands: c[0] * sc, Bytes: c[1] * ps * sc})
+		}
+	}
+	return out
 }
 
 // advance runs the simulation up to the clock. The caller holds d.mu.

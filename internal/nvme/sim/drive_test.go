@@ -401,3 +401,30 @@ func FuzzExec(f *testing.F) {
 		require.Len(t, res.Data, int(n))
 	})
 }
+
+// TestPlacedWrites: with placement on, the drive's writes carry the rule
+// table's stream ids; with it off, none do; the bytes add up to the host
+// bytes the drive reports.
+func TestPlacedWrites(t *testing.T) {
+	d, clk, _ := newDrive(t, smallConfig())
+	clk.Add(10 * time.Second)
+	share := func(pw []PlacedWrite) (placed, all uint64) {
+		for _, p := range pw {
+			all += p.Bytes
+			if p.Stream != 0 {
+				placed += p.Bytes
+			}
+		}
+		return placed, all
+	}
+	p1, a1 := share(d.PlacedWrites())
+	require.NotZero(t, a1)
+	require.Greater(t, float64(p1)/float64(a1), 0.5, "streams on: most bytes carry a stream id")
+	require.Equal(t, d.Stats().HostBytes-d.base.HostBytes, a1, "every host byte is in one stream's count")
+
+	d.SetPlacement(false)
+	clk.Add(10 * time.Second)
+	p2, a2 := share(d.PlacedWrites())
+	require.Equal(t, p1, p2, "placement off: no new placed bytes")
+	require.Greater(t, a2, a1)
+}
