@@ -108,7 +108,8 @@ func TestIostatRulesMatchSysstat(t *testing.T) {
 	for _, col := range []string{"r/s", "rkB/s", "r_await", "rareq-sz", "w/s", "wkB/s", "w_await", "wareq-sz", "aqu-sz", "%util"} {
 		require.True(t, checked[col], "column %s was idle (%v): the load did not reach %s", col, cols[col], disk)
 	}
-	require.InDelta(t, 16, cols["rareq-sz"], 0.5, "the reader's 16 KiB requests")
+	// (No assertion on the load's own request sizes: the disk is shared
+	// with the rest of the test run, whose I/O both tools see alike.)
 }
 
 // absTolerance is the smallest difference that counts, in iostat's units:
