@@ -22,9 +22,11 @@ import (
 // namespaces through md's sysfs interface (Documentation/admin-guide/md.rst:
 // new_array, then level, chunk, disks and each member's slot and size;
 // metadata "none", so no superblock writes), with the resync throttled so a
-// scrape sees it; then lets it finish, scrapes, writes 16 MiB of full
-// stripes (1 MiB direct writes; a stripe is 2 x 64 KiB) and scrapes again,
-// copying /proc/diskstats beside each scrape.
+// scrape sees it; then lets it finish, puts a dm-linear device over the
+// array (test/qemu/dmlinear: the DM ioctls dmsetup uses), scrapes, writes
+// 16 MiB of full stripes through the dm device (1 MiB direct writes; a
+// stripe is 2 x 64 KiB) and scrapes again, copying /proc/diskstats beside
+// each scrape.
 const raidSteps = `ip link set lo up
 echo 1000 > /proc/sys/dev/raid/speed_limit_min
 echo 1000 > /proc/sys/dev/raid/speed_limit_max
@@ -57,9 +59,12 @@ waitidle() {
 }
 step waitidle waitidle
 cat /proc/mdstat > /out/mdstat-idle
+step dmlinear /dmlinear -name walab-linear -dev $(cat /sys/block/md0/dev) -sectors $(cat /sys/block/md0/size)
+waitdm() { i=0; until [ -b /dev/dm-0 ]; do i=$((i+1)); [ $i -gt 100 ] && return 1; sleep 0.1; done; }
+step waitdm waitdm
 step scrape1 scrape metrics1.txt
 cp /proc/diskstats /out/diskstats1
-step dd dd if=/dev/zero of=/dev/md0 bs=1M count=16 oflag=direct
+step dd dd if=/dev/zero of=/dev/dm-0 bs=1M count=16 oflag=direct
 step sync sync
 cp /proc/diskstats /out/diskstats2
 step scrape2 scrape metrics2.txt
@@ -77,8 +82,8 @@ func TestQEMUMDRaid5(t *testing.T) {
 	}
 	out, _ := bootGuest(t, raidSteps,
 		[]Controller{{Serial: "walabr001", DiskMiB: 64}, {Serial: "walabr002", DiskMiB: 64}, {Serial: "walabr003", DiskMiB: 64}},
-		[]string{"nvme", "raid456"}, []string{"crct10dif_generic", "crc64_rocksoft_generic", "crc32c_generic"})
-	requireSteps(t, out, "mdcreate", "scrape_sync", "waitidle", "scrape1", "dd", "sync", "scrape2")
+		[]string{"nvme", "raid456", "dm_mod"}, []string{"crct10dif_generic", "crc64_rocksoft_generic", "crc32c_generic"}, "./dmlinear")
+	requireSteps(t, out, "mdcreate", "scrape_sync", "waitidle", "dmlinear", "waitdm", "scrape1", "dd", "sync", "scrape2")
 	t.Logf("mdstat during the resync:\n%s", mustRead(t, filepath.Join(out, "mdstat-sync")))
 
 	t.Run("a resync shows while it runs", func(t *testing.T) {
@@ -100,12 +105,16 @@ func TestQEMUMDRaid5(t *testing.T) {
 			"walab_blockdev_member_info{array=md0,device=nvme0n1}": 1,
 			"walab_blockdev_member_info{array=md0,device=nvme1n1}": 1,
 			"walab_blockdev_member_info{array=md0,device=nvme2n1}": 1,
+			"walab_blockdev_member_info{array=dm-0,device=md0}":    1,
 		}, series(m2["walab_blockdev_member_info"]))
-		require.Equal(t, map[string]float64{
-			"walab_blockdev_leaf_info{array=md0,controller=nvme0,device=nvme0n1}": 1,
-			"walab_blockdev_leaf_info{array=md0,controller=nvme1,device=nvme1n1}": 1,
-			"walab_blockdev_leaf_info{array=md0,controller=nvme2,device=nvme2n1}": 1,
-		}, series(m2["walab_blockdev_leaf_info"]))
+		leaves := map[string]float64{}
+		for _, a := range []string{"md0", "dm-0"} {
+			for i := range 3 {
+				leaves[fmt.Sprintf("walab_blockdev_leaf_info{array=%s,controller=nvme%d,device=nvme%dn1}", a, i, i)] = 1
+			}
+		}
+		require.Equal(t, leaves, series(m2["walab_blockdev_leaf_info"]), "dm over md over NVMe: the namespaces at the bottom")
+		require.Equal(t, 1.0, series(m2["walab_blockdev_info"])["walab_blockdev_info{controller=,device=dm-0,dm_name=walab-linear,kind=dm,parent=}"])
 	})
 
 	members := []string{"nvme0n1", "nvme1n1", "nvme2n1"}
@@ -121,6 +130,7 @@ func TestQEMUMDRaid5(t *testing.T) {
 		memberDelta += written(w2, d) - written(w1, d)
 	}
 	require.Equal(t, float64(16<<20), arrayDelta, "the array got the 16 MiB dd wrote")
+	require.Equal(t, float64(16<<20), written(w2, "dm-0")-written(w1, "dm-0"), "through dm-linear, one to one")
 	exporterWA := memberDelta / arrayDelta
 
 	t.Run("array WA equals the kernel's diskstats ratio, near 1.5", func(t *testing.T) {
