@@ -48,6 +48,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	placementChk := cmp.Flag("placement-check", "differs: the candidate must have streams/FDP on and the baseline off; off: no placement check.").Default("differs").Enum("differs", "off")
 	minShare := cmp.Flag("placement-min-share", "With the placement tracer's counts: least share of the candidate's write bytes that must carry a placement id.").Default("0.5").Float64()
 	maxBaseShare := cmp.Flag("baseline-max-share", "With the placement tracer's counts: largest share of the baseline's write bytes that may carry one.").Default("0.05").Float64()
+	allowDrift := cmp.Flag("allow-config-drift", "Accept runs whose MySQL variables differ (they are still listed).").Bool()
 	allowDev := cmp.Flag("allow-different-device", "Accept runs on drives with another serial or firmware.").Bool()
 	allowInvalid := cmp.Flag("allow-invalid", "Print the reduction even when the comparison is NOT VALID (the exit code stays 3).").Bool()
 	csvPath := cmp.Flag("csv", "Write both tables to this CSV file (a new file: an existing one is never overwritten).").String()
@@ -70,7 +71,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	opts := compare.Options{
 		Baseline: *baseline, Candidate: *candidate, Device: *device, Array: *array, LastHours: *last, Round: *round, Select: *sel,
 		Steady: compare.Steady{Window: *steadyWin, MaxExcursion: *steadyExc, MaxSlope: *steadySlope},
-		Checks: compare.CheckOptions{AllowDifferentDevice: *allowDev, FillTolerance: *fillTol, RateTolerance: *rateTol,
+		Checks: compare.CheckOptions{AllowDifferentDevice: *allowDev, AllowConfigDrift: *allowDrift, FillTolerance: *fillTol, RateTolerance: *rateTol,
 			Placement: *placementChk, PlacementMinShare: *minShare, BaselineMaxShare: *maxBaseShare},
 		Interval: compare.BatchMeans{Batch: *batch},
 	}

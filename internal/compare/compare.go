@@ -208,6 +208,7 @@ func (r *Result) Write(w io.Writer, allowInvalid bool) error {
 		}
 		fmt.Fprintln(w)
 	}
+	r.writePerformance(w)
 	if !v.Valid && !allowInvalid {
 		_, err := fmt.Fprintln(w, "The comparison is NOT VALID: no reduction is reported (--allow-invalid prints it anyway).")
 		return err
@@ -273,4 +274,85 @@ func (r *Result) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
+}
+
+// writePerformance prints the performance side over the compared rounds:
+// throughput, latency and the block layer of each run, and the change.
+// A figure a run lacks is "-", never 0.
+func (r *Result) writePerformance(w io.Writer) {
+	b, c := r.Facts[0], r.Facts[1]
+	sum := func(xs []*float64) *float64 {
+		var s float64
+		for _, x := range xs {
+			if x == nil {
+				return nil
+			}
+			s += *x
+		}
+		if len(xs) == 0 {
+			return nil
+		}
+		per := s / float64(len(xs)) / r.Round.Seconds()
+		return &per
+	}
+	ms := func(x *float64) *float64 {
+		if x == nil {
+			return nil
+		}
+		v := *x * 1000
+		return &v
+	}
+	mb := func(x *float64) *float64 {
+		if x == nil {
+			return nil
+		}
+		v := *x / MiB
+		return &v
+	}
+	pct := func(x *float64) *float64 {
+		if x == nil {
+			return nil
+		}
+		v := *x * 100
+		return &v
+	}
+	rows := []struct {
+		name   string
+		b, c   *float64
+		format string
+	}{
+		{"transactions/s", sum(b.Txn), sum(c.Txn), "%.2f"},
+		{"New-Orders/s (tpmC/60)", sum(b.NewOrder), sum(c.NewOrder), "%.2f"},
+		{"latency p95 (ms)", ms(b.P95), ms(c.P95), "%.2f"},
+		{"latency p99 (ms)", ms(b.P99), ms(c.P99), "%.2f"},
+		{"block w/s", b.Block.WritesPerSec, c.Block.WritesPerSec, "%.1f"},
+		{"block wMB/s", mb(b.Block.WriteBytesPerSec), mb(c.Block.WriteBytesPerSec), "%.2f"},
+		{"block w_await (ms)", ms(b.Block.WriteAwaitSec), ms(c.Block.WriteAwaitSec), "%.3f"},
+		{"block %util", pct(b.Block.Util), pct(c.Block.Util), "%.1f"},
+	}
+	any := false
+	for _, row := range rows {
+		any = any || row.b != nil || row.c != nil
+	}
+	if !any {
+		return
+	}
+	fmt.Fprintf(w, "performance over the compared %ss:\n%-24s %14s %14s %9s\n", roundName(r.Round), "", "baseline", "candidate", "change")
+	cell := func(x *float64, f string) string {
+		if x == nil {
+			return "-"
+		}
+		return fmt.Sprintf(f, *x)
+	}
+	for _, row := range rows {
+		if row.b == nil && row.c == nil {
+			continue
+		}
+		change := "-"
+		if row.b != nil && row.c != nil && *row.b != 0 {
+			change = fmt.Sprintf("%+.1f%%", 100*(*row.c-*row.b) / *row.b)
+		}
+		fmt.Fprintf(w, "%-24s %14s %14s %9s\n", row.name, cell(row.b, row.format), cell(row.c, row.format), change)
+	}
+	fmt.Fprintln(w)
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -232,6 +233,9 @@ func (s Source) Facts(ctx context.Context, run Run, devices []string, compared [
 		on := *pl >= 1
 		f.Placement = &on
 	}
+	if err := s.blockFacts(ctx, &f, devices, win, winEnd, runDur, run, instant, scalar); err != nil {
+		return f, err
+	}
 	if f.PlacedShare, err = scalar(fmt.Sprintf(`(sum(increase(walab_nvme_write_bytes_total{%[1]s,directive!="none"}[%[2]s])) or sum(increase(walab_nvme_write_bytes_total{%[1]s}[%[2]s])) * 0) / (sum(increase(walab_nvme_write_bytes_total{%[1]s}[%[2]s])) > 0)`, dev, win), winEnd); err != nil {
 		return f, err
 	}
@@ -267,4 +271,98 @@ func (s Source) Facts(ctx context.Context, run Run, devices []string, compared [
 		}
 	}
 	return f, nil
+}
+
+// blockFacts reads the block-layer view of the drives' namespaces, whether
+// an md sync over them ran, and the MySQL variables at the run's end.
+func (s Source) blockFacts(ctx context.Context, f *RunFacts, devices []string, win string, winEnd time.Time, runDur string, run Run,
+	instant func(string, time.Time) (model.Vector, error), scalar func(string, time.Time) (*float64, error)) error {
+	ctrl := strings.Replace(deviceSelector(devices), "device", "controller", 1)
+	ns := fmt.Sprintf(`walab_blockdev_info{%s,kind="nvme"}`, ctrl)
+	per := func(metric string) string {
+		return fmt.Sprintf(`sum(increase(%s[%s]) * on (instance, job, device) group_left () %s)`, metric, win, ns)
+	}
+	secs, err := model.ParseDuration(win)
+	if err != nil {
+		return err
+	}
+	sec := time.Duration(secs).Seconds()
+	b := &f.Block
+	for _, q := range []struct {
+		dst  **float64
+		expr string
+	}{
+		{&b.WritesPerSec, per("walab_blockdev_writes_completed_total") + fmt.Sprintf(" / %g", sec)},
+		{&b.WriteBytesPerSec, per("walab_blockdev_written_bytes_total") + fmt.Sprintf(" / %g", sec)},
+		{&b.WriteAwaitSec, per("walab_blockdev_write_time_seconds_total") + " / (" + per("walab_blockdev_writes_completed_total") + " > 0)"},
+		{&b.Util, fmt.Sprintf(`max(increase(walab_blockdev_io_time_seconds_total[%s]) * on (instance, job, device) group_left () %s) / %g`, win, ns, sec)},
+	} {
+		if *q.dst, err = scalar(q.expr, winEnd); err != nil {
+			return err
+		}
+	}
+	// md sync: arrays over the drive's namespaces, if any.
+	known, err := scalar(fmt.Sprintf(`count(last_over_time(%s[%s]))`, ns, win), winEnd)
+	if err != nil {
+		return err
+	}
+	if known != nil {
+		sync, err := scalar(fmt.Sprintf(`max(max_over_time(walab_md_sync_active[%s]) * on (instance, job, device) group_left () label_replace(max by (instance, job, array) (last_over_time(walab_blockdev_leaf_info{%s}[%s])), "device", "$1", "array", "(.+)"))`, win, ctrl, win), winEnd)
+		if err != nil {
+			return err
+		}
+		v := sync != nil && *sync > 0
+		f.MDSync = &v
+	}
+	// MySQL variables at the end of the run, of the run's targets (all
+	// targets for a run given as a time range): name -> the values over
+	// those targets, so a baseline on one instance and a candidate on
+	// another compare their own settings.
+	end := run.End
+	targets := map[string]bool{}
+	tv, err := instant(fmt.Sprintf("group by (target) (last_over_time(walab_loadgen_run_info{run_id=%q}[%s]))", run.ID, runDur), end)
+	if err != nil {
+		return err
+	}
+	for _, smp := range tv {
+		targets[string(smp.Metric["target"])] = true
+	}
+	vals := map[string]map[string]bool{}
+	add := func(target, name, value string) {
+		if len(targets) > 0 && !targets[target] {
+			return
+		}
+		if vals[name] == nil {
+			vals[name] = map[string]bool{}
+		}
+		vals[name][value] = true
+	}
+	v, err := instant(fmt.Sprintf("last_over_time(walab_mysql_setting[%s])", runDur), end)
+	if err != nil {
+		return err
+	}
+	for _, smp := range v {
+		add(string(smp.Metric["target"]), string(smp.Metric["name"]), strconv.FormatFloat(float64(smp.Value), 'g', -1, 64))
+	}
+	v, err = instant(fmt.Sprintf("last_over_time(walab_mysql_setting_info[%s])", runDur), end)
+	if err != nil {
+		return err
+	}
+	for _, smp := range v {
+		if n := string(smp.Metric["name"]); n != "datadir" && n != "version_comment" {
+			add(string(smp.Metric["target"]), n, string(smp.Metric["value"]))
+		}
+	}
+	for name, set := range vals {
+		if f.Settings == nil {
+			f.Settings = map[string]string{}
+		}
+		var vs []string
+		for v := range set {
+			vs = append(vs, v)
+		}
+		sort.Strings(vs)
+		f.Settings[name] = strings.Join(vs, ",")
+	}
+	return nil
 }

@@ -3,6 +3,7 @@ package compare
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 )
 
@@ -34,6 +35,9 @@ type CheckOptions struct {
 	// Placement: "differs" (default: the candidate has placement on, the
 	// baseline off) or "off" (no placement check, for other comparisons).
 	Placement string
+	// AllowConfigDrift accepts runs whose MySQL variables differ (they
+	// are still listed).
+	AllowConfigDrift bool
 	// PlacementMinShare is the least share of the candidate's write bytes
 	// that must carry a placement id when the placement tracer counted
 	// them (default 0.5); the baseline may carry at most
@@ -86,9 +90,24 @@ type RunFacts struct {
 	Txn, NewOrder []*float64 `json:",omitempty"`
 	// P95, P99: transaction latency quantiles over the compared rounds (s).
 	P95, P99 *float64 `json:",omitempty"`
+	// Block is the device's namespaces' block-layer view over the compared
+	// rounds (iostat's w/s, wMB/s, w_await, %util); nil fields are unknown.
+	Block BlockView `json:",omitempty"`
+	// MDSync is whether an md sync (resync, check, ...) of an array over
+	// the drive ran during the compared rounds; nil: unknown (no blockdev
+	// data); false also when the drive is under no md array.
+	MDSync *bool `json:",omitempty"`
 	// RAIDTheory is an md array's full-stripe WA (RAID 5 (2+1): 1.5); only
 	// with Options.Array.
 	RAIDTheory *float64 `json:",omitempty"`
+	// Settings are the MySQL variables walab reads (walab_mysql_setting,
+	// walab_mysql_setting_info) at the run's end, "target/name" -> value.
+	Settings map[string]string `json:",omitempty"`
+}
+
+// BlockView is a block device's iostat figures over a window.
+type BlockView struct {
+	WritesPerSec, WriteBytesPerSec, WriteAwaitSec, Util *float64 `json:",omitempty"`
 }
 
 // Verdict is the judgement of a comparison.
@@ -164,6 +183,40 @@ func judge(r *Result, o Options) Verdict {
 		add("host write rate", Fail, "%.1f vs %.1f MiB per %s (%+.0f%%, tolerance %.0f%%)", hb/MiB, hc/MiB, unit, 100*(hc-hb)/hb, 100*o.Checks.RateTolerance)
 	} else {
 		add("host write rate", Pass, "%.1f vs %.1f MiB per %s", hb/MiB, hc/MiB, unit)
+	}
+	// Nothing known to poison the window: an md sync writes the members.
+	for i, role := range roles {
+		f := r.Facts[i]
+		switch {
+		case f.MDSync == nil:
+			add(role+" no md sync", Unknown, "no blockdev data for the drive (collector blockdev)")
+		case *f.MDSync:
+			add(role+" no md sync", Fail, "an md resync/check of an array over the drive ran during the compared %ss: it wrote the drive by itself", unit)
+		default:
+			add(role+" no md sync", Pass, "no md sync over the drive during the compared %ss", unit)
+		}
+	}
+	// Configuration drift: the MySQL variables the seeds tune.
+	switch {
+	case len(b.Settings) == 0 || len(c.Settings) == 0:
+		add("same MySQL config", Unknown, "walab_mysql_setting not found for both runs")
+	default:
+		var diff []string
+		for _, k := range sortedUnion(b.Settings, c.Settings) {
+			bv, bok := b.Settings[k]
+			cv, cok := c.Settings[k]
+			if bok && cok && bv != cv {
+				diff = append(diff, fmt.Sprintf("%s %s vs %s", k, bv, cv))
+			}
+		}
+		switch {
+		case len(diff) == 0:
+			add("same MySQL config", Pass, "%d variables equal", len(b.Settings))
+		case o.Checks.AllowConfigDrift:
+			add("same MySQL config", Pass, "differs, allowed: %s", strings.Join(diff, "; "))
+		default:
+			add("same MySQL config", Fail, "%s", strings.Join(diff, "; "))
+		}
 	}
 	// Placement.
 	if o.Checks.Placement != "off" && b.PlacedShare != nil && c.PlacedShare != nil {
@@ -250,4 +303,19 @@ func fmtInterval(i Interval) string {
 		s += " not significant"
 	}
 	return s
+}
+
+func sortedUnion(a, b map[string]string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, m := range []map[string]string{a, b} {
+		for k := range m {
+			if !seen[k] {
+				seen[k] = true
+				out = append(out, k)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"maps"
 	"slices"
 	"strings"
 	"syscall"
@@ -40,6 +41,12 @@ type Run struct {
 	// Placed, when set, adds the placement tracer's counts of a device run:
 	// this share of the host bytes carried placement handle 5.
 	Placed *float64
+	// Settings are MySQL variables of target mysql1 during the run.
+	Settings map[string]float64
+	// Block adds nvme0n1, nvme0's namespace, with 10 writes/s of 1 ms and
+	// 50% utilisation; SyncHours put it under md0 with a resync then.
+	Block     bool
+	SyncHours []int
 }
 
 // Array is an md0 run's RAID layer.
@@ -146,6 +153,28 @@ func OpenMetrics(runs []Run) []byte {
 				}
 			}
 			gauge("walab_loadgen_run_info", fmt.Sprintf(`run_id=%q,scenario=%q,target="mysql1",workload="tpcc"`, r.ID, r.Scenario), 1, ts)
+			for _, name := range slices.Sorted(maps.Keys(r.Settings)) {
+				gauge("walab_mysql_setting", fmt.Sprintf(`name=%q,target="mysql1"`, name), r.Settings[name], ts)
+			}
+			if r.Block {
+				gauge("walab_blockdev_info", `controller="nvme0",device="nvme0n1",dm_name="",kind="nvme",parent=""`, 1, ts)
+				inc := 0.0
+				if m > 0 {
+					inc = 1
+				}
+				counter("walab_blockdev_writes_completed_total", `device="nvme0n1"`, 600*inc, ts)
+				counter("walab_blockdev_written_bytes_total", `device="nvme0n1"`, host, ts)
+				counter("walab_blockdev_write_time_seconds_total", `device="nvme0n1"`, 0.6*inc, ts)
+				counter("walab_blockdev_io_time_seconds_total", `device="nvme0n1"`, 30*inc, ts)
+				if len(r.SyncHours) > 0 {
+					gauge("walab_blockdev_leaf_info", `array="md0",controller="nvme0",device="nvme0n1"`, 1, ts)
+					if m > 0 && slices.Contains(r.SyncHours, hour) {
+						gauge("walab_md_sync_active", `action="check",device="md0"`, 1, ts)
+					} else {
+						gauge("walab_md_sync_active", `action="idle",device="md0"`, 0, ts)
+					}
+				}
+			}
 		}
 	}
 	return s.bytes(types)

@@ -1,0 +1,64 @@
+package compare_test
+
+import (
+	"bytes"
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/walab/walab/internal/compare"
+	"github.com/walab/walab/internal/compare/comparetest"
+)
+
+// TestCompareDriftSyncAndBlockView: the MySQL variables of the two runs
+// are compared (a different innodb_io_capacity is NOT VALID, and listed),
+// an md check over the drive during the candidate's compared hours is NOT
+// VALID, and the block layer's view of each run is printed with its change.
+func TestCompareDriftSyncAndBlockView(t *testing.T) {
+	t0 := time.Now().Add(-72 * time.Hour).Truncate(time.Hour).UTC()
+	base := map[string]float64{"innodb_io_capacity": 2000, "innodb_flush_neighbors": 0}
+	runs := []comparetest.Run{
+		{ID: "b", Scenario: "baseline", Start: t0, WA: comparetest.RepeatWA(2.5, 8), Settings: base, Block: true},
+		{ID: "same", Scenario: "streams", Start: t0.Add(10 * time.Hour), WA: comparetest.RepeatWA(2.2, 8), Settings: base, Block: true},
+		{ID: "drift", Scenario: "streams", Start: t0.Add(20 * time.Hour), WA: comparetest.RepeatWA(2.2, 8),
+			Settings: map[string]float64{"innodb_io_capacity": 4000, "innodb_flush_neighbors": 0}, Block: true, SyncHours: []int{6}},
+	}
+	papi := comparetest.StartPrometheus(t, runs)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	judge := func(cand string) (*compare.Result, string) {
+		res, err := compare.Compare(ctx, compare.Source{API: papi}, compare.Options{Baseline: "b", Candidate: cand, Device: "nvme0",
+			LastHours: 6, From: t0.Add(-time.Hour), To: time.Now(), Checks: compare.CheckOptions{Placement: "off"}})
+		require.NoError(t, err)
+		var out bytes.Buffer
+		require.NoError(t, res.Write(&out, true))
+		return res, out.String()
+	}
+	res, out := judge("same")
+	t.Log(out)
+	require.True(t, res.Verdict.Valid, out)
+	require.Contains(t, out, "pass    same MySQL config      2 variables equal")
+	require.Contains(t, out, "pass    candidate no md sync   no md sync over the drive")
+	require.InDelta(t, 10, *res.Facts[0].Block.WritesPerSec, 1e-9)
+	require.InDelta(t, 0.001, *res.Facts[0].Block.WriteAwaitSec, 1e-9)
+	require.InDelta(t, 0.5, *res.Facts[1].Block.Util, 1e-9)
+	require.Contains(t, out, "block w/s                          10.0           10.0     +0.0%")
+
+	res, out = judge("drift")
+	require.False(t, res.Verdict.Valid)
+	require.Contains(t, out, "FAIL    same MySQL config      innodb_io_capacity 2000 vs 4000")
+	require.Contains(t, out, "FAIL    candidate no md sync   an md resync/check of an array over the drive ran")
+	require.Contains(t, out, "pass    baseline no md sync")
+
+	res, err := compare.Compare(ctx, compare.Source{API: papi}, compare.Options{Baseline: "b", Candidate: "drift", Device: "nvme0",
+		LastHours: 6, From: t0.Add(-time.Hour), To: time.Now(), Checks: compare.CheckOptions{Placement: "off", AllowConfigDrift: true}})
+	require.NoError(t, err)
+	for _, c := range res.Verdict.Checks {
+		if c.Name == "same MySQL config" {
+			require.Equal(t, compare.Pass, c.Status)
+			require.Contains(t, c.Detail, "innodb_io_capacity 2000 vs 4000")
+		}
+	}
+}
