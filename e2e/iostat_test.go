@@ -24,9 +24,9 @@ import (
 )
 
 // TestIostatRulesMatchSysstat: while a known direct-I/O load runs on this
-// machine's disk, sysstat's `iostat -x` prints one 10 s interval and walab's
-// iostat recording rules (rate window 10 s in the e2e rules, scraped every
-// second by a real Prometheus) are read at the instant iostat ends. Both
+// machine's disk, sysstat's `iostat -x` prints one 20 s interval and walab's
+// iostat recording rules (rate window 20 s, scraped every second by a real
+// Prometheus) are read at the instant iostat ends. Both
 // read the same /proc/diskstats, so every column must agree within the
 // misalignment of the two windows (under a second of a steady load).
 func TestIostatRulesMatchSysstat(t *testing.T) {
@@ -46,7 +46,16 @@ func TestIostatRulesMatchSysstat(t *testing.T) {
 		"--path.sysfs=/sys", "--no-collector.innodb")
 	waitHTTP(t, exp, "http://"+expAddr+"/metrics", 60*time.Second)
 
-	writeE2ERules(t, dir)
+	// The e2e rules with a 20 s rate window: a second of offset between the
+	// two tools' windows is then 5%, not 10%.
+	base, err := alerts.LoadConfig("../alerts/config.yml")
+	require.NoError(t, err)
+	cfg, err := alerts.Override(base, "testdata/rules-override.yml")
+	require.NoError(t, err)
+	cfg.RateWindow = "20s"
+	rules, err := alerts.Generate(cfg).Marshal()
+	require.NoError(t, err)
+	writeFile(t, dir, "rules.yml", string(rules))
 	_, papi := startPrometheus(t, dir, promBin, [2]string{"walab-exporter", expAddr})
 
 	// The load: one writer (64 KiB direct writes, fsync every 64) and one
@@ -69,9 +78,9 @@ func TestIostatRulesMatchSysstat(t *testing.T) {
 		}
 		return ""
 	})
-	time.Sleep(5 * time.Second) // the rule's 10 s window now lies inside the load
+	time.Sleep(5 * time.Second) // the rule's window now starts inside the load
 
-	cmd := exec.Command(iostat, "-x", "-d", "-y", disk, "10", "1")
+	cmd := exec.Command(iostat, "-x", "-d", "-y", disk, "20", "1")
 	cmd.Env = append(os.Environ(), "LC_ALL=C", "S_COLORS=never")
 	out, err := cmd.Output()
 	end := time.Now()
