@@ -7,7 +7,19 @@ import (
 
 // legacyNames are sysbench 0.4/0.5 option names (seed 004's command line)
 // and their 1.0 names.
-var legacyNames = map[string]string{"max-time": "time", "max-requests": "events", "num-threads": "threads"}
+var legacyNames = map[string]string{"max-time": "time", "max-requests": "events", "num-threads": "threads",
+	"oltp-table-size": "table-size", "oltp-tables-count": "tables"}
+
+// legacyTest maps sysbench 0.4/0.5's --test value (a test name or a Lua
+// script path) to a loadgen command: --test=oltp and oltp.lua are
+// oltp_read_write, other scripts keep their name.
+func legacyTest(v string) string {
+	name := strings.TrimSuffix(v[strings.LastIndexByte(v, '/')+1:], ".lua")
+	if name == "oltp" {
+		return "oltp_read_write"
+	}
+	return name
+}
 
 // NormalizeArgs accepts sysbench's spellings on top of kingpin's:
 // underscores in long flag names (--table_size = --table-size), on/off
@@ -36,7 +48,7 @@ func NormalizeArgs(args []string, boolFlags map[string]bool) ([]string, error) {
 			if test != "" || val == "" || strings.HasPrefix(val, "-") {
 				return nil, fmt.Errorf("--test=%s: give one test (--test=fileio)", val)
 			}
-			test = val
+			test = legacyTest(val)
 			continue
 		}
 		if n, ok := legacyNames[name]; ok {
@@ -61,6 +73,71 @@ func NormalizeArgs(args []string, boolFlags map[string]bool) ([]string, error) {
 	}
 	if test != "" {
 		out = append([]string{test}, out...)
+	}
+	out, err := sysbenchTPCC(out)
+	if err != nil {
+		return nil, err
+	}
+	return commandFirst(out, boolFlags), nil
+}
+
+// commandFirst moves the command words (workload, phase) before the
+// options, as sysbench takes options anywhere (`sysbench --tables=100
+// oltp_read_only prepare`) while a command's own options must follow it
+// on loadgen's parser. A word is a command word unless it is the value of
+// the option before it (`--tables 2`: a non-boolean option without "=").
+func commandFirst(args []string, boolFlags map[string]bool) []string {
+	var words, rest []string
+	takesValue := false
+	for i, a := range args {
+		switch {
+		case a == "--":
+			rest = append(rest, args[i:]...)
+			return append(words, rest...)
+		case takesValue:
+			rest = append(rest, a)
+			takesValue = false
+		case strings.HasPrefix(a, "-"):
+			rest = append(rest, a)
+			name := strings.TrimLeft(a, "-")
+			takesValue = strings.HasPrefix(a, "--") && !strings.Contains(a, "=") && !boolFlags[name] && !boolFlags[strings.TrimPrefix(name, "no-")] && name != "help"
+		default:
+			words = append(words, a)
+		}
+	}
+	return append(words, rest...)
+}
+
+// sysbenchTPCC maps sysbench-tpcc's form (tpcc.lua, --scale) onto loadgen
+// tpcc: the script is the tpcc command, --scale its --warehouses. Its
+// --tables makes that many copies of the schema, which loadgen does not:
+// only --tables=1 is accepted.
+func sysbenchTPCC(args []string) ([]string, error) {
+	tpcc := false
+	for i, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "tpcc.lua" || strings.HasSuffix(a, "/tpcc.lua") {
+			args[i], tpcc = "tpcc", true
+		}
+		tpcc = tpcc || a == "tpcc"
+	}
+	if !tpcc {
+		return args, nil
+	}
+	out := args[:0]
+	for _, a := range args {
+		switch {
+		case strings.HasPrefix(a, "--scale="):
+			a = "--warehouses=" + strings.TrimPrefix(a, "--scale=")
+		case strings.HasPrefix(a, "--tables="):
+			if v := strings.TrimPrefix(a, "--tables="); v != "1" {
+				return nil, fmt.Errorf("--tables=%s: sysbench-tpcc's copies of the schema; loadgen tpcc loads one (--tables=1), run one loadgen per copy", v)
+			}
+			continue
+		}
+		out = append(out, a)
 	}
 	return out, nil
 }

@@ -24,7 +24,10 @@ func TestNormalizeArgs(t *testing.T) {
 		{in: "x --skip_trx=maybe", wantErr: "--skip-trx=maybe: want on or off"},
 		// Seed 004's sysbench 0.4 command line, verbatim.
 		{in: "--test=fileio --file-num=4 --file-block-size=16384 --file-total-size=4G --file-test-mode=rndrd --file-extra-flags=direct --max-time=300 --max-requests=0 --file-fsync-freq=1 --num-threads=128 --report-interval=1 run",
-			want: "fileio --file-num=4 --file-block-size=16384 --file-total-size=4G --file-test-mode=rndrd --file-extra-flags=direct --time=300 --events=0 --file-fsync-freq=1 --threads=128 --report-interval=1 run"},
+			want: "fileio run --file-num=4 --file-block-size=16384 --file-total-size=4G --file-test-mode=rndrd --file-extra-flags=direct --time=300 --events=0 --file-fsync-freq=1 --threads=128 --report-interval=1"},
+		// Options before the command (sysbench takes them anywhere): the command words move first.
+		{in: "--tables=100 --table_size=20 oltp_read_only prepare", want: "oltp_read_only prepare --tables=100 --table-size=20"},
+		{in: "--tables 2 oltp_read_only run --threads 4", want: "oltp_read_only run --tables 2 --threads 4"},
 		{in: "--test=fileio --test=cpu run", wantErr: "give one test"},
 		{in: "--test= run", wantErr: "give one test"},
 	} {
@@ -50,6 +53,7 @@ func FuzzNormalizeArgs(f *testing.F) {
 		if err != nil {
 			return
 		}
-		require.Len(t, got, len(args))
+		// One argument in, at most one out (sysbench-tpcc's --tables=1 is dropped).
+		require.LessOrEqual(t, len(got), len(args))
 	})
 }

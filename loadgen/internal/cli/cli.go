@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -35,6 +36,16 @@ type flags struct {
 	memProfile      string
 	scenario, runID string
 	resultJSON      string
+	compat          sysbenchCompat
+}
+
+// sysbenchCompat are sysbench options loadgen accepts so that the seeds'
+// command lines run unchanged; each either has sysbench's meaning or is
+// reported as having no effect, with the reason.
+type sysbenchCompat struct {
+	dbDriver, psMode, ignoreErrors string
+	histogram                      bool
+	warmup, threadInitTimeout      int
 }
 
 // runFlags are the runner's options.
@@ -88,6 +99,10 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	}
 	if c == nil { // --help
 		return 0
+	}
+	if err := f.compat.apply(f, stderr); err != nil {
+		fmt.Fprintln(stderr, "loadgen:", err)
+		return 2
 	}
 	logger := promslog.New(&promslog.Config{Level: f.logLevel, Writer: stderr})
 	// go-sql-driver logs every dropped connection; the runner already counts
@@ -233,6 +248,12 @@ func defineFlags(app *kingpin.Application, f *flags) {
 	app.Flag("mysql-db", "MySQL database.").Default("sbtest").StringVar(&f.conn.DB)
 	app.Flag("mysql-blocking-io", "Blocking sockets for TCP connections: a terminal sleeps in recv like a sysbench thread instead of going through Go's netpoller (fewer syscalls and less client CPU per statement).").Default("true").BoolVar(&f.blockingIO)
 
+	app.Flag("db-driver", "sysbench's database driver: mysql is the one loadgen drives.").Default("mysql").StringVar(&f.compat.dbDriver)
+	app.Flag("db-ps-mode", "sysbench's prepared-statement mode (auto, disable); accepted, see docs/loadgen.md.").Default("auto").EnumVar(&f.compat.psMode, "auto", "disable")
+	app.Flag("mysql-ignore-errors", "sysbench's list of MySQL error codes to ignore (or all, none); accepted: loadgen retries deadlocks and lock wait timeouts (--max-retries) and counts the rest by class.").StringVar(&f.compat.ignoreErrors)
+	app.Flag("histogram", "sysbench's latency histogram at the end; accepted, no effect: walab_loadgen_transaction_duration_seconds is the histogram.").BoolVar(&f.compat.histogram)
+	app.Flag("warmup-time", "sysbench's seconds of load before statistics; accepted, no effect: loadgen counts from the start, and walab compare selects steady rounds.").Default("0").IntVar(&f.compat.warmup)
+	app.Flag("thread-init-timeout", "sysbench's wait for threads to initialise; accepted, no effect: terminals connect as they start, and never-connected ones are reported.").Default("30").IntVar(&f.compat.threadInitTimeout)
 	app.Flag("web.disable", "Do not serve /metrics.").BoolVar(&f.webDisable)
 	app.Flag("cpuprofile", "Write a pprof CPU profile of the whole command to this file.").StringVar(&f.cpuProfile)
 	app.Flag("memprofile", "Write a pprof allocation profile to this file at the end.").StringVar(&f.memProfile)
@@ -255,3 +276,29 @@ func (l *lockedWriter) Write(b []byte) (int, error) {
 type mysqlLogger struct{ l *slog.Logger }
 
 func (m mysqlLogger) Print(v ...any) { m.l.Debug("mysql driver", "msg", fmt.Sprint(v...)) }
+
+// apply checks the sysbench options, takes the password from MYSQL_PWD
+// as the mysql client does when --mysql-password is not given, and says
+// which accepted options have no effect.
+func (s sysbenchCompat) apply(f *flags, stderr io.Writer) error {
+	if s.dbDriver != "mysql" {
+		return fmt.Errorf("--db-driver=%s: loadgen drives MySQL and MariaDB only (mysql)", s.dbDriver)
+	}
+	if f.conn.Password == "" {
+		f.conn.Password = os.Getenv("MYSQL_PWD")
+	}
+	note := func(flag, why string) { fmt.Fprintf(stderr, "loadgen: %s accepted, no effect: %s\n", flag, why) }
+	if s.psMode == "disable" {
+		note("--db-ps-mode=disable", "loadgen's OLTP scripts use server-side prepared statements, as sysbench's auto mode does")
+	}
+	if s.ignoreErrors != "" {
+		note("--mysql-ignore-errors="+s.ignoreErrors, "deadlocks and lock wait timeouts are retried (--max-retries); other errors are counted by class and the run goes on")
+	}
+	if s.histogram {
+		note("--histogram", "the latency histogram is walab_loadgen_transaction_duration_seconds")
+	}
+	if s.warmup > 0 {
+		note(fmt.Sprintf("--warmup-time=%d", s.warmup), "loadgen counts from the start; walab compare selects the steady rounds")
+	}
+	return nil
+}
