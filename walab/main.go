@@ -39,7 +39,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	last := cmp.Flag("last-hours", "Rounds compared per run (seed 000: 12).").Default("12").Int()
 	round := cmp.Flag("round", "Length of one table row (1h; 1m for the simulated drive, whose hour is a minute).").Default("1h").Duration()
 	sel := cmp.Flag("select", "Compared rounds: steady (the last N from the first SNIA steady window on) or last-nonzero (seed 000's last N rounds with host writes).").Default(compare.SelectSteady).Enum(compare.SelectSteady, compare.SelectLastNonZero)
-	steadyWin := cmp.Flag("steady.window", "Steady state: rounds in the SNIA measurement window.").Default("5").Int()
+	steadyWin := cmp.Flag("steady.window", "Steady state: rounds in the measurement window (SNIA's window, fio's ss_dur).").Default("5").Int()
+	steadyCrit := cmp.Flag("steady.criterion", "Steady state: snia (excursion and slope), or fio's forms fio-dev:P% (every round within P% of the window's mean) and fio-slope:P% (least-squares slope per round at most P% of the mean).").Default("snia").String()
 	steadyExc := cmp.Flag("steady.excursion", "Steady state: largest max-min of the window's WA, as a share of its mean.").Default("0.2").Float64()
 	steadySlope := cmp.Flag("steady.slope", "Steady state: largest least-squares slope excursion across the window, as a share of its mean.").Default("0.1").Float64()
 	batch := cmp.Flag("batch", "Rounds per batch for the 95% intervals (batch means; 0: sqrt of the rounds).").Default("0").Int()
@@ -84,6 +85,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if err2 == nil {
 		err2 = needRun("--candidate", *candidate, opts.CandidateRange)
+	}
+	if err2 == nil {
+		opts.Steady.Method, opts.Steady.Limit, err2 = compare.ParseCriterion(*steadyCrit)
+		if err2 != nil {
+			err2 = fmt.Errorf("--steady.criterion: %w", err2)
+		}
 	}
 	if err2 == nil {
 		err2 = opts.Steady.Validate()

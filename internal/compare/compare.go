@@ -51,6 +51,8 @@ type Result struct {
 	WA        [2]float64
 	Reduction float64
 	Verdict   Verdict
+
+	steadyName string
 }
 
 // Compare finds both runs, builds their tables, selects the compared
@@ -76,7 +78,10 @@ func Compare(ctx context.Context, src Source, o Options) (*Result, error) {
 		return nil, err
 	}
 	o.Checks = o.Checks.withDefaults()
-	res := &Result{Device: o.Device, Array: o.Array, Round: o.Round}
+	res := &Result{Device: o.Device, Array: o.Array, Round: o.Round, steadyName: "SNIA"}
+	if o.Steady.Method != "" {
+		res.steadyName = "fio " + o.Steady.Method
+	}
 	ranges := [2]*[2]time.Time{o.BaselineRange, o.CandidateRange}
 	for i, id := range []string{o.Baseline, o.Candidate} {
 		var run Run
@@ -192,7 +197,7 @@ func (r *Result) Write(w io.Writer, allowInvalid bool) error {
 		if r.SteadyAt[i] > 0 {
 			steady = fmt.Sprintf("from %s %d", unit, r.SteadyAt[i])
 		}
-		fmt.Fprintf(w, "steady state (SNIA window): %s\n", steady)
+		fmt.Fprintf(w, "steady state (%s window): %s\n", r.steadyName, steady)
 		fmt.Fprintf(w, "last %d non-zero %ss (%d..%d): WA %.5f\n", len(r.Last[i]), unit, r.Last[i][0].Hour, r.Last[i][len(r.Last[i])-1].Hour, r.WA[i])
 		if r.Array != "" {
 			raid := AggregateRAIDWA(r.Last[i])

@@ -3,6 +3,8 @@ package compare
 import (
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 )
 
 // Steady is the steady-state criterion of SNIA's Solid State Storage
@@ -11,10 +13,51 @@ import (
 // most MaxExcursion of the window's mean and the excursion of its
 // least-squares line across the window (|slope| x (Window-1)) is at most
 // MaxSlope of that mean. walab applies it to the hourly (per round) WA.
+//
+// Method selects fio's `ss=` forms instead, over the same Window of rounds
+// (fio's ss_dur): MethodFioDev is `iops:P%` (every value within Limit of
+// the window's mean), MethodFioSlope is `iops_slope:P%` (the least-squares
+// slope per round at most Limit of the mean), applied to WA per round.
 type Steady struct {
 	Window       int     // rounds; SNIA: 5
 	MaxExcursion float64 // share of the mean; SNIA: 0.20
 	MaxSlope     float64 // share of the mean; SNIA: 0.10
+	Method       string  // "" (SNIA), MethodFioDev or MethodFioSlope
+	Limit        float64 // share of the mean, for the fio methods
+}
+
+// fio's steady-state forms.
+const (
+	MethodFioDev   = "fio-dev"
+	MethodFioSlope = "fio-slope"
+)
+
+// ParseCriterion reads --steady.criterion: "snia", or fio's forms
+// "fio-dev:P%" and "fio-slope:P%" (P a percentage of the mean).
+func ParseCriterion(s string) (method string, limit float64, err error) {
+	if s == "" || s == "snia" {
+		return "", 0, nil
+	}
+	m, p, ok := strings.Cut(s, ":")
+	if !ok || (m != MethodFioDev && m != MethodFioSlope) || !strings.HasSuffix(p, "%") {
+		return "", 0, fmt.Errorf("steady-state criterion %q: want snia, fio-dev:P%% or fio-slope:P%%", s)
+	}
+	v, err := strconv.ParseFloat(strings.TrimSuffix(p, "%"), 64)
+	if err != nil || !(v > 0) || v > 100 {
+		return "", 0, fmt.Errorf("steady-state criterion %q: the percentage must be in (0, 100]", s)
+	}
+	return m, v / 100, nil
+}
+
+// String describes the criterion for reports.
+func (s Steady) String() string {
+	switch s.Method {
+	case MethodFioDev:
+		return fmt.Sprintf("fio ss=iops:%g%%: every WA of %d rounds within %g%% of their mean", 100*s.Limit, s.Window, 100*s.Limit)
+	case MethodFioSlope:
+		return fmt.Sprintf("fio ss=iops_slope:%g%%: least-squares slope over %d rounds at most %g%% of the mean per round", 100*s.Limit, s.Window, 100*s.Limit)
+	}
+	return fmt.Sprintf("SNIA: %d rounds, excursion <= %.0f%%, slope <= %.0f%% of the mean", s.Window, 100*s.MaxExcursion, 100*s.MaxSlope)
 }
 
 // SNIA is the PTS criterion.
@@ -25,6 +68,13 @@ func (s Steady) Validate() error {
 	switch {
 	case s.Window < 2:
 		return fmt.Errorf("steady-state window %d: at least 2 rounds", s.Window)
+	case s.Method == MethodFioDev || s.Method == MethodFioSlope:
+		if !(s.Limit > 0) || s.Limit > 1 {
+			return fmt.Errorf("steady-state limit %v: must be in (0, 1]", s.Limit)
+		}
+		return nil
+	case s.Method != "":
+		return fmt.Errorf("steady-state method %q: want %s or %s (or empty for SNIA)", s.Method, MethodFioDev, MethodFioSlope)
 	case !(s.MaxExcursion > 0) || s.MaxExcursion > 1:
 		return fmt.Errorf("steady-state excursion %v: must be in (0, 1]", s.MaxExcursion)
 	case !(s.MaxSlope > 0) || s.MaxSlope > 1:
@@ -51,6 +101,12 @@ func (s Steady) WindowSteady(ys []float64) bool {
 	mean /= float64(n)
 	if !(mean > 0) {
 		return false
+	}
+	switch s.Method {
+	case MethodFioDev:
+		return math.Max(hi-mean, mean-lo) <= s.Limit*mean
+	case MethodFioSlope:
+		return math.Abs(slope(ys)) <= s.Limit*mean
 	}
 	return hi-lo <= s.MaxExcursion*mean && math.Abs(slope(ys))*float64(n-1) <= s.MaxSlope*mean
 }

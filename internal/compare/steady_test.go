@@ -67,3 +67,38 @@ func FuzzSteadyWindow(f *testing.F) {
 		}
 	})
 }
+
+// TestFioCriteria: fio's ss= forms on WA per round. A flat series with ±1%
+// noise is steady for iops:2% and iops_slope:0.5%; a series rising 3% per
+// round is steady for neither, though each value is within 6% of the
+// window's mean (so iops:6% accepts it: the two forms ask different things).
+func TestFioCriteria(t *testing.T) {
+	flat := []float64{2.0, 2.02, 1.98, 2.01, 1.99}
+	rising := []float64{2.0, 2.06, 2.12, 2.18, 2.24}
+	dev2 := Steady{Window: 5, Method: MethodFioDev, Limit: 0.02}
+	dev5 := Steady{Window: 5, Method: MethodFioDev, Limit: 0.06}
+	slope := Steady{Window: 5, Method: MethodFioSlope, Limit: 0.005}
+	require.True(t, dev2.WindowSteady(flat))
+	require.True(t, slope.WindowSteady(flat))
+	require.False(t, dev2.WindowSteady(rising))
+	require.True(t, dev5.WindowSteady(rising))
+	require.False(t, slope.WindowSteady(rising))
+	require.False(t, SNIA.WindowSteady(rising[:0]))
+
+	for in, want := range map[string][2]any{
+		"snia":           {"", 0.0},
+		"fio-dev:2%":     {MethodFioDev, 0.02},
+		"fio-slope:0.5%": {MethodFioSlope, 0.005},
+	} {
+		m, l, err := ParseCriterion(in)
+		require.NoError(t, err, in)
+		require.Equal(t, want[0], m, in)
+		require.InDelta(t, want[1], l, 1e-12, in)
+	}
+	for _, bad := range []string{"fio-dev", "fio-dev:2", "iops:2%", "fio-slope:0%", "fio-dev:200%"} {
+		_, _, err := ParseCriterion(bad)
+		require.Error(t, err, bad)
+	}
+	require.Contains(t, slope.String(), "fio ss=iops_slope:0.5%")
+	require.ErrorContains(t, Steady{Window: 5, Method: "fio"}.Validate(), `method "fio"`)
+}

@@ -135,9 +135,9 @@ func judge(r *Result, o Options) Verdict {
 	// Steady state.
 	for i, role := range roles {
 		if r.SteadyAt[i] > 0 {
-			add(role+" steady", Pass, "steady from %s %d (SNIA: %d rounds, excursion <= %.0f%%, slope <= %.0f%% of the mean)", unit, r.SteadyAt[i], o.Steady.Window, 100*o.Steady.MaxExcursion, 100*o.Steady.MaxSlope)
+			add(role+" steady", Pass, "steady from %s %d (%s)", unit, r.SteadyAt[i], o.Steady)
 		} else {
-			add(role+" steady", Fail, "WA never reached steady state (SNIA: %d rounds, excursion <= %.0f%%, slope <= %.0f%% of the mean)", o.Steady.Window, 100*o.Steady.MaxExcursion, 100*o.Steady.MaxSlope)
+			add(role+" steady", Fail, "WA never reached steady state (%s)", o.Steady)
 		}
 	}
 	// Missing rounds.

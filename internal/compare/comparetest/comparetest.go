@@ -6,11 +6,11 @@ package comparetest
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"maps"
 	"slices"
 	"strings"
 	"syscall"
