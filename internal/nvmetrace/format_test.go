@@ -25,8 +25,8 @@ func TestParseFormatDebian61(t *testing.T) {
 
 func TestParseFormatErrors(t *testing.T) {
 	for in, want := range map[string]string{
-		"\tfield:int ctrl_id;\toffset:x;\tsize:4;\tsigned:1;\n":                                    "offset",
-		"\tfield:int ctrl_id;\tsize:4;\tsigned:1;\n":                                               "want field",
+		"\tfield:int ctrl_id;\toffset:x;\tsize:4;\tsigned:1;\n":                                          "offset",
+		"\tfield:int ctrl_id;\tsize:4;\tsigned:1;\n":                                                     "want field",
 		"\tfield:int a;\toffset:0;\tsize:4;\tsigned:1;\n\tfield:int a;\toffset:4;\tsize:4;\tsigned:1;\n": "field a twice",
 	} {
 		_, err := ParseFormat(in)
