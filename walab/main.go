@@ -54,6 +54,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	allowInvalid := cmp.Flag("allow-invalid", "Print the reduction even when the comparison is NOT VALID (the exit code stays 3).").Bool()
 	csvPath := cmp.Flag("csv", "Write both tables to this CSV file (a new file: an existing one is never overwritten).").String()
 	jsonPath := cmp.Flag("json", "Write the verdict, checks, facts and tables to this JSON file (a new file).").String()
+	htmlPath := cmp.Flag("html", "Write a self-contained HTML report (verdict, checks, chart, tables) to this file (a new file).").String()
 	pngPath := cmp.Flag("png", "Draw both runs' WA per round into this PNG file (a new file).").String()
 	timeout := cmp.Flag("timeout", "Overall timeout.").Default("2m").Duration()
 	exp := defineExperiment(app)
@@ -95,7 +96,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err2 == nil {
 		err2 = opts.Steady.Validate()
 	}
-	for _, f := range [][2]string{{"--csv", *csvPath}, {"--json", *jsonPath}, {"--png", *pngPath}} {
+	for _, f := range [][2]string{{"--csv", *csvPath}, {"--json", *jsonPath}, {"--png", *pngPath}, {"--html", *htmlPath}} {
 		if _, err := os.Lstat(f[1]); err2 == nil && f[1] != "" && err == nil {
 			err2 = fmt.Errorf("%s %s: the file exists; walab never overwrites a file (choose a new one)", f[0], f[1])
 		}
@@ -127,7 +128,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "walab compare:", err)
 		return 1
 	}
-	if err := writeOutputs(res, *csvPath, *jsonPath, *pngPath); err != nil {
+	if err := writeOutputs(res, *csvPath, *jsonPath, *pngPath, *htmlPath, *allowInvalid); err != nil {
 		fmt.Fprintln(stderr, "walab compare:", err)
 		return 1
 	}
@@ -172,7 +173,7 @@ func needRun(flag, id string, r *[2]time.Time) error {
 
 // writeOutputs writes the files asked for. Each is created new (O_EXCL,
 // no symlink followed): walab never overwrites a file, its own or not.
-func writeOutputs(res *compare.Result, csvPath, jsonPath, pngPath string) error {
+func writeOutputs(res *compare.Result, csvPath, jsonPath, pngPath, htmlPath string, allowInvalid bool) error {
 	write := func(flag, path string, fn func(io.Writer) error) error {
 		if path == "" {
 			return nil
@@ -194,6 +195,9 @@ func writeOutputs(res *compare.Result, csvPath, jsonPath, pngPath string) error 
 		return err
 	}
 	if err := write("--json", jsonPath, res.WriteJSON); err != nil {
+		return err
+	}
+	if err := write("--html", htmlPath, func(w io.Writer) error { return res.WriteHTML(w, allowInvalid) }); err != nil {
 		return err
 	}
 	return write("--png", pngPath, func(w io.Writer) error {

@@ -46,8 +46,14 @@ func TestCompareDriftSyncAndBlockView(t *testing.T) {
 	require.InDelta(t, 0.5, *res.Facts[1].Block.Util, 1e-9)
 	require.Contains(t, out, "block w/s                          10.0           10.0     +0.0%")
 
+	report := checkReport(t, res, false)
+	require.Contains(t, report, "WA reduction (baseline - candidate) / baseline: 12.00%")
+
 	res, out = judge("drift")
 	require.False(t, res.Verdict.Valid)
+	report = checkReport(t, res, false)
+	require.Contains(t, report, `class="verdict invalid"`)
+	require.NotContains(t, report, "WA reduction (baseline", "NOT VALID: no reduction in the report either")
 	require.Contains(t, out, "FAIL    same MySQL config      innodb_io_capacity 2000 vs 4000")
 	require.Contains(t, out, "FAIL    candidate no md sync   an md resync/check of an array over the drive ran")
 	require.Contains(t, out, "pass    baseline no md sync")
