@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"sort"
 	"strings"
 	"time"
 )
@@ -114,6 +115,10 @@ type Result struct {
 
 	// An I/O workload (fileio): bytes moved; Reads, Writes and Other are
 	// its read, write and fsync requests.
+	// NeverConnected counts the terminals that never got a connection,
+	// by the last error they saw (too many connections, access denied).
+	NeverConnected map[string]int `json:"never_connected,omitempty"`
+
 	IO           bool   `json:"io,omitempty"`
 	ReadBytes    uint64 `json:"read_bytes,omitempty"`
 	WrittenBytes uint64 `json:"written_bytes,omitempty"`
@@ -147,7 +152,7 @@ func newResult(cfg *Config, types []string, start, stop, end time.Time, s *snaps
 		TotalSeconds: end.Sub(start).Seconds(),
 		Transactions: all.completed(), Reads: s.Reads, Writes: s.Writes, Other: s.Others,
 		Retried: all.Out[oRetried], Errors: all.Out[oError], Reconnects: s.Reconnects,
-		ReadBytes: s.ReadBytes, WrittenBytes: s.WroteBytes,
+		ReadBytes: s.ReadBytes, WrittenBytes: s.WroteBytes, NeverConnected: s.NeverConnected,
 		All: typeResult("all", &all, cfg.Percentile),
 	}
 	for _, i := range sortedTypes(types) {
@@ -196,6 +201,31 @@ func (r *Result) WriteSummary(w io.Writer) {
 	default:
 		r.WriteSysbench(w)
 	}
+	if n := r.NeverConnectedTotal(); n > 0 {
+		fmt.Fprintf(w, "\nwarning: %d of %d terminals never connected, so the run had %d:", n, r.Threads, r.Threads-n)
+		for _, reason := range sortedKeys(r.NeverConnected) {
+			fmt.Fprintf(w, " %d: %s;", r.NeverConnected[reason], reason)
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+// NeverConnectedTotal is how many terminals never got a connection.
+func (r *Result) NeverConnectedTotal() int {
+	n := 0
+	for _, c := range r.NeverConnected {
+		n += c
+	}
+	return n
+}
+
+func sortedKeys(m map[string]int) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // WriteFileIO writes sysbench 1.0.20 fileio's final summary.

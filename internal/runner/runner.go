@@ -12,6 +12,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -320,6 +321,10 @@ func (r *run) terminal(id int) {
 		// Connect before claiming an event: a claimed event always runs.
 		if conn == nil && !cfg.Local {
 			c, err := driver.Connect(waitCtx, cfg.DB, backoff, func(err error) {
+				if !st.connected.Load() {
+					msg := connErrText(err)
+					st.lastConnErr.Store(&msg)
+				}
 				if cfg.OnError != nil {
 					cfg.OnError(id, driver.Connection, err)
 				}
@@ -328,6 +333,7 @@ func (r *run) terminal(id int) {
 				return // stopping while the server is away
 			}
 			conn = c
+			st.connected.Store(true)
 			if lostConn {
 				st.reconnects.Add(1)
 				if r.obs != nil {
@@ -512,4 +518,18 @@ func sortedTypes(types []string) []int {
 		return 0
 	})
 	return idx
+}
+
+// connErrText is a connection error as the summary groups it: the server's
+// message, cut to one line (it never holds a DSN: go-sql-driver's errors
+// name the address, not the password).
+func connErrText(err error) string {
+	msg := err.Error()
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		msg = msg[:i]
+	}
+	if len(msg) > 120 {
+		msg = msg[:120] + "..."
+	}
+	return msg
 }

@@ -43,6 +43,10 @@ type termStats struct {
 	events                atomic.Uint64
 	state                 atomic.Int32 // stIdle, stBusy, stAbandoned
 	curType               atomic.Int32 // type index of the transaction in Run
+	// connected is set once the terminal has had a connection; until
+	// then lastConnErr holds why it has none.
+	connected   atomic.Bool
+	lastConnErr atomic.Pointer[string]
 }
 
 func newTermStats(nTypes int) *termStats {
@@ -78,6 +82,9 @@ type snapshot struct {
 	Reconnects            uint64
 	PerTermEvents         []uint64
 	PerTermBusy           []time.Duration
+	// NeverConnected counts terminals that never got a connection, by the
+	// last error they saw.
+	NeverConnected map[string]int
 }
 
 func takeSnapshot(at time.Time, terms []*termStats, nTypes int) *snapshot {
@@ -101,6 +108,14 @@ func takeSnapshot(at time.Time, terms []*termStats, nTypes int) *snapshot {
 		s.ReadBytes += t.readBytes.Load()
 		s.WroteBytes += t.wroteBytes.Load()
 		s.Reconnects += t.reconnects.Load()
+		if !t.connected.Load() {
+			if e := t.lastConnErr.Load(); e != nil {
+				if s.NeverConnected == nil {
+					s.NeverConnected = map[string]int{}
+				}
+				s.NeverConnected[*e]++
+			}
+		}
 		s.PerTermEvents = append(s.PerTermEvents, t.events.Load())
 		s.PerTermBusy = append(s.PerTermBusy, time.Duration(t.busyNs.Load()))
 	}

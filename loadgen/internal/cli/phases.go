@@ -328,8 +328,9 @@ func runPhase(ctx context.Context, f *flags, c *command, targets []*target, stdo
 }
 
 // judgeRun is the run's exit code: 1 when a target completed no
-// transaction (an unreachable or dead server: zero TPS is not a result) or
-// failed more than maxErrorRate of its attempts, with one line each on w;
+// transaction (an unreachable or dead server: zero TPS is not a result),
+// failed more than maxErrorRate of its attempts, or had terminals that
+// never connected (max_connections), with one line each on w;
 // 0 otherwise, and 0 after SIGINT/SIGTERM (the user stopped it).
 func judgeRun(interrupted bool, maxErrorRate float64, results []*runner.Result, w io.Writer) int {
 	if interrupted {
@@ -346,6 +347,10 @@ func judgeRun(interrupted bool, maxErrorRate float64, results []*runner.Result, 
 		case maxErrorRate < 1 && float64(r.Errors) > maxErrorRate*float64(attempts):
 			fmt.Fprintf(w, "loadgen: target %s: %d of %d attempts failed (%.1f%%), more than --max-error-rate %.1f%%\n",
 				r.Target, r.Errors, attempts, 100*float64(r.Errors)/float64(attempts), 100*maxErrorRate)
+			code = 1
+		case r.NeverConnectedTotal() > 0:
+			fmt.Fprintf(w, "loadgen: target %s: %d of %d terminals never connected: the run did not offer the load asked for (see the summary)\n",
+				r.Target, r.NeverConnectedTotal(), r.Threads)
 			code = 1
 		}
 	}
