@@ -5,6 +5,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/prometheus/common/model"
 
 	"github.com/walab/walab/internal/placement"
 )
@@ -40,8 +43,11 @@ const (
 	MediaIncrease24h = "device:walab_nvme_media_written_bytes:increase24h"
 	WA24h            = "device:walab_nvme_write_amplification:ratio_increase24h"
 	WARun            = "device:walab_nvme_write_amplification:run"
-	WAReference      = "device:walab_nvme_write_amplification:reference"
-	WABaseline       = "device:walab_nvme_write_amplification:ratio_increase1h_baseline"
+	// WASteady is SNIA's steady-state test (walab compare's default) on the
+	// last 5 hourly WA values, live: 1 steady, 0 not (yet).
+	WASteady    = "device:walab_nvme_write_amplification:steady_snia"
+	WAReference = "device:walab_nvme_write_amplification:reference"
+	WABaseline  = "device:walab_nvme_write_amplification:ratio_increase1h_baseline"
 	// Reductions are (reference - WA) / reference: 0.12 is seed 000's 12 %.
 	ReductionVsReference = "device:walab_nvme_write_amplification:reduction_vs_reference"
 	ReductionVsBaseline  = "device:walab_nvme_write_amplification:reduction_vs_baseline"
@@ -102,6 +108,7 @@ func waRules(c Config) []Rule {
 		rec(WARun, `max without (window) (walab_nvme_write_amplification{window="run"})`),
 		rec(WAReference, referenceExpr(c)),
 		rec(ReductionVsReference, "1 - "+WA1h+" / on (device) group_left () "+WAReference),
+		rec(WASteady, steadyExpr(c.WAWindow)),
 	}
 	if c.BaselineOffset != "" {
 		rs = append(rs,
@@ -290,4 +297,25 @@ func (f RuleFile) AlertNames() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// steadyExpr is SNIA's steady-state criterion over the last five values of
+// the hourly WA (one per WA window): excursion (max - min) at most 20% of
+// the mean and the least-squares line's excursion across the window
+// (|slope| x 4 steps) at most 10% of the mean, as internal/compare's
+// Steady.WindowSteady (alerts' tests check the two agree on one series).
+// A window without five values (idle or missing hours) is not steady.
+func steadyExpr(window string) string {
+	d, err := model.ParseDuration(window)
+	if err != nil {
+		panic(err) // Validate checked it
+	}
+	// Five points spaced one window apart, whatever the range's ends (an
+	// inclusive start, as in Prometheus 2.x, would take a sixth at an
+	// aligned instant): a range a sixtieth of a window short of five.
+	span := model.Duration(5*time.Duration(d) - time.Duration(d)/60)
+	sub := fmt.Sprintf("%s[%s:%s]", WA1h, span, window)
+	return fmt.Sprintf("(max_over_time(%[1]s) - min_over_time(%[1]s) <= bool 0.2 * avg_over_time(%[1]s))"+
+		" * (abs(deriv(%[1]s)) * %[2]g <= bool 0.1 * avg_over_time(%[1]s))"+
+		" * (count_over_time(%[1]s) == bool 5)", sub, 4*time.Duration(d).Seconds())
 }

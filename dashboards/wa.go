@@ -53,6 +53,9 @@ func runComparison() *d.Builder {
 		d.Q(alerts.WA1h+"{"+devSel+"} offset $baseline_offset", "{{device}} baseline"))
 	b.Timeseries("WA reduction vs baseline", "percentunit", "(baseline - candidate) / baseline; seed 000 saw about 12% with streams.", 12,
 		d.Q("1 - "+alerts.WA1h+"{"+devSel+"} / ("+alerts.WA1h+"{"+devSel+"} offset $baseline_offset)", "{{device}}"))
+	b.Timeseries("Steady state (SNIA, live)", "none", "1 while the last five hourly WA values meet SNIA's steady-state criterion (excursion <= 20%, slope excursion <= 10% of the mean), the test walab compare applies; the first 1 of a run is the hour it reached steady state.", 12,
+		d.Q(alerts.WASteady+"{"+devSel+"}", "{{device}} candidate"),
+		d.Q(alerts.WASteady+"{"+devSel+"} offset $baseline_offset", "{{device}} baseline"))
 	b.Timeseries("WA reduction vs configured reference", "percentunit", "From alerts/config.yml reference_wa.", 12,
 		d.Q(alerts.ReductionVsReference+"{"+devSel+"}", "{{device}}"))
 	b.Timeseries("Hours since run start", "h", "", 12,
