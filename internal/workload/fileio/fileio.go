@@ -51,6 +51,11 @@ const markerName = ".walab-fileio.json"
 type marker struct {
 	Files    int   `json:"files"`
 	FileSize int64 `json:"file_size"`
+	// Complete is set once every file is written and synced: a prepare
+	// that was killed leaves the marker without it, so the next prepare
+	// knows the files are loadgen's and writes them again, and run refuses
+	// the half-written set.
+	Complete bool `json:"complete"`
 }
 
 // Workload is one fileio test.
@@ -161,8 +166,20 @@ func humanSize(n int64) string {
 // Prepare writes every byte of the file set (creating the files) or of the
 // raw device once, sequentially: the first step of preconditioning.
 func (w *Workload) Prepare(ctx context.Context, _ *sql.DB, opts workload.PrepareOptions) error {
+	mp := filepath.Join(w.o.Dir, markerName)
 	if w.o.Device == "" {
 		if err := w.claimDir(); err != nil {
+			return err
+		}
+		if b, err := os.ReadFile(mp); err == nil {
+			var m marker
+			if json.Unmarshal(b, &m) == nil && (m.Files != len(w.paths) || m.FileSize != w.fileSize) {
+				return fmt.Errorf("--file-dir %s holds another prepared set (%d files of %d bytes): run loadgen fileio cleanup with its options first", w.o.Dir, m.Files, m.FileSize)
+			}
+		}
+		// Claim the set before writing a byte of it.
+		b, _ := json.Marshal(marker{Files: len(w.paths), FileSize: w.fileSize})
+		if err := safefile.WriteAtomic(mp, b, nil); err != nil {
 			return err
 		}
 	}
@@ -212,8 +229,8 @@ func (w *Workload) Prepare(ctx context.Context, _ *sql.DB, opts workload.Prepare
 	if w.o.Device != "" {
 		return nil
 	}
-	b, _ := json.Marshal(marker{Files: len(w.paths), FileSize: w.fileSize})
-	return safefile.WriteAtomic(filepath.Join(w.o.Dir, markerName), b, nil)
+	b, _ := json.Marshal(marker{Files: len(w.paths), FileSize: w.fileSize, Complete: true})
+	return safefile.WriteAtomic(mp, b, nil)
 }
 
 // claimDir makes sure the directory holds no test files but loadgen's:
@@ -244,6 +261,9 @@ func (w *Workload) prepared() error {
 	var m marker
 	if err := json.Unmarshal(b, &m); err != nil {
 		return fmt.Errorf("--file-dir %s: %s: %w", w.o.Dir, markerName, err)
+	}
+	if !m.Complete {
+		return fmt.Errorf("--file-dir %s: the last prepare did not finish (killed?): run loadgen fileio prepare again", w.o.Dir)
 	}
 	if m.Files != len(w.paths) || m.FileSize != w.fileSize {
 		return fmt.Errorf("--file-dir %s holds %d files of %d bytes; --file-num %d and --file-total-size give %d of %d: prepare again or use the same options",

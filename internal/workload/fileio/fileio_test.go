@@ -311,3 +311,37 @@ func TestRawDeviceOnLoop(t *testing.T) {
 	require.ErrorContains(t, w2.Init(context.Background(), nil), fmt.Sprintf("open %s", loop))
 	unix.Close(fd)
 }
+
+// TestInterruptedPrepare: a prepare stopped half-way (SIGINT, kill -9)
+// leaves a set that run refuses and that the next prepare completes; a
+// different set over it is refused until cleanup.
+func TestInterruptedPrepare(t *testing.T) {
+	dir := t.TempDir()
+	o := opts(dir, RndWr)
+	o.TotalSize = 64 << 20
+	w, err := New(o)
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	n := 0
+	err = w.Prepare(ctx, nil, workload.PrepareOptions{Progress: func(workload.ProgressEvent) {
+		if n++; n == 3 {
+			cancel()
+		}
+	}})
+	require.ErrorIs(t, err, context.Canceled)
+	require.ErrorContains(t, w.Init(context.Background(), nil), "the last prepare did not finish")
+
+	o2 := opts(dir, RndWr)
+	o2.FileNum = 2
+	w2, err := New(o2)
+	require.NoError(t, err)
+	require.ErrorContains(t, w2.Prepare(context.Background(), nil, workload.PrepareOptions{}), "holds another prepared set")
+
+	require.NoError(t, w.Prepare(context.Background(), nil, workload.PrepareOptions{}))
+	require.NoError(t, w.Init(context.Background(), nil))
+	require.NoError(t, w.closeLocked())
+	require.NoError(t, w.Cleanup(context.Background(), nil))
+	ents, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Empty(t, ents)
+}
