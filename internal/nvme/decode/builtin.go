@@ -11,6 +11,11 @@ const (
 	// 32 MiB per count. Not confirmed from a primary source; the WA ratio
 	// does not depend on it because both counters share it.
 	IntelCAUnitBytes = 32 << 20
+	// MemblazeCAUnitBytes is the unit nvme-cli's Memblaze plugin states for
+	// items 0xF4 (NAND) and 0xF5 (host) of its "Intel format" 0xCA page
+	// ("unit is 32MiB", plugins/memblaze/memblaze-utils.h). One source
+	// only: unconfirmed (docs/nvme-decoders.md); WA does not depend on it.
+	MemblazeCAUnitBytes = 32 << 20
 )
 
 // BuiltinLayouts returns walab's built-in vendor layouts, fresh each call so
@@ -55,6 +60,26 @@ func BuiltinLayouts() []Layout {
 			Fields: []Field{
 				{Meaning: MeaningMediaWritten, Key: 0xF4, UnitBytes: IntelCAUnitBytes},
 				{Meaning: MeaningHostWritten, Key: 0xF5, UnitBytes: IntelCAUnitBytes},
+			},
+		},
+		{
+			// Memblaze (seed 001's PBlaze drives) "additional SMART" 0xCA in
+			// the format nvme-cli's Memblaze plugin calls Intel/new: 12-byte
+			// items of a 3-byte id, a 2-byte normalized value and a 7-byte
+			// raw field whose low 6 bytes are the value, so the id is the
+			// first byte and the value starts at byte 5, as in Intel's
+			// items. NAND bytes written is 0xF4, host bytes written 0xF5.
+			// The plugin's older format (models it sorts before P5920) has
+			// no 0xF4 item: such a page yields no NAND counter here.
+			Name:   "memblaze_ca",
+			LogID:  0xCA,
+			Length: 512,
+			NSID:   DefaultNSID,
+			Match:  Match{VID: []uint16{0x1C5F}}, // Memblaze
+			Format: FormatKV12,
+			Fields: []Field{
+				{Meaning: MeaningMediaWritten, Key: 0xF4, UnitBytes: MemblazeCAUnitBytes},
+				{Meaning: MeaningHostWritten, Key: 0xF5, UnitBytes: MemblazeCAUnitBytes},
 			},
 		},
 	}

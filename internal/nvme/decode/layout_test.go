@@ -32,6 +32,44 @@ func TestBuiltinLayoutsValidate(t *testing.T) {
 	}
 	require.True(t, seen["seed000_c0"])
 	require.True(t, seen["intel_ca"])
+	require.True(t, seen["memblaze_ca"])
+}
+
+// memblazePage builds a Memblaze 0xCA page as nvme-cli's plugin declares
+// it (memblaze-utils.h): 12-byte items {id[3] LE, nmVal[2], rawVal[7]},
+// the value in the raw field's low 6 bytes, items at the plugin's indexes.
+func memblazePage(size int, items map[int][2]uint64) []byte {
+	b := make([]byte, size)
+	for idx, kv := range items {
+		off := idx * 12
+		b[off], b[off+1], b[off+2] = byte(kv[0]), 0, 0 // id, 3 bytes little-endian
+		b[off+3], b[off+4] = 100, 0                  // normalized value
+		for i := 0; i < 6; i++ {
+			b[off+5+i] = byte(kv[1] >> (8 * i))
+		}
+	}
+	return b
+}
+
+// TestMemblazeCA: seed 001's drive family. A new-format page (items at
+// RAISIN_SI_VD_TOTAL_WRITE = 11 and HOST_WRITE = 12) gives NAND and host
+// bytes in 32 MiB units, so WA = 0xF4 / 0xF5; an old-format page (host
+// write at item 8, id 0xF5, total write at item 0 with no id nvme-cli
+// names) gives host bytes only: no made-up NAND counter.
+func TestMemblazeCA(t *testing.T) {
+	l := builtin(t, "memblaze_ca")
+	u := func(v uint64) *U128 { x, _ := U128{Lo: v}.MulUint64(MemblazeCAUnitBytes); return &x }
+	vc, err := l.Decode(memblazePage(512, map[int][2]uint64{0: {0xAB, 3}, 2: {0xAD, 0x00010002}, 11: {0xF4, 74284}, 12: {0xF5, 48915}}))
+	require.NoError(t, err)
+	require.Equal(t, u(74284), vc.MediaWritten)
+	require.Equal(t, u(48915), vc.HostWritten)
+	require.Nil(t, vc.GCWritten)
+
+	vc, err = l.Decode(memblazePage(512, map[int][2]uint64{0: {0x01, 900}, 8: {0xF5, 800}}))
+	require.NoError(t, err)
+	require.Nil(t, vc.MediaWritten, "old format: no NAND item walab knows")
+	require.Equal(t, u(800), vc.HostWritten)
+	require.Equal(t, []uint16{0x1C5F}, l.Match.VID)
 }
 
 // nvmeCLIHexdump prints buf the way `nvme get-log` does (nvme-cli d() with

@@ -38,6 +38,13 @@ func TestProbeOrder(t *testing.T) {
 	intel := fixture.SMARTOnlyDrive()
 	intel.IntelCA = &fixture.IntelCA{NAND: 300, Host: 200}
 
+	// Seed 001's drive family: Memblaze (VID 0x1C5F) with the 0xCA page in
+	// the items nvme-cli's plugin calls Intel format (NAND 0xF4, host 0xF5 at
+	// indexes 11 and 12), with seed 001's 74,284 vs 48,915 as counts.
+	memblaze := fixture.SMARTOnlyDrive()
+	memblaze.VID, memblaze.Model = 0x1C5F, "PBlaze4 3.2T"
+	memblaze.IntelCA = &fixture.IntelCA{NAND: 74284, Host: 48915}
+
 	huaweiWithEG := fixture.Seed000Drive()
 	huaweiWithEG.CTRATT = fixture.CTRATTEnduranceGroups
 	huaweiWithEG.ENDGIDMAX = 1
@@ -68,6 +75,7 @@ func TestProbeOrder(t *testing.T) {
 		{name: "seed000 vendor layout on VID 0x19E5", drive: fixture.Seed000Drive(), source: "seed000_c0",
 			host: u(250_000_000 * 4096), media: ptr(u(375_000_000 * 4096)), gc: ptr(u(125_000_000 * 4096))},
 		{name: "intel 0xCA key/value items", drive: intel, source: "intel_ca", host: u(200 * 32 << 20), media: ptr(u(300 * 32 << 20))},
+		{name: "memblaze 0xCA (seed 001's PBlaze)", drive: memblaze, source: "memblaze_ca", host: u(48915 * 32 << 20), media: ptr(u(74284 * 32 << 20))},
 		{name: "endurance group only", drive: fixture.EnduranceDrive(), source: SourceEnduranceGroup, host: u(1024 * 1e9), media: ptr(u(2048 * 1e9))},
 		{name: "smart only", drive: fixture.SMARTOnlyDrive(), source: SourceNone, host: smartHost},
 		{name: "OCP GUID at 0xC0 on a 0x19E5 drive is OCP, never seed000", drive: ocpOnHuawei, source: SourceOCP, host: smartHost, media: ptr(u(0))},
