@@ -33,8 +33,16 @@ func StartMariaDB(t testing.TB, extra ...string) *Instance {
 	}
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
+	// Each instance has its own tmpdir: a mariadbd starting up removes the
+	// #sql temporary tables it finds in its tmpdir, and with a shared /tmp
+	// that was another instance's bootstrap table ("Unknown table
+	// mysql.tmp_user_sys" when two tests start servers at once).
+	tmp := filepath.Join(dir, "tmp")
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		t.Fatal(err)
+	}
 	out, err := exec.Command(install, "--no-defaults", "--datadir="+data, "--user=root",
-		"--auth-root-authentication-method=normal", "--skip-test-db").CombinedOutput()
+		"--auth-root-authentication-method=normal", "--skip-test-db", "--tmpdir="+tmp).CombinedOutput()
 	if err != nil {
 		t.Fatalf("%s: %v\n%s", install, err, out)
 	}
@@ -43,7 +51,7 @@ func StartMariaDB(t testing.TB, extra ...string) *Instance {
 	in.args = append([]string{"--no-defaults", "--datadir=" + data, "--user=root",
 		"--bind-address=127.0.0.1", "--port=" + strconv.Itoa(port),
 		"--socket=" + filepath.Join(dir, "mysqld.sock"), "--pid-file=" + filepath.Join(dir, "mysqld.pid"),
-		"--log-error=" + filepath.Join(dir, "error.log"),
+		"--log-error=" + filepath.Join(dir, "error.log"), "--tmpdir=" + tmp,
 		"--innodb-buffer-pool-size=64M", "--innodb-log-file-size=48M", "--skip-name-resolve",
 		"--max-connections=500"}, extra...)
 	in.start(server)
