@@ -59,7 +59,7 @@ func define(fs *workload.FlagSet) workload.Factory {
 	fs.String(&f.o.IOMode, "file-io-mode", "sync", "I/O mode: sync or mmap (async is refused: see docs/loadgen.md).")
 	fs.Int(&f.o.AsyncBacklog, "file-async-backlog", 128, "Asynchronous operations per thread (async mode).").Min(1)
 	fs.String(&f.extraFlags, "file-extra-flags", "", "Extra open flags, comma-separated: sync, dsync, direct.")
-	fs.Int(&f.o.FsyncFreq, "file-fsync-freq", 100, "fsync() every file after this many requests of a thread (0: never).").Min(0)
+	fs.Int(&f.o.FsyncFreq, "file-fsync-freq", 100, "fsync() every file after this many writes of a thread (0: never; sysbench counts requests, and a read-only mode never fsyncs).").Min(0)
 	fs.Bool(&f.o.FsyncAll, "file-fsync-all", false, "fsync() the file after every write.")
 	fs.Bool(&f.o.FsyncEnd, "file-fsync-end", true, "fsync() every file at the end of the test.")
 	fs.String(&f.o.FsyncMode, "file-fsync-mode", "fsync", "fsync or fdatasync.")
