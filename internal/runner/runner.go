@@ -304,6 +304,11 @@ func (r *run) terminal(id int) {
 	seed := cfg.Seed ^ uint64(id+1)*0x9e3779b97f4a7c15
 	term := cfg.Workload.NewTerminal(id, rand.New(rand.NewPCG(seed, uint64(id))))
 	backoff := driver.NewBackoff(cfg.BackoffMin, cfg.BackoffMax, seed)
+	// errBackoff paces a terminal whose transactions keep failing for a
+	// reason other than a lost connection (a server set read-only, a full
+	// disk, a missing table): without it the terminal retries in a hot loop
+	// and buries the run in errors. A success resets it.
+	errBackoff := driver.NewBackoff(cfg.BackoffMin, cfg.BackoffMax, seed^0x5bd1e995)
 	var conn *sql.Conn
 	// The terminal is closed before its connection: its prepared
 	// statements belong to that connection.
@@ -392,6 +397,7 @@ func (r *run) terminal(id int) {
 				}
 				r.record(st, ti, o, end.Sub(intended))
 				st.events.Add(1)
+				errBackoff.Reset()
 				break
 			}
 			if cfg.OnError != nil {
@@ -405,17 +411,23 @@ func (r *run) terminal(id int) {
 				continue
 			}
 			r.record(st, ti, oError, 0)
-			if conn == nil {
-				break // a local workload
+			if conn != nil {
+				switch class {
+				case driver.Connection, driver.Canceled:
+					driver.Discard(conn)
+					conn = nil
+					lostConn = class == driver.Connection
+				case driver.Other:
+					// Leave no transaction open behind an unexpected error.
+					_, _ = conn.ExecContext(r.txCtx, "ROLLBACK")
+				}
 			}
-			switch class {
-			case driver.Connection, driver.Canceled:
-				driver.Discard(conn)
-				conn = nil
-				lostConn = class == driver.Connection
-			case driver.Other:
-				// Leave no transaction open behind an unexpected error.
-				_, _ = conn.ExecContext(r.txCtx, "ROLLBACK")
+			if class != driver.Connection && class != driver.Canceled {
+				// Given up on this one: wait before the next (a lost
+				// connection waits in Connect's own backoff instead).
+				if cfg.Clock.SleepUntil(waitCtx, cfg.Clock.Now().Add(errBackoff.Next())) != nil {
+					return
+				}
 			}
 			break
 		}

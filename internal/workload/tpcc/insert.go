@@ -103,6 +103,13 @@ func (in *inserter) flush(ctx context.Context) error {
 	if in.onRows != nil {
 		in.onRows(in.rows)
 	}
+	if n, ok := ctx.Value(unitRowsKey{}).(*int); ok {
+		*n += in.rows
+	}
 	in.rows = 0
 	return nil
 }
+
+// unitRowsKey carries a load unit's count of rows reported to progress, so
+// a unit that is rolled back and retried takes its rows back.
+type unitRowsKey struct{}

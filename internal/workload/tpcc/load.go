@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/go-sql-driver/mysql"
+
 	"github.com/walab/walab/internal/workload"
 )
 
@@ -232,7 +234,37 @@ feed:
 	return parent.Err()
 }
 
+// unitAttempts bounds the tries of one load unit: concurrent units insert
+// into the same tables, and InnoDB may pick one as a deadlock victim; the
+// unit is one transaction with its own seeded stream, so a retry loads
+// exactly the same rows.
+const unitAttempts = 5
+
 func (l *loader) loadUnit(ctx context.Context, conn *sql.Conn, u loadUnit) error {
+	var err error
+	for attempt := 1; ; attempt++ {
+		var rows int
+		err = l.loadUnitTxn(context.WithValue(ctx, unitRowsKey{}, &rows), conn, u)
+		var me *mysql.MySQLError
+		if err == nil {
+			return l.unitDone(ctx, conn, u)
+		}
+		if attempt == unitAttempts || !errors.As(err, &me) || (me.Number != 1213 && me.Number != 1205) {
+			return err
+		}
+		if l.progress != nil {
+			l.progress(-rows) // rolled back: those rows are not loaded
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(time.Duration(attempt) * 50 * time.Millisecond):
+		}
+	}
+}
+
+// loadUnitTxn loads one unit in one transaction, rolled back on error.
+func (l *loader) loadUnitTxn(ctx context.Context, conn *sql.Conn, u loadUnit) error {
 	// Each unit has its own deterministic stream, so a seeded load is
 	// reproducible whatever the worker interleaving.
 	r := rand.New(rand.NewPCG(l.seed^uint64(u.warehouse)<<20^uint64(u.district)<<8, 0x5eed))
@@ -265,6 +297,12 @@ func (l *loader) loadUnit(ctx context.Context, conn *sql.Conn, u loadUnit) error
 		}
 		return fmt.Errorf("tpcc prepare: load warehouse %d unit %d: %w", u.warehouse, u.district, err)
 	}
+	return nil
+}
+
+// unitDone records a committed unit: the item table or, with its last
+// unit, a warehouse is marked loaded.
+func (l *loader) unitDone(ctx context.Context, conn *sql.Conn, u loadUnit) error {
 	if u.item {
 		return markDone(ctx, conn, cfgItemDone)
 	}
