@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -23,12 +22,14 @@ import (
 	"github.com/walab/walab/internal/testenv"
 )
 
-// TestIostatRulesMatchSysstat: while a known direct-I/O load runs on this
-// machine's disk, sysstat's `iostat -x` prints one 20 s interval and walab's
-// iostat recording rules (rate window 20 s, scraped every second by a real
-// Prometheus) are read at the instant iostat ends. Both
-// read the same /proc/diskstats, so every column must agree within the
-// misalignment of the two windows (under a second of a steady load).
+// TestIostatRulesMatchSysstat: while a steady direct-I/O load runs on a
+// loop device of its own (no other process touches it, so no one else's
+// burst lands in one tool's window and not the other's), sysstat's
+// `iostat -x` prints one 20 s interval and walab's iostat recording rules
+// (rate window 20 s, scraped every second by a real Prometheus) are read at
+// the instant iostat ends. Both read the same /proc/diskstats, so every
+// column must agree within the misalignment of the two windows (under a
+// second of a steady load).
 func TestIostatRulesMatchSysstat(t *testing.T) {
 	if testing.Short() {
 		t.Skip("e2e: skipped with -short")
@@ -36,7 +37,8 @@ func TestIostatRulesMatchSysstat(t *testing.T) {
 	iostat := testenv.RequireBinary(t, "iostat")
 	promBin := testenv.RequireBinary(t, "prometheus")
 	dir := t.TempDir()
-	disk := diskOf(t, dir)
+	dev := loopDevice(t, filepath.Join(dir, "loop.img"), 256<<20)
+	disk := filepath.Base(dev)
 	exporterBin, ok := goBuild(t, dir, "exporter")
 	require.True(t, ok)
 
@@ -58,13 +60,14 @@ func TestIostatRulesMatchSysstat(t *testing.T) {
 	writeFile(t, dir, "rules.yml", string(rules))
 	_, papi := startPrometheus(t, dir, promBin, [2]string{"walab-exporter", expAddr})
 
-	// The load: one writer (64 KiB direct writes, fsync every 64) and one
-	// reader (16 KiB direct reads), both looping until the test ends.
+	// The load: one writer (64 KiB direct writes, fsync every 64) on the
+	// device's first half and one reader (16 KiB direct reads) on its second,
+	// each paced to a steady rate, until the test ends.
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	loadErr := make(chan error, 2)
-	go func() { loadErr <- directLoad(ctx, filepath.Join(dir, "w.dat"), true, 64<<10) }()
-	go func() { loadErr <- directLoad(ctx, filepath.Join(dir, "r.dat"), false, 16<<10) }()
+	go func() { loadErr <- directLoad(ctx, dev, true, 64<<10, 0) }()
+	go func() { loadErr <- directLoad(ctx, dev, false, 16<<10, 128<<20) }()
 
 	w, ok := alerts.Iostat("w/s")
 	require.True(t, ok)
@@ -171,18 +174,14 @@ func parseIostat(t *testing.T, out, disk string) map[string]float64 {
 	return cols
 }
 
-// directLoad writes (or reads) a 64 MiB file with O_DIRECT in blocks of
-// size, from start to end and again, until ctx ends.
-func directLoad(ctx context.Context, path string, write bool, size int) error {
-	const fileSize = 64 << 20
-	if !write {
-		if err := os.WriteFile(path, make([]byte, fileSize), 0o644); err != nil {
-			return err
-		}
-	}
-	fd, err := unix.Open(path, unix.O_RDWR|unix.O_CREAT|unix.O_DIRECT, 0o644)
+// directLoad writes (or reads) 128 MiB of the device from base with
+// O_DIRECT in blocks of size, from start to end and again, paced to about
+// 2,000 requests a second, until ctx ends.
+func directLoad(ctx context.Context, dev string, write bool, size int, base int64) error {
+	const span = 128 << 20
+	fd, err := unix.Open(dev, unix.O_RDWR|unix.O_DIRECT, 0)
 	if err != nil {
-		return fmt.Errorf("open %s with O_DIRECT: %w", path, err)
+		return fmt.Errorf("open %s with O_DIRECT: %w", dev, err)
 	}
 	defer unix.Close(fd)
 	buf, err := unix.Mmap(-1, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE) // page-aligned
@@ -190,8 +189,15 @@ func directLoad(ctx context.Context, path string, write bool, size int) error {
 		return err
 	}
 	defer unix.Munmap(buf)
-	for i := 0; ctx.Err() == nil; i++ {
-		off := int64(i*size) % fileSize
+	tick := time.NewTicker(500 * time.Microsecond)
+	defer tick.Stop()
+	for i := 0; ; i++ {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		}
+		off := base + int64(i*size)%span
 		if write {
 			_, err = unix.Pwrite(fd, buf, off)
 			if err == nil && i%64 == 63 {
@@ -201,27 +207,25 @@ func directLoad(ctx context.Context, path string, write bool, size int) error {
 			_, err = unix.Pread(fd, buf, off)
 		}
 		if err != nil {
-			return fmt.Errorf("%s at %d: %w", path, off, err)
+			return fmt.Errorf("%s at %d: %w", dev, off, err)
 		}
 	}
-	return nil
 }
 
-// diskOf names the whole disk that holds path (the disk of a partition),
-// from its device number through /sys/dev/block.
-func diskOf(t *testing.T, path string) string {
+// loopDevice attaches a loop device over a new file of size bytes and
+// detaches it when the test ends.
+func loopDevice(t *testing.T, img string, size int64) string {
 	t.Helper()
-	var st syscall.Stat_t
-	require.NoError(t, syscall.Stat(path, &st))
-	link := fmt.Sprintf("/sys/dev/block/%d:%d", unix.Major(st.Dev), unix.Minor(st.Dev))
-	real, err := filepath.EvalSymlinks(link)
+	losetup := testenv.RequireBinary(t, "losetup")
+	require.NoError(t, os.WriteFile(img, nil, 0o644))
+	require.NoError(t, os.Truncate(img, size))
+	out, err := exec.Command(losetup, "-f", "--show", img).CombinedOutput()
 	if err != nil {
-		testenv.Missing(t, "%s is on device %d:%d, which is no block device (%v): iostat has nothing to compare", path, unix.Major(st.Dev), unix.Minor(st.Dev), err)
+		testenv.Missing(t, "losetup -f --show (root and /dev/loop-control needed): %v: %s", err, out)
 	}
-	if _, err := os.Stat(filepath.Join(real, "partition")); err == nil {
-		real = filepath.Dir(real)
-	}
-	return filepath.Base(real)
+	dev := strings.TrimSpace(string(out))
+	t.Cleanup(func() { _ = exec.Command(losetup, "-d", dev).Run() })
+	return dev
 }
 
 func queryAt(papi v1.API, expr string, at time.Time) (model.Vector, error) {
