@@ -43,7 +43,7 @@ func memblazePage(size int, items map[int][2]uint64) []byte {
 	for idx, kv := range items {
 		off := idx * 12
 		b[off], b[off+1], b[off+2] = byte(kv[0]), 0, 0 // id, 3 bytes little-endian
-		b[off+3], b[off+4] = 100, 0                  // normalized value
+		b[off+3], b[off+4] = 100, 0                    // normalized value
 		for i := 0; i < 6; i++ {
 			b[off+5+i] = byte(kv[1] >> (8 * i))
 		}
