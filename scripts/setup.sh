@@ -23,3 +23,11 @@ if ! mariadb -uroot -h127.0.0.1 -e 'SELECT 1' >/dev/null 2>&1; then
   for _ in $(seq 60); do mariadb -uroot -h127.0.0.1 -e 'SELECT 1' >/dev/null 2>&1 && break; sleep 1; done
   mariadb -uroot -h127.0.0.1 -e 'SELECT 1' >/dev/null
 fi
+
+# compare (internal/compare): VictoriaMetrics single node, built from its Go
+# module, for the verdict read from a second Prometheus-API store. v1.140.0
+# builds with Go 1.26 (v1.154.1 needs Go 1.27.2).
+if ! command -v victoria-metrics >/dev/null 2>&1 && ! [ -x "$(go env GOPATH)/bin/victoria-metrics" ]; then
+  echo "setup: building victoria-metrics v1.140.0 from its Go module (about a minute and a half)"
+  go install github.com/VictoriaMetrics/VictoriaMetrics/app/victoria-metrics@v1.140.0
+fi

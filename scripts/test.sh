@@ -6,5 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 export CI="${CI:-true}"
+# Tools setup.sh builds with go install (victoria-metrics) live here.
+export PATH="$(go env GOPATH)/bin:$PATH"
 go vet ./...
 go test -count=1 -timeout 50m ./...

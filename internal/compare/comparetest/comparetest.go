@@ -236,3 +236,57 @@ func RepeatWA(wa float64, n int) []float64 {
 	}
 	return out
 }
+
+// StartVictoriaMetricsURL imports the runs into a VictoriaMetrics
+// single-node server (the `victoria-metrics` binary, built from its Go
+// module by scripts/setup.sh) on loopback and returns its base URL: the
+// same verdict must come out of a Prometheus-API store that scales out.
+func StartVictoriaMetricsURL(t testing.TB, runs []Run) string {
+	t.Helper()
+	bin := testenv.RequireBinary(t, "victoria-metrics")
+	dir := t.TempDir()
+	a := fmt.Sprintf("127.0.0.1:%d", testenv.FreePort(t))
+	cmd := exec.Command(bin, "-storageDataPath="+filepath.Join(dir, "data"), "-httpListenAddr="+a,
+		"-retentionPeriod=100y", "-search.latencyOffset=0s", "-search.disableCache")
+	var log bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &log, &log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+	})
+	base := "http://" + a
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		resp, err := http.Get(base + "/health")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("victoria-metrics not ready: %v\n%s", err, log.String())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	// The Prometheus text import takes millisecond timestamps; OpenMetrics
+	// has seconds.
+	var body bytes.Buffer
+	for _, line := range strings.Split(string(OpenMetrics(runs)), "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		i := strings.LastIndexByte(line, ' ')
+		fmt.Fprintf(&body, "%s %s000\n", line[:i], line[i+1:])
+	}
+	resp, err := http.Post(base+"/api/v1/import/prometheus", "text/plain", &body)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusNoContent, resp.StatusCode, "import: %s", log.String())
+	resp, err = http.Get(base + "/internal/force_flush")
+	require.NoError(t, err)
+	resp.Body.Close()
+	return base
+}
