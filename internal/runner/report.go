@@ -119,6 +119,9 @@ type Result struct {
 	// by the last error they saw (too many connections, access denied).
 	NeverConnected map[string]int `json:"never_connected,omitempty"`
 
+	// Head opens the summary of a Headed workload (sysbench cpu).
+	Head string `json:"-"`
+
 	IO           bool   `json:"io,omitempty"`
 	ReadBytes    uint64 `json:"read_bytes,omitempty"`
 	WrittenBytes uint64 `json:"written_bytes,omitempty"`
@@ -198,6 +201,9 @@ func (r *Result) WriteSummary(w io.Writer) {
 		r.WriteTPCC(w)
 	case r.IO:
 		r.WriteFileIO(w)
+	case r.Head != "":
+		fmt.Fprint(w, r.Head)
+		r.writeGeneral(w)
 	default:
 		r.WriteSysbench(w)
 	}

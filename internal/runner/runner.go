@@ -197,6 +197,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if _, ok := cfg.Workload.(workload.IOWorkload); ok {
 		res.IO = true
 	}
+	if h, ok := cfg.Workload.(workload.Headed); ok {
+		res.Head = h.SummaryHead(res.Transactions, res.TotalSeconds)
+	}
 	return res, nil
 }
 

@@ -80,12 +80,22 @@ type (
 	Headliner interface {
 		HeadlineType() string
 	}
+	// Describer prints the option block sysbench prints before a run of
+	// the workload (fileio's file set and mode, cpu's prime limit).
+	Describer interface {
+		Describe(w io.Writer)
+	}
 	// IOWorkload marks a workload whose events are I/O requests (fileio):
 	// its report lines and summary are sysbench fileio's (MiB/s, fsyncs/s)
-	// instead of queries and transactions. Describe prints the option block
-	// sysbench prints before such a run.
+	// instead of queries and transactions.
 	IOWorkload interface {
-		Describe(w io.Writer)
+		Describer
+		IOReport()
+	}
+	// Headed workloads open the summary with their own figures (sysbench
+	// cpu's "events per second") instead of SQL statistics.
+	Headed interface {
+		SummaryHead(events uint64, seconds float64) string
 	}
 	// RunOptioner gives run settings from the workload's own flags (tpcc:
 	// --terminals, --limit-txns-per-min); they win over the target file's

@@ -115,6 +115,7 @@ func newWithGuard(o Options, g Guard) (*Workload, error) {
 }
 
 func (w *Workload) Name() string      { return "fileio" }
+func (w *Workload) IOReport()         {}
 func (w *Workload) TxTypes() []string { return []string{TxRead, TxWrite, TxFsync} }
 
 // Describe prints sysbench's option block before a run.

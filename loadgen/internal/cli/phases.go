@@ -298,7 +298,7 @@ func runPhase(ctx context.Context, f *flags, c *command, targets []*target, stdo
 			name = t.name
 		}
 		var describe func(io.Writer)
-		if d, ok := t.wl.(workload.IOWorkload); ok {
+		if d, ok := t.wl.(workload.Describer); ok {
 			describe = d.Describe
 		}
 		fmt.Fprint(out, runner.Banner(cfg.Threads, cfg.Rate, name, describe))

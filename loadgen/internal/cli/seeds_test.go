@@ -41,9 +41,10 @@ func TestSeedCommandLines(t *testing.T) {
 		{seed: "002", line: "tpcc.lua --mysql-host=XXXX --mysql-user=XXXX --mysql-password=XXXX --mysql-port=3306 --mysql-db=sysbench --time=1800 --threads=128 --report-interval=1 --tables=1 --scale=100 --db-driver=mysql run", wl: "tpcc", phase: "run"},
 		// sysbench 0.5's OLTP form, as seed 001's era ran it.
 		{seed: "001", line: "--test=/usr/share/sysbench/tests/include/oltp_legacy/oltp.lua --oltp-table-size=20000000 --oltp-tables-count=5 --num-threads=64 --max-time=600 --max-requests=0 run", wl: "oltp_read_write", phase: "run"},
-		// Not built: seed 002's environment checks.
-		{seed: "002", line: "cpu --threads=XXX --time=300 --cpu-max-prime=10000 run", wantErr: "cpu"},
-		{seed: "002", line: "--threads=8 --time=60 --test=cpu --cpu-max-prime=1000 run", wantErr: "cpu"},
+		// Seed 002's environment checks: cpu runs, memory is not built.
+		{seed: "002", line: "cpu --threads=XXX --time=300 --cpu-max-prime=10000 run", wl: "cpu", phase: "run"},
+		{seed: "002", line: "--threads=8 --time=60 --test=cpu --cpu-max-prime=1000 run", wl: "cpu", phase: "run"},
+		{seed: "002", line: "memory --events=0 --threads=XXX --memory-block-size=1M --memory-total-size=100G --memory-scope=global --memory-oper=read --memory-access-mode=rnd run", wantErr: "memory"},
 	} {
 		t.Run(tc.seed+" "+tc.line, func(t *testing.T) {
 			f, c, phase, err := parse(strings.Fields(fill.Replace(tc.line)), io.Discard)
