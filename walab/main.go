@@ -201,9 +201,6 @@ func writeOutputs(res *compare.Result, csvPath, jsonPath, pngPath, htmlPath stri
 		return err
 	}
 	return write("--png", pngPath, func(w io.Writer) error {
-		return compare.WritePNG(w, []compare.Series{
-			{Name: "baseline " + res.Runs[0].ID, Hours: res.Tables[0], SteadyFrom: res.SteadyAt[0]},
-			{Name: "candidate " + res.Runs[1].ID, Hours: res.Tables[1], SteadyFrom: res.SteadyAt[1]},
-		})
+		return compare.WritePNG(w, res.ChartSeries())
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"io"
 	"math"
+	"sort"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -20,7 +21,33 @@ type Series struct {
 	// SteadyFrom, when > 0, shades the rounds from that one on (the run's
 	// steady-state window and after).
 	SteadyFrom int
+	// Throughput is committed transactions per second by round (the
+	// compared rounds that have the loadgen counter); drawn in a second
+	// panel under the WA when any series has it.
+	Throughput map[int]float64
 }
+
+// ChartSeries are the comparison's two runs as chart series: WA per
+// round, the steady span, and throughput over the compared rounds.
+func (r *Result) ChartSeries() []Series {
+	out := make([]Series, 2)
+	for i, role := range roles {
+		s := Series{Name: role + " " + r.Runs[i].ID, Hours: r.Tables[i], SteadyFrom: r.SteadyAt[i]}
+		for k, h := range r.Last[i] {
+			if k < len(r.Facts[i].Txn) && r.Facts[i].Txn[k] != nil {
+				if s.Throughput == nil {
+					s.Throughput = map[int]float64{}
+				}
+				s.Throughput[h.Hour] = *r.Facts[i].Txn[k] / r.Round.Seconds()
+			}
+		}
+		out[i] = s
+	}
+	return out
+}
+
+// throughputH is the height in pixels of the throughput panel.
+const throughputH = 260
 
 // Chart size in pixels.
 const chartW, chartH = 900, 450
@@ -125,8 +152,23 @@ func WritePNG(w io.Writer, series []Series) error {
 		sw.Color, sw.Width = c, vg.Points(3)
 		p.Legend.Add(s.Name, sw)
 	}
-	img := vgimg.New(vg.Length(chartW)*vg.Inch/96, vg.Length(chartH)*vg.Inch/96)
-	p.Draw(draw.New(img))
+	tp, err := throughputPlot(series, maxX)
+	if err != nil {
+		return fmt.Errorf("chart: %w", err)
+	}
+	px := func(n int) vg.Length { return vg.Length(n) * vg.Inch / 96 }
+	if tp == nil {
+		img := vgimg.New(px(chartW), px(chartH))
+		p.Draw(draw.New(img))
+		if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(w); err != nil {
+			return fmt.Errorf("chart: %w", err)
+		}
+		return nil
+	}
+	img := vgimg.New(px(chartW), px(chartH+throughputH))
+	dc := draw.New(img)
+	p.Draw(draw.Crop(dc, 0, 0, px(throughputH), 0))
+	tp.Draw(draw.Crop(dc, 0, 0, 0, -px(chartH)))
 	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(w); err != nil {
 		return fmt.Errorf("chart: %w", err)
 	}
@@ -141,4 +183,50 @@ func chartWA(h Hour) (float64, bool) {
 		return 0, false
 	}
 	return wa, true
+}
+
+// throughputPlot draws each series' committed transactions per second over
+// its compared rounds, on the WA panel's round axis; nil when no series
+// has throughput.
+func throughputPlot(series []Series, maxX float64) (*plot.Plot, error) {
+	any := false
+	for _, s := range series {
+		any = any || len(s.Throughput) > 0
+	}
+	if !any {
+		return nil, nil
+	}
+	p := plot.New()
+	p.Title.Text = "Throughput over the compared rounds"
+	p.X.Label.Text = "round since the run's start"
+	p.Y.Label.Text = "committed transactions / s"
+	p.Add(plotter.NewGrid())
+	p.X.Min, p.X.Max, p.Y.Min = 0, maxX+0.5, 0
+	p.Legend.Top = false
+	for i, s := range series {
+		if len(s.Throughput) == 0 {
+			continue
+		}
+		rounds := make([]int, 0, len(s.Throughput))
+		for h := range s.Throughput {
+			rounds = append(rounds, h)
+		}
+		sort.Ints(rounds)
+		var xy plotter.XYs
+		for _, h := range rounds {
+			xy = append(xy, plotter.XY{X: float64(h), Y: s.Throughput[h]})
+		}
+		l, pts, err := plotter.NewLinePoints(xy)
+		if err != nil {
+			return nil, err
+		}
+		c := palette[i%len(palette)]
+		l.Color, pts.Color = c, c
+		l.Width = vg.Points(1.5)
+		pts.Shape = draw.CircleGlyph{}
+		pts.Radius = vg.Points(2)
+		p.Add(l, pts)
+		p.Legend.Add(s.Name, l)
+	}
+	return p, nil
 }

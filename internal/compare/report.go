@@ -45,10 +45,7 @@ img{max-width:100%;border:1px solid #ddd}
 // comparison that is NOT VALID shows no reduction unless allowInvalid.
 func (r *Result) WriteHTML(w io.Writer, allowInvalid bool) error {
 	var png bytes.Buffer
-	if err := WritePNG(&png, []Series{
-		{Name: "baseline " + r.Runs[0].ID, Hours: r.Tables[0], SteadyFrom: r.SteadyAt[0]},
-		{Name: "candidate " + r.Runs[1].ID, Hours: r.Tables[1], SteadyFrom: r.SteadyAt[1]},
-	}); err != nil {
+	if err := WritePNG(&png, r.ChartSeries()); err != nil {
 		return fmt.Errorf("report chart: %w", err)
 	}
 	var text bytes.Buffer

@@ -2,17 +2,20 @@ package compare_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"golang.org/x/net/html"
 
 	"github.com/walab/walab/internal/compare"
+	"github.com/walab/walab/internal/compare/comparetest"
 )
 
 // checkReport parses an HTML report: it is HTML, its chart decodes as a
@@ -25,8 +28,12 @@ func checkReport(t *testing.T, res *compare.Result, allowInvalid bool) string {
 	doc, err := html.Parse(bytes.NewReader(b.Bytes()))
 	require.NoError(t, err)
 	var src string
+	var text strings.Builder // the page's text, unescaped
 	var walk func(*html.Node)
 	walk = func(n *html.Node) {
+		if n.Type == html.TextNode {
+			text.WriteString(n.Data)
+		}
 		if n.Type == html.ElementNode && n.Data == "img" {
 			for _, a := range n.Attr {
 				if a.Key == "src" {
@@ -54,13 +61,45 @@ func checkReport(t *testing.T, res *compare.Result, allowInvalid bool) string {
 		}
 	}
 	require.Greater(t, len(colors), 3, "the chart is not blank")
-	out := b.String()
-	require.Contains(t, out, html.EscapeString(res.Verdict.Headline(res)))
+	out := text.String()
+	require.Contains(t, out, res.Verdict.Headline(res))
 	for _, c := range res.Verdict.Checks {
-		require.Contains(t, out, html.EscapeString(c.Name))
+		require.Contains(t, out, c.Name)
+		require.Contains(t, out, c.Detail)
 	}
 	if dir := os.Getenv("WALAB_REPORT_DIR"); dir != "" { // to look at it in a browser
 		require.NoError(t, os.WriteFile(filepath.Join(dir, t.Name()+".html"), b.Bytes(), 0o644))
 	}
-	return out
+	require.Contains(t, b.String(), `class="verdict `)
+	return b.String() + out
+}
+
+// TestChartWithThroughput: runs with loadgen's counters get a second panel
+// with committed transactions per second over the compared rounds (the
+// candidate's +10% here), under the WA panel.
+func TestChartWithThroughput(t *testing.T) {
+	t0 := time.Now().Add(-72 * time.Hour).Truncate(time.Hour).UTC()
+	runs := []comparetest.Run{
+		{ID: "b", Scenario: "baseline", Start: t0, WA: comparetest.RepeatWA(2.5, 8), TxnPerMin: 600},
+		{ID: "c", Scenario: "streams", Start: t0.Add(10 * time.Hour), WA: comparetest.RepeatWA(2.2, 8), TxnPerMin: 660},
+	}
+	papi := comparetest.StartPrometheus(t, runs)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := compare.Compare(ctx, compare.Source{API: papi}, compare.Options{Baseline: "b", Candidate: "c", Device: "nvme0",
+		LastHours: 6, From: t0.Add(-time.Hour), To: time.Now(), Checks: compare.CheckOptions{Placement: "off"}})
+	require.NoError(t, err)
+	s := res.ChartSeries()
+	require.InDelta(t, 10, s[0].Throughput[5], 1e-9, "600 a minute")
+	require.InDelta(t, 11, s[1].Throughput[5], 1e-9)
+	var b bytes.Buffer
+	require.NoError(t, compare.WritePNG(&b, s))
+	img, err := png.Decode(bytes.NewReader(b.Bytes()))
+	require.NoError(t, err)
+	require.Equal(t, 900, img.Bounds().Dx())
+	require.Equal(t, 450+260, img.Bounds().Dy(), "the WA panel and the throughput panel")
+	if dir := os.Getenv("WALAB_REPORT_DIR"); dir != "" {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "throughput.png"), b.Bytes(), 0o644))
+	}
+	checkReport(t, res, false)
 }

@@ -47,6 +47,9 @@ type Run struct {
 	// 50% utilisation; SyncHours put it under md0 with a resync then.
 	Block     bool
 	SyncHours []int
+	// TxnPerMin adds loadgen's committed New-Orders: this many a minute
+	// while the run writes.
+	TxnPerMin float64
 }
 
 // Array is an md0 run's RAID layer.
@@ -153,6 +156,13 @@ func OpenMetrics(runs []Run) []byte {
 				}
 			}
 			gauge("walab_loadgen_run_info", fmt.Sprintf(`run_id=%q,scenario=%q,target="mysql1",workload="tpcc"`, r.ID, r.Scenario), 1, ts)
+			if r.TxnPerMin > 0 {
+				inc := 0.0
+				if host > 0 {
+					inc = r.TxnPerMin
+				}
+				counter("walab_loadgen_transactions_total", `outcome="committed",target="mysql1",type="new_order",workload="tpcc"`, inc, ts)
+			}
 			for _, name := range slices.Sorted(maps.Keys(r.Settings)) {
 				gauge("walab_mysql_setting", fmt.Sprintf(`name=%q,target="mysql1"`, name), r.Settings[name], ts)
 			}
