@@ -210,9 +210,20 @@ func StartPrometheusURL(t testing.TB, runs []Run) string {
 	out, err := exec.Command(promtool, "tsdb", "create-blocks-from", "openmetrics", om, tsdb).CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte("global: {}\n"), 0o644))
+	return serve(t, "prometheus", "/-/ready", func(a string) []string {
+		return []string{prom, "--config.file=" + filepath.Join(dir, "prometheus.yml"), "--storage.tsdb.path=" + tsdb,
+			"--storage.tsdb.retention.time=30d", "--web.listen-address=" + a}
+	})
+}
+
+// serve starts a server on a free loopback port (args builds its command
+// line from the address), stops it when the test ends, and waits until
+// GET ready answers 200; it returns the base URL.
+func serve(t testing.TB, name, ready string, args func(addr string) []string) string {
+	t.Helper()
 	a := fmt.Sprintf("127.0.0.1:%d", testenv.FreePort(t))
-	cmd := exec.Command(prom, "--config.file="+filepath.Join(dir, "prometheus.yml"), "--storage.tsdb.path="+tsdb,
-		"--storage.tsdb.retention.time=30d", "--web.listen-address="+a)
+	argv := args(a)
+	cmd := exec.Command(argv[0], argv[1:]...)
 	var log bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &log, &log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
@@ -223,19 +234,18 @@ func StartPrometheusURL(t testing.TB, runs []Run) string {
 	})
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		resp, err := http.Get("http://" + a + "/-/ready")
+		resp, err := http.Get("http://" + a + ready)
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				break
+				return "http://" + a
 			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("prometheus not ready: %v\n%s", err, log.String())
+			t.Fatalf("%s not ready: %v\n%s", name, err, log.String())
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	return "http://" + a
 }
 
 // RepeatWA is n hours at the same WA.
@@ -255,32 +265,10 @@ func StartVictoriaMetricsURL(t testing.TB, runs []Run) string {
 	t.Helper()
 	bin := testenv.RequireBinary(t, "victoria-metrics")
 	dir := t.TempDir()
-	a := fmt.Sprintf("127.0.0.1:%d", testenv.FreePort(t))
-	cmd := exec.Command(bin, "-storageDataPath="+filepath.Join(dir, "data"), "-httpListenAddr="+a,
-		"-retentionPeriod=100y", "-search.latencyOffset=0s", "-search.disableCache")
-	var log bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &log, &log
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		_ = cmd.Wait()
+	base := serve(t, "victoria-metrics", "/health", func(a string) []string {
+		return []string{bin, "-storageDataPath=" + filepath.Join(dir, "data"), "-httpListenAddr=" + a,
+			"-retentionPeriod=100y", "-search.latencyOffset=0s", "-search.disableCache"}
 	})
-	base := "http://" + a
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		resp, err := http.Get(base + "/health")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				break
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("victoria-metrics not ready: %v\n%s", err, log.String())
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
 	// The Prometheus text import takes millisecond timestamps; OpenMetrics
 	// has seconds.
 	var body bytes.Buffer
@@ -294,7 +282,7 @@ func StartVictoriaMetricsURL(t testing.TB, runs []Run) string {
 	resp, err := http.Post(base+"/api/v1/import/prometheus", "text/plain", &body)
 	require.NoError(t, err)
 	resp.Body.Close()
-	require.Equal(t, http.StatusNoContent, resp.StatusCode, "import: %s", log.String())
+	require.Equal(t, http.StatusNoContent, resp.StatusCode, "victoria-metrics import")
 	resp, err = http.Get(base + "/internal/force_flush")
 	require.NoError(t, err)
 	resp.Body.Close()
