@@ -1,6 +1,9 @@
 package alerts
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // IostatField is one column of sysstat's `iostat -x` as a recording rule
 // over walab_blockdev_* (the blockdev collector), computed with sysstat's
@@ -42,36 +45,38 @@ func iostatMergedShare(column, kind string) IostatField {
 		}}
 }
 
+// iostatDirection is iostat's six columns of one request kind: r, w or d.
+// op is the request (read), bytes its byte counter (read_bytes,
+// written_bytes).
+func iostatDirection(letter, op, bytes string) []IostatField {
+	ops := op + "s"
+	return []IostatField{
+		iostatRate(letter+"/s", ops+"_completed", "iops", 1),
+		iostatRate(letter+"kB/s", bytes, "Bps", 1.0/1024),
+		iostatRate(letter+"rqm/s", ops+"_merged", "iops", 1),
+		iostatMergedShare("%"+letter+"rqm", op),
+		iostatPer(letter+"_await", "device:walab_blockdev_"+op+"_time_seconds_per_"+op+":ratio_rate5m", op+"_time_seconds", ops+"_completed", "s", 1000),
+		iostatPer(letter+"areq-sz", "device:walab_blockdev_"+bytes+"_per_"+op+":ratio_rate5m", bytes, ops+"_completed", "bytes", 1.0/1024),
+	}
+}
+
 // IostatFields lists the columns of `iostat -x` (sysstat 12.6) in its order,
 // then seed 004's IOPS (r/s + w/s).
-var IostatFields = []IostatField{
-	iostatRate("r/s", "reads_completed", "iops", 1),
-	iostatRate("rkB/s", "read_bytes", "Bps", 1.0/1024),
-	iostatRate("rrqm/s", "reads_merged", "iops", 1),
-	iostatMergedShare("%rrqm", "read"),
-	iostatPer("r_await", "device:walab_blockdev_read_time_seconds_per_read:ratio_rate5m", "read_time_seconds", "reads_completed", "s", 1000),
-	iostatPer("rareq-sz", "device:walab_blockdev_read_bytes_per_read:ratio_rate5m", "read_bytes", "reads_completed", "bytes", 1.0/1024),
-	iostatRate("w/s", "writes_completed", "iops", 1),
-	iostatRate("wkB/s", "written_bytes", "Bps", 1.0/1024),
-	iostatRate("wrqm/s", "writes_merged", "iops", 1),
-	iostatMergedShare("%wrqm", "write"),
-	iostatPer("w_await", "device:walab_blockdev_write_time_seconds_per_write:ratio_rate5m", "write_time_seconds", "writes_completed", "s", 1000),
-	iostatPer("wareq-sz", "device:walab_blockdev_written_bytes_per_write:ratio_rate5m", "written_bytes", "writes_completed", "bytes", 1.0/1024),
-	iostatRate("d/s", "discards_completed", "iops", 1),
-	iostatRate("dkB/s", "discarded_bytes", "Bps", 1.0/1024),
-	iostatRate("drqm/s", "discards_merged", "iops", 1),
-	iostatMergedShare("%drqm", "discard"),
-	iostatPer("d_await", "device:walab_blockdev_discard_time_seconds_per_discard:ratio_rate5m", "discard_time_seconds", "discards_completed", "s", 1000),
-	iostatPer("dareq-sz", "device:walab_blockdev_discarded_bytes_per_discard:ratio_rate5m", "discarded_bytes", "discards_completed", "bytes", 1.0/1024),
-	iostatRate("f/s", "flushes_completed", "iops", 1),
-	iostatPer("f_await", "device:walab_blockdev_flush_time_seconds_per_flush:ratio_rate5m", "flush_time_seconds", "flushes_completed", "s", 1000),
-	iostatRate("aqu-sz", "io_time_weighted_seconds", "short", 1),
-	iostatRate("%util", "io_time_seconds", "percentunit", 100),
-	{Column: "IOPS", Record: "device:walab_blockdev_ios_completed:rate5m", Unit: "iops", Scale: 1,
-		expr: func(rate func(string) string) string {
-			return rate("reads_completed") + " + " + rate("writes_completed")
-		}},
-}
+var IostatFields = slices.Concat(
+	iostatDirection("r", "read", "read_bytes"),
+	iostatDirection("w", "write", "written_bytes"),
+	iostatDirection("d", "discard", "discarded_bytes"),
+	[]IostatField{
+		iostatRate("f/s", "flushes_completed", "iops", 1),
+		iostatPer("f_await", "device:walab_blockdev_flush_time_seconds_per_flush:ratio_rate5m", "flush_time_seconds", "flushes_completed", "s", 1000),
+		iostatRate("aqu-sz", "io_time_weighted_seconds", "short", 1),
+		iostatRate("%util", "io_time_seconds", "percentunit", 100),
+		{Column: "IOPS", Record: "device:walab_blockdev_ios_completed:rate5m", Unit: "iops", Scale: 1,
+			expr: func(rate func(string) string) string {
+				return rate("reads_completed") + " + " + rate("writes_completed")
+			}},
+	},
+)
 
 // Iostat returns the field of an iostat column, or false.
 func Iostat(column string) (IostatField, bool) {
