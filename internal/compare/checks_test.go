@@ -44,7 +44,11 @@ func TestCompareDriftSyncAndBlockView(t *testing.T) {
 	require.InDelta(t, 10, *res.Facts[0].Block.WritesPerSec, 1e-9)
 	require.InDelta(t, 0.001, *res.Facts[0].Block.WriteAwaitSec, 1e-9)
 	require.InDelta(t, 0.5, *res.Facts[1].Block.Util, 1e-9)
+	require.InDelta(t, compare.MiB/60.0, *res.Facts[0].Block.WriteBytesPerSec, 1e-6) // 1 MiB a minute
 	require.Contains(t, out, "block w/s                          10.0           10.0     +0.0%")
+	require.Contains(t, out, "block wMB/s                        0.02           0.02     +0.0%")
+	require.Contains(t, out, "block w_await (ms)                1.000          1.000     +0.0%")
+	require.Contains(t, out, "block %util                        50.0           50.0     +0.0%")
 
 	report := checkReport(t, res, false)
 	require.Contains(t, report, "WA reduction (baseline - candidate) / baseline: 12.00%")
