@@ -300,25 +300,11 @@ func (r *Result) writePerformance(w io.Writer) {
 		per := s / float64(len(xs)) / r.Round.Seconds()
 		return &per
 	}
-	ms := func(x *float64) *float64 {
+	scaled := func(x *float64, k float64) *float64 {
 		if x == nil {
 			return nil
 		}
-		v := *x * 1000
-		return &v
-	}
-	mb := func(x *float64) *float64 {
-		if x == nil {
-			return nil
-		}
-		v := *x / MiB
-		return &v
-	}
-	pct := func(x *float64) *float64 {
-		if x == nil {
-			return nil
-		}
-		v := *x * 100
+		v := *x * k
 		return &v
 	}
 	rows := []struct {
@@ -328,12 +314,12 @@ func (r *Result) writePerformance(w io.Writer) {
 	}{
 		{"transactions/s", sum(b.Txn), sum(c.Txn), "%.2f"},
 		{"New-Orders/s (tpmC/60)", sum(b.NewOrder), sum(c.NewOrder), "%.2f"},
-		{"latency p95 (ms)", ms(b.P95), ms(c.P95), "%.2f"},
-		{"latency p99 (ms)", ms(b.P99), ms(c.P99), "%.2f"},
+		{"latency p95 (ms)", scaled(b.P95, 1000), scaled(c.P95, 1000), "%.2f"},
+		{"latency p99 (ms)", scaled(b.P99, 1000), scaled(c.P99, 1000), "%.2f"},
 		{"block w/s", b.Block.WritesPerSec, c.Block.WritesPerSec, "%.1f"},
-		{"block wMB/s", mb(b.Block.WriteBytesPerSec), mb(c.Block.WriteBytesPerSec), "%.2f"},
-		{"block w_await (ms)", ms(b.Block.WriteAwaitSec), ms(c.Block.WriteAwaitSec), "%.3f"},
-		{"block %util", pct(b.Block.Util), pct(c.Block.Util), "%.1f"},
+		{"block wMB/s", scaled(b.Block.WriteBytesPerSec, 1.0/MiB), scaled(c.Block.WriteBytesPerSec, 1.0/MiB), "%.2f"},
+		{"block w_await (ms)", scaled(b.Block.WriteAwaitSec, 1000), scaled(c.Block.WriteAwaitSec, 1000), "%.3f"},
+		{"block %util", scaled(b.Block.Util, 100), scaled(c.Block.Util, 100), "%.1f"},
 	}
 	any := false
 	for _, row := range rows {
