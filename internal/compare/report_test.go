@@ -76,7 +76,8 @@ func checkReport(t *testing.T, res *compare.Result, allowInvalid bool) string {
 
 // TestChartWithThroughput: runs with loadgen's counters get a second panel
 // with committed transactions per second over the compared rounds (the
-// candidate's +10% here), under the WA panel.
+// candidate's +10% here), under the WA panel; the text prints the same
+// rates and their change.
 func TestChartWithThroughput(t *testing.T) {
 	t0 := time.Now().Add(-72 * time.Hour).Truncate(time.Hour).UTC()
 	runs := []comparetest.Run{
@@ -89,6 +90,11 @@ func TestChartWithThroughput(t *testing.T) {
 	res, err := compare.Compare(ctx, compare.Source{API: papi}, compare.Options{Baseline: "b", Candidate: "c", Device: "nvme0",
 		LastHours: 6, From: t0.Add(-time.Hour), To: time.Now(), Checks: compare.CheckOptions{Placement: "off"}})
 	require.NoError(t, err)
+	var text bytes.Buffer
+	require.NoError(t, res.Write(&text, true))
+	require.Contains(t, text.String(), "throughput +10.0% [+10.0, +10.0]")
+	require.Contains(t, text.String(), "transactions/s                    10.00          11.00    +10.0%")
+	require.Contains(t, text.String(), "New-Orders/s (tpmC/60)            10.00          11.00    +10.0%")
 	s := res.ChartSeries()
 	require.InDelta(t, 10, s[0].Throughput[5], 1e-9, "600 a minute")
 	require.InDelta(t, 11, s[1].Throughput[5], 1e-9)
