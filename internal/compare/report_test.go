@@ -95,6 +95,8 @@ func TestChartWithThroughput(t *testing.T) {
 	require.Contains(t, text.String(), "throughput +10.0% [+10.0, +10.0]")
 	require.Contains(t, text.String(), "transactions/s                    10.00          11.00    +10.0%")
 	require.Contains(t, text.String(), "New-Orders/s (tpmC/60)            10.00          11.00    +10.0%")
+	require.Contains(t, text.String(), "latency p95 (ms)                  19.50          19.50     +0.0%")
+	require.Contains(t, text.String(), "latency p99 (ms)                  19.90          19.90     +0.0%")
 	s := res.ChartSeries()
 	require.InDelta(t, 10, s[0].Throughput[5], 1e-9, "600 a minute")
 	require.InDelta(t, 11, s[1].Throughput[5], 1e-9)
