@@ -125,6 +125,37 @@ innodb:
 	}
 	lsn1, _ := sample(t, reg, "walab_innodb_lsn_bytes", map[string]string{"target": "mysql2"})
 	require.Greater(t, lsn1, lsn0+500000, "2000 rows of 255 bytes must advance the LSN")
+
+	// Explicit transactions on the second instance are its server-side
+	// throughput (a client walab does not instrument): 7 COMMITs and 2
+	// ROLLBACKs, exactly, on a server nothing else uses.
+	com := func(cmd string) float64 {
+		v, ok := sample(t, reg, "walab_mysql_commands_total", map[string]string{"target": "mysql2", "command": cmd})
+		require.True(t, ok, cmd)
+		return v
+	}
+	c0, r0 := com("commit"), com("rollback")
+	q0, ok := sample(t, reg, "walab_mysql_queries_total", map[string]string{"target": "mysql2"})
+	require.True(t, ok)
+	conn, err := db2.Conn(t.Context())
+	require.NoError(t, err)
+	defer conn.Close()
+	for i := range 9 {
+		_, err = conn.ExecContext(t.Context(), "BEGIN")
+		require.NoError(t, err)
+		_, err = conn.ExecContext(t.Context(), "INSERT INTO t (v) VALUES ('y')")
+		require.NoError(t, err)
+		end := "COMMIT"
+		if i%4 == 3 {
+			end = "ROLLBACK"
+		}
+		_, err = conn.ExecContext(t.Context(), end)
+		require.NoError(t, err)
+	}
+	require.Equal(t, 7.0, com("commit")-c0)
+	require.Equal(t, 2.0, com("rollback")-r0)
+	q1, _ := sample(t, reg, "walab_mysql_queries_total", map[string]string{"target": "mysql2"})
+	require.GreaterOrEqual(t, q1-q0, 27.0, "27 statements sent")
 }
 
 func TestInnoDBTargetKilledAndBack(t *testing.T) {

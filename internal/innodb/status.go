@@ -34,7 +34,12 @@ var globalStatus = map[string]statusMetric{
 	"innodb_rows_updated":              {name: "innodb_rows_total", help: "Rows InnoDB processed, by operation.", counter: true, label: [2]string{"operation", "updated"}},
 	"innodb_rows_deleted":              {name: "innodb_rows_total", help: "Rows InnoDB processed, by operation.", counter: true, label: [2]string{"operation", "deleted"}},
 	"innodb_rows_read":                 {name: "innodb_rows_total", help: "Rows InnoDB processed, by operation.", counter: true, label: [2]string{"operation", "read"}},
-	"binlog_bytes_written":             {name: "mysql_binlog_written_bytes_total", help: "Bytes written to the binary log (MariaDB Binlog_bytes_written).", counter: true},
+	// Server-side throughput, so a run driven by a client walab does not
+	// instrument (BenchmarkSQL, sysbench) still has a transaction rate.
+	"com_commit":           {name: "mysql_commands_total", help: "Statements the server executed, by command (Com_commit, Com_rollback): explicit COMMITs are the transactions of a client such as sysbench or BenchmarkSQL.", counter: true, label: [2]string{"command", "commit"}},
+	"com_rollback":         {name: "mysql_commands_total", help: "Statements the server executed, by command (Com_commit, Com_rollback): explicit COMMITs are the transactions of a client such as sysbench or BenchmarkSQL.", counter: true, label: [2]string{"command", "rollback"}},
+	"questions":            {name: "mysql_queries_total", help: "Statements clients sent to the server (Questions).", counter: true},
+	"binlog_bytes_written": {name: "mysql_binlog_written_bytes_total", help: "Bytes written to the binary log (MariaDB Binlog_bytes_written).", counter: true},
 	// MariaDB publishes its checkpoint limit; MySQL only has the redo capacity variables.
 	"innodb_checkpoint_max_age": {name: "innodb_checkpoint_max_age_bytes", help: "Checkpoint age at which InnoDB forces flushing (MariaDB Innodb_checkpoint_max_age)."},
 }
