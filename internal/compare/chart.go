@@ -22,9 +22,10 @@ type Series struct {
 	// steady-state window and after).
 	SteadyFrom int
 	// Throughput is committed transactions per second by round (the
-	// compared rounds that have the loadgen counter); drawn in a second
-	// panel under the WA when any series has it.
-	Throughput map[int]float64
+	// compared rounds that have it); drawn in a panel under the WA when
+	// any series has it. P95 is the transaction latency's 95th
+	// percentile by round, in milliseconds, in the panel under that.
+	Throughput, P95 map[int]float64
 }
 
 // ChartSeries are the comparison's two runs as chart series: WA per
@@ -33,21 +34,30 @@ func (r *Result) ChartSeries() []Series {
 	out := make([]Series, 2)
 	for i, role := range roles {
 		s := Series{Name: role + " " + r.Runs[i].ID, Hours: r.Tables[i], SteadyFrom: r.SteadyAt[i]}
-		for k, h := range r.Last[i] {
-			if k < len(r.Facts[i].Txn) && r.Facts[i].Txn[k] != nil {
-				if s.Throughput == nil {
-					s.Throughput = map[int]float64{}
-				}
-				s.Throughput[h.Hour] = *r.Facts[i].Txn[k] / r.Round.Seconds()
-			}
-		}
+		s.Throughput = byRound(r.Last[i], r.Facts[i].Txn, 1/r.Round.Seconds())
+		s.P95 = byRound(r.Last[i], r.Facts[i].P95Rounds, 1000)
 		out[i] = s
 	}
 	return out
 }
 
-// throughputH is the height in pixels of the throughput panel.
-const throughputH = 260
+// byRound maps the compared rounds' figures (xs[k] of round compared[k]),
+// scaled by k; rounds without the figure are not in the map.
+func byRound(compared []Hour, xs []*float64, k float64) map[int]float64 {
+	var out map[int]float64
+	for i, h := range compared {
+		if i < len(xs) && xs[i] != nil {
+			if out == nil {
+				out = map[int]float64{}
+			}
+			out[h.Hour] = *xs[i] * k
+		}
+	}
+	return out
+}
+
+// panelH is the height in pixels of each panel under the WA panel.
+const panelH = 260
 
 // Chart size in pixels.
 const chartW, chartH = 900, 450
@@ -152,23 +162,25 @@ func WritePNG(w io.Writer, series []Series) error {
 		sw.Color, sw.Width = c, vg.Points(3)
 		p.Legend.Add(s.Name, sw)
 	}
-	tp, err := throughputPlot(series, maxX)
-	if err != nil {
-		return fmt.Errorf("chart: %w", err)
-	}
-	px := func(n int) vg.Length { return vg.Length(n) * vg.Inch / 96 }
-	if tp == nil {
-		img := vgimg.New(px(chartW), px(chartH))
-		p.Draw(draw.New(img))
-		if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(w); err != nil {
+	var below []*plot.Plot
+	for _, pn := range panels {
+		pp, err := panelPlot(series, maxX, pn)
+		if err != nil {
 			return fmt.Errorf("chart: %w", err)
 		}
-		return nil
+		if pp != nil {
+			below = append(below, pp)
+		}
 	}
-	img := vgimg.New(px(chartW), px(chartH+throughputH))
+	px := func(n int) vg.Length { return vg.Length(n) * vg.Inch / 96 }
+	img := vgimg.New(px(chartW), px(chartH+len(below)*panelH))
 	dc := draw.New(img)
-	p.Draw(draw.Crop(dc, 0, 0, px(throughputH), 0))
-	tp.Draw(draw.Crop(dc, 0, 0, 0, -px(chartH)))
+	// draw.Crop(c, left, right, bottom, top): the WA panel on top, each
+	// panel below it in order.
+	p.Draw(draw.Crop(dc, 0, 0, px(len(below)*panelH), 0))
+	for k, pp := range below {
+		pp.Draw(draw.Crop(dc, 0, 0, px((len(below)-1-k)*panelH), -px(chartH+k*panelH)))
+	}
 	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(w); err != nil {
 		return fmt.Errorf("chart: %w", err)
 	}
@@ -185,48 +197,86 @@ func chartWA(h Hour) (float64, bool) {
 	return wa, true
 }
 
-// throughputPlot draws each series' committed transactions per second over
-// its compared rounds, on the WA panel's round axis; nil when no series
-// has throughput.
-func throughputPlot(series []Series, maxX float64) (*plot.Plot, error) {
+// panel is a plot under the WA panel: one figure per round of each
+// series, over the compared rounds, on the WA panel's round axis.
+type panel struct {
+	title, y string
+	of       func(Series) map[int]float64
+}
+
+// panels are the plots under the WA panel, in order.
+var panels = []panel{
+	{"Throughput over the compared rounds", "committed transactions / s", func(s Series) map[int]float64 { return s.Throughput }},
+	{"Transaction latency p95 over the compared rounds", "p95 latency (ms)", func(s Series) map[int]float64 { return s.P95 }},
+}
+
+// panelPlot draws a panel; nil when no series has its figure. Rounds
+// without the figure are gaps in the line.
+func panelPlot(series []Series, maxX float64, pn panel) (*plot.Plot, error) {
 	any := false
 	for _, s := range series {
-		any = any || len(s.Throughput) > 0
+		any = any || len(pn.of(s)) > 0
 	}
 	if !any {
 		return nil, nil
 	}
 	p := plot.New()
-	p.Title.Text = "Throughput over the compared rounds"
+	p.Title.Text = pn.title
 	p.X.Label.Text = "round since the run's start"
-	p.Y.Label.Text = "committed transactions / s"
+	p.Y.Label.Text = pn.y
 	p.Add(plotter.NewGrid())
 	p.X.Min, p.X.Max, p.Y.Min = 0, maxX+0.5, 0
+	for _, s := range series {
+		for _, y := range pn.of(s) {
+			p.Y.Max = max(p.Y.Max, y*1.15) // headroom: the top line stays off the frame
+		}
+	}
 	p.Legend.Top = false
 	for i, s := range series {
-		if len(s.Throughput) == 0 {
+		m := pn.of(s)
+		if len(m) == 0 {
 			continue
 		}
-		rounds := make([]int, 0, len(s.Throughput))
-		for h := range s.Throughput {
+		rounds := make([]int, 0, len(m))
+		for h := range m {
 			rounds = append(rounds, h)
 		}
 		sort.Ints(rounds)
-		var xy plotter.XYs
-		for _, h := range rounds {
-			xy = append(xy, plotter.XY{X: float64(h), Y: s.Throughput[h]})
+		c := palette[i%len(palette)]
+		var seg plotter.XYs
+		flush := func() error {
+			if len(seg) == 0 {
+				return nil
+			}
+			l, pts, err := plotter.NewLinePoints(seg)
+			if err != nil {
+				return err
+			}
+			l.Color, pts.Color = c, c
+			l.Width = vg.Points(1.5)
+			pts.Shape = draw.CircleGlyph{}
+			pts.Radius = vg.Points(2)
+			p.Add(l, pts)
+			seg = nil
+			return nil
 		}
-		l, pts, err := plotter.NewLinePoints(xy)
+		for k, h := range rounds {
+			if k > 0 && h != rounds[k-1]+1 {
+				if err := flush(); err != nil {
+					return nil, err
+				}
+			}
+			seg = append(seg, plotter.XY{X: float64(h), Y: m[h]})
+		}
+		if err := flush(); err != nil {
+			return nil, err
+		}
+		sw, err := plotter.NewLine(plotter.XYs{})
 		if err != nil {
 			return nil, err
 		}
-		c := palette[i%len(palette)]
-		l.Color, pts.Color = c, c
-		l.Width = vg.Points(1.5)
-		pts.Shape = draw.CircleGlyph{}
-		pts.Radius = vg.Points(2)
-		p.Add(l, pts)
-		p.Legend.Add(s.Name, l)
+		sw.Color, sw.Width = c, vg.Points(3)
+		p.Legend.Add(s.Name, sw)
 	}
 	return p, nil
 }

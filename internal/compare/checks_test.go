@@ -45,10 +45,10 @@ func TestCompareDriftSyncAndBlockView(t *testing.T) {
 	require.InDelta(t, 0.001, *res.Facts[0].Block.WriteAwaitSec, 1e-9)
 	require.InDelta(t, 0.5, *res.Facts[1].Block.Util, 1e-9)
 	require.InDelta(t, compare.MiB/60.0, *res.Facts[0].Block.WriteBytesPerSec, 1e-6) // 1 MiB a minute
-	require.Contains(t, out, "block w/s                          10.0           10.0     +0.0%")
-	require.Contains(t, out, "block wMB/s                        0.02           0.02     +0.0%")
-	require.Contains(t, out, "block w_await (ms)                1.000          1.000     +0.0%")
-	require.Contains(t, out, "block %util                        50.0           50.0     +0.0%")
+	requireRow(t, out, "block w/s", "10.0", "10.0", "+0.0%")
+	requireRow(t, out, "block wMB/s", "0.02", "0.02", "+0.0%")
+	requireRow(t, out, "block w_await (ms)", "1.000", "1.000", "+0.0%")
+	requireRow(t, out, "block %util", "50.0", "50.0", "+0.0%")
 
 	report := checkReport(t, res, false)
 	require.Contains(t, report, "WA reduction (baseline - candidate) / baseline: 12.00%")
@@ -71,4 +71,33 @@ func TestCompareDriftSyncAndBlockView(t *testing.T) {
 			require.Contains(t, c.Detail, "innodb_io_capacity 2000 vs 4000")
 		}
 	}
+}
+
+// TestCompareTimeRangesServerCommits: runs given as time ranges, driven by
+// a client walab does not instrument (no loadgen counters), take their
+// throughput from the servers' COMMITs, labelled so, with the change's
+// interval; the headline carries it.
+func TestCompareTimeRangesServerCommits(t *testing.T) {
+	t0 := time.Now().Add(-72 * time.Hour).Truncate(time.Hour).UTC()
+	runs := []comparetest.Run{
+		{ID: "x", Scenario: "x", Start: t0, WA: comparetest.RepeatWA(2.5, 8), ServerCommitsPerMin: 1200},
+		{ID: "y", Scenario: "y", Start: t0.Add(10 * time.Hour), WA: comparetest.RepeatWA(2.2, 8), ServerCommitsPerMin: 1500},
+	}
+	papi := comparetest.StartPrometheus(t, runs)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	br := [2]time.Time{t0, t0.Add(8 * time.Hour)}
+	cr := [2]time.Time{t0.Add(10 * time.Hour), t0.Add(18 * time.Hour)}
+	res, err := compare.Compare(ctx, compare.Source{API: papi}, compare.Options{BaselineRange: &br, CandidateRange: &cr, Device: "nvme0",
+		LastHours: 6, Checks: compare.CheckOptions{Placement: "off"}})
+	require.NoError(t, err)
+	var out bytes.Buffer
+	require.NoError(t, res.Write(&out, false))
+	t.Log(out.String())
+	require.Equal(t, compare.TxnServer, res.Facts[0].TxnSource)
+	require.Equal(t, compare.TxnServer, res.Facts[1].TxnSource)
+	require.Contains(t, out.String(), "VALID  WA -12.0% [-12.0, -12.0] (steady from h1 / h1)  throughput +25.0% [+25.0, +25.0]")
+	requireRow(t, out.String(), "transactions/s (server COMMITs)", "20.00", "25.00", "+25.0%", "[+25.0,", "+25.0]")
+	require.NotContains(t, out.String(), "New-Orders", "no TPC-C figure is made up")
+	require.NotContains(t, out.String(), "latency", "sysbench's latency is not in Prometheus")
 }

@@ -307,19 +307,28 @@ func (r *Result) writePerformance(w io.Writer) {
 		v := *x * k
 		return &v
 	}
+	v := r.Verdict
+	txn := "transactions/s"
+	switch {
+	case b.TxnSource == TxnServer && c.TxnSource == TxnServer:
+		txn = "transactions/s (server COMMITs)"
+	case b.TxnSource != "" && c.TxnSource != "" && b.TxnSource != c.TxnSource:
+		txn = fmt.Sprintf("transactions/s (%s vs %s)", b.TxnSource, c.TxnSource)
+	}
 	rows := []struct {
 		name   string
 		b, c   *float64
 		format string
+		ci     *Interval // the change's 95% interval, when the rounds give one
 	}{
-		{"transactions/s", sum(b.Txn), sum(c.Txn), "%.2f"},
-		{"New-Orders/s (tpmC/60)", sum(b.NewOrder), sum(c.NewOrder), "%.2f"},
-		{"latency p95 (ms)", scaled(b.P95, 1000), scaled(c.P95, 1000), "%.2f"},
-		{"latency p99 (ms)", scaled(b.P99, 1000), scaled(c.P99, 1000), "%.2f"},
-		{"block w/s", b.Block.WritesPerSec, c.Block.WritesPerSec, "%.1f"},
-		{"block wMB/s", scaled(b.Block.WriteBytesPerSec, 1.0/MiB), scaled(c.Block.WriteBytesPerSec, 1.0/MiB), "%.2f"},
-		{"block w_await (ms)", scaled(b.Block.WriteAwaitSec, 1000), scaled(c.Block.WriteAwaitSec, 1000), "%.3f"},
-		{"block %util", scaled(b.Block.Util, 100), scaled(c.Block.Util, 100), "%.1f"},
+		{txn, sum(b.Txn), sum(c.Txn), "%.2f", &v.Throughput},
+		{"New-Orders/s (tpmC/60)", sum(b.NewOrder), sum(c.NewOrder), "%.2f", &v.TpmC},
+		{"latency p95 (ms)", scaled(b.P95, 1000), scaled(c.P95, 1000), "%.2f", &v.P95},
+		{"latency p99 (ms)", scaled(b.P99, 1000), scaled(c.P99, 1000), "%.2f", &v.P99},
+		{"block w/s", b.Block.WritesPerSec, c.Block.WritesPerSec, "%.1f", nil},
+		{"block wMB/s", scaled(b.Block.WriteBytesPerSec, 1.0/MiB), scaled(c.Block.WriteBytesPerSec, 1.0/MiB), "%.2f", nil},
+		{"block w_await (ms)", scaled(b.Block.WriteAwaitSec, 1000), scaled(c.Block.WriteAwaitSec, 1000), "%.3f", nil},
+		{"block %util", scaled(b.Block.Util, 100), scaled(c.Block.Util, 100), "%.1f", nil},
 	}
 	any := false
 	for _, row := range rows {
@@ -328,7 +337,7 @@ func (r *Result) writePerformance(w io.Writer) {
 	if !any {
 		return
 	}
-	fmt.Fprintf(w, "performance over the compared %ss:\n%-24s %14s %14s %9s\n", roundName(r.Round), "", "baseline", "candidate", "change")
+	fmt.Fprintf(w, "performance over the compared %ss:\n%-32s %14s %14s %9s  %s\n", roundName(r.Round), "", "baseline", "candidate", "change", "95% interval")
 	cell := func(x *float64, f string) string {
 		if x == nil {
 			return "-"
@@ -339,11 +348,21 @@ func (r *Result) writePerformance(w io.Writer) {
 		if row.b == nil && row.c == nil {
 			continue
 		}
+		// Throughput counted by loadgen in one run and by the server in
+		// the other is no change to report.
+		mixed := row.ci == &v.Throughput && b.TxnSource != c.TxnSource
 		change := "-"
-		if row.b != nil && row.c != nil && *row.b != 0 {
+		if row.b != nil && row.c != nil && *row.b != 0 && !mixed {
 			change = fmt.Sprintf("%+.1f%%", 100*(*row.c-*row.b) / *row.b)
 		}
-		fmt.Fprintf(w, "%-24s %14s %14s %9s\n", row.name, cell(row.b, row.format), cell(row.c, row.format), change)
+		ci := ""
+		if row.ci != nil && row.ci.OK && !mixed {
+			ci = fmt.Sprintf("[%+.1f, %+.1f]", 100*row.ci.Lo, 100*row.ci.Hi)
+			if !row.ci.Significant() {
+				ci += " not significant"
+			}
+		}
+		fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("%-32s %14s %14s %9s  %s", row.name, cell(row.b, row.format), cell(row.c, row.format), change, ci), " "))
 	}
 	fmt.Fprintln(w)
 }

@@ -240,11 +240,13 @@ func (s Source) Facts(ctx context.Context, run Run, devices []string, compared [
 		return f, err
 	}
 	rs := model.Duration(round).String()
-	perRound := func(sel string) ([]*float64, error) {
+	// perRound evaluates expr (%[1]s: the round's length) at the end of
+	// each compared round.
+	perRound := func(expr string) ([]*float64, error) {
 		var out []*float64
 		have := false
 		for _, h := range compared {
-			x, err := scalar(fmt.Sprintf("sum(increase(walab_loadgen_transactions_total{%s}[%s]))", sel, rs), h.At)
+			x, err := scalar(fmt.Sprintf(expr, rs), h.At)
 			if err != nil {
 				return nil, err
 			}
@@ -256,21 +258,74 @@ func (s Source) Facts(ctx context.Context, run Run, devices []string, compared [
 		}
 		return out, nil
 	}
-	if f.Txn, err = perRound(`outcome="committed"`); err != nil {
+	if f.Txn, err = perRound(`sum(increase(walab_loadgen_transactions_total{outcome="committed"}[%[1]s]))`); err != nil {
 		return f, err
 	}
-	if f.NewOrder, err = perRound(`outcome="committed",type="new_order"`); err != nil {
+	if f.Txn != nil {
+		f.TxnSource = TxnLoadgen
+	} else {
+		// Load from another client (sysbench, BenchmarkSQL): the COMMITs the
+		// servers of the run's targets executed (every target for a run
+		// given as a time range).
+		sel, err := s.targetSelector(ctx, run, runDur)
+		if err != nil {
+			return f, err
+		}
+		if f.Txn, err = perRound(`sum(increase(walab_mysql_commands_total{command="commit"` + sel + `}[%[1]s]))`); err != nil {
+			return f, err
+		}
+		if f.Txn != nil {
+			f.TxnSource = TxnServer
+		}
+	}
+	if f.NewOrder, err = perRound(`sum(increase(walab_loadgen_transactions_total{outcome="committed",type="new_order"}[%[1]s]))`); err != nil {
 		return f, err
 	}
 	for _, q := range []struct {
-		p   **float64
-		phi string
-	}{{&f.P95, "0.95"}, {&f.P99, "0.99"}} {
-		if *q.p, err = scalar(fmt.Sprintf("histogram_quantile(%s, sum by (le) (increase(walab_loadgen_transaction_duration_seconds_bucket[%s])))", q.phi, win), winEnd); err != nil {
+		whole, rounds *[]*float64
+		p             **float64
+		phi           string
+	}{{p: &f.P95, rounds: &f.P95Rounds, phi: "0.95"}, {p: &f.P99, rounds: &f.P99Rounds, phi: "0.99"}} {
+		hq := "histogram_quantile(" + q.phi + ", sum by (le) (increase(walab_loadgen_transaction_duration_seconds_bucket[%[1]s])))"
+		if *q.p, err = scalar(fmt.Sprintf(hq, win), winEnd); err != nil {
+			return f, err
+		}
+		if *q.rounds, err = perRound(hq); err != nil {
 			return f, err
 		}
 	}
 	return f, nil
+}
+
+// runTargets are the MySQL targets loadgen drove in the run; none for a
+// run given as a time range.
+func (s Source) runTargets(ctx context.Context, run Run, runDur string) (map[string]bool, error) {
+	q := fmt.Sprintf("group by (target) (last_over_time(walab_loadgen_run_info{run_id=%q}[%s]))", run.ID, runDur)
+	res, _, _, err := s.API.Query(ctx, q, run.End)
+	if err != nil {
+		return nil, fmt.Errorf("query %s: %w", q, err)
+	}
+	targets := map[string]bool{}
+	v, _ := res.(model.Vector)
+	for _, smp := range v {
+		targets[string(smp.Metric["target"])] = true
+	}
+	return targets, nil
+}
+
+// targetSelector is `,target=~"a|b"` for the run's targets, or "" (every
+// target) when the run names none.
+func (s Source) targetSelector(ctx context.Context, run Run, runDur string) (string, error) {
+	targets, err := s.runTargets(ctx, run, runDur)
+	if err != nil || len(targets) == 0 {
+		return "", err
+	}
+	var ts []string
+	for t := range targets {
+		ts = append(ts, regexp.QuoteMeta(t))
+	}
+	sort.Strings(ts)
+	return fmt.Sprintf(",target=~%q", strings.Join(ts, "|")), nil
 }
 
 // blockFacts reads the block-layer view of the drives' namespaces, whether
@@ -319,13 +374,9 @@ func (s Source) blockFacts(ctx context.Context, f *RunFacts, devices []string, w
 	// those targets, so a baseline on one instance and a candidate on
 	// another compare their own settings.
 	end := run.End
-	targets := map[string]bool{}
-	tv, err := instant(fmt.Sprintf("group by (target) (last_over_time(walab_loadgen_run_info{run_id=%q}[%s]))", run.ID, runDur), end)
+	targets, err := s.runTargets(ctx, run, runDur)
 	if err != nil {
 		return err
-	}
-	for _, smp := range tv {
-		targets[string(smp.Metric["target"])] = true
 	}
 	vals := map[string]map[string]bool{}
 	add := func(target, name, value string) {

@@ -74,15 +74,29 @@ func checkReport(t *testing.T, res *compare.Result, allowInvalid bool) string {
 	return b.String() + out
 }
 
-// TestChartWithThroughput: runs with loadgen's counters get a second panel
-// with committed transactions per second over the compared rounds (the
-// candidate's +10% here), under the WA panel; the text prints the same
-// rates and their change.
+// requireRow finds the performance table's row name and checks its
+// figures, whatever the column widths.
+func requireRow(t *testing.T, out, name string, fields ...string) {
+	t.Helper()
+	for _, line := range strings.Split(out, "\n") {
+		if rest, ok := strings.CutPrefix(line, name+"  "); ok {
+			require.Equal(t, fields, strings.Fields(rest), "row %q", name)
+			return
+		}
+	}
+	require.Failf(t, "no row", "%q in\n%s", name, out)
+}
+
+// TestChartWithThroughput: runs with loadgen's counters get a panel with
+// committed transactions per second over the compared rounds (the
+// candidate's +10% here) and one with the p95 latency per round (half of
+// the candidate's transactions are twice as slow), under the WA panel; the
+// text prints the same figures, their change and its 95% interval.
 func TestChartWithThroughput(t *testing.T) {
 	t0 := time.Now().Add(-72 * time.Hour).Truncate(time.Hour).UTC()
 	runs := []comparetest.Run{
 		{ID: "b", Scenario: "baseline", Start: t0, WA: comparetest.RepeatWA(2.5, 8), TxnPerMin: 600},
-		{ID: "c", Scenario: "streams", Start: t0.Add(10 * time.Hour), WA: comparetest.RepeatWA(2.2, 8), TxnPerMin: 660},
+		{ID: "c", Scenario: "streams", Start: t0.Add(10 * time.Hour), WA: comparetest.RepeatWA(2.2, 8), TxnPerMin: 660, SlowShare: 0.5},
 	}
 	papi := comparetest.StartPrometheus(t, runs)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -93,19 +107,22 @@ func TestChartWithThroughput(t *testing.T) {
 	var text bytes.Buffer
 	require.NoError(t, res.Write(&text, true))
 	require.Contains(t, text.String(), "throughput +10.0% [+10.0, +10.0]")
-	require.Contains(t, text.String(), "transactions/s                    10.00          11.00    +10.0%")
-	require.Contains(t, text.String(), "New-Orders/s (tpmC/60)            10.00          11.00    +10.0%")
-	require.Contains(t, text.String(), "latency p95 (ms)                  19.50          19.50     +0.0%")
-	require.Contains(t, text.String(), "latency p99 (ms)                  19.90          19.90     +0.0%")
+	requireRow(t, text.String(), "transactions/s", "10.00", "11.00", "+10.0%", "[+10.0,", "+10.0]")
+	requireRow(t, text.String(), "New-Orders/s (tpmC/60)", "10.00", "11.00", "+10.0%", "[+10.0,", "+10.0]")
+	requireRow(t, text.String(), "latency p95 (ms)", "19.50", "38.00", "+94.9%", "[+94.9,", "+94.9]")
+	requireRow(t, text.String(), "latency p99 (ms)", "19.90", "39.60", "+99.0%", "[+99.0,", "+99.0]")
+	require.InDelta(t, 38.0/19.5-1, res.Verdict.P95.Est, 1e-9)
 	s := res.ChartSeries()
 	require.InDelta(t, 10, s[0].Throughput[5], 1e-9, "600 a minute")
 	require.InDelta(t, 11, s[1].Throughput[5], 1e-9)
+	require.InDelta(t, 19.5, s[0].P95[5], 1e-9, "ms")
+	require.InDelta(t, 38, s[1].P95[5], 1e-9)
 	var b bytes.Buffer
 	require.NoError(t, compare.WritePNG(&b, s))
 	img, err := png.Decode(bytes.NewReader(b.Bytes()))
 	require.NoError(t, err)
 	require.Equal(t, 900, img.Bounds().Dx())
-	require.Equal(t, 450+260, img.Bounds().Dy(), "the WA panel and the throughput panel")
+	require.Equal(t, 450+2*260, img.Bounds().Dy(), "the WA panel, the throughput panel and the latency panel")
 	if dir := os.Getenv("WALAB_REPORT_DIR"); dir != "" {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "throughput.png"), b.Bytes(), 0o644))
 	}

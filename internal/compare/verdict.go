@@ -88,8 +88,15 @@ type RunFacts struct {
 	// in each compared round, in the order of the compared rounds.
 	// A nil entry is a round without the counter.
 	Txn, NewOrder []*float64 `json:",omitempty"`
+	// TxnSource says where Txn comes from: TxnLoadgen (loadgen's committed
+	// transactions) or TxnServer (the servers' COMMIT statements, for load
+	// from another client); "" without either.
+	TxnSource string `json:",omitempty"`
 	// P95, P99: transaction latency quantiles over the compared rounds (s).
 	P95, P99 *float64 `json:",omitempty"`
+	// P95Rounds, P99Rounds: the same quantiles of each compared round (s),
+	// in the order of the compared rounds; their intervals come from these.
+	P95Rounds, P99Rounds []*float64 `json:",omitempty"`
 	// Block is the device's namespaces' block-layer view over the compared
 	// rounds (iostat's w/s, wMB/s, w_await, %util); nil fields are unknown.
 	Block BlockView `json:",omitempty"`
@@ -105,6 +112,12 @@ type RunFacts struct {
 	Settings map[string]string `json:",omitempty"`
 }
 
+// Sources of RunFacts.Txn.
+const (
+	TxnLoadgen = "loadgen"
+	TxnServer  = "server COMMITs"
+)
+
 // BlockView is a block device's iostat figures over a window.
 type BlockView struct {
 	WritesPerSec, WriteBytesPerSec, WriteAwaitSec, Util *float64 `json:",omitempty"`
@@ -118,6 +131,10 @@ type Verdict struct {
 	WA         Interval `json:"wa_change"`         // relative change of WA, candidate vs baseline
 	Throughput Interval `json:"throughput_change"` // committed transactions per round
 	TpmC       Interval `json:"tpmc_change"`       // New-Order per round (TPC-C)
+	// P95 and P99 are the change of the mean of the per-round latency
+	// quantiles (the table's figure is the quantile of the whole window).
+	P95 Interval `json:"p95_change"`
+	P99 Interval `json:"p99_change"`
 }
 
 func judge(r *Result, o Options) Verdict {
@@ -246,6 +263,8 @@ func judge(r *Result, o Options) Verdict {
 	v.WA = o.Interval.RelChange(WAPairs(r.Last[0]), WAPairs(r.Last[1]))
 	v.Throughput = o.Interval.RelChange(countPairs(b.Txn), countPairs(c.Txn))
 	v.TpmC = o.Interval.RelChange(countPairs(b.NewOrder), countPairs(c.NewOrder))
+	v.P95 = o.Interval.RelChange(countPairs(b.P95Rounds), countPairs(c.P95Rounds))
+	v.P99 = o.Interval.RelChange(countPairs(b.P99Rounds), countPairs(c.P99Rounds))
 	return v
 }
 
