@@ -63,6 +63,9 @@ const (
 	LabHostPerBlock   = "lab:walab_nvme_host_written_bytes_per_walab_blockdev_written_bytes:ratio_rate5m"
 	LabHostPerInnoDB  = "lab:walab_nvme_host_written_bytes_per_walab_innodb_written_bytes:ratio_rate5m"
 	TxnRate           = "target:walab_loadgen_transactions:rate5m"
+	// ServerTxnRate is the COMMITs a MySQL target executed per second: the
+	// throughput of load walab's loadgen did not drive.
+	ServerTxnRate = "target:walab_mysql_commits:rate5m"
 	NewOrderRate      = "target:walab_loadgen_new_order_transactions:rate5m"
 	MediaPerTxn       = "lab:walab_nvme_media_written_bytes_per_loadgen_transaction:ratio_rate5m"
 	MediaPerNewOrder  = "lab:walab_nvme_media_written_bytes_per_loadgen_new_order:ratio_rate5m"
@@ -152,6 +155,7 @@ func chainRules(c Config) []Rule {
 		rec(LabHostPerBlock, LabHostRate+" / ("+LabBlockRate+" > 0)"),
 		rec(LabHostPerInnoDB, LabHostRate+" / ("+LabInnoDBRate+" > 0)"),
 		rec(TxnRate, fmt.Sprintf(`sum without (type, outcome) (rate(walab_loadgen_transactions_total{outcome="committed"}[%s]))`, r)),
+		rec(ServerTxnRate, fmt.Sprintf(`sum without (command) (rate(walab_mysql_commands_total{command="commit"}[%s]))`, r)),
 		rec(NewOrderRate, fmt.Sprintf(`sum without (type, outcome) (rate(walab_loadgen_transactions_total{outcome="committed",type=%q}[%s]))`, c.NewOrderType, r)),
 		rec(MediaPerTxn, LabMediaRate+" / (sum("+TxnRate+") > 0)"),
 		rec(MediaPerNewOrder, LabMediaRate+" / (sum("+NewOrderRate+") > 0)"),

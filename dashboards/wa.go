@@ -60,6 +60,33 @@ func runComparison() *d.Builder {
 		d.Q(alerts.ReductionVsReference+"{"+devSel+"}", "{{device}}"))
 	b.Timeseries("Hours since run start", "h", "", 12,
 		d.Q(`(time() - walab_loadgen_run_start_timestamp_seconds{`+targetSel+`}) / 3600`, "{{target}}"))
+	// walab compare's comparability checks, live, where PromQL can say
+	// them: each panel shows the candidate now and the baseline at the same
+	// point of its run.
+	b.Row("Comparability checks (walab compare's, live)")
+	b.Labels("Same drive", "walab compare: the baseline and the candidate must run on the same drive (serial) and firmware, unless --allow-different-device.", 12,
+		d.Q(`max by (device, serial, firmware) (walab_nvme_info{`+devSel+`})`, "candidate {{device}} serial {{serial}} firmware {{firmware}}"),
+		d.Q(`max by (device, serial, firmware) (walab_nvme_info{`+devSel+`} offset $baseline_offset)`, "baseline {{device}} serial {{serial}} firmware {{firmware}}"))
+	b.Timeseries("Host write rate: candidate vs baseline", "Bps", "walab compare: the two runs must offer the same load: the host write rate over the compared rounds within 25% (--rate-tolerance).", 12,
+		d.Q(alerts.HostRate+"{"+devSel+"}", "{{device}} candidate"),
+		d.Q(alerts.HostRate+"{"+devSel+"} offset $baseline_offset", "{{device}} baseline"))
+	b.Timeseries("Write bytes that carried a placement id (observed)", "percentunit", "Placement tracer: share of the write bytes sent with a stream id or placement handle. walab compare: at least 50% in the candidate, at most 5% in the baseline.", 12,
+		d.Q(alerts.PlacementRatio+"{"+devSel+"}", "{{device}} candidate"),
+		d.Q(alerts.PlacementRatio+"{"+devSel+"} offset $baseline_offset", "{{device}} baseline"))
+	b.Timeseries("Streams/FDP enabled (inferred)", "none", "1 while the drive has Streams or FDP enabled (directive and feature state, not per-command proof). walab compare without tracer data: on in the candidate, off in the baseline.", 12,
+		d.Q(`max by (device) (walab_nvme_directive_enabled{`+devSel+`,directive=~"streams|data_placement"} or walab_nvme_fdp_enabled{`+devSel+`})`, "{{device}} candidate"),
+		d.Q(`max by (device) (walab_nvme_directive_enabled{`+devSel+`,directive=~"streams|data_placement"} offset $baseline_offset or walab_nvme_fdp_enabled{`+devSel+`} offset $baseline_offset)`, "{{device}} baseline"))
+	b.Timeseries("Filesystem fill", "percentunit", "Fullest watched filesystem (used / size). walab compare: the fill at the two starts within 10 points (--fill-tolerance).", 12,
+		d.Q(`max(walab_filesystem_used_bytes{instance=~"$instance"} / walab_filesystem_size_bytes{instance=~"$instance"})`, "candidate"),
+		d.Q(`max(walab_filesystem_used_bytes{instance=~"$instance"} offset $baseline_offset / walab_filesystem_size_bytes{instance=~"$instance"} offset $baseline_offset)`, "baseline"))
+	b.Timeseries("md sync in the last hour", "none", "1 when an md resync/check ran in the hour: walab compare leaves such rounds out and fails 'no md sync' when one overlaps the compared rounds.", 12,
+		d.Q(alerts.RAIDSyncInWindow, "{{array}} candidate"),
+		d.Q(alerts.RAIDSyncInWindow+" offset $baseline_offset", "{{array}} baseline"))
+	b.Timeseries("Throughput: candidate vs baseline", "none", "Committed transactions per second: loadgen's, or the servers' COMMITs for load from another client (sysbench, BenchmarkSQL). walab compare prints the change and its 95% interval.", 24,
+		d.Q("sum("+alerts.TxnRate+"{"+targetSel+"})", "loadgen candidate"),
+		d.Q("sum("+alerts.TxnRate+"{"+targetSel+"} offset $baseline_offset)", "loadgen baseline"),
+		d.Q("sum("+alerts.ServerTxnRate+"{"+targetSel+"})", "server COMMITs candidate"),
+		d.Q("sum("+alerts.ServerTxnRate+"{"+targetSel+"} offset $baseline_offset)", "server COMMITs baseline"))
 	b.Row("Runs")
 	b.Labels("Runs seen", "walab_loadgen_run_info over the time range.", 24,
 		d.Q(`max by (run_id, scenario, workload, target) (walab_loadgen_run_info{`+targetSel+`})`, "{{run_id}} {{scenario}} {{workload}} on {{target}}"))
