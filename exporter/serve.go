@@ -54,6 +54,7 @@ func loadConfig(path string) (*config.File, error) {
 	for _, s := range f.Sections() {
 		if !slices.Contains(known, s) {
 			slices.Sort(known)
+			known = slices.Compact(known) // the nvme collector and the nvme: section share a name
 			return nil, fmt.Errorf("config %s: unknown section %q (known: %s)", path, s, strings.Join(known, ", "))
 		}
 	}
