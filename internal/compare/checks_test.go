@@ -101,3 +101,36 @@ func TestCompareTimeRangesServerCommits(t *testing.T) {
 	require.NotContains(t, out.String(), "New-Orders", "no TPC-C figure is made up")
 	require.NotContains(t, out.String(), "latency", "sysbench's latency is not in Prometheus")
 }
+
+// TestCompareOfferedLoad: loadgen's terminals and rate limit of the two
+// runs must match (the runs offered the same load); a candidate with twice
+// the terminals is NOT VALID, allowed with --allow-config-drift, and runs
+// without loadgen's series leave the check unknown.
+func TestCompareOfferedLoad(t *testing.T) {
+	t0 := time.Now().Add(-72 * time.Hour).Truncate(time.Hour).UTC()
+	runs := []comparetest.Run{
+		{ID: "b", Scenario: "baseline", Start: t0, WA: comparetest.RepeatWA(2.5, 8), TxnPerMin: 600, Terminals: 4},
+		{ID: "same", Scenario: "streams", Start: t0.Add(10 * time.Hour), WA: comparetest.RepeatWA(2.2, 8), TxnPerMin: 660, Terminals: 4},
+		{ID: "more", Scenario: "streams", Start: t0.Add(20 * time.Hour), WA: comparetest.RepeatWA(2.2, 8), TxnPerMin: 900, Terminals: 8, RateLimit: 50},
+	}
+	papi := comparetest.StartPrometheus(t, runs)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	judge := func(cand string, allow bool) (*compare.Result, string) {
+		res, err := compare.Compare(ctx, compare.Source{API: papi}, compare.Options{Baseline: "b", Candidate: cand, Device: "nvme0",
+			LastHours: 6, From: t0.Add(-time.Hour), To: time.Now(), Checks: compare.CheckOptions{Placement: "off", AllowConfigDrift: allow}})
+		require.NoError(t, err)
+		var out bytes.Buffer
+		require.NoError(t, res.Write(&out, true))
+		return res, out.String()
+	}
+	res, out := judge("same", false)
+	require.True(t, res.Verdict.Valid, out)
+	require.Contains(t, out, "pass    same offered load      4 terminals, unlimited rate")
+	res, out = judge("more", false)
+	require.False(t, res.Verdict.Valid, out)
+	require.Contains(t, out, "NOT VALID: same offered load: 4 terminals, unlimited rate vs 8 terminals, at most 50 transactions/s")
+	res, out = judge("more", true)
+	require.True(t, res.Verdict.Valid, out)
+	require.Contains(t, out, "pass    same offered load      differs, allowed: 4 terminals")
+}

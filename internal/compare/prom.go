@@ -258,6 +258,17 @@ func (s Source) Facts(ctx context.Context, run Run, devices []string, compared [
 		}
 		return out, nil
 	}
+	// The load loadgen offered over the run, on the run's targets.
+	tsel, err := s.targetSelector(ctx, run, runDur)
+	if err != nil {
+		return f, err
+	}
+	if f.Terminals, err = scalar(fmt.Sprintf(`sum(max_over_time(walab_loadgen_active_terminals{%s}[%s]))`, strings.TrimPrefix(tsel, ","), runDur), run.End); err != nil {
+		return f, err
+	}
+	if f.RateLimit, err = scalar(fmt.Sprintf(`sum(max_over_time(walab_loadgen_target_rate_per_second{%s}[%s]))`, strings.TrimPrefix(tsel, ","), runDur), run.End); err != nil {
+		return f, err
+	}
 	if f.Txn, err = perRound(`sum(increase(walab_loadgen_transactions_total{outcome="committed"}[%[1]s]))`); err != nil {
 		return f, err
 	}
@@ -267,11 +278,7 @@ func (s Source) Facts(ctx context.Context, run Run, devices []string, compared [
 		// Load from another client (sysbench, BenchmarkSQL): the COMMITs the
 		// servers of the run's targets executed (every target for a run
 		// given as a time range).
-		sel, err := s.targetSelector(ctx, run, runDur)
-		if err != nil {
-			return f, err
-		}
-		if f.Txn, err = perRound(`sum(increase(walab_mysql_commands_total{command="commit"` + sel + `}[%[1]s]))`); err != nil {
+		if f.Txn, err = perRound(`sum(increase(walab_mysql_commands_total{command="commit"` + tsel + `}[%[1]s]))`); err != nil {
 			return f, err
 		}
 		if f.Txn != nil {

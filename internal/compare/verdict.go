@@ -100,6 +100,11 @@ type RunFacts struct {
 	// Block is the device's namespaces' block-layer view over the compared
 	// rounds (iostat's w/s, wMB/s, w_await, %util); nil fields are unknown.
 	Block BlockView `json:",omitempty"`
+	// Terminals and RateLimit are the load loadgen offered: its terminals
+	// (most at once, summed over the run's targets) and its configured
+	// transaction rate limit per second (0: unlimited); nil without
+	// loadgen's series (load from another client).
+	Terminals, RateLimit *float64 `json:",omitempty"`
 	// MDSync is whether an md sync (resync, check, ...) of an array over
 	// the drive ran during the compared rounds; nil: unknown (no blockdev
 	// data); false also when the drive is under no md array.
@@ -201,6 +206,20 @@ func judge(r *Result, o Options) Verdict {
 	} else {
 		add("host write rate", Pass, "%.1f vs %.1f MiB per %s", hb/MiB, hc/MiB, unit)
 	}
+	// Same offered load: loadgen's terminals and rate limit.
+	switch {
+	case b.Terminals == nil || c.Terminals == nil:
+		add("same offered load", Unknown, "walab_loadgen_active_terminals not found for both runs (load from another client)")
+	case *b.Terminals != *c.Terminals || ptrValue(b.RateLimit) != ptrValue(c.RateLimit):
+		st := Fail
+		detail := fmt.Sprintf("%s vs %s", offered(b), offered(c))
+		if o.Checks.AllowConfigDrift {
+			st, detail = Pass, "differs, allowed: "+detail
+		}
+		add("same offered load", st, "%s", detail)
+	default:
+		add("same offered load", Pass, "%s", offered(b))
+	}
 	// Nothing known to poison the window: an md sync writes the members.
 	for i, role := range roles {
 		f := r.Facts[i]
@@ -266,6 +285,22 @@ func judge(r *Result, o Options) Verdict {
 	v.P95 = o.Interval.RelChange(countPairs(b.P95Rounds), countPairs(c.P95Rounds))
 	v.P99 = o.Interval.RelChange(countPairs(b.P99Rounds), countPairs(c.P99Rounds))
 	return v
+}
+
+func ptrValue(x *float64) float64 {
+	if x == nil {
+		return 0
+	}
+	return *x
+}
+
+// offered describes a run's offered load: "8 terminals, unlimited rate".
+func offered(f RunFacts) string {
+	rate := "unlimited rate"
+	if r := ptrValue(f.RateLimit); r > 0 {
+		rate = fmt.Sprintf("at most %g transactions/s", r)
+	}
+	return fmt.Sprintf("%g terminals, %s", *f.Terminals, rate)
 }
 
 func hostRate(hs []Hour) float64 {

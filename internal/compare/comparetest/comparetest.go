@@ -55,6 +55,9 @@ type Run struct {
 	// (walab_mysql_commands_total), as under a client walab does not
 	// instrument: this many a minute while the run writes.
 	ServerCommitsPerMin float64
+	// Terminals, when > 0, adds loadgen's offered load on target mysql1:
+	// this many terminals, and RateLimit transactions/s (0: unlimited).
+	Terminals, RateLimit float64
 }
 
 // Array is an md0 run's RAID layer.
@@ -179,6 +182,10 @@ func OpenMetrics(runs []Run) []byte {
 					untyped("walab_loadgen_transaction_duration_seconds_bucket",
 						fmt.Sprintf(`le=%q,target="mysql1",type="new_order",workload="tpcc"`, b.le), b.inc, ts)
 				}
+			}
+			if r.Terminals > 0 {
+				gauge("walab_loadgen_active_terminals", `target="mysql1"`, r.Terminals, ts)
+				gauge("walab_loadgen_target_rate_per_second", `target="mysql1"`, r.RateLimit, ts)
 			}
 			if r.ServerCommitsPerMin > 0 {
 				inc := 0.0
