@@ -16,6 +16,7 @@ import (
 
 	"github.com/walab/walab/internal/compare"
 	"github.com/walab/walab/internal/compare/comparetest"
+	"github.com/walab/walab/internal/golden"
 )
 
 // checkReport parses an HTML report: it is HTML, its chart decodes as a
@@ -127,4 +128,31 @@ func TestChartWithThroughput(t *testing.T) {
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "throughput.png"), b.Bytes(), 0o644))
 	}
 	checkReport(t, res, false)
+}
+
+// TestCompareGolden: the whole terminal output and the JSON of one
+// comparison with every kind of figure (placement observed, settings, block
+// view, loadgen throughput and latency, offered load), on runs at fixed
+// times, against committed files (-update rewrites them).
+func TestCompareGolden(t *testing.T) {
+	t0 := time.Date(2026, 9, 21, 13, 0, 0, 0, time.UTC)
+	on, off := 0.98, 0.0
+	set := map[string]float64{"innodb_io_capacity": 2000}
+	runs := []comparetest.Run{
+		{ID: "b", Scenario: "baseline", Start: t0, WA: []float64{1.5, 2.0, 2.4, 2.5, 2.5, 2.6, 2.5, 2.4, 2.5, 2.5},
+			Placed: &off, Settings: set, Block: true, TxnPerMin: 600, Terminals: 4},
+		{ID: "c", Scenario: "streams", Start: t0.Add(12 * time.Hour), WA: []float64{1.4, 1.9, 2.2, 2.2, 2.1, 2.2, 2.3, 2.2, 2.2, 2.1},
+			Placed: &on, Settings: set, Block: true, TxnPerMin: 660, SlowShare: 0.1, Terminals: 4},
+	}
+	papi := comparetest.StartPrometheus(t, runs)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := compare.Compare(ctx, compare.Source{API: papi}, compare.Options{Baseline: "b", Candidate: "c", Device: "nvme0",
+		LastHours: 6, From: t0.Add(-time.Hour), To: t0.Add(48 * time.Hour)})
+	require.NoError(t, err)
+	var text, js bytes.Buffer
+	require.NoError(t, res.Write(&text, false))
+	require.NoError(t, res.WriteJSON(&js))
+	golden.Assert(t, filepath.Join("testdata", "compare.txt"), text.Bytes())
+	golden.Assert(t, filepath.Join("testdata", "compare.json"), js.Bytes())
 }

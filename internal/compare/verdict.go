@@ -247,7 +247,11 @@ func judge(r *Result, o Options) Verdict {
 		}
 		switch {
 		case len(diff) == 0:
-			add("same MySQL config", Pass, "%d variables equal", len(b.Settings))
+			noun := "variables"
+			if len(b.Settings) == 1 {
+				noun = "variable"
+			}
+			add("same MySQL config", Pass, "%d %s equal", len(b.Settings), noun)
 		case o.Checks.AllowConfigDrift:
 			add("same MySQL config", Pass, "differs, allowed: %s", strings.Join(diff, "; "))
 		default:
