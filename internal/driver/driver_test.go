@@ -115,11 +115,40 @@ func TestParseTarget(t *testing.T) {
 	}
 }
 
+// TestParseTargetNeverEchoesPassword: a target that does not parse is
+// named in the error with its password masked.
+func TestParseTargetNeverEchoesPassword(t *testing.T) {
+	for _, in := range []string{
+		"mysql://root:s3cr3t@tcp(127.0.0.1:1)/x?bad%%",
+		"a=mysql://root:s3cr3t@127.0.0.1:xx/d",
+		"a=mysql://root:s3cr3t@/d",
+		"a=root:s3cr3t@tcp(127.0.0.1:3306)/x?bad=%zz",
+		"a=root:s3cr3t@nonsense",
+		"a b=root:s3cr3t@tcp(127.0.0.1)/",
+		"a=mysql://root:s3c@r3t@127.0.0.1:xx/d",
+	} {
+		_, err := ParseTarget(in)
+		require.Error(t, err, in)
+		require.NotContains(t, err.Error(), "s3c", in)
+		require.NotContains(t, err.Error(), "r3t", in)
+		require.Contains(t, err.Error(), "xxx", in)
+	}
+	require.Equal(t, "a=root@tcp(h)/d", RedactText("a=root@tcp(h)/d"), "no password: unchanged")
+	require.Equal(t, "plain", RedactText("plain"))
+}
+
 func FuzzParseTarget(f *testing.F) {
 	for _, s := range []string{"a=root@tcp(127.0.0.1:3306)/x", "b=mysql://u:p@[::1]:3307/d?x=y", "c=p.conf", "=", "a=mysql://@/"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
+		// Whatever follows it, a password typed in a target is never in an error.
+		if _, err := ParseTarget("x=u:ZZSECRETZZ@" + s); err != nil {
+			require.NotContains(t, err.Error(), "ZZSECRETZZ")
+		}
+		if _, err := ParseTarget("x=mysql://u:ZZSECRETZZ@" + s); err != nil {
+			require.NotContains(t, err.Error(), "ZZSECRETZZ")
+		}
 		tg, err := ParseTarget(s)
 		if err != nil {
 			return

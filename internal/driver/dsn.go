@@ -72,15 +72,15 @@ type Target struct {
 func ParseTarget(s string) (Target, error) {
 	name, rest, ok := strings.Cut(s, "=")
 	if !ok {
-		return Target{}, fmt.Errorf("target %q: want name=DSN|URL|props-file", s)
+		return Target{}, fmt.Errorf("target %q: want name=DSN|URL|props-file", RedactText(s))
 	}
 	name = strings.TrimSpace(name)
 	if err := checkTargetName(name); err != nil {
-		return Target{}, fmt.Errorf("target %q: %w", s, err)
+		return Target{}, fmt.Errorf("target %q: %w", RedactText(s), err)
 	}
 	rest = strings.TrimSpace(rest)
 	if rest == "" {
-		return Target{}, fmt.Errorf("target %q: empty DSN", s)
+		return Target{}, fmt.Errorf("target %q: empty DSN", RedactText(s))
 	}
 	if strings.HasSuffix(rest, ".conf") || strings.HasSuffix(rest, ".properties") || strings.HasSuffix(rest, ".props") {
 		return Target{Name: name, Props: rest}, nil
@@ -88,13 +88,13 @@ func ParseTarget(s string) (Target, error) {
 	if strings.HasPrefix(rest, "mysql://") {
 		dsn, err := URLToDSN(rest)
 		if err != nil {
-			return Target{}, fmt.Errorf("target %q: %w", s, err)
+			return Target{}, fmt.Errorf("target %q: %w", RedactText(s), err)
 		}
 		return Target{Name: name, DSN: dsn}, nil
 	}
 	cfg, err := mysql.ParseDSN(rest)
 	if err != nil {
-		return Target{}, fmt.Errorf("target %q: %w", s, err)
+		return Target{}, fmt.Errorf("target %q: %w", RedactText(s), err)
 	}
 	return Target{Name: name, DSN: withTimeouts(cfg).FormatDSN()}, nil
 }
@@ -121,7 +121,7 @@ func checkTargetName(name string) error {
 func URLToDSN(u string) (string, error) {
 	rest, ok := strings.CutPrefix(u, "mysql://")
 	if !ok {
-		return "", fmt.Errorf("URL %q does not start with mysql://", u)
+		return "", fmt.Errorf("URL %q does not start with mysql://", RedactText(u))
 	}
 	var params string
 	rest, params, _ = strings.Cut(rest, "?")
@@ -132,7 +132,7 @@ func URLToDSN(u string) (string, error) {
 	}
 	user, pw, _ := strings.Cut(userinfo, ":")
 	if hostpart == "" {
-		return "", fmt.Errorf("URL %q has no host", u)
+		return "", fmt.Errorf("URL %q has no host", RedactText(u))
 	}
 	host, port, err := net.SplitHostPort(hostpart)
 	if err != nil {
@@ -140,7 +140,7 @@ func URLToDSN(u string) (string, error) {
 	}
 	p, err := strconv.Atoi(port)
 	if err != nil {
-		return "", fmt.Errorf("URL %q: bad port %q", u, port)
+		return "", fmt.Errorf("URL %q: bad port %q", RedactText(u), port)
 	}
 	c := Conn{Host: strings.Trim(host, "[]"), Port: p, User: user, Password: pw, DB: db}
 	if c.User == "" {
@@ -153,7 +153,7 @@ func URLToDSN(u string) (string, error) {
 	if params != "" {
 		cfg, err := mysql.ParseDSN(dsn + "&" + params)
 		if err != nil {
-			return "", fmt.Errorf("URL %q: %w", u, err)
+			return "", fmt.Errorf("URL %q: %w", RedactText(u), err)
 		}
 		dsn = cfg.FormatDSN()
 	}
@@ -183,6 +183,32 @@ func Redact(dsn string) string {
 		cfg.Passwd = "xxx"
 	}
 	return cfg.FormatDSN()
+}
+
+// RedactText masks the password of a target or DSN as the user typed it,
+// parsable or not ("name=root:pw@tcp(h:3306)/db", "mysql://root:pw@h/db"):
+// whatever lies between the user's ':' and the last '@' becomes "xxx". For
+// error messages about input that did not parse; Redact is for DSNs.
+func RedactText(s string) string {
+	at := strings.LastIndex(s, "@")
+	if at < 0 {
+		return s
+	}
+	start := 0
+	if eq, colon := strings.Index(s, "="), strings.Index(s, ":"); eq >= 0 && (colon < 0 || eq < colon) {
+		start = eq + 1 // "name=" of a --target
+	}
+	if strings.HasPrefix(s[start:], "mysql://") {
+		start += len("mysql://")
+	}
+	if at < start {
+		return s
+	}
+	colon := strings.Index(s[start:at], ":")
+	if colon < 0 {
+		return s
+	}
+	return s[:start+colon+1] + "xxx" + s[at:]
 }
 
 // Addr returns the network address of a DSN ("127.0.0.1:3306"), "" if unparsable.
