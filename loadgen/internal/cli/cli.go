@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/exporter-toolkit/web/kingpinflag"
 
 	"github.com/walab/walab/internal/driver"
+	"github.com/walab/walab/internal/mycnf"
 	"github.com/walab/walab/internal/workload"
 )
 
@@ -37,6 +38,17 @@ type flags struct {
 	scenario, runID string
 	resultJSON      string
 	compat          sysbenchCompat
+	creds           credentials
+}
+
+// credentials are where the connection's password (and, from an option
+// file, user, host, port and socket) may come from besides the command
+// line, so that no password needs to sit in `ps`.
+type credentials struct {
+	passwordFile, defaultsFile string
+	// set: the connection flags the user gave, which an option file does
+	// not override.
+	userSet, hostSet, portSet, socketSet bool
 }
 
 // sysbenchCompat are sysbench options loadgen accepts so that the seeds'
@@ -240,11 +252,13 @@ func defineFlags(app *kingpin.Application, f *flags) {
 	app.Flag("target", "A target as name=DSN, name=mysql://user:pw@host:port/db or name=props-file; repeatable.").StringsVar(&f.targets)
 	app.Flag("props", "A BenchmarkSQL props file (TPC-C); repeatable, each is a target named after the file.").StringsVar(&f.props)
 
-	app.Flag("mysql-host", "MySQL host (when no --target).").Default("localhost").StringVar(&f.conn.Host)
-	app.Flag("mysql-port", "MySQL port.").Default("3306").IntVar(&f.conn.Port)
-	app.Flag("mysql-socket", "MySQL Unix socket (instead of host and port).").StringVar(&f.conn.Socket)
-	app.Flag("mysql-user", "MySQL user.").Default("sbtest").StringVar(&f.conn.User)
-	app.Flag("mysql-password", "MySQL password.").StringVar(&f.conn.Password)
+	app.Flag("mysql-host", "MySQL host (when no --target).").Default("localhost").IsSetByUser(&f.creds.hostSet).StringVar(&f.conn.Host)
+	app.Flag("mysql-port", "MySQL port.").Default("3306").IsSetByUser(&f.creds.portSet).IntVar(&f.conn.Port)
+	app.Flag("mysql-socket", "MySQL Unix socket (instead of host and port).").IsSetByUser(&f.creds.socketSet).StringVar(&f.conn.Socket)
+	app.Flag("mysql-user", "MySQL user.").Default("sbtest").IsSetByUser(&f.creds.userSet).StringVar(&f.conn.User)
+	app.Flag("mysql-password", "MySQL password (visible in ps: prefer --mysql-password-file, --defaults-extra-file or MYSQL_PWD).").StringVar(&f.conn.Password)
+	app.Flag("mysql-password-file", "Read the MySQL password from the first line of this file.").StringVar(&f.creds.passwordFile)
+	app.Flag("defaults-extra-file", "A MySQL option file (my.cnf) whose [client] user, password, host, port and socket apply where the command line gives none, as for the mysql client.").StringVar(&f.creds.defaultsFile)
 	app.Flag("mysql-db", "MySQL database.").Default("sbtest").StringVar(&f.conn.DB)
 	app.Flag("mysql-blocking-io", "Blocking sockets for TCP connections: a terminal sleeps in recv like a sysbench thread instead of going through Go's netpoller (fewer syscalls and less client CPU per statement).").Default("true").BoolVar(&f.blockingIO)
 
@@ -273,19 +287,78 @@ func (l *lockedWriter) Write(b []byte) (int, error) {
 	return l.w.Write(b)
 }
 
+// apply fills the connection from the other sources, in the mysql
+// client's order: the command line first, then --mysql-password-file, then
+// the option file's [client] group, then MYSQL_PWD.
+func (c credentials) apply(conn *driver.Conn) error {
+	if c.passwordFile != "" && conn.Password == "" {
+		pw, err := readPasswordFile(c.passwordFile)
+		if err != nil {
+			return fmt.Errorf("--mysql-password-file: %w", err)
+		}
+		conn.Password = pw
+	}
+	if c.defaultsFile != "" {
+		cl, err := mycnf.ParseFile(c.defaultsFile)
+		if err != nil {
+			return fmt.Errorf("--defaults-extra-file: %w", err)
+		}
+		if conn.Password == "" {
+			conn.Password = cl.Password
+		}
+		if !c.userSet && cl.User != "" {
+			conn.User = cl.User
+		}
+		if !c.hostSet && cl.Host != "" {
+			conn.Host = cl.Host
+		}
+		if !c.portSet && cl.Port != 0 {
+			conn.Port = cl.Port
+		}
+		if !c.socketSet && !c.hostSet && cl.Socket != "" && cl.Host == "" {
+			conn.Socket = cl.Socket
+		}
+	}
+	if conn.Password == "" {
+		conn.Password = os.Getenv("MYSQL_PWD")
+	}
+	return nil
+}
+
+// readPasswordFile reads the first line of a regular file (a FIFO or a
+// device is refused rather than blocked on or read without end).
+func readPasswordFile(path string) (string, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return "", err
+	}
+	if !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("%s: not a regular file (%s)", path, fi.Mode().Type())
+	}
+	if fi.Size() > 4096 {
+		return "", fmt.Errorf("%s: %d bytes, too long for a password file", path, fi.Size())
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	return strings.TrimSuffix(line, "\r"), nil
+}
+
 type mysqlLogger struct{ l *slog.Logger }
 
 func (m mysqlLogger) Print(v ...any) { m.l.Debug("mysql driver", "msg", fmt.Sprint(v...)) }
 
-// apply checks the sysbench options, takes the password from MYSQL_PWD
-// as the mysql client does when --mysql-password is not given, and says
+// apply checks the sysbench options, takes the credentials the command
+// line does not give from the other places (credentials.apply), and says
 // which accepted options have no effect.
 func (s sysbenchCompat) apply(f *flags, stderr io.Writer) error {
 	if s.dbDriver != "mysql" {
 		return fmt.Errorf("--db-driver=%s: loadgen drives MySQL and MariaDB only (mysql)", s.dbDriver)
 	}
-	if f.conn.Password == "" {
-		f.conn.Password = os.Getenv("MYSQL_PWD")
+	if err := f.creds.apply(&f.conn); err != nil {
+		return err
 	}
 	note := func(flag, why string) { fmt.Fprintf(stderr, "loadgen: %s accepted, no effect: %s\n", flag, why) }
 	if s.psMode == "disable" {
