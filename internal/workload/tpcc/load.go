@@ -75,15 +75,20 @@ func (w *Workload) Prepare(ctx context.Context, db *sql.DB, popts workload.Prepa
 			return fmt.Errorf("tpcc prepare: clear partial bmsql_item: %w", err)
 		}
 	}
-	for _, wh := range missing {
-		for _, tc := range warehouseColumn {
-			if cfg.fresh {
-				break
-			}
-			if _, err := db.ExecContext(ctx, "DELETE FROM "+tc.table+" WHERE "+tc.column+" = ?", wh); err != nil {
-				return fmt.Errorf("tpcc prepare: clear partial warehouse %d in %s: %w", wh, tc.table, err)
+	if !cfg.fresh {
+		partial, err := partialWarehouses(ctx, db, cfg.done)
+		if err != nil {
+			return err
+		}
+		for _, wh := range partial {
+			for _, tc := range warehouseColumn {
+				if _, err := db.ExecContext(ctx, "DELETE FROM "+tc.table+" WHERE "+tc.column+" = ?", wh); err != nil {
+					return fmt.Errorf("tpcc prepare: clear partial warehouse %d in %s: %w", wh, tc.table, err)
+				}
 			}
 		}
+	}
+	for _, wh := range missing {
 		for d := 0; d <= districtsPerWarehouse; d++ {
 			units = append(units, loadUnit{warehouse: wh, district: d})
 		}
@@ -126,6 +131,35 @@ func (w *Workload) Prepare(ctx context.Context, db *sql.DB, popts workload.Prepa
 		r.Close()
 	}
 	return nil
+}
+
+// partialWarehouses are the warehouses not recorded complete that have
+// rows. Each load unit is one transaction and writes its warehouse row
+// (the stock unit) or its district row (a district unit) first, so a
+// warehouse with any committed unit is in bmsql_warehouse or
+// bmsql_district: two small tables, instead of a DELETE on every table for
+// every warehouse not yet loaded (800,000 statements before a resumed
+// 100,000-warehouse load could go on).
+func partialWarehouses(ctx context.Context, db *sql.DB, done map[int]bool) ([]int, error) {
+	rows, err := db.QueryContext(ctx, "SELECT w_id FROM bmsql_warehouse UNION SELECT DISTINCT d_w_id FROM bmsql_district ORDER BY 1")
+	if err != nil {
+		return nil, fmt.Errorf("tpcc prepare: find partial warehouses: %w", err)
+	}
+	defer rows.Close()
+	var out []int
+	for rows.Next() {
+		var wh int
+		if err := rows.Scan(&wh); err != nil {
+			return nil, fmt.Errorf("tpcc prepare: find partial warehouses: %w", err)
+		}
+		if !done[wh] {
+			out = append(out, wh)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("tpcc prepare: find partial warehouses: %w", err)
+	}
+	return out, nil
 }
 
 // startOrResume writes bmsql_config for a new load, or validates that an
