@@ -2,6 +2,7 @@ package runner
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/walab/walab/internal/workload"
 )
 
 // Metrics are loadgen's Prometheus series (docs/metrics.md, "loadgen").
@@ -124,4 +125,31 @@ func (m *Metrics) forTarget(target, workload string, types []string, io bool) *t
 		o.types = append(o.types, to)
 	}
 	return o
+}
+
+// PrepareMetrics are a load's progress (prepare), per target.
+type PrepareMetrics struct {
+	rows, expected *prometheus.GaugeVec
+}
+
+// NewPrepareMetrics registers the prepare progress gauges on reg.
+func NewPrepareMetrics(reg prometheus.Registerer) *PrepareMetrics {
+	m := &PrepareMetrics{
+		rows: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: ns + "prepare_rows",
+			Help: "Rows (or the workload's unit) the running prepare has loaded so far; a unit rolled back and retried is taken out again.",
+		}, []string{"target"}),
+		expected: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: ns + "prepare_expected_rows",
+			Help: "Rows the running prepare will have loaded when done (the ETA is (expected - loaded) / rate(loaded)).",
+		}, []string{"target"}),
+	}
+	reg.MustRegister(m.rows, m.expected)
+	return m
+}
+
+// Observe is a progress event of target's prepare.
+func (m *PrepareMetrics) Observe(target string, e workload.ProgressEvent) {
+	m.rows.WithLabelValues(target).Set(float64(e.Rows))
+	m.expected.WithLabelValues(target).Set(float64(max(e.TotalRows, e.Rows)))
 }

@@ -6,12 +6,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/schollz/progressbar/v3"
+
 	"github.com/walab/walab/internal/workload"
 )
 
-// Progress prints loading progress: on a terminal one line redrawn in place
-// (a bar with rows, rate and ETA), otherwise a plain line at most every
-// Every. Safe for concurrent use by loaders.
+// Progress prints loading progress: on a terminal a bar redrawn in place
+// with rows, rate and ETA (schollz/progressbar), otherwise a plain line at
+// most every 5 s. Safe for concurrent use by loaders.
 type Progress struct {
 	mu      sync.Mutex
 	out     io.Writer
@@ -23,6 +25,7 @@ type Progress struct {
 	prefix  string
 	lastEvt workload.ProgressEvent
 	drawn   workload.ProgressEvent // last event printed
+	bar     *progressbar.ProgressBar
 }
 
 // NewProgress starts a progress printer; tty selects the redrawn bar.
@@ -38,6 +41,21 @@ func NewProgress(out io.Writer, tty bool, prefix string, now func() time.Time) *
 	return &Progress{out: out, tty: tty, every: every, now: now, start: t, prefix: prefix}
 }
 
+// newBar is the terminal's bar for rows of unit.
+func (p *Progress) newBar(total int64, unit string) *progressbar.ProgressBar {
+	return progressbar.NewOptions64(total,
+		progressbar.OptionSetWriter(p.out),
+		progressbar.OptionSetDescription(p.prefix+"loading"),
+		progressbar.OptionSetWidth(30),
+		progressbar.OptionShowCount(),
+		progressbar.OptionShowIts(),
+		progressbar.OptionSetItsString(unit),
+		progressbar.OptionSetPredictTime(true),
+		progressbar.OptionSetRenderBlankState(true),
+		progressbar.OptionOnCompletion(func() { fmt.Fprintln(p.out) }),
+	)
+}
+
 // Update is a workload.PrepareOptions.Progress callback.
 func (p *Progress) Update(e workload.ProgressEvent) {
 	p.mu.Lock()
@@ -48,6 +66,10 @@ func (p *Progress) Update(e workload.ProgressEvent) {
 		return
 	}
 	p.last = t
+	if p.tty {
+		p.drawBar(e)
+		return
+	}
 	p.draw(t)
 }
 
@@ -55,27 +77,44 @@ func (p *Progress) Update(e workload.ProgressEvent) {
 func (p *Progress) Done() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if !p.tty && p.drawn == p.lastEvt && p.lastEvt.TotalRows > 0 {
+	if p.tty {
+		if p.bar == nil || !p.bar.IsFinished() {
+			p.drawBar(p.lastEvt)
+		}
+		if !p.bar.IsFinished() {
+			_ = p.bar.Exit() // stopped before the end: the bar stays as it is; its line ends
+		}
+		return
+	}
+	if p.drawn == p.lastEvt && p.lastEvt.TotalRows > 0 {
 		return // already printed
 	}
 	p.draw(p.now())
-	if p.tty {
-		fmt.Fprintln(p.out)
+}
+
+// drawBar moves the terminal's bar to e; the total can grow as the
+// workload learns it.
+func (p *Progress) drawBar(e workload.ProgressEvent) {
+	unit := "rows"
+	if e.Unit != "" {
+		unit = e.Unit
 	}
+	total := max(e.TotalRows, e.Rows, 1)
+	if p.bar == nil {
+		p.bar = p.newBar(total, unit)
+	} else if p.bar.GetMax64() != total {
+		p.bar.ChangeMax64(total)
+	}
+	_ = p.bar.Set64(max(e.Rows, 0))
 }
 
 func (p *Progress) draw(t time.Time) {
 	p.drawn = p.lastEvt
-	line := progressLine(p.prefix, p.lastEvt, t.Sub(p.start), p.tty)
-	if p.tty {
-		fmt.Fprintf(p.out, "\r%s\x1b[K", line)
-	} else {
-		fmt.Fprintln(p.out, line)
-	}
+	fmt.Fprintln(p.out, progressLine(p.prefix, p.lastEvt, t.Sub(p.start)))
 }
 
 // progressLine formats rows, percentage, rate and ETA.
-func progressLine(prefix string, e workload.ProgressEvent, elapsed time.Duration, bar bool) string {
+func progressLine(prefix string, e workload.ProgressEvent, elapsed time.Duration) string {
 	pct := 0.0
 	if e.TotalRows > 0 {
 		pct = 100 * float64(e.Rows) / float64(e.TotalRows)
@@ -89,23 +128,9 @@ func progressLine(prefix string, e workload.ProgressEvent, elapsed time.Duration
 	if rate > 0 && elapsed >= time.Second && e.TotalRows >= e.Rows {
 		eta = time.Duration(float64(e.TotalRows-e.Rows) / rate * float64(time.Second)).Round(time.Second).String()
 	}
-	s := ""
-	if bar {
-		const width = 30
-		n := min(int(pct/100*width), width)
-		s = "["
-		for i := range width {
-			if i < n {
-				s += "#"
-			} else {
-				s += "."
-			}
-		}
-		s += "] "
-	}
 	unit := "rows"
 	if e.Unit != "" {
 		unit = e.Unit
 	}
-	return fmt.Sprintf("%s%s%d/%d %s (%.1f%%) %.0f %s/s ETA %s", prefix, s, e.Rows, e.TotalRows, unit, pct, rate, unit, eta)
+	return fmt.Sprintf("%s%d/%d %s (%.1f%%) %.0f %s/s ETA %s", prefix, e.Rows, e.TotalRows, unit, pct, rate, unit, eta)
 }

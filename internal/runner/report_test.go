@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -92,9 +93,8 @@ func TestSummaryGolden(t *testing.T) {
 
 func TestProgressLine(t *testing.T) {
 	e := workload.ProgressEvent{Rows: 2500, TotalRows: 10000}
-	require.Equal(t, "[t] 2500/10000 rows (25.0%) 500 rows/s ETA 15s", progressLine("[t] ", e, 5*time.Second, false))
-	require.Equal(t, "[#######.......................] 2500/10000 rows (25.0%) 500 rows/s ETA 15s", progressLine("", e, 5*time.Second, true))
-	require.Equal(t, "0/0 rows (0.0%) 0 rows/s ETA ?", progressLine("", workload.ProgressEvent{}, 0, false))
+	require.Equal(t, "[t] 2500/10000 rows (25.0%) 500 rows/s ETA 15s", progressLine("[t] ", e, 5*time.Second))
+	require.Equal(t, "0/0 rows (0.0%) 0 rows/s ETA ?", progressLine("", workload.ProgressEvent{}, 0))
 
 	var b bytes.Buffer
 	now := time.Unix(0, 0)
@@ -106,4 +106,30 @@ func TestProgressLine(t *testing.T) {
 	p.Update(workload.ProgressEvent{Rows: 10, TotalRows: 10})
 	p.Done() // the final state is already printed
 	require.Equal(t, "1/10 rows (10.0%) 0 rows/s ETA ?\n10/10 rows (100.0%) 2 rows/s ETA 0s\n", b.String())
+}
+
+// TestProgressBar: on a terminal the bar (schollz/progressbar) is redrawn
+// in place with the count, the unit and the rate, follows a total that
+// grows, and ends its line once, at completion or when the load stops.
+func TestProgressBar(t *testing.T) {
+	var b bytes.Buffer
+	p := NewProgress(&b, true, "[t] ", nil)
+	p.Update(workload.ProgressEvent{Rows: 5, TotalRows: 10})
+	p.Update(workload.ProgressEvent{Rows: 10, TotalRows: 40}) // the total grew
+	p.Update(workload.ProgressEvent{Rows: 40, TotalRows: 40})
+	p.Done()
+	out := b.String()
+	require.Contains(t, out, "\r", "redrawn in place")
+	require.Contains(t, out, "[t] loading")
+	require.Contains(t, out, "(40/40, ")
+	require.Contains(t, out, " rows/s)")
+	require.Equal(t, 1, strings.Count(out, "\n"), "one line end, at completion: %q", out)
+	require.True(t, strings.HasSuffix(out, "\n"))
+
+	b.Reset()
+	p = NewProgress(&b, true, "", nil)
+	p.Update(workload.ProgressEvent{Rows: 3, TotalRows: 10})
+	p.Done() // interrupted: the bar stays at 3/10 and its line ends
+	require.Contains(t, b.String(), "(3/10, ")
+	require.Equal(t, 1, strings.Count(b.String(), "\n"))
 }

@@ -30,6 +30,7 @@ type flags struct {
 	targets, props  []string
 	conn            driver.Conn
 	webDisable      bool
+	webSet          bool // --web.listen-address given: prepare serves its progress too
 	web             *web.FlagConfig
 	logLevel        *promslog.Level
 	blockingIO      bool
@@ -272,6 +273,7 @@ func defineFlags(app *kingpin.Application, f *flags) {
 	app.Flag("cpuprofile", "Write a pprof CPU profile of the whole command to this file.").StringVar(&f.cpuProfile)
 	app.Flag("memprofile", "Write a pprof allocation profile to this file at the end.").StringVar(&f.memProfile)
 	f.web = kingpinflag.AddFlags(app, ":10132")
+	app.GetFlag("web.listen-address").IsSetByUser(&f.webSet)
 	f.logLevel = promslog.NewLevel()
 	app.Flag("log.level", "Log level: debug, info, warn, error.").Default("info").SetValue(f.logLevel)
 }

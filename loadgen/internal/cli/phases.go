@@ -60,7 +60,16 @@ func execute(f *flags, c *command, phase string, stdout, stderr io.Writer, logge
 
 	switch phase {
 	case "prepare":
-		return 0, forEach(targets, func(t *target) error { return prepare(ctx, f, t, c.spec.Name, stderr, len(targets) > 1) })
+		// A long load (seed 000: 4,050 warehouses) is watched from
+		// Prometheus too, when the user names an address to serve it on
+		// (a default port would collide between parallel prepares).
+		var pm *runner.PrepareMetrics
+		if f.webSet && !f.webDisable {
+			reg := prometheus.NewRegistry()
+			pm = runner.NewPrepareMetrics(reg)
+			defer serveMetrics(f, reg, logger)()
+		}
+		return 0, forEach(targets, func(t *target) error { return prepare(ctx, f, t, c.spec.Name, stderr, len(targets) > 1, pm) })
 	case "cleanup":
 		return 0, forEach(targets, func(t *target) error { return t.wl.Cleanup(ctx, t.db) })
 	case "check":
@@ -215,7 +224,7 @@ func prepareWorkers(f *flags, t *target) int {
 	return f.run.threads
 }
 
-func prepare(ctx context.Context, f *flags, t *target, wl string, stderr io.Writer, multi bool) error {
+func prepare(ctx context.Context, f *flags, t *target, wl string, stderr io.Writer, multi bool, pm *runner.PrepareMetrics) error {
 	if t.db != nil {
 		if err := ensureDatabase(ctx, t.dsn); err != nil {
 			return err
@@ -228,7 +237,14 @@ func prepare(ctx context.Context, f *flags, t *target, wl string, stderr io.Writ
 	}
 	fmt.Fprintf(stderr, "%sloading %s with %d workers\n", prefix, wl, workers)
 	p := runner.NewProgress(stderr, isTTY(stderr) && !multi, prefix, nil)
-	err := t.wl.Prepare(ctx, t.db, workload.PrepareOptions{Workers: workers, Progress: p.Update})
+	update := p.Update
+	if pm != nil {
+		update = func(e workload.ProgressEvent) {
+			pm.Observe(t.name, e)
+			p.Update(e)
+		}
+	}
+	err := t.wl.Prepare(ctx, t.db, workload.PrepareOptions{Workers: workers, Progress: update})
 	p.Done()
 	return err
 }
@@ -260,6 +276,20 @@ func newRunID() string {
 	return time.Now().UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b)
 }
 
+// serveMetrics serves reg's /metrics on --web.listen-address until the
+// returned stop is called.
+func serveMetrics(f *flags, reg *prometheus.Registry, logger *slog.Logger) (stop func()) {
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{EnableOpenMetrics: true}))
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := web.ListenAndServe(srv, f.web, logger); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			logger.Error("metrics endpoint failed", "err", err)
+		}
+	}()
+	return func() { srv.Close() }
+}
+
 func runPhase(ctx context.Context, f *flags, c *command, targets []*target, stdout, stderr io.Writer, logger *slog.Logger) (int, error) {
 	if f.runID == "" {
 		f.runID = newRunID()
@@ -268,15 +298,7 @@ func runPhase(ctx context.Context, f *flags, c *command, targets []*target, stdo
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	metrics := runner.NewMetrics(reg)
 	if !f.webDisable {
-		mux := http.NewServeMux()
-		mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{EnableOpenMetrics: true}))
-		srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-		go func() {
-			if err := web.ListenAndServe(srv, f.web, logger); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				logger.Error("metrics endpoint failed", "err", err)
-			}
-		}()
-		defer srv.Close()
+		defer serveMetrics(f, reg, logger)()
 	}
 
 	multi := len(targets) > 1
