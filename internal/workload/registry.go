@@ -64,6 +64,10 @@ type RunOptions struct {
 	Duration        time.Duration
 	EventsPerThread int64   // events = EventsPerThread × threads
 	Rate            float64 // transactions per second over all terminals
+	// MaxEvents ends the run after this many events in all (sysbench
+	// memory: the total size over the block size); a lower --events ends
+	// it sooner.
+	MaxEvents int64
 }
 
 // Optional interfaces a Workload may implement.

@@ -2,9 +2,7 @@ package fileio
 
 import (
 	"fmt"
-	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/walab/walab/internal/workload"
@@ -71,10 +69,10 @@ func define(fs *workload.FlagSet) workload.Factory {
 	return func(workload.Target) (workload.Workload, error) {
 		o := f.o
 		var err error
-		if o.BlockSize, err = ParseSize(f.blockSize); err != nil {
+		if o.BlockSize, err = workload.ParseSize(f.blockSize); err != nil {
 			return nil, fmt.Errorf("--file-block-size: %w", err)
 		}
-		if o.TotalSize, err = ParseSize(f.totalSize); err != nil {
+		if o.TotalSize, err = workload.ParseSize(f.totalSize); err != nil {
 			return nil, fmt.Errorf("--file-total-size: %w", err)
 		}
 		if f.extraFlags != "" {
@@ -133,33 +131,4 @@ func (o *Options) Validate() error {
 func (o *Options) FileSize() int64 {
 	n := o.TotalSize / int64(o.FileNum)
 	return n - n%o.BlockSize
-}
-
-// ParseSize reads sysbench's sizes: a number of bytes with an optional
-// b, K, M, G or T suffix (powers of 1024, either case).
-func ParseSize(s string) (int64, error) {
-	t := strings.TrimSpace(s)
-	mult := int64(1)
-	if t != "" {
-		switch t[len(t)-1] {
-		case 'b', 'B':
-			t = t[:len(t)-1]
-		case 'k', 'K':
-			mult, t = 1<<10, t[:len(t)-1]
-		case 'm', 'M':
-			mult, t = 1<<20, t[:len(t)-1]
-		case 'g', 'G':
-			mult, t = 1<<30, t[:len(t)-1]
-		case 't', 'T':
-			mult, t = 1<<40, t[:len(t)-1]
-		}
-	}
-	n, err := strconv.ParseInt(t, 10, 64)
-	if err != nil || n < 0 {
-		return 0, fmt.Errorf("size %q: want a number of bytes with an optional K, M, G or T suffix", s)
-	}
-	if n > math.MaxInt64/mult {
-		return 0, fmt.Errorf("size %q: too large", s)
-	}
-	return n * mult, nil
 }

@@ -420,6 +420,13 @@ func runConfig(f *flags, t *target) runner.Config {
 		if o.Rate > 0 {
 			cfg.Rate = o.Rate
 		}
+		if perThread > 0 {
+			cfg.Events = perThread * int64(cfg.Threads)
+			perThread = 0
+		}
+		if o.MaxEvents > 0 && (cfg.Events == 0 || o.MaxEvents < cfg.Events) {
+			cfg.Events = o.MaxEvents
+		}
 	}
 	if perThread > 0 {
 		cfg.Events = perThread * int64(cfg.Threads)

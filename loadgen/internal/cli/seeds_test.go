@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"github.com/walab/walab/internal/workload"
 )
 
 // TestSeedCommandLines: every sysbench command line of the seeds (002 and
@@ -41,10 +42,14 @@ func TestSeedCommandLines(t *testing.T) {
 		{seed: "002", line: "tpcc.lua --mysql-host=XXXX --mysql-user=XXXX --mysql-password=XXXX --mysql-port=3306 --mysql-db=sysbench --time=1800 --threads=128 --report-interval=1 --tables=1 --scale=100 --db-driver=mysql run", wl: "tpcc", phase: "run"},
 		// sysbench 0.5's OLTP form, as seed 001's era ran it.
 		{seed: "001", line: "--test=/usr/share/sysbench/tests/include/oltp_legacy/oltp.lua --oltp-table-size=20000000 --oltp-tables-count=5 --num-threads=64 --max-time=600 --max-requests=0 run", wl: "oltp_read_write", phase: "run"},
-		// Seed 002's environment checks: cpu runs, memory is not built.
+		// Seed 002's environment checks: cpu and memory.
 		{seed: "002", line: "cpu --threads=XXX --time=300 --cpu-max-prime=10000 run", wl: "cpu", phase: "run"},
 		{seed: "002", line: "--threads=8 --time=60 --test=cpu --cpu-max-prime=1000 run", wl: "cpu", phase: "run"},
-		{seed: "002", line: "memory --events=0 --threads=XXX --memory-block-size=1M --memory-total-size=100G --memory-scope=global --memory-oper=read --memory-access-mode=rnd run", wantErr: "memory"},
+		{seed: "002", line: "memory --events=0 --threads=XXX --memory-block-size=1M --memory-total-size=100G --memory-scope=global --memory-oper=read --memory-access-mode=rnd run", wl: "memory", phase: "run",
+			checkOptions: func(t *testing.T, f *flags, c *command) {
+				cfg := runConfig(f, &target{wl: mustFactory(t, c)})
+				require.Equal(t, int64(100*1024), cfg.Events, "100G in 1M blocks: the run ends there or at --time")
+			}},
 	} {
 		t.Run(tc.seed+" "+tc.line, func(t *testing.T) {
 			f, c, phase, err := parse(strings.Fields(fill.Replace(tc.line)), io.Discard)
@@ -82,4 +87,12 @@ func TestCompatOptions(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, f.compat.apply(f, io.Discard))
 	require.Equal(t, "flag", f.conn.Password, "the flag wins over MYSQL_PWD")
+}
+
+// mustFactory builds the command's workload as a run would.
+func mustFactory(t *testing.T, c *command) workload.Workload {
+	t.Helper()
+	w, err := c.factory(workload.Target{Name: "x"})
+	require.NoError(t, err)
+	return w
 }

@@ -5,5 +5,6 @@ import (
 	_ "github.com/walab/walab/internal/benchmarksql"
 	_ "github.com/walab/walab/internal/workload/cpu"
 	_ "github.com/walab/walab/internal/workload/fileio"
+	_ "github.com/walab/walab/internal/workload/memory"
 	_ "github.com/walab/walab/internal/workload/oltp"
 )
