@@ -367,8 +367,8 @@ func judgeRun(interrupted bool, maxErrorRate float64, results []*runner.Result, 
 				r.Target, r.TotalSeconds, r.Errors, r.Reconnects)
 			code = 1
 		case maxErrorRate < 1 && float64(r.Errors) > maxErrorRate*float64(attempts):
-			fmt.Fprintf(w, "loadgen: target %s: %d of %d attempts failed (%.1f%%), more than --max-error-rate %.1f%%\n",
-				r.Target, r.Errors, attempts, 100*float64(r.Errors)/float64(attempts), 100*maxErrorRate)
+			fmt.Fprintf(w, "loadgen: target %s: %d of %d attempts failed (%.3g%%), more than --max-error-rate %g (%g%%)\n",
+				r.Target, r.Errors, attempts, 100*float64(r.Errors)/float64(attempts), maxErrorRate, 100*maxErrorRate)
 			code = 1
 		case r.NeverConnectedTotal() > 0:
 			fmt.Fprintf(w, "loadgen: target %s: %d of %d terminals never connected: the run did not offer the load asked for (see the summary)\n",

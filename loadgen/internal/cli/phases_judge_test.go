@@ -23,7 +23,7 @@ func TestJudgeRun(t *testing.T) {
 	}{
 		{"healthy", false, 1, []*runner.Result{ok}, 0, ""},
 		{"nothing completed", false, 1, []*runner.Result{ok, dead}, 1, "target b: no transaction completed in 10s (37 failed attempts, 5 reconnects)"},
-		{"error rate above the limit", false, 0.1, []*runner.Result{noisy}, 1, "target c: 20 of 100 attempts failed (20.0%), more than --max-error-rate 10.0%"},
+		{"error rate above the limit", false, 0.1, []*runner.Result{noisy}, 1, "target c: 20 of 100 attempts failed (20%), more than --max-error-rate 0.1 (10%)"},
 		{"error rate within the limit", false, 0.25, []*runner.Result{noisy}, 0, ""},
 		{"stopped by the user", true, 0, []*runner.Result{dead}, 0, ""},
 	}
