@@ -95,7 +95,7 @@ func newExporterApp(o *options, logger *slog.Logger) (*exporterApp, error) {
 			pollers = append(pollers, c.Poller)
 		}
 	}
-	sampler, err := wa.New(waCfg.Options(probe.WAReader(pollers, o.readTimeout), logger.With("component", "wa")))
+	sampler, err := wa.New(waCfg.Options(wa.FromPollers(pollers, o.readTimeout), logger.With("component", "wa")))
 	if err != nil {
 		fl.Close()
 		return nil, err // wa.New names itself

@@ -1,4 +1,4 @@
-package probe
+package wa
 
 import (
 	"context"
@@ -11,25 +11,25 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/walab/walab/internal/nvme/admin"
+	"github.com/walab/walab/internal/nvme/probe"
 	"github.com/walab/walab/internal/nvme/replay"
 	"github.com/walab/walab/internal/nvme/replay/fixture"
-	"github.com/walab/walab/internal/wa"
 )
 
-func TestWAReader(t *testing.T) {
+func TestFromPollers(t *testing.T) {
 	root := t.TempDir()
 	drives := map[string]fixture.Drive{"nvme0": fixture.OCPDrive(), "nvme1": fixture.SMARTOnlyDrive(), "nvme2": fixture.Seed000Drive()}
-	var pollers []*Poller
+	var pollers []*probe.Poller
 	for _, name := range []string{"nvme0", "nvme1", "nvme2"} {
 		dir := filepath.Join(root, name)
 		require.NoError(t, drives[name].Write(dir))
-		pollers = append(pollers, NewPoller(admin.New(name, replay.NewBackend(dir)), []uint32{1}, Config{}, Options{MaxAge: -1}))
+		pollers = append(pollers, probe.NewPoller(admin.New(name, replay.NewBackend(dir)), []uint32{1}, probe.Config{}, probe.Options{MaxAge: -1}))
 	}
-	r := WAReader(pollers, 0)
+	r := FromPollers(pollers, 0)
 	got, err := r.ReadCounters(context.Background())
 	require.NoError(t, err)
-	require.Equal(t, map[string]wa.Counters{
-		"nvme0": {HostBytes: 2_000_000 * 512000, MediaBytes: 2_048_000_000_000, Source: SourceOCP, OK: true},
+	require.Equal(t, map[string]Counters{
+		"nvme0": {HostBytes: 2_000_000 * 512000, MediaBytes: 2_048_000_000_000, Source: probe.SourceOCP, OK: true},
 		"nvme2": {HostBytes: 250_000_000 * 4096, MediaBytes: 375_000_000 * 4096, Source: "seed000_c0", OK: true},
 	}, got, "the SMART-only drive has no WA and is left out")
 
@@ -45,7 +45,7 @@ func TestWAReader(t *testing.T) {
 	require.NoError(t, os.RemoveAll(filepath.Join(root, "nvme2")))
 	got, err = r.ReadCounters(context.Background())
 	require.NoError(t, err)
-	require.Equal(t, wa.Counters{}, got["nvme2"], "a failed device is present with OK false")
+	require.Equal(t, Counters{}, got["nvme2"], "a failed device is present with OK false")
 	require.True(t, got["nvme0"].OK)
 }
 
@@ -59,17 +59,17 @@ func (h hangingBackend) Exec(context.Context, admin.Command) (admin.Result, erro
 }
 func (hangingBackend) Close() error { return nil }
 
-// TestWAReaderHungDevice: one hung controller costs its own reading (OK
+// TestFromPollersHungDevice: one hung controller costs its own reading (OK
 // false, a timeout counted), not the healthy device's, and the round ends
 // at the deadline.
-func TestWAReaderHungDevice(t *testing.T) {
+func TestFromPollersHungDevice(t *testing.T) {
 	hang := hangingBackend{release: make(chan struct{})}
 	defer close(hang.release)
 	dir := filepath.Join(t.TempDir(), "nvme1")
 	require.NoError(t, fixture.OCPDrive().Write(dir))
-	hung := NewPoller(admin.New("nvme0", hang), []uint32{1}, Config{}, Options{MaxAge: -1})
-	ok := NewPoller(admin.New("nvme1", replay.NewBackend(dir)), []uint32{1}, Config{}, Options{MaxAge: -1})
-	r := WAReader([]*Poller{hung, ok}, 100*time.Millisecond)
+	hung := probe.NewPoller(admin.New("nvme0", hang), []uint32{1}, probe.Config{}, probe.Options{MaxAge: -1})
+	ok := probe.NewPoller(admin.New("nvme1", replay.NewBackend(dir)), []uint32{1}, probe.Config{}, probe.Options{MaxAge: -1})
+	r := FromPollers([]*probe.Poller{hung, ok}, 100*time.Millisecond)
 	for range 2 {
 		got, err := r.ReadCounters(context.Background())
 		require.NoError(t, err)

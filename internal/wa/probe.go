@@ -1,14 +1,14 @@
-package probe
+package wa
 
 import (
 	"context"
 	"sync"
 	"time"
 
-	"github.com/walab/walab/internal/wa"
+	"github.com/walab/walab/internal/nvme/probe"
 )
 
-// WAReader adapts pollers to the WA sampler's Reader. It reads through the
+// FromPollers adapts the probe's pollers to the sampler's Reader. It reads through the
 // same cache as the scrapes. A device without a NAND counter (source none)
 // is left out: it has no WA. A device that failed, whose NAND source failed
 // (Sample.SourceErr), or whose counters no longer fit 64 bits, is reported
@@ -18,9 +18,9 @@ import (
 // longer is reported with OK false for this round (its read goes on in the
 // background and serves a later call), so one hung controller never holds
 // up the other devices' samples or a run-start mark.
-func WAReader(pollers []*Poller, timeout time.Duration) wa.Reader {
-	return wa.ReaderFunc(func(ctx context.Context) (map[string]wa.Counters, error) {
-		out := make(map[string]wa.Counters, len(pollers))
+func FromPollers(pollers []*probe.Poller, timeout time.Duration) Reader {
+	return ReaderFunc(func(ctx context.Context) (map[string]Counters, error) {
+		out := make(map[string]Counters, len(pollers))
 		var mu sync.Mutex
 		var wg sync.WaitGroup
 		for _, p := range pollers {
@@ -46,14 +46,14 @@ func WAReader(pollers []*Poller, timeout time.Duration) wa.Reader {
 	})
 }
 
-func countersOf(s *Sample, err error) (wa.Counters, bool) {
+func countersOf(s *probe.Sample, err error) (Counters, bool) {
 	if err != nil || s.SourceErr != nil {
-		return wa.Counters{}, true // OK false: skipped, history kept, WA absent
+		return Counters{}, true // OK false: skipped, history kept, WA absent
 	}
 	if s.MediaBytes == nil {
-		return wa.Counters{}, false
+		return Counters{}, false
 	}
 	host, ok1 := s.HostBytes.Uint64()
 	media, ok2 := s.MediaBytes.Uint64()
-	return wa.Counters{HostBytes: host, MediaBytes: media, Source: s.Source, OK: ok1 && ok2}, true
+	return Counters{HostBytes: host, MediaBytes: media, Source: s.Source, OK: ok1 && ok2}, true
 }

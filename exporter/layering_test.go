@@ -1,0 +1,44 @@
+package main
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestLayering holds the exporter's import direction: transport (the
+// admin ioctl, sysfs) → decode (byte layouts) → probe (what to read, NAND
+// sources) → fleet, simulator, replay → collectors and the WA sampler →
+// this binary. No package imports one above it; go list -deps sees every
+// edge, indirect ones included.
+func TestLayering(t *testing.T) {
+	const mod = "github.com/walab/walab/"
+	layers := [][]string{
+		{"internal/nvme/admin", "internal/nvme/sysfs", "internal/safefile"},
+		{"internal/nvme/decode"},
+		{"internal/nvme/probe", "internal/nvme/replay"},
+		{"internal/nvme/fleet", "internal/nvme/sim"},
+		{"internal/collector", "internal/wa"},
+		{"exporter"},
+	}
+	for i, layer := range layers {
+		for _, pkg := range layer {
+			out, err := exec.Command("go", "list", "-deps", mod+pkg).Output()
+			require.NoError(t, err, pkg)
+			deps := strings.Fields(string(out))
+			for _, above := range layers[i+1:] {
+				for _, a := range above {
+					require.NotContains(t, deps, mod+a, "%s imports %s, a layer above it", pkg, a)
+				}
+			}
+		}
+	}
+	// The byte layouts are leaves: decode imports no walab package.
+	out, err := exec.Command("go", "list", "-f", `{{join .Imports " "}}`, mod+"internal/nvme/decode").Output()
+	require.NoError(t, err)
+	for _, p := range strings.Fields(string(out)) {
+		require.False(t, strings.HasPrefix(p, mod), "decode imports %s", p)
+	}
+}
