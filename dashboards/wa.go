@@ -14,7 +14,7 @@ func waOverview() *d.Builder {
 		d.Q(alerts.WA1h+"{"+devSel+"}", "{{device}}"))
 	b.Stat("WA over 24h", "none", "", 6, d.Q(alerts.WA24h+"{"+devSel+"}", "{{device}}"))
 	b.Labels("NAND counter source", "Where the NAND counter comes from: fdp (FDP statistics log), ocp_c0 (OCP SMART log 0xC0), "+
-		"a vendor layout (seed000_c0, intel_ca, memblaze_ca or a configured nvme.layouts name), endurance_group (Endurance Group log), "+
+		"a vendor layout (a built-in one, docs/nvme-decoders.md, or a configured nvme.layouts name; unit_confirmed=false: its byte unit is unconfirmed, its WA is not affected), endurance_group (Endurance Group log), "+
 		"none (SMART only, no WA) or unknown (not probed yet). The simulator reports ocp_c0 with simulated=true.", 6,
 		d.Q(`max by (device, source, model, simulated) (walab_nvme_info{`+devSel+`})`, "{{device}}: {{source}} ({{model}}, simulated={{simulated}})"))
 	b.Timeseries("Hourly WA per device", "none", "Dashed line: the configured reference WA the regression alert compares with.", 12,

@@ -56,7 +56,7 @@ func TestBuildFleetFromSysfs(t *testing.T) {
 	mfs, err := reg.Gather()
 	require.NoError(t, err)
 	body := gatherText(t, mfs)
-	require.Contains(t, body, `walab_nvme_info{device="nvme10",firmware="3.10",model="HWE52P434T0L005N",serial="SER10",simulated="false",source="unknown"} 1`)
+	require.Contains(t, body, `walab_nvme_info{device="nvme10",firmware="3.10",model="HWE52P434T0L005N",serial="SER10",simulated="false",source="unknown",unit_confirmed="true"} 1`)
 	require.Contains(t, body, `walab_nvme_up{device="nvme0"} 0`)
 	require.Contains(t, body, `walab_nvme_up{device="nvme2"} 0`)
 	require.Contains(t, body, `walab_nvme_admin_command_errors_total{device="nvme0",opcode="identify",status="errno"} 1`)

@@ -82,10 +82,11 @@ func (c *nvmeCollector) updateOne(ctx context.Context, ctrl *fleet.Controller, p
 	c.note(dev, err)
 
 	model, serial, fw := ctrl.Model, ctrl.Serial, ctrl.Firmware
-	source := nvmeSourceUnknown
+	source, unitConfirmed := nvmeSourceUnknown, "true"
 	if p != nil {
 		if plan := p.Plan(); plan != nil {
 			source = plan.Source
+			unitConfirmed = strconv.FormatBool(!plan.UnitUnconfirmed)
 			c.noteSource(dev, plan)
 			// sysfs wins; Identify fills what sysfs (or a replay folder) lacks.
 			model = firstNonEmpty(model, plan.Ctrl.Model)
@@ -102,7 +103,7 @@ func (c *nvmeCollector) updateOne(ctx context.Context, ctrl *fleet.Controller, p
 		ch <- prometheus.MustNewConstMetric(nvmeReadTimeoutsDesc, prometheus.CounterValue, float64(p.Timeouts()), dev)
 	}
 	ch <- prometheus.MustNewConstMetric(nvmeInfoDesc, prometheus.GaugeValue, 1, dev,
-		validLabel(model), validLabel(serial), validLabel(fw), source, strconv.FormatBool(ctrl.Simulated))
+		validLabel(model), validLabel(serial), validLabel(fw), source, strconv.FormatBool(ctrl.Simulated), unitConfirmed)
 	if err != nil {
 		ch <- prometheus.MustNewConstMetric(nvmeUpDesc, prometheus.GaugeValue, 0, dev)
 		return

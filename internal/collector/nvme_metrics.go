@@ -12,8 +12,8 @@ import (
 // 128-bit on the drive reach float64 only here.
 var (
 	nvmeInfoDesc = prometheus.NewDesc(Namespace+"_nvme_info",
-		"NVMe controller identity and the NAND counter source walab chose for it (always 1).",
-		[]string{"device", "model", "serial", "firmware", "source", "simulated"}, nil)
+		"NVMe controller identity and the NAND counter source walab chose for it (always 1); unit_confirmed is false for a vendor layout whose byte unit no two public sources agree on (its byte counters may be off by that unit, its WA is not).",
+		[]string{"device", "model", "serial", "firmware", "source", "simulated", "unit_confirmed"}, nil)
 	nvmeUpDesc = prometheus.NewDesc(Namespace+"_nvme_up",
 		"1 if the controller's SMART log (and NAND source) was read for this scrape, 0 if the read failed (see the exporter log).",
 		[]string{"device"}, nil)

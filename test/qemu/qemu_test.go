@@ -373,7 +373,7 @@ func TestQEMUNVMeIoctl(t *testing.T) {
 			require.Equal(t, "QEMU NVMe Ctrl", id.Model)
 			require.Equal(t, uint16(0x1B36), id.VID, "Red Hat's PCI vendor id")
 			info := series(live["walab_nvme_info"])
-			require.Contains(t, info, fmt.Sprintf("walab_nvme_info{device=%s,firmware=%s,model=QEMU NVMe Ctrl,serial=%s,simulated=false,source=none}", name, id.Firmware, serial))
+			require.Contains(t, info, fmt.Sprintf("walab_nvme_info{device=%s,firmware=%s,model=QEMU NVMe Ctrl,serial=%s,simulated=false,source=none,unit_confirmed=true}", name, id.Firmware, serial))
 		}
 		require.Equal(t, target+"\n", string(mustRead(t, filepath.Join(out, "target"))), "the guest wrote to walab0001")
 	})

@@ -16,6 +16,17 @@ const (
 	// ("unit is 32MiB", plugins/memblaze/memblaze-utils.h). One source
 	// only: unconfirmed (docs/nvme-decoders.md); WA does not depend on it.
 	MemblazeCAUnitBytes = 32 << 20
+	// YMTCCAUnitBytes is the unit of YMTC's 0xCA items 0xF4/0xF5: nvme-cli's
+	// YMTC plugin says "unit is 32MiB" beside the item ids
+	// (plugins/ymtc/ymtc-utils.h) but prints the values as "sectors"
+	// (ymtc-nvme.c): the sources disagree, so it is unconfirmed
+	// (docs/nvme-decoders.md); WA does not depend on it.
+	YMTCCAUnitBytes = 32 << 20
+	// ShannonCAUnitBytes is the unit of Shannon Systems' 0xCA NAND and host
+	// write items: nvme-cli's Shannon plugin prints them as "sectors"
+	// (plugins/shannon/shannon-nvme.c), taken as 512 bytes. One source,
+	// no byte size stated: unconfirmed; WA does not depend on it.
+	ShannonCAUnitBytes = 512
 )
 
 // BuiltinLayouts returns walab's built-in vendor layouts, fresh each call so
@@ -80,6 +91,39 @@ func BuiltinLayouts() []Layout {
 			Fields: []Field{
 				{Meaning: MeaningMediaWritten, Key: 0xF4, UnitBytes: MemblazeCAUnitBytes},
 				{Meaning: MeaningHostWritten, Key: 0xF5, UnitBytes: MemblazeCAUnitBytes},
+			},
+		},
+		{
+			// YMTC "additional SMART" 0xCA: nvme-cli's YMTC plugin reads a
+			// 4096-byte page of 12-byte items in Intel's format (id[3] nm[2]
+			// raw[7], value in the raw field's low 6 bytes) by position: item
+			// 11 is total (NAND) writes, id 0xF4, item 12 host writes, id
+			// 0xF5. Read by position too, as the plugin does.
+			Name:   "ymtc_ca",
+			LogID:  0xCA,
+			Length: 512,
+			NSID:   DefaultNSID,
+			Match:  Match{VID: []uint16{0x1E49}}, // Yangtze Memory Technologies
+			Format: FormatFixed,
+			Fields: []Field{
+				{Meaning: MeaningMediaWritten, Offset: 11*12 + 5, Width: 6, UnitBytes: YMTCCAUnitBytes},
+				{Meaning: MeaningHostWritten, Offset: 12*12 + 5, Width: 6, UnitBytes: YMTCCAUnitBytes},
+			},
+		},
+		{
+			// Shannon Systems "additional SMART" 0xCA: nvme-cli's Shannon
+			// plugin declares 12-byte items {rsv[3], norm, rsv, value[6],
+			// rsv} with no item ids, read by position: item 11 NAND writes,
+			// item 12 host writes.
+			Name:   "shannon_ca",
+			LogID:  0xCA,
+			Length: 512,
+			NSID:   DefaultNSID,
+			Match:  Match{VID: []uint16{0x1CB0}}, // Shannon Systems
+			Format: FormatFixed,
+			Fields: []Field{
+				{Meaning: MeaningMediaWritten, Offset: 11*12 + 5, Width: 6, UnitBytes: ShannonCAUnitBytes},
+				{Meaning: MeaningHostWritten, Offset: 12*12 + 5, Width: 6, UnitBytes: ShannonCAUnitBytes},
 			},
 		},
 	}

@@ -21,6 +21,11 @@ type Layout struct {
 	Match  Match   `yaml:"match"`
 	Format string  `yaml:"format"` // "fixed" (default) or "kv12"
 	Fields []Field `yaml:"fields"`
+	// UnitConfirmed: two public sources agree on the fields' unit_bytes.
+	// False marks the byte counters as unconfirmed (walab_nvme_info
+	// unit_confirmed="false"); WA does not depend on a unit both counters
+	// share.
+	UnitConfirmed bool `yaml:"unit_confirmed"`
 }
 
 // Match selects drives and guards pages. VID and ModelRegex pick drives

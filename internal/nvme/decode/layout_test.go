@@ -33,6 +33,31 @@ func TestBuiltinLayoutsValidate(t *testing.T) {
 	require.True(t, seen["seed000_c0"])
 	require.True(t, seen["intel_ca"])
 	require.True(t, seen["memblaze_ca"])
+	require.True(t, seen["ymtc_ca"])
+	require.True(t, seen["shannon_ca"])
+}
+
+// TestPositionalCA: YMTC's and Shannon's 0xCA pages are read by item
+// position (11: NAND, 12: host), as nvme-cli's plugins read them, so a
+// page whose items carry no ids (Shannon declares none) still decodes,
+// and the 48-bit values stop at their 6 bytes (the item's 7th raw byte is
+// not part of the count).
+func TestPositionalCA(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		vid  uint16
+		unit uint64
+	}{{"ymtc_ca", 0x1E49, YMTCCAUnitBytes}, {"shannon_ca", 0x1CB0, ShannonCAUnitBytes}} {
+		l := builtin(t, tc.name)
+		require.Equal(t, []uint16{tc.vid}, l.Match.VID)
+		page := memblazePage(512, map[int][2]uint64{11: {0, 74284}, 12: {0, 48915}}) // no ids
+		page[11*12+11], page[12*12+11] = 0xFF, 0xFF                                  // the 7th raw byte
+		vc, err := l.Decode(page)
+		require.NoError(t, err, tc.name)
+		u := func(v uint64) *U128 { x, _ := U128{Lo: v}.MulUint64(tc.unit); return &x }
+		require.Equal(t, u(74284), vc.MediaWritten, tc.name)
+		require.Equal(t, u(48915), vc.HostWritten, tc.name)
+	}
 }
 
 // memblazePage builds a Memblaze 0xCA page as nvme-cli's plugin declares
@@ -391,4 +416,30 @@ func TestLayoutEffectiveNSID(t *testing.T) {
 	for _, l := range BuiltinLayouts() {
 		require.Equal(t, uint32(DefaultNSID), l.EffectiveNSID(), l.Name)
 	}
+}
+
+// TestBuiltinLayoutsDocumented: docs/nvme-decoders.md has a row for every
+// built-in layout, and the row says **unconfirmed** exactly when the
+// layout's unit is (walab_nvme_info unit_confirmed="false"): adding a
+// layout without its documented source fails here.
+func TestBuiltinLayoutsDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../../../docs/nvme-decoders.md")
+	require.NoError(t, err)
+	rows := map[string]string{}
+	for _, line := range strings.Split(string(doc), "\n") {
+		if name, ok := strings.CutPrefix(line, "| `"); ok {
+			if n, rest, ok := strings.Cut(name, "` (built-in layout) |"); ok {
+				rows[n] = rest
+			}
+		}
+	}
+	for _, l := range BuiltinLayouts() {
+		row, ok := rows[l.Name]
+		require.True(t, ok, "docs/nvme-decoders.md has no row \"| `%s` (built-in layout) |\"", l.Name)
+		require.Equal(t, !l.UnitConfirmed, strings.Contains(row, "**unconfirmed**"), "%s: the row's unit and UnitConfirmed disagree", l.Name)
+		for _, vid := range l.Match.VID {
+			require.Contains(t, row, fmt.Sprintf("0x%04X", vid), "%s: the row names the PCI VID", l.Name)
+		}
+	}
+	require.Len(t, rows, len(BuiltinLayouts()), "a row for a layout that is not built in")
 }

@@ -28,6 +28,11 @@ type Plan struct {
 	UUIDs  decode.UUIDList
 	Source string // SourceFDP, SourceOCP, a layout name, SourceEnduranceGroup or SourceNone
 	Forced bool   // the source came from the config, not from probing
+	// UnitUnconfirmed: the source is a vendor layout whose byte unit no
+	// two public sources agree on (docs/nvme-decoders.md); its byte
+	// counters may be off by that unit, its WA (a ratio of two counters in
+	// one unit) is not.
+	UnitUnconfirmed bool
 	// Rejected says why each better source was not taken (for the log).
 	Rejected []string
 
@@ -102,7 +107,7 @@ func Probe(ctx context.Context, r *Reader, nsids []uint32, cfg Config) (*Plan, e
 			if err := c.probeRead(ctx, r); err != nil {
 				return nil, fmt.Errorf("%s: configured source %q is not usable: %w", r.Dev.Name(), want, err)
 			}
-			p.Source, p.read = c.name, c.read
+			p.Source, p.read, p.UnitUnconfirmed = c.name, c.read, c.unconfirmed
 			return p, nil
 		}
 		if want == SourceNone {
@@ -117,7 +122,7 @@ func Probe(ctx context.Context, r *Reader, nsids []uint32, cfg Config) (*Plan, e
 		}
 		err := c.probeRead(ctx, r)
 		if err == nil {
-			p.Source, p.read = c.name, c.read
+			p.Source, p.read, p.UnitUnconfirmed = c.name, c.read, c.unconfirmed
 			return p, nil
 		}
 		if isStatus(err) || isDecode(err) {
@@ -131,7 +136,8 @@ func Probe(ctx context.Context, r *Reader, nsids []uint32, cfg Config) (*Plan, e
 }
 
 type candidate struct {
-	name    string
+	name        string
+	unconfirmed bool // a vendor layout whose unit is not confirmed
 	applies bool // the controller advertises it (or the layout's match fits)
 	// check, when set, runs once at probe time before the first read.
 	check func(ctx context.Context, r *Reader) error
@@ -203,8 +209,9 @@ func candidates(p *Plan, cfg Config) []candidate {
 	}}
 	for _, l := range cfg.AllLayouts() {
 		out = append(out, candidate{
-			name:    l.Name,
-			applies: l.Matches(p.Ctrl),
+			name:        l.Name,
+			unconfirmed: !l.UnitConfirmed,
+			applies:     l.Matches(p.Ctrl),
 			read: func(ctx context.Context, r *Reader) (NAND, error) {
 				lp := admin.LogPage{LID: l.LogID, NSID: l.EffectiveNSID(), Len: l.Length}
 				if l.UUID != "" {

@@ -3,6 +3,7 @@ package probe
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -45,6 +46,15 @@ func TestProbeOrder(t *testing.T) {
 	memblaze.VID, memblaze.Model = 0x1C5F, "PBlaze4 3.2T"
 	memblaze.IntelCA = &fixture.IntelCA{NAND: 74284, Host: 48915}
 
+	// YMTC and Shannon Systems: the same item positions (11 NAND, 12 host),
+	// read by position.
+	ymtc := fixture.SMARTOnlyDrive()
+	ymtc.VID, ymtc.Model = 0x1E49, "ZHITAI PC005"
+	ymtc.IntelCA = &fixture.IntelCA{NAND: 300, Host: 200}
+	shannon := fixture.SMARTOnlyDrive()
+	shannon.VID, shannon.Model = 0x1CB0, "SHANNON DIRECT-IO"
+	shannon.IntelCA = &fixture.IntelCA{NAND: 300, Host: 200}
+
 	huaweiWithEG := fixture.Seed000Drive()
 	huaweiWithEG.CTRATT = fixture.CTRATTEnduranceGroups
 	huaweiWithEG.ENDGIDMAX = 1
@@ -76,6 +86,8 @@ func TestProbeOrder(t *testing.T) {
 			host: u(250_000_000 * 4096), media: ptr(u(375_000_000 * 4096)), gc: ptr(u(125_000_000 * 4096))},
 		{name: "intel 0xCA key/value items", drive: intel, source: "intel_ca", host: u(200 * 32 << 20), media: ptr(u(300 * 32 << 20))},
 		{name: "memblaze 0xCA (seed 001's PBlaze)", drive: memblaze, source: "memblaze_ca", host: u(48915 * 32 << 20), media: ptr(u(74284 * 32 << 20))},
+		{name: "ymtc 0xCA by position", drive: ymtc, source: "ymtc_ca", host: u(200 * 32 << 20), media: ptr(u(300 * 32 << 20))},
+		{name: "shannon 0xCA by position", drive: shannon, source: "shannon_ca", host: u(200 * 512), media: ptr(u(300 * 512))},
 		{name: "endurance group only", drive: fixture.EnduranceDrive(), source: SourceEnduranceGroup, host: u(1024 * 1e9), media: ptr(u(2048 * 1e9))},
 		{name: "smart only", drive: fixture.SMARTOnlyDrive(), source: SourceNone, host: smartHost},
 		{name: "OCP GUID at 0xC0 on a 0x19E5 drive is OCP, never seed000", drive: ocpOnHuawei, source: SourceOCP, host: smartHost, media: ptr(u(0))},
@@ -109,6 +121,11 @@ func TestProbeOrder(t *testing.T) {
 			}
 			require.NoError(t, err)
 			require.Equal(t, tt.source, plan.Source)
+			// Every vendor layout here (built-in, or configured without
+			// unit_confirmed) has an unconfirmed unit; the standard sources'
+			// units are the specification's.
+			vendor := !slices.Contains([]string{SourceFDP, SourceOCP, SourceEnduranceGroup, SourceNone}, plan.Source)
+			require.Equal(t, vendor, plan.UnitUnconfirmed, "unit of %s", plan.Source)
 			s, err := Poll(context.Background(), r, plan, time.Unix(1, 0))
 			require.NoError(t, err)
 			require.Equal(t, tt.source, s.Source)
