@@ -123,3 +123,24 @@ func TestDeviceRemovedMidRun(t *testing.T) {
 	require.Equal(t, 1.0, v, "one failed device does not fail the collector")
 	require.Contains(t, logs.String(), "controller folder is gone")
 }
+
+// TestWACollectorSwitch: --no-collector.wa runs no sampler: no WA series,
+// no run-start endpoint, and the nvme collector's counters are unchanged;
+// with it on (the default) the sampler's scrape success is reported.
+func TestWACollectorSwitch(t *testing.T) {
+	root := writeFleet(t, fleetDrives())
+	base, logs := startExporter(t, "--nvme.replay="+root, "--no-collector.wa", "--web.enable-mutations")
+	body := scrape(t, base+"/metrics")
+	require.Contains(t, body, `walab_nvme_media_written_bytes_total{device="nvme1",source="ocp_c0"}`)
+	require.NotContains(t, body, "walab_nvme_write_amplification")
+	require.NotContains(t, body, `collector="wa"`)
+	req, err := apiguard.NewPost(base + "/api/v1/run-start")
+	require.NoError(t, err)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusNotFound, resp.StatusCode, "no sampler, no run marks; log:\n%s", logs.String())
+
+	base, _ = startExporter(t, "--nvme.replay="+root)
+	require.Contains(t, scrape(t, base+"/metrics"), `walab_scrape_collector_success{collector="wa"} 1`)
+}

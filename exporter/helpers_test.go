@@ -112,13 +112,14 @@ func startExporter(t *testing.T, args ...string) (string, *syncBuffer) {
 }
 
 // onlyNVMe is the exporter arguments for the loopback address with every
-// collector but nvme off: the other collectors' output belongs to their own
-// tests, and some (streams) would add their own admin commands.
+// collector but nvme and wa (the WA sampler on the nvme reads) off: the
+// other collectors' output belongs to their own tests, and some (streams)
+// would add their own admin commands.
 // A collector the caller enables in extra (--collector.NAME) is left on.
 func onlyNVMe(addr string, extra ...string) []string {
 	args := []string{"--web.listen-address=" + addr, "--log.level=info"}
 	for _, name := range collector.Names() {
-		if name != "nvme" && !slices.Contains(extra, "--collector."+name) {
+		if name != "nvme" && name != "wa" && !slices.Contains(extra, "--collector."+name) {
 			args = append(args, "--no-collector."+name)
 		}
 	}

@@ -76,33 +76,39 @@ func newExporterApp(o *options, logger *slog.Logger) (*exporterApp, error) {
 			placed[c.Name] = d
 		}
 	}
-	set, err := collector.New(collector.Env{Logger: logger, Paths: o.paths, Config: cfg, Fleet: fl, PlacedWriters: placed})
+	// The WA sampler, when its collector is on: it reads the same cached
+	// device reads as the nvme collector, on its own clock.
+	var sampler *wa.Sampler
+	if collector.IsEnabled("wa") {
+		var waCfg wa.Config
+		if err := cfg.Decode("wa", &waCfg); err != nil {
+			fl.Close()
+			return nil, err
+		}
+		var pollers []*probe.Poller
+		for _, c := range fl.Controllers {
+			if c.Poller != nil {
+				pollers = append(pollers, c.Poller)
+			}
+		}
+		if sampler, err = wa.New(waCfg.Options(wa.FromPollers(pollers, o.readTimeout), logger.With("component", "wa"))); err != nil {
+			fl.Close()
+			return nil, err // wa.New names itself
+		}
+	}
+	set, err := collector.New(collector.Env{Logger: logger, Paths: o.paths, Config: cfg, Fleet: fl, PlacedWriters: placed, WA: sampler})
 	if err != nil {
 		fl.Close()
+		if sampler != nil {
+			sampler.Close()
+		}
 		return nil, err
 	}
 	set.Timeout = o.scrapeTimeout
 	logger.Info("collectors enabled", "collectors", set.Enabled())
 
-	var waCfg wa.Config
-	if err := cfg.Decode("wa", &waCfg); err != nil {
-		fl.Close()
-		return nil, err
-	}
-	var pollers []*probe.Poller
-	for _, c := range fl.Controllers {
-		if c.Poller != nil {
-			pollers = append(pollers, c.Poller)
-		}
-	}
-	sampler, err := wa.New(waCfg.Options(wa.FromPollers(pollers, o.readTimeout), logger.With("component", "wa")))
-	if err != nil {
-		fl.Close()
-		return nil, err // wa.New names itself
-	}
-
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(set, sampler)
+	reg.MustRegister(set)
 	gatherers := prometheus.Gatherers{reg}
 	if !o.disableExporterMetrics {
 		self := prometheus.NewRegistry()
@@ -119,18 +125,21 @@ func newExporterApp(o *options, logger *slog.Logger) (*exporterApp, error) {
 	mux := http.NewServeMux()
 	mux.Handle(o.telemetryPath, metrics)
 	guard := apiguard.New(apiguard.Options{Enabled: o.enableMutations})
-	mux.Handle(wa.RunStartPath, guard.Wrap(sampler.Handler()))
+	if sampler != nil {
+		mux.Handle(wa.RunStartPath, guard.Wrap(sampler.Handler()))
+	}
 	sims := simDrivesOf(fl)
 	mountSim(mux, guard, sims)
 	if o.telemetryPath != "/" {
+		links := []web.LandingLinks{{Address: o.telemetryPath, Text: "Metrics"}}
+		if sampler != nil {
+			links = append(links, web.LandingLinks{Address: wa.RunStartPath, Text: "Run marks", Description: "GET lists the marks; with " + apiguard.EnableFlag + ", POST with the header " + apiguard.Header + ": " + apiguard.HeaderValue + " marks the start of a benchmark run (WA window \"run\")"})
+		}
 		landing, err := web.NewLandingPage(web.LandingConfig{
 			Name:        "walab exporter",
 			Description: "NVMe write amplification (host vs NAND bytes) for MySQL on NVMe, with placement, IRQ and InnoDB context.",
 			Version:     version.Info(),
-			Links: []web.LandingLinks{
-				{Address: o.telemetryPath, Text: "Metrics"},
-				{Address: wa.RunStartPath, Text: "Run marks", Description: "GET lists the marks; with " + apiguard.EnableFlag + ", POST with the header " + apiguard.Header + ": " + apiguard.HeaderValue + " marks the start of a benchmark run (WA window \"run\")"},
-			},
+			Links:       links,
 		})
 		if err != nil {
 			fl.Close()
@@ -190,7 +199,9 @@ func serve(ctx context.Context, o *options, logger *slog.Logger) error {
 	samplerDone := make(chan struct{})
 	go func() {
 		defer close(samplerDone)
-		_ = a.sampler.Run(ctx) // logs its own errors; saves its state when ctx ends
+		if a.sampler != nil {
+			_ = a.sampler.Run(ctx) // logs its own errors; saves its state when ctx ends
+		}
 	}()
 
 	srv := &http.Server{Handler: a.handler, ReadHeaderTimeout: 10 * time.Second}

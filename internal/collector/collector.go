@@ -21,6 +21,7 @@ import (
 	"github.com/walab/walab/internal/config"
 	"github.com/walab/walab/internal/nvme/fleet"
 	"github.com/walab/walab/internal/nvme/sim"
+	"github.com/walab/walab/internal/wa"
 )
 
 // Namespace prefixes every metric walab exports.
@@ -52,6 +53,10 @@ type Env struct {
 	// PlacedWriters are controllers (by name) that count their own write
 	// commands by placement: the simulated drives.
 	PlacedWriters map[string]PlacedWriter
+	// WA is the write-amplification sampler the app runs when the wa
+	// collector is enabled (IsEnabled("wa")); its series go through the
+	// wa collector.
+	WA *wa.Sampler
 }
 
 // PlacedWriter is a drive that knows the stream of every write it gets
@@ -112,6 +117,15 @@ func RegisterFlags(app *kingpin.Application) {
 	}
 }
 
+// IsEnabled reports whether a collector's flag is on (false for an
+// unknown name): the app builds what a collector needs only when it is.
+func IsEnabled(name string) bool {
+	regMu.Lock()
+	defer regMu.Unlock()
+	e, ok := registry[name]
+	return ok && *e.enabled
+}
+
 // SetEnabled overrides a collector's flag (tests and programmatic use).
 func SetEnabled(name string, on bool) error {
 	regMu.Lock()
@@ -157,7 +171,7 @@ func New(env Env, filter ...string) (*Set, error) {
 		if len(want) > 0 && !want[name] || len(want) == 0 && !*e.enabled {
 			continue
 		}
-		c, err := e.factory(Env{Logger: env.Logger.With("collector", name), Paths: env.Paths, Config: env.Config, Fleet: env.Fleet, PlacedWriters: env.PlacedWriters})
+		c, err := e.factory(Env{Logger: env.Logger.With("collector", name), Paths: env.Paths, Config: env.Config, Fleet: env.Fleet, PlacedWriters: env.PlacedWriters, WA: env.WA})
 		if err != nil {
 			return nil, fmt.Errorf("collector %s: %w", name, err)
 		}

@@ -43,6 +43,10 @@ type Sampler struct {
 	mu      sync.Mutex
 	devs    map[string]*device
 	unsaved int
+	// roundErr is the last round's read error (nil when it read);
+	// roundAt when the last round ended (zero before the first).
+	roundErr error
+	roundAt  time.Time
 
 	writeMu sync.Mutex // one state-file write at a time
 	buf     []byte     // encode buffer, reused under writeMu
@@ -147,6 +151,23 @@ func (s *Sampler) Run(ctx context.Context) error {
 	}
 }
 
+// Health says whether the sampler works: an error when its last round
+// could not read the counters, or when no round ended within three
+// intervals (a stalled sampler: every WA window stops moving). Per-device
+// failures are not its errors (their WA is absent, walab_nvme_source_up
+// says why). Before the first round it is healthy.
+func (s *Sampler) Health(now time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.roundErr != nil:
+		return s.roundErr
+	case !s.roundAt.IsZero() && now.Sub(s.roundAt) > 3*s.opts.Interval:
+		return fmt.Errorf("wa: no sampling round for %s (interval %s)", now.Sub(s.roundAt).Round(time.Second), s.opts.Interval)
+	}
+	return nil
+}
+
 // Sample reads every device once and records the readings as taken at now.
 // Tests call it directly with a synthetic clock.
 func (s *Sampler) Sample(ctx context.Context, now time.Time) error {
@@ -154,10 +175,15 @@ func (s *Sampler) Sample(ctx context.Context, now time.Time) error {
 	readings, err := s.opts.Reader.ReadCounters(ctx)
 	s.readMu.Unlock()
 	if err != nil {
-		return fmt.Errorf("wa: read counters: %w", err)
+		err = fmt.Errorf("wa: read counters: %w", err)
+		s.mu.Lock()
+		s.roundErr, s.roundAt = err, s.opts.Now()
+		s.mu.Unlock()
+		return err
 	}
 	t := now.UnixMilli()
 	s.mu.Lock()
+	s.roundErr, s.roundAt = nil, s.opts.Now()
 	for name, c := range readings {
 		if c.OK && name != "" {
 			s.record(name, c, t)

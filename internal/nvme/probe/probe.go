@@ -138,7 +138,7 @@ func Probe(ctx context.Context, r *Reader, nsids []uint32, cfg Config) (*Plan, e
 type candidate struct {
 	name        string
 	unconfirmed bool // a vendor layout whose unit is not confirmed
-	applies bool // the controller advertises it (or the layout's match fits)
+	applies     bool // the controller advertises it (or the layout's match fits)
 	// check, when set, runs once at probe time before the first read.
 	check func(ctx context.Context, r *Reader) error
 	read  func(ctx context.Context, r *Reader) (NAND, error)
