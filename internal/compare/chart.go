@@ -124,43 +124,19 @@ func WritePNG(w io.Writer, series []Series) error {
 		p.Legend.Add(fmt.Sprintf("%s: steady from round %d", s.Name, s.SteadyFrom), poly)
 	}
 	for i, s := range series {
-		c := palette[i%len(palette)]
+		var segs []plotter.XYs
 		var seg plotter.XYs
-		flush := func() error {
-			if len(seg) == 0 {
-				return nil
-			}
-			l, pts, err := plotter.NewLinePoints(seg)
-			if err != nil {
-				return err
-			}
-			l.Color, pts.Color = c, c
-			l.Width = vg.Points(1.5)
-			pts.Shape = draw.CircleGlyph{}
-			pts.Radius = vg.Points(2)
-			p.Add(l, pts)
-			seg = nil
-			return nil
-		}
 		for _, h := range s.Hours {
 			wa, ok := chartWA(h)
-			if !ok {
-				if err := flush(); err != nil {
-					return fmt.Errorf("chart: %w", err)
-				}
+			if !ok { // idle or missing: a gap
+				segs, seg = append(segs, seg), nil
 				continue
 			}
 			seg = append(seg, plotter.XY{X: float64(h.Hour), Y: min(wa, hi)})
 		}
-		if err := flush(); err != nil {
+		if err := addSeries(p, s.Name, palette[i%len(palette)], append(segs, seg)); err != nil {
 			return fmt.Errorf("chart: %w", err)
 		}
-		sw, err := plotter.NewLine(plotter.XYs{})
-		if err != nil {
-			return fmt.Errorf("chart: %w", err)
-		}
-		sw.Color, sw.Width = c, vg.Points(3)
-		p.Legend.Add(s.Name, sw)
 	}
 	var below []*plot.Plot
 	for _, pn := range panels {
@@ -242,41 +218,43 @@ func panelPlot(series []Series, maxX float64, pn panel) (*plot.Plot, error) {
 			rounds = append(rounds, h)
 		}
 		sort.Ints(rounds)
-		c := palette[i%len(palette)]
+		var segs []plotter.XYs
 		var seg plotter.XYs
-		flush := func() error {
-			if len(seg) == 0 {
-				return nil
-			}
-			l, pts, err := plotter.NewLinePoints(seg)
-			if err != nil {
-				return err
-			}
-			l.Color, pts.Color = c, c
-			l.Width = vg.Points(1.5)
-			pts.Shape = draw.CircleGlyph{}
-			pts.Radius = vg.Points(2)
-			p.Add(l, pts)
-			seg = nil
-			return nil
-		}
 		for k, h := range rounds {
-			if k > 0 && h != rounds[k-1]+1 {
-				if err := flush(); err != nil {
-					return nil, err
-				}
+			if k > 0 && h != rounds[k-1]+1 { // a round without the figure: a gap
+				segs, seg = append(segs, seg), nil
 			}
 			seg = append(seg, plotter.XY{X: float64(h), Y: m[h]})
 		}
-		if err := flush(); err != nil {
+		if err := addSeries(p, s.Name, palette[i%len(palette)], append(segs, seg)); err != nil {
 			return nil, err
 		}
-		sw, err := plotter.NewLine(plotter.XYs{})
-		if err != nil {
-			return nil, err
-		}
-		sw.Color, sw.Width = c, vg.Points(3)
-		p.Legend.Add(s.Name, sw)
 	}
 	return p, nil
+}
+
+// addSeries draws one series as lines with points, one line per segment
+// (gaps between them), in colour c, and names it in the legend.
+func addSeries(p *plot.Plot, name string, c color.Color, segs []plotter.XYs) error {
+	for _, seg := range segs {
+		if len(seg) == 0 {
+			continue
+		}
+		l, pts, err := plotter.NewLinePoints(seg)
+		if err != nil {
+			return err
+		}
+		l.Color, pts.Color = c, c
+		l.Width = vg.Points(1.5)
+		pts.Shape = draw.CircleGlyph{}
+		pts.Radius = vg.Points(2)
+		p.Add(l, pts)
+	}
+	sw, err := plotter.NewLine(plotter.XYs{})
+	if err != nil {
+		return err
+	}
+	sw.Color, sw.Width = c, vg.Points(3)
+	p.Legend.Add(name, sw)
+	return nil
 }
