@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"strings"
 	"testing"
 	"time"
@@ -17,13 +18,8 @@ import (
 // the run ends at --time and exits 1 with one line saying nothing was
 // measured, instead of a summary of zero TPS and exit 0.
 func TestServerKilledBeforeFirstCommit(t *testing.T) {
-	in := testenv.StartMariaDB(t)
-	db, _ := in.Open("walab_killed")
-	host, port, _ := strings.Cut(in.Addr, ":")
-	conn := []string{"--mysql-host", host, "--mysql-port", port, "--mysql-user", "root", "--mysql-db", "walab_killed",
-		"--web.disable", "--tables", "1", "--table-size", "100"}
+	in, db, conn := preparedServer(t, "walab_killed")
 	var out, errb bytes.Buffer
-	require.Equal(t, 0, Main(append([]string{"oltp_write_only", "prepare"}, conn...), &out, &errb), errb.String())
 
 	lock, err := db.Conn(context.Background())
 	require.NoError(t, err)
@@ -46,13 +42,8 @@ func TestServerKilledBeforeFirstCommit(t *testing.T) {
 // run commits, but its failed share is above --max-error-rate, so it exits
 // 1 with the figures; with the default limit the same run exits 0.
 func TestErrorRateAboveTheLimit(t *testing.T) {
-	in := testenv.StartMariaDB(t)
-	db, _ := in.Open("walab_errrate")
-	host, port, _ := strings.Cut(in.Addr, ":")
-	conn := []string{"--mysql-host", host, "--mysql-port", port, "--mysql-user", "root", "--mysql-db", "walab_errrate",
-		"--web.disable", "--tables", "1", "--table-size", "100"}
+	_, db, conn := preparedServer(t, "walab_errrate")
 	var out, errb bytes.Buffer
-	require.Equal(t, 0, Main(append([]string{"oltp_write_only", "prepare"}, conn...), &out, &errb), errb.String())
 	for _, tc := range []struct {
 		limit []string
 		code  int
@@ -73,4 +64,19 @@ func TestErrorRateAboveTheLimit(t *testing.T) {
 		}
 		require.Regexp(t, `errors:\s+[1-9]\d* `, out.String(), "the summary says how many failed")
 	}
+}
+
+// preparedServer starts a private mariadbd with one sbtest table of 100
+// rows in database name, and returns it, a connection to that database
+// and loadgen's connection flags for it.
+func preparedServer(t *testing.T, name string) (*testenv.Instance, *sql.DB, []string) {
+	t.Helper()
+	in := testenv.StartMariaDB(t)
+	db, _ := in.Open(name)
+	host, port, _ := strings.Cut(in.Addr, ":")
+	conn := []string{"--mysql-host", host, "--mysql-port", port, "--mysql-user", "root", "--mysql-db", name,
+		"--web.disable", "--tables", "1", "--table-size", "100"}
+	var out, errb bytes.Buffer
+	require.Equal(t, 0, Main(append([]string{"oltp_write_only", "prepare"}, conn...), &out, &errb), errb.String())
+	return in, db, conn
 }
