@@ -84,6 +84,10 @@ func FuzzParseSMART(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if s, err := ParseSMART(b); err == nil {
 			s.HostWrittenBytes()
+			// The encoder writes what the parser reads: a round trip is exact.
+			back, err := ParseSMART(AppendSMART(nil, s))
+			require.NoError(t, err)
+			require.Equal(t, s, back)
 		}
 	})
 }
@@ -103,6 +107,11 @@ func FuzzParseOCPSmartExtended(f *testing.F) {
 		o, err := ParseOCPSmartExtended(b)
 		if err == nil && o.GUID != OCPSmartExtendedGUID {
 			t.Fatal("accepted a page without the OCP GUID")
+		}
+		if err == nil {
+			back, err := ParseOCPSmartExtended(AppendOCPSmartExtended(nil, o))
+			require.NoError(t, err)
+			require.Equal(t, o, back, "the encoder writes what the parser reads")
 		}
 	})
 }

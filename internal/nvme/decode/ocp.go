@@ -113,3 +113,47 @@ func ParseOCPSmartExtended(b []byte) (OCPSmartExtended, error) {
 	o.LogPageVersion = le.Uint16(b[494:])
 	return o, nil
 }
+
+// AppendOCPSmartExtended appends o as the 512-byte OCP 0xC0 page, the
+// layout ParseOCPSmartExtended reads, with o.GUID at offset 496 (set it
+// to OCPSmartExtendedGUID for an OCP page): for a page that parses,
+// ParseOCPSmartExtended(AppendOCPSmartExtended(nil, o)) == o. Raw fields
+// narrower than their Go type (48-bit, 56-bit) keep their low bytes.
+func AppendOCPSmartExtended(b []byte, o OCPSmartExtended) []byte {
+	p := make([]byte, OCPSmartExtendedSize)
+	le := binary.LittleEndian
+	var w [8]byte
+	putN := func(off, n int, v uint64) { le.PutUint64(w[:], v); copy(p[off:off+n], w[:n]) }
+	PutLE128(p[0:], o.PhysicalMediaUnitsWritten)
+	PutLE128(p[16:], o.PhysicalMediaUnitsRead)
+	putN(32, 6, o.BadUserNANDBlocksRaw)
+	le.PutUint16(p[38:], o.BadUserNANDBlocksNormalized)
+	putN(40, 6, o.BadSystemNANDBlocksRaw)
+	le.PutUint16(p[46:], o.BadSystemNANDBlocksNormalized)
+	le.PutUint64(p[48:], o.XORRecoveryCount)
+	le.PutUint64(p[56:], o.UncorrectableReadErrors)
+	le.PutUint64(p[64:], o.SoftECCErrors)
+	le.PutUint32(p[72:], o.EndToEndDetectedErrors)
+	le.PutUint32(p[76:], o.EndToEndCorrectedErrors)
+	p[80] = o.SystemDataPercentUsed
+	putN(81, 7, o.RefreshCount)
+	le.PutUint32(p[88:], o.UserDataEraseCountMax)
+	le.PutUint32(p[92:], o.UserDataEraseCountMin)
+	p[96], p[97] = o.ThermalThrottlingEvents, o.ThermalThrottlingStatus
+	le.PutUint64(p[104:], o.PCIeCorrectableErrors)
+	le.PutUint32(p[112:], o.IncompleteShutdowns)
+	p[120] = o.PercentFreeBlocks
+	le.PutUint16(p[128:], o.CapacitorHealth)
+	le.PutUint64(p[136:], o.UnalignedIO)
+	le.PutUint64(p[144:], o.SecurityVersion)
+	le.PutUint64(p[152:], o.TotalNUSE)
+	PutLE128(p[160:], o.PLPStartCount)
+	PutLE128(p[176:], o.EnduranceEstimate)
+	le.PutUint64(p[192:], o.PCIeLinkRetrainings)
+	le.PutUint64(p[200:], o.PowerStateChanges)
+	le.PutUint64(p[224:], o.NANDAvgEraseCount)
+	le.PutUint32(p[232:], o.CommandTimeouts)
+	le.PutUint16(p[494:], o.LogPageVersion)
+	copy(p[ocpGUIDOffset:], o.GUID[:])
+	return append(b, p...)
+}

@@ -74,3 +74,27 @@ func (s SMART) HostWrittenBytes() (U128, bool) { return s.DataUnitsWritten.MulUi
 
 // HostReadBytes is DataUnitsRead x 512000; false on 128-bit overflow.
 func (s SMART) HostReadBytes() (U128, bool) { return s.DataUnitsRead.MulUint64(DataUnitBytes) }
+
+// AppendSMART appends s as the 512-byte SMART log, the layout ParseSMART
+// reads (reserved bytes zero): ParseSMART(AppendSMART(nil, s)) == s.
+func AppendSMART(b []byte, s SMART) []byte {
+	p := make([]byte, SMARTSize)
+	le := binary.LittleEndian
+	p[0] = s.CriticalWarning
+	le.PutUint16(p[1:], s.TemperatureKelvin)
+	p[3], p[4], p[5], p[6] = s.AvailableSpare, s.AvailableSpareThreshold, s.PercentageUsed, s.EnduranceGroupWarning
+	for i, v := range []U128{s.DataUnitsRead, s.DataUnitsWritten, s.HostReadCommands, s.HostWriteCommands, s.ControllerBusyMinutes,
+		s.PowerCycles, s.PowerOnHours, s.UnsafeShutdowns, s.MediaErrors, s.ErrorLogEntries} {
+		PutLE128(p[32+16*i:], v)
+	}
+	le.PutUint32(p[192:], s.WarningTempMinutes)
+	le.PutUint32(p[196:], s.CriticalTempMinutes)
+	for i, k := range s.TempSensorsKelvin {
+		le.PutUint16(p[200+2*i:], k)
+	}
+	for i := range 2 {
+		le.PutUint32(p[216+4*i:], s.ThermalTransitions[i])
+		le.PutUint32(p[224+4*i:], s.ThermalSeconds[i])
+	}
+	return append(b, p...)
+}

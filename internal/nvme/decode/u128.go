@@ -118,3 +118,9 @@ func (u *U128) UnmarshalText(b []byte) error {
 	*u = v
 	return nil
 }
+
+// PutLE128 writes u as 16 little-endian bytes at b[0:16].
+func PutLE128(b []byte, u U128) {
+	binary.LittleEndian.PutUint64(b[0:], u.Lo)
+	binary.LittleEndian.PutUint64(b[8:], u.Hi)
+}

@@ -6,6 +6,7 @@ import (
 	"math/bits"
 
 	"github.com/walab/walab/internal/nvme/admin"
+	"github.com/walab/walab/internal/nvme/decode"
 )
 
 // VendorID is the PCI vendor id the simulator reports: 0x0000 belongs to no
@@ -24,9 +25,6 @@ const (
 
 	statusDNR = 0x4000
 )
-
-// ocpGUID is the OCP SMART / Health Information Extended log GUID (offset 496).
-var ocpGUID = [16]byte{0xC5, 0xAF, 0x10, 0x28, 0xEA, 0xBF, 0xF2, 0xA4, 0x9C, 0x4F, 0x6F, 0x7C, 0xC9, 0x14, 0xD5, 0xAF}
 
 func invalidField(cmd admin.Command) error {
 	return admin.NewStatusError(cmd, statusDNR|admin.SCInvalidField)
@@ -204,37 +202,35 @@ func (d *Drive) percentUsed() uint8 {
 func ceilDiv(a, b uint64) uint64 { return (a + b - 1) / b }
 
 func (d *Drive) smartLog() []byte {
-	b := make([]byte, 512)
-	le := binary.LittleEndian
 	s := d.stats()
-	le.PutUint16(b[1:], 313) // 40 C
-	b[3] = 100               // available spare
-	b[4] = 10                // threshold
-	b[5] = d.percentUsed()
-	put128(b[48:], ceilDiv(s.HostBytes, 512000)) // data units written: 1000 x 512 B, rounded up
-	put128(b[80:], s.HostWriteCommands)
-	put128(b[112:], 1) // power cycles
-	put128(b[128:], uint64((d.base.SimulatedSeconds+d.simSeconds)/3600))
-	le.PutUint16(b[200:], 313)
-	return b
+	return decode.AppendSMART(nil, decode.SMART{
+		TemperatureKelvin:       313, // 40 C
+		AvailableSpare:          100,
+		AvailableSpareThreshold: 10,
+		PercentageUsed:          d.percentUsed(),
+		DataUnitsWritten:        decode.U128From(ceilDiv(s.HostBytes, decode.DataUnitBytes)), // 1000 x 512 B, rounded up
+		HostWriteCommands:       decode.U128From(s.HostWriteCommands),
+		PowerCycles:             decode.U128From(1),
+		PowerOnHours:            decode.U128From(uint64((d.base.SimulatedSeconds + d.simSeconds) / 3600)),
+		TempSensorsKelvin:       [8]uint16{313},
+	})
 }
 
 func (d *Drive) ocpLog() []byte {
-	b := make([]byte, 512)
-	le := binary.LittleEndian
 	s := d.stats()
 	w := d.model.Wear()
-	put128(b[0:], s.MediaBytes) // physical media units written, bytes
-	le.PutUint16(b[38:], 100)   // bad user NAND blocks, normalized
-	le.PutUint16(b[46:], 100)   // bad system NAND blocks, normalized
-	le.PutUint32(b[88:], w.Max)
-	le.PutUint32(b[92:], w.Min)
-	b[120] = uint8(100 * d.model.FreeBlocks() / int(d.model.PhysicalBlocks()))
-	le.PutUint64(b[152:], d.nuse()) // total NUSE
-	le.PutUint64(b[224:], uint64(math.Round(w.Avg)))
-	le.PutUint16(b[494:], 4) // log page version: all fields defined
-	copy(b[496:], ocpGUID[:])
-	return b
+	return decode.AppendOCPSmartExtended(nil, decode.OCPSmartExtended{
+		PhysicalMediaUnitsWritten:     decode.U128From(s.MediaBytes), // bytes
+		BadUserNANDBlocksNormalized:   100,
+		BadSystemNANDBlocksNormalized: 100,
+		UserDataEraseCountMax:         w.Max,
+		UserDataEraseCountMin:         w.Min,
+		PercentFreeBlocks:             uint8(100 * d.model.FreeBlocks() / int(d.model.PhysicalBlocks())),
+		TotalNUSE:                     d.nuse(),
+		NANDAvgEraseCount:             uint64(math.Round(w.Avg)),
+		LogPageVersion:                4, // all fields defined
+		GUID:                          decode.OCPSmartExtendedGUID,
+	})
 }
 
 func (d *Drive) nuse() uint64 {
