@@ -57,3 +57,15 @@ func (e EnduranceGroup) HostWrittenBytes() (U128, bool) {
 func (e EnduranceGroup) MediaWrittenBytes() (U128, bool) {
 	return e.MediaUnitsWritten.MulUint64(EnduranceUnitBytes)
 }
+
+// AppendEnduranceGroup appends e as the 512-byte Endurance Group log:
+// ParseEnduranceGroup(AppendEnduranceGroup(nil, e)) == e.
+func AppendEnduranceGroup(b []byte, e EnduranceGroup) []byte {
+	p := make([]byte, EnduranceGroupSize)
+	p[0], p[3], p[4], p[5] = e.CriticalWarning, e.AvailableSpare, e.AvailableSpareThreshold, e.PercentageUsed
+	for i, v := range []U128{e.EnduranceEstimate, e.DataUnitsRead, e.DataUnitsWritten, e.MediaUnitsWritten, e.HostReadCommands,
+		e.HostWriteCommands, e.MediaErrors, e.ErrorLogEntries, e.TotalCapacity, e.UnallocatedCapacity} {
+		PutLE128(p[32+16*i:], v)
+	}
+	return append(b, p...)
+}

@@ -148,3 +148,13 @@ const (
 	FDPConfigsHdrSize = 16   // header of log 0x20: its total size is at bytes 4..7
 	RUHUsageHdrSize   = 8    // header of log 0x21: its handle count is at bytes 0..1
 )
+
+// AppendFDPStats appends s as the 64-byte FDP Statistics log:
+// ParseFDPStats(AppendFDPStats(nil, s)) == s.
+func AppendFDPStats(b []byte, s FDPStats) []byte {
+	p := make([]byte, FDPStatsSize)
+	PutLE128(p[0:], s.HostBytesWithMetadataWritten)
+	PutLE128(p[16:], s.MediaBytesWithMetadataWritten)
+	PutLE128(p[32:], s.MediaBytesErased)
+	return append(b, p...)
+}

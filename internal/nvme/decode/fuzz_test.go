@@ -97,6 +97,9 @@ func FuzzParseEnduranceGroup(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		if e, err := ParseEnduranceGroup(b); err == nil {
 			e.MediaWrittenBytes()
+			back, err := ParseEnduranceGroup(AppendEnduranceGroup(nil, e))
+			require.NoError(t, err)
+			require.Equal(t, e, back, "the encoder writes what the parser reads")
 		}
 	})
 }
@@ -118,7 +121,13 @@ func FuzzParseOCPSmartExtended(f *testing.F) {
 
 func FuzzParseFDPStats(f *testing.F) {
 	addByteSeeds(f)
-	f.Fuzz(func(t *testing.T, b []byte) { _, _ = ParseFDPStats(b) })
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if st, err := ParseFDPStats(b); err == nil {
+			back, err := ParseFDPStats(AppendFDPStats(nil, st))
+			require.NoError(t, err)
+			require.Equal(t, st, back, "the encoder writes what the parser reads")
+		}
+	})
 }
 
 func FuzzParseFDPConfigs(f *testing.F) {

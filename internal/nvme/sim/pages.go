@@ -238,18 +238,18 @@ func (d *Drive) nuse() uint64 {
 }
 
 func (d *Drive) enduranceLog() []byte {
-	b := make([]byte, 512)
 	s := d.stats()
-	const unit = 1_000_000_000 // endurance group data units are 10^9 bytes
-	b[3] = 100
-	b[4] = 10
-	b[5] = d.percentUsed()
-	put128(b[32:], d.physicalBytes()/unit*uint64(d.cfg.PECycles)) // endurance estimate
-	put128(b[64:], ceilDiv(s.HostBytes, unit))
-	put128(b[80:], ceilDiv(s.MediaBytes, unit))
-	put128(b[112:], s.HostWriteCommands)
-	put128(b[160:], d.physicalBytes())
-	return b
+	const unit = decode.EnduranceUnitBytes // endurance group data units are 10^9 bytes
+	return decode.AppendEnduranceGroup(nil, decode.EnduranceGroup{
+		AvailableSpare:          100,
+		AvailableSpareThreshold: 10,
+		PercentageUsed:          d.percentUsed(),
+		EnduranceEstimate:       decode.U128From(d.physicalBytes() / unit * uint64(d.cfg.PECycles)),
+		DataUnitsWritten:        decode.U128From(ceilDiv(s.HostBytes, unit)),
+		MediaUnitsWritten:       decode.U128From(ceilDiv(s.MediaBytes, unit)),
+		HostWriteCommands:       decode.U128From(s.HostWriteCommands),
+		TotalCapacity:           decode.U128From(d.physicalBytes()),
+	})
 }
 
 func (d *Drive) directivesIdentify() []byte {
