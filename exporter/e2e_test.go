@@ -141,6 +141,6 @@ func TestWACollectorSwitch(t *testing.T) {
 	resp.Body.Close()
 	require.Equal(t, http.StatusNotFound, resp.StatusCode, "no sampler, no run marks; log:\n%s", logs.String())
 
-	base, _ = startExporter(t, "--nvme.replay="+root)
+	base, _ = startExporter(t, "--nvme.replay="+root, "--config.file="+writeConfig(t, ""))
 	require.Contains(t, scrape(t, base+"/metrics"), `walab_scrape_collector_success{collector="wa"} 1`)
 }

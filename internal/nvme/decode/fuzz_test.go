@@ -65,6 +65,9 @@ func FuzzParseIDController(f *testing.F) {
 					}
 				}
 			}
+			back, err := ParseIDController(AppendIDController(nil, c))
+			require.NoError(t, err)
+			require.Equal(t, c, back, "the encoder writes what the parser reads")
 		}
 	})
 }

@@ -25,6 +25,12 @@ type IDController struct {
 	NN         uint32
 	ENDGIDMAX  uint16
 	MDTS       uint8
+	VER        uint32 // NVMe version (0x00020000: 2.0)
+	CNTRLTYPE  uint8  // 1: I/O controller
+	WCTEMP     uint16 // warning composite temperature threshold, Kelvin
+	CCTEMP     uint16 // critical composite temperature threshold, Kelvin
+	SUBNQN     string // NVM subsystem NQN, trimmed of NULs
+	MEGCAP     U128   // maximum endurance group capacity, bytes
 }
 
 // DirectivesSupported: OACS bit 5, Directive Send/Receive exist.
@@ -67,7 +73,51 @@ func ParseIDController(b []byte) (IDController, error) {
 		UNVMCAP:   LE128(b[296:312]),
 		ENDGIDMAX: le.Uint16(b[340:]),
 		NN:        le.Uint32(b[516:]),
+		VER:       le.Uint32(b[80:]),
+		CNTRLTYPE: b[111],
+		WCTEMP:    le.Uint16(b[266:]),
+		CCTEMP:    le.Uint16(b[268:]),
+		SUBNQN:    ascii(b[768:1024]),
+		MEGCAP:    LE128(b[368:384]),
 	}, nil
+}
+
+// AppendIDController appends c as a 4096-byte Identify Controller page,
+// the layout ParseIDController reads (strings space-padded as the
+// specification has them, the NQN NUL-padded, other bytes zero): for a page
+// that parses, ParseIDController(AppendIDController(nil, c)) == c.
+func AppendIDController(b []byte, c IDController) []byte {
+	p := make([]byte, IdentifySize)
+	le := binary.LittleEndian
+	le.PutUint16(p[0:], c.VID)
+	le.PutUint16(p[2:], c.SSVID)
+	padASCII(p[4:24], c.Serial)
+	padASCII(p[24:64], c.Model)
+	padASCII(p[64:72], c.Firmware)
+	p[77] = c.MDTS
+	le.PutUint16(p[78:], c.CNTLID)
+	le.PutUint32(p[80:], c.VER)
+	le.PutUint32(p[96:], c.CTRATT)
+	p[111] = c.CNTRLTYPE
+	le.PutUint16(p[256:], c.OACS)
+	p[261] = c.LPA
+	le.PutUint16(p[266:], c.WCTEMP)
+	le.PutUint16(p[268:], c.CCTEMP)
+	PutLE128(p[280:], c.TNVMCAP)
+	PutLE128(p[296:], c.UNVMCAP)
+	le.PutUint16(p[340:], c.ENDGIDMAX)
+	PutLE128(p[368:], c.MEGCAP)
+	le.PutUint32(p[516:], c.NN)
+	copy(p[768:1024], c.SUBNQN)
+	return append(b, p...)
+}
+
+// padASCII fills dst with s and pads it with spaces (an Identify string).
+func padASCII(dst []byte, s string) {
+	n := copy(dst, s)
+	for i := n; i < len(dst); i++ {
+		dst[i] = ' '
+	}
 }
 
 // ascii turns a space-padded identify string into a label-safe one: padding

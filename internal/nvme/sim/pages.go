@@ -147,32 +147,28 @@ func (d *Drive) physicalBytes() uint64 {
 }
 
 func (d *Drive) identifyController() []byte {
-	b := make([]byte, admin.IdentifySize)
-	le := binary.LittleEndian
-	le.PutUint16(b[0:], VendorID)
-	le.PutUint16(b[2:], VendorID)
-	putASCII(b[4:24], d.cfg.Serial)
-	putASCII(b[24:64], Model)
-	putASCII(b[64:72], d.cfg.Firmware)
-	b[77] = 5                        // MDTS: 2^5 x 4 KiB = 128 KiB
-	le.PutUint16(b[78:], 1)          // CNTLID
-	le.PutUint32(b[80:], 0x00020000) // NVMe 2.0
-	ctratt := uint32(1 << 4)         // CTRATT: endurance groups
+	ctratt := uint32(1 << 4) // CTRATT: endurance groups
 	if d.cfg.FDP {
 		ctratt |= 1 << 19 // FDPS
 	}
-	le.PutUint32(b[96:], ctratt)
-	b[111] = 1                  // CNTRLTYPE: I/O controller
-	le.PutUint16(b[256:], 1<<5) // OACS: directives (Streams emulated)
-	b[261] = 1 << 2             // LPA: extended data for Get Log Page
-	le.PutUint16(b[266:], 343)  // WCTEMP 70 C
-	le.PutUint16(b[268:], 358)  // CCTEMP 85 C
-	put128(b[280:], d.capacityBytes())
-	le.PutUint16(b[340:], 1) // ENDGIDMAX
-	put128(b[368:], d.physicalBytes())
-	le.PutUint32(b[516:], 1) // NN
-	copy(b[768:1024], "nqn.2026-12.io.walab:sim:"+d.cfg.Serial)
-	return b
+	return decode.AppendIDController(nil, decode.IDController{
+		VID: VendorID, SSVID: VendorID,
+		Serial: d.cfg.Serial, Model: Model, Firmware: d.cfg.Firmware,
+		MDTS:      5, // 2^5 x 4 KiB = 128 KiB
+		CNTLID:    1,
+		VER:       0x00020000, // NVMe 2.0
+		CTRATT:    ctratt,
+		CNTRLTYPE: 1,      // I/O controller
+		OACS:      1 << 5, // directives (Streams emulated)
+		LPA:       1 << 2, // extended data for Get Log Page
+		WCTEMP:    343,    // 70 C
+		CCTEMP:    358,    // 85 C
+		TNVMCAP:   decode.U128From(d.capacityBytes()),
+		ENDGIDMAX: 1,
+		MEGCAP:    decode.U128From(d.physicalBytes()),
+		NN:        1,
+		SUBNQN:    "nqn.2026-12.io.walab:sim:" + d.cfg.Serial,
+	})
 }
 
 func (d *Drive) identifyNamespace() []byte {
