@@ -36,7 +36,7 @@ type Plan struct {
 	// Rejected says why each better source was not taken (for the log).
 	Rejected []string
 
-	read func(ctx context.Context, r *Reader) (NAND, error)
+	nand NANDSource // the chosen source; nil for SourceNone
 }
 
 // Extended reports Identify LPA bit 2: the controller accepts log page offsets.
@@ -96,18 +96,18 @@ func Probe(ctx context.Context, r *Reader, nsids []uint32, cfg Config) (*Plan, e
 		p.EndGID = 1
 	}
 
-	cands := candidates(p, cfg)
+	cands := Sources(cfg)
 	want := cfg.SourceFor(r.Dev.Name())
 	if want != SourceAuto {
 		p.Forced = true
 		for _, c := range cands {
-			if c.name != want {
+			if c.Name() != want {
 				continue
 			}
-			if err := c.probeRead(ctx, r); err != nil {
+			if err := probeRead(ctx, c, p, r); err != nil {
 				return nil, fmt.Errorf("%s: configured source %q is not usable: %w", r.Dev.Name(), want, err)
 			}
-			p.Source, p.read, p.UnitUnconfirmed = c.name, c.read, c.unconfirmed
+			p.choose(c)
 			return p, nil
 		}
 		if want == SourceNone {
@@ -117,16 +117,16 @@ func Probe(ctx context.Context, r *Reader, nsids []uint32, cfg Config) (*Plan, e
 		return nil, fmt.Errorf("%s: configured source %q does not apply to this controller (VID 0x%04X, model %q, CTRATT 0x%x)", r.Dev.Name(), want, ctrl.VID, ctrl.Model, ctrl.CTRATT)
 	}
 	for _, c := range cands {
-		if !c.applies {
+		if !c.Applies(p) {
 			continue
 		}
-		err := c.probeRead(ctx, r)
+		err := probeRead(ctx, c, p, r)
 		if err == nil {
-			p.Source, p.read, p.UnitUnconfirmed = c.name, c.read, c.unconfirmed
+			p.choose(c)
 			return p, nil
 		}
 		if isStatus(err) || isDecode(err) {
-			p.Rejected = append(p.Rejected, fmt.Sprintf("%s: %v", c.name, err))
+			p.Rejected = append(p.Rejected, fmt.Sprintf("%s: %v", c.Name(), err))
 			continue
 		}
 		return nil, err
@@ -135,126 +135,48 @@ func Probe(ctx context.Context, r *Reader, nsids []uint32, cfg Config) (*Plan, e
 	return p, nil
 }
 
-type candidate struct {
-	name        string
-	unconfirmed bool // a vendor layout whose unit is not confirmed
-	applies     bool // the controller advertises it (or the layout's match fits)
-	// check, when set, runs once at probe time before the first read.
-	check func(ctx context.Context, r *Reader) error
-	read  func(ctx context.Context, r *Reader) (NAND, error)
+// NANDSource is one place a controller's NAND (media) write counter comes
+// from: the standard logs (sources_std.go) or a vendor layout
+// (source_layout.go). Sources lists them in preference order.
+type NANDSource interface {
+	// Name is the source label (SourceFDP, a layout name, ...).
+	Name() string
+	// Applies says whether automatic probing tries the source on this
+	// controller, from its Identify data (a forced source is tried
+	// regardless).
+	Applies(p *Plan) bool
+	// Check runs once at probe time before the first read (nil: nothing
+	// to check).
+	Check(ctx context.Context, p *Plan, r *Reader) error
+	// Read reads the counters through r, the poller's one read path.
+	Read(ctx context.Context, p *Plan, r *Reader) (NAND, error)
+	// UnitConfirmed: two public sources agree on the counters' unit.
+	UnitConfirmed() bool
 }
 
-// probeRead is a candidate's probe-time read: its check, then one read.
-func (c candidate) probeRead(ctx context.Context, r *Reader) error {
-	if c.check != nil {
-		if err := c.check(ctx, r); err != nil {
-			return err
-		}
+// Sources lists every NAND source in preference order: FDP statistics,
+// OCP 0xC0, the vendor layouts (configured first, then built in), the
+// Endurance Group log.
+func Sources(cfg Config) []NANDSource {
+	out := []NANDSource{fdpSource{}, ocpSource{}}
+	for _, l := range cfg.AllLayouts() {
+		out = append(out, layoutSource{l})
 	}
-	_, err := c.read(ctx, r)
+	return append(out, enduranceSource{})
+}
+
+// probeRead is a source's probe-time read: its check, then one read.
+func probeRead(ctx context.Context, c NANDSource, p *Plan, r *Reader) error {
+	if err := c.Check(ctx, p, r); err != nil {
+		return err
+	}
+	_, err := c.Read(ctx, p, r)
 	return err
 }
 
-// candidates lists every source in preference order. applies says whether
-// automatic probing tries it; a forced source is tried regardless.
-func candidates(p *Plan, cfg Config) []candidate {
-	ext := p.Extended()
-	endgid := p.EndGID
-	out := []candidate{{
-		name:    SourceFDP,
-		applies: p.Ctrl.FDPSupported() && endgid != 0,
-		check: func(ctx context.Context, r *Reader) error {
-			// Supported is not enabled: a drive with FDP off may still serve
-			// the statistics log, all zeros. Get Features FDP (0x1D) DW0 bit 0
-			// says; a controller that rejects the feature is given the
-			// benefit of the doubt and judged by the log alone.
-			res, err := r.submit(ctx, "Get Features FDP", admin.GetFeatures(decode.FeatureFDP, 0, uint32(endgid), 0))
-			if err != nil {
-				if isStatus(err) {
-					return nil
-				}
-				return err
-			}
-			if res.DW0&1 == 0 {
-				return decodeErr(fmt.Errorf("FDP is supported but not enabled on endurance group %d (Get Features 0x1D dword 0 = 0x%x)", endgid, res.DW0))
-			}
-			return nil
-		},
-		read: func(ctx context.Context, r *Reader) (NAND, error) {
-			b, err := r.Log(ctx, "FDP statistics log", admin.LogPage{LID: decode.LogFDPStatistics, LSI: endgid, Len: decode.FDPStatsSize}, ext)
-			if err != nil {
-				return NAND{}, err
-			}
-			s, err := decode.ParseFDPStats(b)
-			if err != nil {
-				return NAND{}, decodeErr(err)
-			}
-			return NAND{Host: &s.HostBytesWithMetadataWritten, Media: &s.MediaBytesWithMetadataWritten}, nil
-		},
-	}, {
-		name:    SourceOCP,
-		applies: true, // no Identify bit: the GUID on the page decides
-		read: func(ctx context.Context, r *Reader) (NAND, error) {
-			lp := admin.LogPage{LID: 0xC0, NSID: admin.NSIDAll, Len: decode.OCPSmartExtendedSize, UUIDX: p.UUIDs.Index(decode.OCPUUID)}
-			b, err := r.Log(ctx, "OCP SMART extended log", lp, ext)
-			if err != nil {
-				return NAND{}, err
-			}
-			o, err := decode.ParseOCPSmartExtended(b)
-			if err != nil {
-				return NAND{}, decodeErr(err)
-			}
-			return NAND{Media: &o.PhysicalMediaUnitsWritten}, nil
-		},
-	}}
-	for _, l := range cfg.AllLayouts() {
-		out = append(out, candidate{
-			name:        l.Name,
-			unconfirmed: !l.UnitConfirmed,
-			applies:     l.Matches(p.Ctrl),
-			read: func(ctx context.Context, r *Reader) (NAND, error) {
-				lp := admin.LogPage{LID: l.LogID, NSID: l.EffectiveNSID(), Len: l.Length}
-				if l.UUID != "" {
-					if u, err := decode.ParseUUID(l.UUID); err == nil {
-						lp.UUIDX = p.UUIDs.Index(u)
-					}
-				}
-				b, err := r.Log(ctx, "vendor log (layout "+l.Name+")", lp, ext)
-				if err != nil {
-					return NAND{}, err
-				}
-				vc, err := l.Decode(b)
-				if err != nil {
-					return NAND{}, decodeErr(err)
-				}
-				if vc.MediaWritten == nil {
-					return NAND{}, decodeErr(fmt.Errorf("layout %s yields no media bytes", l.Name))
-				}
-				return NAND{Host: vc.HostWritten, Media: vc.MediaWritten, GC: vc.GCWritten}, nil
-			},
-		})
-	}
-	out = append(out, candidate{
-		name:    SourceEnduranceGroup,
-		applies: p.Ctrl.EnduranceGroups() && endgid != 0,
-		read: func(ctx context.Context, r *Reader) (NAND, error) {
-			b, err := r.Log(ctx, "Endurance Group log", admin.LogPage{LID: 0x09, LSI: endgid, Len: decode.EnduranceGroupSize}, ext)
-			if err != nil {
-				return NAND{}, err
-			}
-			e, err := decode.ParseEnduranceGroup(b)
-			if err != nil {
-				return NAND{}, decodeErr(err)
-			}
-			h, ok1 := e.HostWrittenBytes()
-			m, ok2 := e.MediaWrittenBytes()
-			if !ok1 || !ok2 {
-				return NAND{}, decodeErr(errors.New("endurance group units overflow 128 bits"))
-			}
-			return NAND{Host: &h, Media: &m}, nil
-		},
-	})
-	return out
+// choose makes c the plan's source.
+func (p *Plan) choose(c NANDSource) {
+	p.Source, p.nand, p.UnitUnconfirmed = c.Name(), c, !c.UnitConfirmed()
 }
 
 // decodeError marks a page that was read but is not what the source expects

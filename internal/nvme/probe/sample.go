@@ -48,10 +48,10 @@ func Poll(ctx context.Context, r *Reader, p *Plan, now time.Time) (*Sample, erro
 		return nil, &ReadError{Device: r.Dev.Name(), What: "SMART log", Err: fmt.Errorf("data units written %s x 512000 overflows 128 bits", sm.DataUnitsWritten)}
 	}
 	s := &Sample{Time: now, Source: p.Source, SMART: sm, SMARTHostBytes: host, HostBytes: host}
-	if p.read == nil {
+	if p.nand == nil {
 		return s, nil
 	}
-	n, err := p.read(ctx, r)
+	n, err := p.nand.Read(ctx, p, r)
 	if err != nil {
 		s.SourceErr = fmt.Errorf("%s: NAND source %s: %w", r.Dev.Name(), p.Source, err)
 		return s, nil
