@@ -116,3 +116,47 @@ const (
 	DirOpStreamsGetStatus = 2 // streams: open stream count and ids
 	StreamsStatusTransfer = 4096
 )
+
+// AppendDirectivesIdentify appends d as the 4096-byte Identify / Return
+// Parameters data: ParseDirectivesIdentify(AppendDirectivesIdentify(nil, d)) == d.
+func AppendDirectivesIdentify(b []byte, d DirectivesIdentify) []byte {
+	p := make([]byte, DirectivesIdentifySize)
+	copy(p[0:], d.Supported[:])
+	copy(p[32:], d.Enabled[:])
+	copy(p[64:], d.Persistent[:])
+	return append(b, p...)
+}
+
+// SetBit sets directive type bit in a bitmap (for AppendDirectivesIdentify's
+// callers); an out-of-range bit is ignored.
+func SetBit(m *[32]byte, bit int) {
+	if bit >= 0 && bit < 8*len(m) {
+		m[bit/8] |= 1 << (bit % 8)
+	}
+}
+
+// AppendStreamsParams appends s as the 32-byte Streams parameters:
+// ParseStreamsParams(AppendStreamsParams(nil, s)) == s.
+func AppendStreamsParams(b []byte, s StreamsParams) []byte {
+	p := make([]byte, StreamsParamsSize)
+	le := binary.LittleEndian
+	le.PutUint16(p[0:], s.MSL)
+	le.PutUint16(p[2:], s.NSSA)
+	le.PutUint16(p[4:], s.NSSO)
+	p[6] = s.NSSC
+	le.PutUint32(p[16:], s.SWS)
+	le.PutUint16(p[20:], s.SGS)
+	le.PutUint16(p[22:], s.NSA)
+	le.PutUint16(p[24:], s.NSO)
+	return append(b, p...)
+}
+
+// AppendStreamsStatus appends the open stream identifiers as Get Status
+// data (the count, then one identifier each; OpenCount is len(ids)).
+func AppendStreamsStatus(b []byte, ids []uint16) []byte {
+	b = binary.LittleEndian.AppendUint16(b, uint16(len(ids)))
+	for _, id := range ids {
+		b = binary.LittleEndian.AppendUint16(b, id)
+	}
+	return b
+}

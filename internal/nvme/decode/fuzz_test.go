@@ -79,6 +79,12 @@ func FuzzParseIDNamespace(f *testing.F) {
 		if err == nil && ns.LBADataSize != 0 && (ns.LBADataSize < 512 || ns.LBADataSize&(ns.LBADataSize-1) != 0) {
 			t.Fatalf("LBA size %d is not a power of two >= 512", ns.LBADataSize)
 		}
+		if err == nil {
+			back, err := ParseIDNamespace(AppendIDNamespace(nil, ns, false))
+			require.NoError(t, err)
+			ns.LBAFormat = 0 // the encoder writes one format
+			require.Equal(t, ns, back, "the encoder writes what the parser reads")
+		}
 	})
 }
 
@@ -167,13 +173,22 @@ func FuzzParseDirectivesIdentify(f *testing.F) {
 		if d, err := ParseDirectivesIdentify(b); err == nil {
 			d.SupportedBit(DirectiveStreams)
 			d.EnabledBit(300)
+			back, err := ParseDirectivesIdentify(AppendDirectivesIdentify(nil, d))
+			require.NoError(t, err)
+			require.Equal(t, d, back, "the encoder writes what the parser reads")
 		}
 	})
 }
 
 func FuzzParseStreamsParams(f *testing.F) {
 	addByteSeeds(f)
-	f.Fuzz(func(t *testing.T, b []byte) { _, _ = ParseStreamsParams(b) })
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if sp, err := ParseStreamsParams(b); err == nil {
+			back, err := ParseStreamsParams(AppendStreamsParams(nil, sp))
+			require.NoError(t, err)
+			require.Equal(t, sp, back, "the encoder writes what the parser reads")
+		}
+	})
 }
 
 func FuzzParseStreamsStatus(f *testing.F) {
@@ -182,6 +197,11 @@ func FuzzParseStreamsStatus(f *testing.F) {
 		s, err := ParseStreamsStatus(b)
 		if err == nil && len(s.IDs) != int(s.OpenCount) {
 			t.Fatalf("%d IDs for an open count of %d", len(s.IDs), s.OpenCount)
+		}
+		if err == nil {
+			back, err := ParseStreamsStatus(AppendStreamsStatus(nil, s.IDs))
+			require.NoError(t, err)
+			require.Equal(t, s, back, "the encoder writes what the parser reads")
 		}
 	})
 }

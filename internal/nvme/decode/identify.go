@@ -3,6 +3,7 @@ package decode
 import (
 	"encoding/binary"
 	"fmt"
+	"math/bits"
 	"strings"
 )
 
@@ -174,4 +175,26 @@ func ParseIDNamespace(b []byte) (IDNamespace, error) {
 		ns.LBADataSize = 1 << lbads
 	}
 	return ns, nil
+}
+
+// AppendIDNamespace appends ns as a 4096-byte Identify Namespace page with
+// one LBA format (format 0, ns.LBADataSize, which must be a power of two
+// or 0 for an inactive namespace), the layout ParseIDNamespace reads; thin
+// sets NSFEAT bit 0 (NUSE tracks the mapped blocks). ParseIDNamespace of
+// the result gives ns back with LBAFormat 0.
+func AppendIDNamespace(b []byte, ns IDNamespace, thin bool) []byte {
+	p := make([]byte, IdentifySize)
+	le := binary.LittleEndian
+	le.PutUint64(p[0:], ns.NSZE)
+	le.PutUint64(p[8:], ns.NCAP)
+	le.PutUint64(p[16:], ns.NUSE)
+	if thin {
+		p[24] = 1
+	}
+	PutLE128(p[48:], ns.NVMCAP)
+	le.PutUint16(p[102:], ns.ENDGID)
+	if ns.LBADataSize != 0 {
+		p[128+2] = uint8(bits.TrailingZeros32(ns.LBADataSize)) // LBAF0 LBADS
+	}
+	return append(b, p...)
 }

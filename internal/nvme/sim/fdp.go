@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 
 	"github.com/walab/walab/internal/nvme/admin"
+	"github.com/walab/walab/internal/nvme/decode"
 )
 
 // Flexible Data Placement (TP4146) emulation, on with `fdp: true`. The
@@ -52,11 +53,9 @@ func (d *Drive) fdpLog(lid uint8) ([]byte, bool) {
 		return b, true
 	case logFDPStats:
 		s := d.stats()
-		b := make([]byte, 64)
-		put128(b[0:], s.HostBytes)
-		put128(b[16:], s.MediaBytes)
-		put128(b[32:], s.Erases*uint64(d.cfg.BlockPages)*uint64(d.cfg.PageSize))
-		return b, true
+		return decode.AppendFDPStats(nil, decode.FDPStats{HostBytesWithMetadataWritten: decode.U128From(s.HostBytes),
+			MediaBytesWithMetadataWritten: decode.U128From(s.MediaBytes),
+			MediaBytesErased:              decode.U128From(s.Erases * uint64(d.cfg.BlockPages) * uint64(d.cfg.PageSize))}), true
 	case logFDPEvents:
 		return make([]byte, 64), true // no events recorded
 	}

@@ -1,9 +1,7 @@
 package sim
 
 import (
-	"encoding/binary"
 	"math"
-	"math/bits"
 
 	"github.com/walab/walab/internal/nvme/admin"
 	"github.com/walab/walab/internal/nvme/decode"
@@ -121,16 +119,6 @@ func fit(page []byte, cmd admin.Command, offset uint64, dw0 uint32) (admin.Resul
 	return admin.Result{Data: out, DW0: dw0}, nil
 }
 
-func putASCII(b []byte, s string) {
-	for i := range b {
-		b[i] = ' '
-	}
-	copy(b, s)
-}
-
-// put128 writes a uint64 as a 16-byte little-endian counter.
-func put128(b []byte, v uint64) { binary.LittleEndian.PutUint64(b, v) }
-
 func (d *Drive) lbaSize() uint64 {
 	if d.cfg.PageSize >= 4096 {
 		return 4096
@@ -172,21 +160,13 @@ func (d *Drive) identifyController() []byte {
 }
 
 func (d *Drive) identifyNamespace() []byte {
-	b := make([]byte, admin.IdentifySize)
-	le := binary.LittleEndian
 	lba := d.lbaSize()
 	blocks := d.capacityBytes() / lba
 	used := d.model.Counters().ValidPages * uint64(d.cfg.PageSize) * d.cfg.Scale / lba
-	le.PutUint64(b[0:], blocks)
-	le.PutUint64(b[8:], blocks)
-	le.PutUint64(b[16:], used)
-	b[24] = 1 // NSFEAT: thin provisioning, so NUSE tracks the mapped (untrimmed) blocks
-	b[25] = 0 // NLBAF: one format
-	b[26] = 0 // FLBAS: format 0
-	put128(b[48:], d.capacityBytes())
-	le.PutUint16(b[102:], endgid)
-	b[128+2] = uint8(bits.TrailingZeros64(lba)) // LBAF0 LBADS: log2 of the LBA size
-	return b
+	// Thin provisioning (NSFEAT bit 0), so NUSE tracks the mapped
+	// (untrimmed) blocks; one LBA format.
+	return decode.AppendIDNamespace(nil, decode.IDNamespace{NSZE: blocks, NCAP: blocks, NUSE: used,
+		NVMCAP: decode.U128From(d.capacityBytes()), ENDGID: endgid, LBADataSize: uint32(lba)}, true)
 }
 
 // percentUsed is the average erase count over the rated cycles (255 = at or past 255%).
@@ -249,46 +229,35 @@ func (d *Drive) enduranceLog() []byte {
 }
 
 func (d *Drive) directivesIdentify() []byte {
-	b := make([]byte, 4096)
-	b[0] = 1<<0 | 1<<1 // supported: identify, streams
-	b[32] = 1 << 0     // enabled: identify ...
+	var di decode.DirectivesIdentify
+	decode.SetBit(&di.Supported, decode.DirectiveIdentify)
+	decode.SetBit(&di.Supported, decode.DirectiveStreams)
+	decode.SetBit(&di.Enabled, decode.DirectiveIdentify)
 	if d.placement {
-		b[32] |= 1 << 1 // ... and streams while placement is on
+		decode.SetBit(&di.Enabled, decode.DirectiveStreams) // streams enabled while placement is on
 	}
 	if d.cfg.FDP {
-		b[0] |= 1 << 2  // data placement supported
-		b[32] |= 1 << 2 // and enabled: FDP is on for the endurance group
+		decode.SetBit(&di.Supported, decode.DirectiveDataPlacement) // data placement supported
+		decode.SetBit(&di.Enabled, decode.DirectiveDataPlacement)   // and enabled: FDP is on for the endurance group
 	}
-	return b
+	return decode.AppendDirectivesIdentify(nil, di)
 }
 
 func (d *Drive) streamsParams() []byte {
-	b := make([]byte, 32)
-	le := binary.LittleEndian
 	maxStreams := uint16(d.model.Config().Streams - 1)
 	open := uint16(d.openStreams())
 	lba := d.lbaSize()
 	sws := max(16384/lba, 1) // stream write size: a 16 KiB NAND page
 	blockBytes := uint64(d.cfg.BlockPages) * uint64(d.cfg.PageSize)
-	le.PutUint16(b[0:], maxStreams)                                         // MSL
-	le.PutUint16(b[2:], maxStreams)                                         // NSSA
-	le.PutUint16(b[4:], open)                                               // NSSO
-	le.PutUint32(b[16:], uint32(sws))                                       // SWS, logical blocks
-	le.PutUint16(b[20:], uint16(min(blockBytes/(sws*lba), math.MaxUint16))) // SGS: an erase block
+	sp := decode.StreamsParams{MSL: maxStreams, NSSA: maxStreams, NSSO: open, SWS: uint32(sws),
+		SGS: uint16(min(blockBytes/(sws*lba), math.MaxUint16)), // an erase block
+		NSO: open}
 	if d.placement {
-		le.PutUint16(b[22:], maxStreams) // NSA
+		sp.NSA = maxStreams
 	}
-	le.PutUint16(b[24:], open) // NSO
-	return b
+	return decode.AppendStreamsParams(nil, sp)
 }
 
 func (d *Drive) streamsStatus() []byte {
-	open := d.openStreams()
-	b := make([]byte, 2+2*open)
-	le := binary.LittleEndian
-	le.PutUint16(b[0:], uint16(open))
-	for i := 0; i < open; i++ {
-		le.PutUint16(b[2+2*i:], d.openIDs[i])
-	}
-	return b
+	return decode.AppendStreamsStatus(nil, d.openIDs[:d.openStreams()])
 }
