@@ -2,6 +2,7 @@ package decode
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"regexp"
@@ -379,4 +380,63 @@ func (l Layout) readField(what layoutWhat, page []byte, f Field) (U128, bool, er
 		return U128{}, false, nil
 	}
 	return U128{}, false, fmt.Errorf("decode %s: format %q is not %q or %q", what, l.Format, FormatFixed, FormatKV12)
+}
+
+// Append appends a page of the layout carrying the raw counts (before
+// unit_bytes) by field meaning: fixed fields at their offsets, kv12 items
+// in field order from the first item (key, normalized 100, 48-bit raw), the
+// layout's GUID where it requires one, every other byte zero. It is how
+// fixtures and tests build a drive family's page from its layout alone:
+// Decode(Append(counts)) gives counts x unit_bytes. A count that does not
+// fit its field, or a meaning the layout lacks, is an error.
+func (l Layout) Append(b []byte, counts map[string]uint64) ([]byte, error) {
+	if err := l.Validate(); err != nil {
+		return nil, err
+	}
+	p := make([]byte, l.Length)
+	for m := range counts {
+		if !l.hasMeaning(m) {
+			return nil, fmt.Errorf("layout %s: no %s field", l.Name, m)
+		}
+	}
+	le := binary.LittleEndian
+	var w [8]byte
+	for i, f := range l.Fields {
+		v, ok := counts[f.Meaning]
+		if !ok {
+			continue
+		}
+		off, width := int(f.Offset), int(f.Width)
+		if l.format() == FormatKV12 {
+			off, width = i*kv12ItemSize, kv12RawWidth
+			if off+kv12ItemSize > len(p) {
+				return nil, fmt.Errorf("layout %s: item %d does not fit %d bytes", l.Name, i, len(p))
+			}
+			p[off], p[off+3] = f.Key, 100
+			off += kv12RawOffset
+		}
+		if width < 8 && v>>(8*width) != 0 {
+			return nil, fmt.Errorf("layout %s: %s count %d does not fit %d bytes", l.Name, f.Meaning, v, width)
+		}
+		le.PutUint64(w[:], v)
+		copy(p[off:off+min(width, 8)], w[:])
+	}
+	if l.Match.GUID != "" && l.Match.GUIDOffset != nil {
+		g, err := parseGUID(l.Match.GUID)
+		if err != nil {
+			return nil, fmt.Errorf("layout %s: match.guid: %v", l.Name, err)
+		}
+		copy(p[*l.Match.GUIDOffset:], g[:])
+	}
+	return append(b, p...), nil
+}
+
+// BuiltinLayout returns the built-in layout called name.
+func BuiltinLayout(name string) (Layout, bool) {
+	for _, l := range BuiltinLayouts() {
+		if l.Name == name {
+			return l, true
+		}
+	}
+	return Layout{}, false
 }

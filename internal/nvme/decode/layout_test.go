@@ -443,3 +443,63 @@ func TestBuiltinLayoutsDocumented(t *testing.T) {
 	}
 	require.Len(t, rows, len(BuiltinLayouts()), "a row for a layout that is not built in")
 }
+
+// FuzzBuiltinLayoutRoundTrip: for every built-in layout, a page built by
+// Layout.Append from raw counts decodes to those counts times the unit
+// (media = host + GC where the layout has no media field): the layout
+// alone is enough to build a drive family's fixture.
+func FuzzBuiltinLayoutRoundTrip(f *testing.F) {
+	f.Add(uint8(0), uint64(250_000_000), uint64(375_000_000), uint64(125_000_000))
+	f.Add(uint8(2), uint64(48915), uint64(74284), uint64(0))
+	f.Add(uint8(4), uint64(1)<<47, uint64(1<<48-1), uint64(7))
+	layouts := BuiltinLayouts()
+	f.Fuzz(func(t *testing.T, idx uint8, host, media, gc uint64) {
+		l := layouts[int(idx)%len(layouts)]
+		counts := map[string]uint64{}
+		for _, fd := range l.Fields {
+			width := int(fd.Width)
+			if l.Format == FormatKV12 {
+				width = kv12RawWidth
+			}
+			v := map[string]uint64{MeaningHostWritten: host, MeaningMediaWritten: media, MeaningGCWritten: gc}[fd.Meaning]
+			if width < 8 {
+				v &= 1<<(8*width) - 1
+			}
+			counts[fd.Meaning] = v
+		}
+		page, err := l.Append(nil, counts)
+		require.NoError(t, err, l.Name)
+		vc, err := l.Decode(page)
+		require.NoError(t, err, l.Name)
+		want := func(m string) *U128 {
+			for _, fd := range l.Fields {
+				if fd.Meaning == m {
+					v, ok := U128From(counts[m]).MulUint64(fd.UnitBytes)
+					require.True(t, ok)
+					return &v
+				}
+			}
+			return nil
+		}
+		require.Equal(t, want(MeaningHostWritten), vc.HostWritten, l.Name)
+		require.Equal(t, want(MeaningGCWritten), vc.GCWritten, l.Name)
+		if m := want(MeaningMediaWritten); m != nil {
+			require.Equal(t, m, vc.MediaWritten, l.Name)
+		} else {
+			sum, ok := want(MeaningHostWritten).Add(*want(MeaningGCWritten))
+			require.True(t, ok)
+			require.Equal(t, &sum, vc.MediaWritten, l.Name+": host + GC")
+		}
+	})
+}
+
+func TestLayoutAppendErrors(t *testing.T) {
+	l, ok := BuiltinLayout("shannon_ca")
+	require.True(t, ok)
+	_, err := l.Append(nil, map[string]uint64{MeaningMediaWritten: 1 << 48})
+	require.ErrorContains(t, err, "layout shannon_ca: media_written count 281474976710656 does not fit 6 bytes")
+	_, err = l.Append(nil, map[string]uint64{MeaningGCWritten: 1})
+	require.ErrorContains(t, err, "layout shannon_ca: no gc_written field")
+	_, ok = BuiltinLayout("nope")
+	require.False(t, ok)
+}

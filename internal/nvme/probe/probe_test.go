@@ -46,14 +46,15 @@ func TestProbeOrder(t *testing.T) {
 	memblaze.VID, memblaze.Model = 0x1C5F, "PBlaze4 3.2T"
 	memblaze.IntelCA = &fixture.IntelCA{NAND: 74284, Host: 48915}
 
-	// YMTC and Shannon Systems: the same item positions (11 NAND, 12 host),
-	// read by position.
+	// YMTC and Shannon Systems: pages built from their layouts alone (the
+	// fixture a new drive family needs), read by item position.
+	counts := map[string]uint64{decode.MeaningMediaWritten: 300, decode.MeaningHostWritten: 200}
 	ymtc := fixture.SMARTOnlyDrive()
 	ymtc.VID, ymtc.Model = 0x1E49, "ZHITAI PC005"
-	ymtc.IntelCA = &fixture.IntelCA{NAND: 300, Host: 200}
+	ymtc.Vendor = &fixture.Vendor{Layout: "ymtc_ca", Counts: counts}
 	shannon := fixture.SMARTOnlyDrive()
 	shannon.VID, shannon.Model = 0x1CB0, "SHANNON DIRECT-IO"
-	shannon.IntelCA = &fixture.IntelCA{NAND: 300, Host: 200}
+	shannon.Vendor = &fixture.Vendor{Layout: "shannon_ca", Counts: counts}
 
 	huaweiWithEG := fixture.Seed000Drive()
 	huaweiWithEG.CTRATT = fixture.CTRATTEnduranceGroups
