@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -10,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"github.com/walab/walab/internal/nvme/decode"
+	"github.com/walab/walab/internal/nvme/replay/fixture"
 )
 
 // TestCaptureRoundTrip captures from a replay fleet and checks that every
@@ -122,4 +125,52 @@ func TestCaptureReplaysToTheSameMetrics(t *testing.T) {
 	require.Equal(t, "5", want[`walab_nvme_streams_open{device="nvmesim0"}`], "the drive: %v", want)
 	require.Greater(t, len(want), 10, "%v", want)
 	require.Equal(t, want, got, "the capture replays to the drive's placement series")
+}
+
+// TestCaptureOfEveryFixtureKindReplaysIdentically: a fleet of every drive
+// kind walab has a fixture for (FDP, OCP, seed 000's vendor page, the
+// Endurance Group log, SMART only, and drive families built from their
+// layouts alone: Intel/Solidigm, Memblaze, YMTC, Shannon) is captured, and
+// the capture served: every device-facing series (nvme and streams
+// collectors) equals the one scraped from the fleet itself. Left out are
+// the admin command counts (the capture's own reads add to them) and the
+// scrape's durations.
+func TestCaptureOfEveryFixtureKindReplaysIdentically(t *testing.T) {
+	drives := fleetDrives()
+	counts := map[string]uint64{decode.MeaningMediaWritten: 74284, decode.MeaningHostWritten: 48915}
+	for i, fam := range []struct {
+		layout string
+		vid    uint16
+	}{{"intel_ca", 0x8086}, {"memblaze_ca", 0x1C5F}, {"ymtc_ca", 0x1E49}, {"shannon_ca", 0x1CB0}} {
+		d := fixture.SMARTOnlyDrive()
+		d.VID, d.Serial = fam.vid, fmt.Sprintf("FAM%d", i)
+		d.Vendor = &fixture.Vendor{Layout: fam.layout, Counts: counts}
+		drives[fmt.Sprintf("nvme%d", 5+i)] = d
+	}
+	src := writeFleet(t, drives)
+	out := t.TempDir()
+	logs := &syncBuffer{}
+	require.Equal(t, 0, run(context.Background(), []string{"capture", "--nvme.replay=" + src, "--out=" + out, "--config.file=" + writeConfig(t, "")}, logs), logs.String())
+
+	deviceSeries := func(body string) []string {
+		var out []string
+		for _, line := range strings.Split(body, "\n") {
+			if strings.HasPrefix(line, "#") || line == "" || strings.Contains(line, "admin_command") ||
+				strings.HasPrefix(line, "walab_scrape_") || !strings.HasPrefix(line, "walab_") {
+				continue
+			}
+			out = append(out, line)
+		}
+		return out
+	}
+	args := []string{"--config.file=" + writeConfig(t, ""), "--collector.streams", "--no-collector.wa"}
+	live, _ := startExporter(t, append([]string{"--nvme.replay=" + src}, args...)...)
+	replayed, _ := startExporter(t, append([]string{"--nvme.replay=" + out}, args...)...)
+	want := deviceSeries(scrape(t, live+"/metrics"))
+	got := deviceSeries(scrape(t, replayed+"/metrics"))
+	for _, s := range []string{"intel_ca", "memblaze_ca", "ymtc_ca", "shannon_ca", "fdp", "ocp_c0", "seed000_c0", "endurance_group"} {
+		require.Contains(t, strings.Join(want, "\n"), `source="`+s+`"`, "the fleet has a %s drive", s)
+	}
+	require.Greater(t, len(want), 100)
+	require.Equal(t, want, got, "the capture replays to the same device series")
 }
