@@ -158,3 +158,55 @@ func AppendFDPStats(b []byte, s FDPStats) []byte {
 	PutLE128(p[32:], s.MediaBytesErased)
 	return append(b, p...)
 }
+
+// AppendFDPConfigs appends c as the FDP Configurations log: the header
+// (NUMFDPC from len(c.Configs), c.Version, the total size computed here),
+// then one descriptor per configuration sized for its RUHTypes (whose count
+// is NRUH). ParseFDPConfigs of the result gives c back with Size set.
+func AppendFDPConfigs(b []byte, c FDPConfigs) []byte {
+	le := binary.LittleEndian
+	size := fdpConfigsHeader
+	for _, d := range c.Configs {
+		size += fdpConfigFixed + fdpRUHDescriptor*len(d.RUHTypes)
+	}
+	p := make([]byte, size)
+	le.PutUint16(p[0:], uint16(max(len(c.Configs)-1, 0))) // NUMFDPC is 0-based
+	p[2] = c.Version
+	le.PutUint32(p[4:], uint32(size))
+	off := fdpConfigsHeader
+	for _, d := range c.Configs {
+		dsze := fdpConfigFixed + fdpRUHDescriptor*len(d.RUHTypes)
+		q := p[off : off+dsze]
+		le.PutUint16(q[0:], uint16(dsze))
+		fdpa := d.RGIF & 0x0f
+		if d.VolatileWriteCache {
+			fdpa |= 0x10
+		}
+		if d.Valid {
+			fdpa |= 0x80
+		}
+		q[2] = fdpa
+		le.PutUint32(q[4:], d.NRG)
+		le.PutUint16(q[8:], uint16(len(d.RUHTypes)))
+		le.PutUint16(q[10:], d.MaxPIDs)
+		le.PutUint32(q[12:], d.NNSS)
+		le.PutUint64(q[16:], d.ReclaimUnitNominalSize)
+		le.PutUint32(q[24:], d.ERUTL)
+		for h, t := range d.RUHTypes {
+			q[fdpConfigFixed+fdpRUHDescriptor*h] = t
+		}
+		off += dsze
+	}
+	return append(b, p...)
+}
+
+// AppendRUHUsage appends u as the Reclaim Unit Handle Usage log:
+// ParseRUHUsage(AppendRUHUsage(nil, u)) == u.
+func AppendRUHUsage(b []byte, u RUHUsage) []byte {
+	p := make([]byte, ruhUsageHeader+ruhUsageDescriptor*len(u.Attributes))
+	binary.LittleEndian.PutUint16(p[0:], uint16(len(u.Attributes)))
+	for i, a := range u.Attributes {
+		p[ruhUsageHeader+ruhUsageDescriptor*i] = a
+	}
+	return append(b, p...)
+}

@@ -154,6 +154,12 @@ func FuzzParseFDPConfigs(f *testing.F) {
 				t.Fatalf("config %d: %d handle types for NRUH %d", i, len(fc.RUHTypes), fc.NRUH)
 			}
 		}
+		// The encoder writes what the parser reads; only the total size is
+		// its own (no padding, no vendor bytes past the handles).
+		back, err := ParseFDPConfigs(AppendFDPConfigs(nil, c))
+		require.NoError(t, err)
+		c.Size = back.Size
+		require.Equal(t, c, back)
 	})
 }
 
@@ -163,6 +169,11 @@ func FuzzParseRUHUsage(f *testing.F) {
 		u, err := ParseRUHUsage(b)
 		if err == nil && len(u.Attributes) != int(b[0])|int(b[1])<<8 {
 			t.Fatalf("%d attributes for a count of %d", len(u.Attributes), int(b[0])|int(b[1])<<8)
+		}
+		if err == nil {
+			back, err := ParseRUHUsage(AppendRUHUsage(nil, u))
+			require.NoError(t, err)
+			require.Equal(t, u, back, "the encoder writes what the parser reads")
 		}
 	})
 }

@@ -1,8 +1,6 @@
 package sim
 
 import (
-	"encoding/binary"
-
 	"github.com/walab/walab/internal/nvme/admin"
 	"github.com/walab/walab/internal/nvme/decode"
 )
@@ -21,36 +19,29 @@ const (
 
 // fdpLog builds one of the FDP logs; false for a log id it does not know.
 func (d *Drive) fdpLog(lid uint8) ([]byte, bool) {
-	le := binary.LittleEndian
 	nruh := d.model.Config().Streams
 	switch lid {
 	case logFDPConfigs:
-		dsze := 64 + 4*nruh
-		b := make([]byte, 16+dsze)
-		le.PutUint16(b[0:], 0) // NUMFDPC: one configuration (0-based)
-		le.PutUint32(b[4:], uint32(len(b)))
-		c := b[16:]
-		le.PutUint16(c[0:], uint16(dsze))
-		c[2] = 0x80 // FDPA: valid, RGIF 0 (one reclaim group)
-		le.PutUint32(c[4:], 1)
-		le.PutUint16(c[8:], uint16(nruh))
-		le.PutUint16(c[10:], uint16(nruh-1)) // MAXPIDS, 0-based as QEMU reports it
-		le.PutUint32(c[12:], 1)
-		le.PutUint64(c[16:], uint64(d.cfg.BlockPages)*uint64(d.cfg.PageSize)) // RUNS: one erase block
-		for h := 0; h < nruh; h++ {
-			c[64+4*h] = 1 // initially isolated
+		types := make([]uint8, nruh)
+		for h := range types {
+			types[h] = 1 // initially isolated
 		}
-		return b, true
+		return decode.AppendFDPConfigs(nil, decode.FDPConfigs{Configs: []decode.FDPConfig{{
+			Valid: true, RGIF: 0, NRG: 1, // one reclaim group
+			MaxPIDs:                uint16(nruh - 1), // 0-based, as QEMU reports it
+			NNSS:                   1,
+			ReclaimUnitNominalSize: uint64(d.cfg.BlockPages) * uint64(d.cfg.PageSize), // RUNS: one erase block
+			RUHTypes:               types,
+		}}}), true
 	case logFDPUsage:
-		b := make([]byte, 8+8*nruh)
-		le.PutUint16(b[0:], uint16(nruh))
-		b[8] = 1 << 0 // RUH 0 takes unhinted writes
+		attrs := make([]uint8, nruh)
+		attrs[0] = 1 << 0 // RUH 0 takes unhinted writes
 		if d.placement {
 			for _, id := range d.openIDs {
-				b[8+8*int(id)] = 1 << 0 // host specified
+				attrs[id] = 1 << 0 // host specified
 			}
 		}
-		return b, true
+		return decode.AppendRUHUsage(nil, decode.RUHUsage{Attributes: attrs}), true
 	case logFDPStats:
 		s := d.stats()
 		return decode.AppendFDPStats(nil, decode.FDPStats{HostBytesWithMetadataWritten: decode.U128From(s.HostBytes),
