@@ -130,7 +130,7 @@ func TestCaptureReplaysToTheSameMetrics(t *testing.T) {
 // TestCaptureOfEveryFixtureKindReplaysIdentically: a fleet of every drive
 // kind walab has a fixture for (FDP, OCP, seed 000's vendor page, the
 // Endurance Group log, SMART only, and drive families built from their
-// layouts alone: Intel/Solidigm, Memblaze, YMTC, Shannon) is captured, and
+// layouts alone: Intel/Solidigm, Memblaze, YMTC, Shannon, ScaleFlux) is captured, and
 // the capture served: every device-facing series (nvme and streams
 // collectors) equals the one scraped from the fleet itself. Left out are
 // the admin command counts (the capture's own reads add to them) and the
@@ -141,7 +141,7 @@ func TestCaptureOfEveryFixtureKindReplaysIdentically(t *testing.T) {
 	for i, fam := range []struct {
 		layout string
 		vid    uint16
-	}{{"intel_ca", 0x8086}, {"memblaze_ca", 0x1C5F}, {"ymtc_ca", 0x1E49}, {"shannon_ca", 0x1CB0}} {
+	}{{"intel_ca", 0x8086}, {"memblaze_ca", 0x1C5F}, {"ymtc_ca", 0x1E49}, {"shannon_ca", 0x1CB0}, {"scaleflux_ca", 0xCC53}} {
 		d := fixture.SMARTOnlyDrive()
 		d.VID, d.Serial = fam.vid, fmt.Sprintf("FAM%d", i)
 		d.Vendor = &fixture.Vendor{Layout: fam.layout, Counts: counts}
@@ -168,7 +168,7 @@ func TestCaptureOfEveryFixtureKindReplaysIdentically(t *testing.T) {
 	replayed, _ := startExporter(t, append([]string{"--nvme.replay=" + out}, args...)...)
 	want := deviceSeries(scrape(t, live+"/metrics"))
 	got := deviceSeries(scrape(t, replayed+"/metrics"))
-	for _, s := range []string{"intel_ca", "memblaze_ca", "ymtc_ca", "shannon_ca", "fdp", "ocp_c0", "seed000_c0", "endurance_group"} {
+	for _, s := range []string{"intel_ca", "memblaze_ca", "ymtc_ca", "shannon_ca", "scaleflux_ca", "fdp", "ocp_c0", "seed000_c0", "endurance_group"} {
 		require.Contains(t, strings.Join(want, "\n"), `source="`+s+`"`, "the fleet has a %s drive", s)
 	}
 	require.Greater(t, len(want), 100)

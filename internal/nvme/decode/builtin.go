@@ -27,6 +27,10 @@ const (
 	// (plugins/shannon/shannon-nvme.c), taken as 512 bytes. One source,
 	// no byte size stated: unconfirmed; WA does not depend on it.
 	ShannonCAUnitBytes = 512
+	// ScaleFluxCAUnitBytes: nvme-cli's ScaleFlux plugin prints its NAND and
+	// host write items as "sectors" (plugins/scaleflux/sfx-nvme.c), taken
+	// as 512 bytes. One source: unconfirmed; WA does not depend on it.
+	ScaleFluxCAUnitBytes = 512
 )
 
 // BuiltinLayouts returns walab's built-in vendor layouts, fresh each call so
@@ -124,6 +128,23 @@ func BuiltinLayouts() []Layout {
 			Fields: []Field{
 				{Meaning: MeaningMediaWritten, Offset: 11*12 + 5, Width: 6, UnitBytes: ShannonCAUnitBytes},
 				{Meaning: MeaningHostWritten, Offset: 12*12 + 5, Width: 6, UnitBytes: ShannonCAUnitBytes},
+			},
+		},
+		{
+			// ScaleFlux "additional SMART" 0xCA: nvme-cli's ScaleFlux plugin
+			// reads 23 items of 12 bytes {key, 2 reserved, norm, reserved,
+			// raw[6], reserved} (276 bytes) and takes them by position:
+			// item 11 nand_bytes_written, item 12 host_bytes_written. It
+			// names no key values, so they are read by position too.
+			Name:   "scaleflux_ca",
+			LogID:  0xCA,
+			Length: 276,
+			NSID:   DefaultNSID,
+			Match:  Match{VID: []uint16{0xCC53}}, // ScaleFlux
+			Format: FormatFixed,
+			Fields: []Field{
+				{Meaning: MeaningMediaWritten, Offset: 11*12 + 5, Width: 6, UnitBytes: ScaleFluxCAUnitBytes},
+				{Meaning: MeaningHostWritten, Offset: 12*12 + 5, Width: 6, UnitBytes: ScaleFluxCAUnitBytes},
 			},
 		},
 	}

@@ -35,6 +35,7 @@ func TestBuiltinLayoutsValidate(t *testing.T) {
 	require.True(t, seen["memblaze_ca"])
 	require.True(t, seen["ymtc_ca"])
 	require.True(t, seen["shannon_ca"])
+	require.True(t, seen["scaleflux_ca"])
 }
 
 // TestPositionalCA: YMTC's and Shannon's 0xCA pages are read by item
@@ -47,10 +48,10 @@ func TestPositionalCA(t *testing.T) {
 		name string
 		vid  uint16
 		unit uint64
-	}{{"ymtc_ca", 0x1E49, YMTCCAUnitBytes}, {"shannon_ca", 0x1CB0, ShannonCAUnitBytes}} {
+	}{{"ymtc_ca", 0x1E49, YMTCCAUnitBytes}, {"shannon_ca", 0x1CB0, ShannonCAUnitBytes}, {"scaleflux_ca", 0xCC53, ScaleFluxCAUnitBytes}} {
 		l := builtin(t, tc.name)
 		require.Equal(t, []uint16{tc.vid}, l.Match.VID)
-		page := memblazePage(512, map[int][2]uint64{11: {0, 74284}, 12: {0, 48915}}) // no ids
+		page := memblazePage(int(l.Length), map[int][2]uint64{11: {0, 74284}, 12: {0, 48915}}) // no ids
 		page[11*12+11], page[12*12+11] = 0xFF, 0xFF                                  // the 7th raw byte
 		vc, err := l.Decode(page)
 		require.NoError(t, err, tc.name)
