@@ -65,11 +65,11 @@ const (
 	TxnRate           = "target:walab_loadgen_transactions:rate5m"
 	// ServerTxnRate is the COMMITs a MySQL target executed per second: the
 	// throughput of load walab's loadgen did not drive.
-	ServerTxnRate = "target:walab_mysql_commits:rate5m"
-	NewOrderRate      = "target:walab_loadgen_new_order_transactions:rate5m"
-	MediaPerTxn       = "lab:walab_nvme_media_written_bytes_per_loadgen_transaction:ratio_rate5m"
-	MediaPerNewOrder  = "lab:walab_nvme_media_written_bytes_per_loadgen_new_order:ratio_rate5m"
-	TxnErrorRatio     = "target:walab_loadgen_transaction_errors:ratio_rate5m"
+	ServerTxnRate    = "target:walab_mysql_commits:rate5m"
+	NewOrderRate     = "target:walab_loadgen_new_order_transactions:rate5m"
+	MediaPerTxn      = "lab:walab_nvme_media_written_bytes_per_loadgen_transaction:ratio_rate5m"
+	MediaPerNewOrder = "lab:walab_nvme_media_written_bytes_per_loadgen_new_order:ratio_rate5m"
+	TxnErrorRatio    = "target:walab_loadgen_transaction_errors:ratio_rate5m"
 	// Share of a device's write bytes that carried a stream id or placement
 	// handle, counted per command by the placement tracer.
 	PlacementRatio = "device:walab_nvme_write_bytes:placement_ratio_rate5m"

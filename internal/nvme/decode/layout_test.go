@@ -52,7 +52,7 @@ func TestPositionalCA(t *testing.T) {
 		l := builtin(t, tc.name)
 		require.Equal(t, []uint16{tc.vid}, l.Match.VID)
 		page := memblazePage(int(l.Length), map[int][2]uint64{11: {0, 74284}, 12: {0, 48915}}) // no ids
-		page[11*12+11], page[12*12+11] = 0xFF, 0xFF                                  // the 7th raw byte
+		page[11*12+11], page[12*12+11] = 0xFF, 0xFF                                            // the 7th raw byte
 		vc, err := l.Decode(page)
 		require.NoError(t, err, tc.name)
 		u := func(v uint64) *U128 { x, _ := U128{Lo: v}.MulUint64(tc.unit); return &x }
