@@ -8,5 +8,11 @@ bash scripts/setup.sh
 export CI="${CI:-true}"
 # Tools setup.sh builds with go install (victoria-metrics) live here.
 export PATH="$(go env GOPATH)/bin:$PATH"
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.git/*'))
+if [ -n "$unformatted" ]; then
+	echo "gofmt: these files are not formatted:" >&2
+	echo "$unformatted" >&2
+	exit 1
+fi
 go vet ./...
 go test -count=1 -timeout 50m ./...
