@@ -37,7 +37,7 @@ func TestBlockingQueries(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		size int
-	}{{"small", 10}, {"64KiB", 64 << 10}, {"4MiB", 4 << 20}} {
+	}{{"small", 10}, {"below the raw-write limit", 4000}, {"above it", 4200}, {"64KiB", 64 << 10}, {"4MiB", 4 << 20}} {
 		t.Run(tc.name, func(t *testing.T) {
 			arg := strings.Repeat("x", tc.size)
 			var n int
