@@ -233,7 +233,13 @@ func (s Source) Facts(ctx context.Context, run Run, devices []string, compared [
 		on := *pl >= 1
 		f.Placement = &on
 	}
-	if err := s.blockFacts(ctx, &f, devices, win, winEnd, runDur, run, instant, scalar); err != nil {
+	// The MySQL targets loadgen drove in the run (none for a time range):
+	// read once, for the offered load, the server's COMMITs and the settings.
+	targets, err := s.runTargets(ctx, run, runDur)
+	if err != nil {
+		return f, err
+	}
+	if err := s.blockFacts(ctx, &f, devices, win, winEnd, runDur, run, targets, instant, scalar); err != nil {
 		return f, err
 	}
 	if f.PlacedShare, err = scalar(fmt.Sprintf(`(sum(increase(walab_nvme_write_bytes_total{%[1]s,directive!="none"}[%[2]s])) or sum(increase(walab_nvme_write_bytes_total{%[1]s}[%[2]s])) * 0) / (sum(increase(walab_nvme_write_bytes_total{%[1]s}[%[2]s])) > 0)`, dev, win), winEnd); err != nil {
@@ -259,10 +265,7 @@ func (s Source) Facts(ctx context.Context, run Run, devices []string, compared [
 		return out, nil
 	}
 	// The load loadgen offered over the run, on the run's targets.
-	tsel, err := s.targetSelector(ctx, run, runDur)
-	if err != nil {
-		return f, err
-	}
+	tsel := targetSelector(targets)
 	if f.Terminals, err = scalar(fmt.Sprintf(`sum(max_over_time(walab_loadgen_active_terminals{%s}[%s]))`, strings.TrimPrefix(tsel, ","), runDur), run.End); err != nil {
 		return f, err
 	}
@@ -322,22 +325,21 @@ func (s Source) runTargets(ctx context.Context, run Run, runDur string) (map[str
 
 // targetSelector is `,target=~"a|b"` for the run's targets, or "" (every
 // target) when the run names none.
-func (s Source) targetSelector(ctx context.Context, run Run, runDur string) (string, error) {
-	targets, err := s.runTargets(ctx, run, runDur)
-	if err != nil || len(targets) == 0 {
-		return "", err
+func targetSelector(targets map[string]bool) string {
+	if len(targets) == 0 {
+		return ""
 	}
 	var ts []string
 	for t := range targets {
 		ts = append(ts, regexp.QuoteMeta(t))
 	}
 	sort.Strings(ts)
-	return fmt.Sprintf(",target=~%q", strings.Join(ts, "|")), nil
+	return fmt.Sprintf(",target=~%q", strings.Join(ts, "|"))
 }
 
 // blockFacts reads the block-layer view of the drives' namespaces, whether
 // an md sync over them ran, and the MySQL variables at the run's end.
-func (s Source) blockFacts(ctx context.Context, f *RunFacts, devices []string, win string, winEnd time.Time, runDur string, run Run,
+func (s Source) blockFacts(ctx context.Context, f *RunFacts, devices []string, win string, winEnd time.Time, runDur string, run Run, targets map[string]bool,
 	instant func(string, time.Time) (model.Vector, error), scalar func(string, time.Time) (*float64, error)) error {
 	ctrl := strings.Replace(deviceSelector(devices), "device", "controller", 1)
 	ns := fmt.Sprintf(`walab_blockdev_info{%s,kind="nvme"}`, ctrl)
@@ -381,10 +383,6 @@ func (s Source) blockFacts(ctx context.Context, f *RunFacts, devices []string, w
 	// those targets, so a baseline on one instance and a candidate on
 	// another compare their own settings.
 	end := run.End
-	targets, err := s.runTargets(ctx, run, runDur)
-	if err != nil {
-		return err
-	}
 	vals := map[string]map[string]bool{}
 	add := func(target, name, value string) {
 		if len(targets) > 0 && !targets[target] {
