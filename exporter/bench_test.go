@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/walab/walab/internal/collector"
+	"github.com/walab/walab/internal/exporterapp"
 	"github.com/walab/walab/internal/nvme/replay/fixture"
 )
 
@@ -33,21 +34,21 @@ func BenchmarkScrape24Devices(b *testing.B) {
 			for _, name := range collector.Names() {
 				require.NoError(b, collector.SetEnabled(name, name == "nvme"))
 			}
-			o := &options{
-				telemetryPath: "/metrics", replayDir: root, cacheMaxAge: bc.maxAge,
-				paths:      collector.Paths{ProcFS: "/proc", SysFS: "/sys", DevFS: "/dev"},
-				configFile: writeConfig(b, ""),
+			o := exporterapp.Options{
+				TelemetryPath: "/metrics", ReplayDir: root, CacheMaxAge: bc.maxAge,
+				Paths:      collector.Paths{ProcFS: "/proc", SysFS: "/sys", DevFS: "/dev"},
+				ConfigFile: writeConfig(b, ""),
 			}
-			a, err := newExporterApp(o, slog.New(slog.NewTextHandler(io.Discard, nil)))
+			a, err := exporterapp.New(o, slog.New(slog.NewTextHandler(io.Discard, nil)))
 			require.NoError(b, err)
 			defer a.Close()
-			mfs, err := a.registry.Gather()
+			mfs, err := a.Registry().Gather()
 			require.NoError(b, err)
 			require.NotEmpty(b, mfs)
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {
-				if _, err := a.registry.Gather(); err != nil {
+				if _, err := a.Registry().Gather(); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -11,8 +11,8 @@ import (
 // TestLayering holds the exporter's import direction: transport (the
 // admin ioctl, sysfs) → decode (byte layouts) → probe (what to read, NAND
 // sources) → fleet, simulator, replay → collectors and the WA sampler →
-// this binary. No package imports one above it; go list -deps sees every
-// edge, indirect ones included.
+// the composition root (exporterapp) → this binary. No package imports
+// one above it; go list -deps sees every edge, indirect ones included.
 func TestLayering(t *testing.T) {
 	const mod = "github.com/walab/walab/"
 	layers := [][]string{
@@ -21,6 +21,7 @@ func TestLayering(t *testing.T) {
 		{"internal/nvme/probe", "internal/nvme/replay"},
 		{"internal/nvme/fleet", "internal/nvme/sim"},
 		{"internal/collector", "internal/wa"},
+		{"internal/exporterapp"},
 		{"exporter"},
 	}
 	for i, layer := range layers {

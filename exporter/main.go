@@ -7,6 +7,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -21,6 +22,8 @@ import (
 
 	"github.com/walab/walab/internal/apiguard"
 	"github.com/walab/walab/internal/collector"
+	"github.com/walab/walab/internal/exporterapp"
+	"github.com/walab/walab/internal/nvme/fleet"
 )
 
 // DefaultListenAddress: the Prometheus default-port allocation wiki
@@ -66,34 +69,48 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 	logger := promslog.New(logCfg)
 	switch cmd {
 	case serveCmd.FullCommand():
-		err = serve(ctx, o, logger)
+		err = exporterapp.Serve(ctx, *o, logger)
 	case captureCmd.FullCommand():
-		err = capture(ctx, o, logger, *capDevice, *capOut)
+		err = exporterapp.Capture(ctx, *o, logger, *capDevice, *capOut)
 	}
 	if err != nil {
-		logger.Error("exporter failed", "cmd", cmd, "err", err)
+		logger.Error("exporter failed", "cmd", cmd, "err", withFlag(err))
 		return 1
 	}
 	return 0
 }
 
+// withFlag names the flag behind a start-up error the library reports by
+// value.
+func withFlag(err error) error {
+	for _, f := range []struct {
+		is   error
+		flag string
+	}{{fleet.ErrSysfsRoot, "--path.sysfs"}, {fleet.ErrSameController, "--nvme.device"}} {
+		if errors.Is(err, f.is) {
+			return fmt.Errorf("%s: %w", f.flag, err)
+		}
+	}
+	return err
+}
+
 // addFlags declares the flags of both subcommands on the application, so
 // `exporter --nvme.replay=DIR` works with the default subcommand.
-func addFlags(app *kingpin.Application) *options {
-	o := &options{}
-	o.web = kingpinflag.AddFlags(app, DefaultListenAddress)
-	app.Flag("web.telemetry-path", "Path under which to expose metrics.").Default("/metrics").StringVar(&o.telemetryPath)
-	app.Flag("web.max-requests", "Maximum number of parallel scrape requests (0 = no limit).").Default("40").IntVar(&o.maxRequests)
-	app.Flag("web.disable-exporter-metrics", "Exclude go_*, process_* and promhttp_* metrics of the exporter itself.").BoolVar(&o.disableExporterMetrics)
-	app.Flag("config.file", "Exporter YAML configuration (sections: nvme, wa, and each collector's own).").StringVar(&o.configFile)
-	app.Flag("path.procfs", "procfs mount point.").Default("/proc").StringVar(&o.paths.ProcFS)
-	app.Flag("path.sysfs", "sysfs mount point (NVMe controllers are discovered under <sysfs>/class/nvme).").Default("/sys").StringVar(&o.paths.SysFS)
-	app.Flag("path.devfs", "devfs mount point (controller character devices <devfs>/nvmeX).").Default("/dev").StringVar(&o.paths.DevFS)
-	app.Flag("nvme.device", "NVMe controller to watch instead of sysfs discovery (repeatable), e.g. /dev/nvme0.").StringsVar(&o.devices)
-	app.Flag("nvme.replay", "Run entirely on a replay directory (one subfolder of captured responses per controller) instead of real devices.").StringVar(&o.replayDir)
-	app.Flag("nvme.cache-max-age", "How long one device read serves scrapes and the WA sampler before the device is read again.").Default("5s").DurationVar(&o.cacheMaxAge)
-	app.Flag("scrape.timeout", "Bound on each scrape's collectors (0 = none). A device still being read is reported up=0 for that scrape; its read finishes in the background and serves the next scrape. The default stays under Prometheus's default scrape_timeout (10s), so a hung device costs its own series, not the whole scrape.").Default("9s").DurationVar(&o.scrapeTimeout)
-	app.Flag("nvme.read-timeout", "How long the WA sampler and a run-start mark wait for one device's read; a device slower than that is skipped for the round (its WA absent, walab_nvme_read_timeouts_total counts it) so a hung controller never holds up the others. Scrapes are bounded by --scrape.timeout.").Default("5s").DurationVar(&o.readTimeout)
-	app.Flag("web.enable-mutations", "Allow the state-changing endpoints (POST /api/v1/run-start, POST /api/v1/sim/placement). Off by default; when on they need the header "+apiguard.Header+": "+apiguard.HeaderValue+" (a cross-origin form cannot send it), are rate-limited, and sit behind --web.config.file's auth like every endpoint.").BoolVar(&o.enableMutations)
+func addFlags(app *kingpin.Application) *exporterapp.Options {
+	o := &exporterapp.Options{}
+	o.Web = kingpinflag.AddFlags(app, DefaultListenAddress)
+	app.Flag("web.telemetry-path", "Path under which to expose metrics.").Default("/metrics").StringVar(&o.TelemetryPath)
+	app.Flag("web.max-requests", "Maximum number of parallel scrape requests (0 = no limit).").Default("40").IntVar(&o.MaxRequests)
+	app.Flag("web.disable-exporter-metrics", "Exclude go_*, process_* and promhttp_* metrics of the exporter itself.").BoolVar(&o.DisableExporterMetrics)
+	app.Flag("config.file", "Exporter YAML configuration (sections: nvme, wa, and each collector's own).").StringVar(&o.ConfigFile)
+	app.Flag("path.procfs", "procfs mount point.").Default("/proc").StringVar(&o.Paths.ProcFS)
+	app.Flag("path.sysfs", "sysfs mount point (NVMe controllers are discovered under <sysfs>/class/nvme).").Default("/sys").StringVar(&o.Paths.SysFS)
+	app.Flag("path.devfs", "devfs mount point (controller character devices <devfs>/nvmeX).").Default("/dev").StringVar(&o.Paths.DevFS)
+	app.Flag("nvme.device", "NVMe controller to watch instead of sysfs discovery (repeatable), e.g. /dev/nvme0.").StringsVar(&o.Devices)
+	app.Flag("nvme.replay", "Run entirely on a replay directory (one subfolder of captured responses per controller) instead of real devices.").StringVar(&o.ReplayDir)
+	app.Flag("nvme.cache-max-age", "How long one device read serves scrapes and the WA sampler before the device is read again.").Default("5s").DurationVar(&o.CacheMaxAge)
+	app.Flag("scrape.timeout", "Bound on each scrape's collectors (0 = none). A device still being read is reported up=0 for that scrape; its read finishes in the background and serves the next scrape. The default stays under Prometheus's default scrape_timeout (10s), so a hung device costs its own series, not the whole scrape.").Default("9s").DurationVar(&o.ScrapeTimeout)
+	app.Flag("nvme.read-timeout", "How long the WA sampler and a run-start mark wait for one device's read; a device slower than that is skipped for the round (its WA absent, walab_nvme_read_timeouts_total counts it) so a hung controller never holds up the others. Scrapes are bounded by --scrape.timeout.").Default("5s").DurationVar(&o.ReadTimeout)
+	app.Flag("web.enable-mutations", "Allow the state-changing endpoints (POST /api/v1/run-start, POST /api/v1/sim/placement). Off by default; when on they need the header "+apiguard.Header+": "+apiguard.HeaderValue+" (a cross-origin form cannot send it), are rate-limited, and sit behind --web.config.file's auth like every endpoint.").BoolVar(&o.EnableMutations)
 	return o
 }

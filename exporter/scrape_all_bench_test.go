@@ -22,6 +22,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/walab/walab/internal/collector"
+	"github.com/walab/walab/internal/exporterapp"
 	"github.com/walab/walab/internal/nvme/replay/fixture"
 	"github.com/walab/walab/internal/testenv"
 	"github.com/walab/walab/internal/writehint"
@@ -189,32 +190,32 @@ func allConfig(h *allHost, innodbDSNs ...string) string {
 	return b.String()
 }
 
-// newAllApp builds the exporter exactly as serve does (newExporterApp) with
+// newAllApp builds the exporter exactly as serve does (exporterapp.New) with
 // every registered collector on, on the fixture tree. The enabled switches
 // are global; tests that go through run() get them reset by kingpin's flag
 // defaults, and BenchmarkScrape24Devices sets its own.
-func newAllApp(tb testing.TB, h *allHost, innodbDSNs ...string) *exporterApp {
+func newAllApp(tb testing.TB, h *allHost, innodbDSNs ...string) *exporterapp.App {
 	tb.Helper()
 	for _, name := range collector.Names() {
 		require.NoError(tb, collector.SetEnabled(name, true))
 	}
-	o := &options{
-		telemetryPath: "/metrics", replayDir: h.replay,
+	o := exporterapp.Options{
+		TelemetryPath: "/metrics", ReplayDir: h.replay,
 		// Every scrape reads every device: Prometheus scrapes less often
 		// than --nvme.cache-max-age, so the cold read is the common case.
-		cacheMaxAge: time.Nanosecond,
-		maxRequests: 40,
-		paths:       collector.Paths{ProcFS: h.proc, SysFS: h.sys, DevFS: filepath.Join(h.root, "dev")},
-		configFile:  writeConfig(tb, allConfig(h, innodbDSNs...)),
+		CacheMaxAge: time.Nanosecond,
+		MaxRequests: 40,
+		Paths:       collector.Paths{ProcFS: h.proc, SysFS: h.sys, DevFS: filepath.Join(h.root, "dev")},
+		ConfigFile:  writeConfig(tb, allConfig(h, innodbDSNs...)),
 	}
-	a, err := newExporterApp(o, slog.New(slog.DiscardHandler))
+	a, err := exporterapp.New(o, slog.New(slog.DiscardHandler))
 	require.NoError(tb, err)
 	tb.Cleanup(func() { a.Close() })
 	// Two WA samples a minute apart at fixed times, so the sampler's series
 	// exist without running its clock.
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	require.NoError(tb, a.sampler.Sample(context.Background(), t0))
-	require.NoError(tb, a.sampler.Sample(context.Background(), t0.Add(time.Minute)))
+	require.NoError(tb, a.Sampler().Sample(context.Background(), t0))
+	require.NoError(tb, a.Sampler().Sample(context.Background(), t0.Add(time.Minute)))
 	return a
 }
 
@@ -342,17 +343,17 @@ func perDevice(series []string, waFamilies map[string]bool) [allDevices]map[stri
 // waExpected derives the sampler's series from its own snapshot, so a new
 // window in the WA config does not break this test; the names come from a
 // registry holding only the sampler.
-func waExpected(t *testing.T, a *exporterApp) (families map[string]bool, series int) {
+func waExpected(t *testing.T, a *exporterapp.App) (families map[string]bool, series int) {
 	t.Helper()
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(a.sampler)
+	reg.MustRegister(a.Sampler())
 	mfs, err := reg.Gather()
 	require.NoError(t, err)
 	families = map[string]bool{}
 	for _, mf := range mfs {
 		families[mf.GetName()] = true
 	}
-	for _, d := range a.sampler.Snapshot() {
+	for _, d := range a.Sampler().Snapshot() {
 		series += len(d.Windows) + 3 // window seconds each, resets, samples, last sample
 		for _, w := range d.Windows {
 			if w.HasWA {
@@ -410,20 +411,20 @@ func TestScrapeAllSeriesCount(t *testing.T) {
 		"network":         6, // one NIC x 6 counters
 	}
 
-	first := groupCounts(sampleSeries(scrapeAll(t, a.handler)), waFamilies)
+	first := groupCounts(sampleSeries(scrapeAll(t, a.Handler())), waFamilies)
 	// First scrape: each line has taken interrupts on one CPU (managed IRQs),
 	// so it has one per-CPU series, not C; and no busiest-CPU share yet.
 	require.Equal(t, irqWorst-D-L*(C-1), first["irq"], "first scrape: one CPU per line, no busiest-CPU share yet")
 
 	writeAllInterrupts(t, h, 5)
-	body2 := scrapeAll(t, a.handler)
+	body2 := scrapeAll(t, a.Handler())
 	writeAllInterrupts(t, h, 10)
-	body3 := scrapeAll(t, a.handler)
+	body3 := scrapeAll(t, a.Handler())
 	s2, s3 := sampleSeries(body2), sampleSeries(body3)
 	require.Equal(t, s2, s3, "the same series on every scrape once the worst case is reached")
 	// The handler continues on gather errors (as serve configures it), so
 	// check the registry itself: no duplicate or inconsistent series.
-	_, err := a.registry.Gather()
+	_, err := a.Registry().Gather()
 	require.NoError(t, err)
 	got := groupCounts(s3, waFamilies)
 	require.NotZero(t, got["self"], "Go and process metrics are served, as by serve")
@@ -459,10 +460,10 @@ func BenchmarkScrapeAll(b *testing.B) {
 	_, dsn2 := in.Open("")
 	h := genAllHost(b)
 	a := newAllApp(b, h, dsn1, dsn2)
-	body := scrapeAll(b, a.handler)
+	body := scrapeAll(b, a.Handler())
 	require.Contains(b, string(body), `walab_mysql_up{target="db1"} 1`)
 	require.Contains(b, string(body), `walab_mysql_up{target="db2"} 1`)
-	srv := httptest.NewServer(a.handler) // listens on 127.0.0.1
+	srv := httptest.NewServer(a.Handler()) // listens on 127.0.0.1
 	defer srv.Close()
 	for _, bc := range []struct{ name, encoding string }{{"handler", ""}, {"text", "identity"}, {"gzip", "gzip"}} {
 		b.Run(bc.name, func(b *testing.B) {
@@ -473,7 +474,7 @@ func BenchmarkScrapeAll(b *testing.B) {
 			for b.Loop() {
 				if bc.encoding == "" {
 					// In process, no socket: the handler's own cost.
-					body := scrapeAll(b, a.handler)
+					body := scrapeAll(b, a.Handler())
 					series, size = countSamples(body), len(body)
 				} else {
 					series, size = httpScrape(b, srv.URL+"/metrics", bc.encoding)

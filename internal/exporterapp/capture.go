@@ -1,4 +1,4 @@
-package main
+package exporterapp
 
 import (
 	"context"
@@ -12,16 +12,17 @@ import (
 	"github.com/walab/walab/internal/nvme/replay"
 )
 
-// capture writes, for each controller, what the exporter reads from it (the
-// probe plus one poll, through the same code as serve) into out/<name>/ in
-// the replay format. Pages the controller does not support produce no file.
-// With device empty, every controller of the usual fleet source (replay
-// directory, --nvme.device list or sysfs) is captured.
-func capture(ctx context.Context, o *options, logger *slog.Logger, device, out string) error {
+// Capture writes, for each controller, what the exporter reads from it (the
+// probe, one poll and the placement pages, through the same reader as
+// Serve) into out/<name>/ in the replay format. Pages the controller does
+// not support produce no file. With device empty, every controller of o's
+// fleet (replay directory, device list, sysfs or the simulated drive) is
+// captured; otherwise only that device.
+func Capture(ctx context.Context, o Options, logger *slog.Logger, device, out string) error {
 	if device != "" {
-		o.devices, o.replayDir = []string{device}, ""
+		o.Devices, o.ReplayDir = []string{device}, ""
 	}
-	cfgFile, err := loadConfig(o.configFile)
+	cfgFile, err := LoadConfig(o.ConfigFile)
 	if err != nil {
 		return err
 	}
@@ -29,13 +30,13 @@ func capture(ctx context.Context, o *options, logger *slog.Logger, device, out s
 	if err != nil {
 		return err
 	}
-	fl, err := buildFleet(o, cfgFile, logger)
+	fl, _, err := OpenFleet(o, cfgFile, logger)
 	if err != nil {
 		return err
 	}
 	defer fl.Close()
 	if len(fl.Controllers) == 0 {
-		return fmt.Errorf("capture: no NVMe controller found (give --device or --nvme.replay)")
+		return fmt.Errorf("capture: no NVMe controller found")
 	}
 	for _, c := range fl.Controllers {
 		if c.Device == nil {

@@ -1,0 +1,169 @@
+package exporterapp
+
+import (
+	"log/slog"
+	"net/http"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	versioncollector "github.com/prometheus/client_golang/prometheus/collectors/version"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/prometheus/common/version"
+	"github.com/prometheus/exporter-toolkit/web"
+
+	"github.com/walab/walab/internal/apiguard"
+	"github.com/walab/walab/internal/collector"
+	"github.com/walab/walab/internal/config"
+	"github.com/walab/walab/internal/nvme/fleet"
+	"github.com/walab/walab/internal/nvme/probe"
+	"github.com/walab/walab/internal/nvme/sim"
+	"github.com/walab/walab/internal/wa"
+)
+
+// App is everything Serve runs, built without a network listener so tests
+// and benchmarks drive it directly.
+type App struct {
+	registry *prometheus.Registry // walab_* metrics
+	handler  http.Handler         // landing page, metrics, run-start API
+	sampler  *wa.Sampler          // nil when the wa collector is off
+	fleet    *fleet.Fleet
+	sims     []*sim.Drive // simulated drives in the fleet (the default without NVMe)
+	cfgPath  string
+}
+
+// Handler serves the landing page, the metrics and the API endpoints.
+func (a *App) Handler() http.Handler { return a.handler }
+
+// Registry holds the walab_* collectors (not the exporter's own Go metrics).
+func (a *App) Registry() *prometheus.Registry { return a.registry }
+
+// Sampler is the WA sampler, nil when the wa collector is off.
+func (a *App) Sampler() *wa.Sampler { return a.sampler }
+
+// Fleet is the controllers the app watches.
+func (a *App) Fleet() *fleet.Fleet { return a.fleet }
+
+// OpenFleet builds the controllers from o (replay directory, device list,
+// sysfs discovery, or the simulated drive when there is none) with one
+// cached poller each, configured by cfg's nvme: section. It returns the
+// simulated drives it made, if any.
+func OpenFleet(o Options, cfg *config.File, logger *slog.Logger) (*fleet.Fleet, []*sim.Drive, error) {
+	pc, err := probe.LoadConfig(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	var sims []*sim.Drive
+	fl, err := fleet.Open(fleet.Options{
+		ReplayDir: o.ReplayDir, Devices: o.Devices, SysFS: o.Paths.SysFS, DevFS: o.Paths.DevFS,
+		Fallback: simFallback(o, cfg, logger, &sims),
+		Probe:    pc, CacheMaxAge: o.CacheMaxAge, Logger: logger,
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return fl, sims, nil
+}
+
+// New builds the app: configuration, fleet, WA sampler, collectors and the
+// HTTP handler. Close releases the devices.
+func New(o Options, logger *slog.Logger) (*App, error) {
+	cfg, err := LoadConfig(o.ConfigFile)
+	if err != nil {
+		return nil, err
+	}
+	fl, sims, err := OpenFleet(o, cfg, logger)
+	if err != nil {
+		return nil, err
+	}
+	a := &App{fleet: fl, sims: sims, cfgPath: o.ConfigFile}
+	if err := a.build(o, cfg, logger); err != nil {
+		a.Close()
+		return nil, err
+	}
+	return a, nil
+}
+
+func (a *App) build(o Options, cfg *config.File, logger *slog.Logger) error {
+	placed := map[string]collector.PlacedWriter{}
+	for _, c := range a.fleet.Controllers {
+		for _, d := range a.sims {
+			if c.Simulated && c.Name == d.Name() {
+				placed[c.Name] = d
+			}
+		}
+	}
+	// The WA sampler, when its collector is on: it reads the same cached
+	// device reads as the nvme collector, on its own clock.
+	if collector.IsEnabled("wa") {
+		var waCfg wa.Config
+		if err := cfg.Decode("wa", &waCfg); err != nil {
+			return err
+		}
+		var pollers []*probe.Poller
+		for _, c := range a.fleet.Controllers {
+			if c.Poller != nil {
+				pollers = append(pollers, c.Poller)
+			}
+		}
+		s, err := wa.New(waCfg.Options(wa.FromPollers(pollers, o.ReadTimeout), logger.With("component", "wa")))
+		if err != nil {
+			return err // wa.New names itself
+		}
+		a.sampler = s
+	}
+	set, err := collector.New(collector.Env{Logger: logger, Paths: o.Paths, Config: cfg, Fleet: a.fleet, PlacedWriters: placed, WA: a.sampler})
+	if err != nil {
+		return err
+	}
+	set.Timeout = o.ScrapeTimeout
+	logger.Info("collectors enabled", "collectors", set.Enabled())
+
+	a.registry = prometheus.NewRegistry()
+	a.registry.MustRegister(set)
+	gatherers := prometheus.Gatherers{a.registry}
+	if !o.DisableExporterMetrics {
+		self := prometheus.NewRegistry()
+		self.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+			versioncollector.NewCollector("walab_exporter"))
+		gatherers = append(gatherers, self)
+	}
+	metrics := promhttp.HandlerFor(gatherers, promhttp.HandlerOpts{
+		ErrorLog:            slog.NewLogLogger(logger.Handler(), slog.LevelError),
+		ErrorHandling:       promhttp.ContinueOnError,
+		MaxRequestsInFlight: o.MaxRequests,
+	})
+
+	mux := http.NewServeMux()
+	mux.Handle(o.TelemetryPath, metrics)
+	guard := apiguard.New(apiguard.Options{Enabled: o.EnableMutations})
+	if a.sampler != nil {
+		mux.Handle(wa.RunStartPath, guard.Wrap(a.sampler.Handler()))
+	}
+	mountSim(mux, guard, a.sims)
+	if o.TelemetryPath != "/" {
+		links := []web.LandingLinks{{Address: o.TelemetryPath, Text: "Metrics"}}
+		if a.sampler != nil {
+			links = append(links, web.LandingLinks{Address: wa.RunStartPath, Text: "Run marks", Description: "GET lists the marks; with " + apiguard.EnableFlag + ", POST with the header " + apiguard.Header + ": " + apiguard.HeaderValue + " marks the start of a benchmark run (WA window \"run\")"})
+		}
+		landing, err := web.NewLandingPage(web.LandingConfig{
+			Name:        "walab exporter",
+			Description: "NVMe write amplification (host vs NAND bytes) for MySQL on NVMe, with placement, IRQ and InnoDB context.",
+			Version:     version.Info(),
+			Links:       links,
+		})
+		if err != nil {
+			return err
+		}
+		mux.Handle("/", landing)
+	}
+	a.handler = mux
+	return nil
+}
+
+// Close stops the WA sampler's background work and releases the devices.
+func (a *App) Close() error {
+	if a.sampler != nil {
+		a.sampler.Close()
+	}
+	return a.fleet.Close()
+}

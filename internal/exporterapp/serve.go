@@ -1,0 +1,88 @@
+package exporterapp
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/common/version"
+	"github.com/prometheus/exporter-toolkit/web"
+)
+
+// Serve runs the exporter until ctx ends: the HTTP server on o.Web, the WA
+// sampler on its clock, and a configuration reload on every SIGHUP.
+func Serve(ctx context.Context, o Options, logger *slog.Logger) error {
+	logger.Info("starting walab exporter", "version", version.Info())
+	a, err := New(o, logger)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	// Registered before anything can answer, so an early SIGHUP never kills the process.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	go a.reloadOnHUP(ctx, hup, logger)
+	samplerDone := make(chan struct{})
+	go func() {
+		defer close(samplerDone)
+		if a.sampler != nil {
+			_ = a.sampler.Run(ctx) // logs its own errors; saves its state when ctx ends
+		}
+	}()
+
+	srv := &http.Server{Handler: a.handler, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		<-ctx.Done()
+		shutCtx, done := context.WithTimeout(context.Background(), 5*time.Second)
+		defer done()
+		_ = srv.Shutdown(shutCtx)
+	}()
+	err = web.ListenAndServe(srv, o.Web, logger)
+	cancel()
+	<-samplerDone
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}
+
+// reloadOnHUP re-reads the configuration on each signal on hup; today that
+// switches the simulated drive's placement, so a baseline and a streams
+// phase can run back to back without a restart, and re-probes every
+// controller.
+func (a *App) reloadOnHUP(ctx context.Context, hup <-chan os.Signal, logger *slog.Logger) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-hup:
+			a.Reload(logger)
+		}
+	}
+}
+
+// Reload applies the re-read configuration file to the simulated drives
+// (a bad file keeps the running configuration) and makes every controller
+// probe again on its next read: a device whose NAND source changed
+// (firmware update, FDP switched) takes its new source now, and its WA
+// windows restart.
+func (a *App) Reload(logger *slog.Logger) {
+	if err := reloadSim(a.cfgPath, a.sims, logger); err != nil {
+		logger.Error("reload failed; keeping the running configuration", "err", err)
+	}
+	for _, c := range a.fleet.Controllers {
+		if c.Poller != nil {
+			c.Poller.Reprobe()
+		}
+	}
+	logger.Info("reload: NVMe controllers will be probed again on their next read")
+}

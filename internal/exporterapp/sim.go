@@ -1,0 +1,77 @@
+package exporterapp
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/walab/walab/internal/apiguard"
+	"github.com/walab/walab/internal/config"
+	"github.com/walab/walab/internal/nvme/fleet"
+	"github.com/walab/walab/internal/nvme/sim"
+)
+
+// configuredSimulator is the default Options.Simulator: the drive the sim:
+// section describes.
+func configuredSimulator(f *config.File, logger *slog.Logger) (*sim.Drive, error) {
+	sc, err := sim.LoadConfig(f)
+	if err != nil {
+		return nil, err
+	}
+	return sim.New(sc, sim.WithLogger(logger.With("component", "sim")))
+}
+
+// simFallback is the fleet's Fallback: the simulated drive, always labelled
+// simulated="true", remembered in *drives so the app can mount its
+// placement switch and reload it.
+func simFallback(o Options, f *config.File, logger *slog.Logger, drives *[]*sim.Drive) func() ([]*fleet.Controller, error) {
+	build := o.Simulator
+	if build == nil {
+		build = configuredSimulator
+	}
+	return func() ([]*fleet.Controller, error) {
+		d, err := build(f, logger)
+		if err != nil {
+			return nil, err
+		}
+		*drives = append(*drives, d)
+		logger.Warn("no NVMe controller found: serving the simulated drive (simulated=\"true\"); configure it in the sim: section",
+			"device", d.Name(), "placement_streams", d.Placement())
+		return []*fleet.Controller{sim.Controller("", d)}, nil
+	}
+}
+
+// mountSim serves the placement switch (POST ?streams=on|off, GET state) when
+// the fleet runs on the simulator.
+func mountSim(mux *http.ServeMux, guard *apiguard.Guard, drives []*sim.Drive) {
+	if len(drives) > 0 {
+		mux.Handle(sim.PlacementPath, guard.Wrap(drives[0].Handler()))
+	}
+}
+
+// reloadSim applies a re-read configuration file to the simulated drives:
+// placement.streams switches in place; other keys need a restart.
+func reloadSim(path string, drives []*sim.Drive, logger *slog.Logger) error {
+	if len(drives) == 0 {
+		return nil
+	}
+	f, err := LoadConfig(path)
+	if err != nil {
+		return err
+	}
+	sc, err := sim.LoadConfig(f)
+	if err != nil {
+		return err
+	}
+	for _, d := range drives {
+		if err := d.Reload(sc); err != nil {
+			if errors.Is(err, sim.ErrRebuild) {
+				logger.Warn("sim: placement reloaded; other changed sim: keys apply on restart", "placement_streams", d.Placement(), "err", err)
+				continue
+			}
+			return err
+		}
+		logger.Info("sim: configuration reloaded", "placement_streams", d.Placement())
+	}
+	return nil
+}
