@@ -129,23 +129,25 @@ func TestCaptureReplaysToTheSameMetrics(t *testing.T) {
 
 // TestCaptureOfEveryFixtureKindReplaysIdentically: a fleet of every drive
 // kind walab has a fixture for (FDP, OCP, seed 000's vendor page, the
-// Endurance Group log, SMART only, and drive families built from their
-// layouts alone: Intel/Solidigm, Memblaze, YMTC, Shannon, ScaleFlux) is captured, and
+// Endurance Group log, SMART only) plus one drive for every built-in
+// vendor layout, its page built from the layout alone, is captured, and
 // the capture served: every device-facing series (nvme and streams
-// collectors) equals the one scraped from the fleet itself. Left out are
-// the admin command counts (the capture's own reads add to them) and the
-// scrape's durations.
+// collectors) equals the one scraped from the fleet itself, and every
+// layout is the source of its drive. Left out are the admin command counts
+// (the capture's own reads add to them) and the scrape's durations.
 func TestCaptureOfEveryFixtureKindReplaysIdentically(t *testing.T) {
 	drives := fleetDrives()
-	counts := map[string]uint64{decode.MeaningMediaWritten: 74284, decode.MeaningHostWritten: 48915}
-	for i, fam := range []struct {
-		layout string
-		vid    uint16
-	}{{"intel_ca", 0x8086}, {"memblaze_ca", 0x1C5F}, {"ymtc_ca", 0x1E49}, {"shannon_ca", 0x1CB0}, {"scaleflux_ca", 0xCC53}} {
+	sources := []string{"fdp", "ocp_c0", "seed000_c0", "endurance_group"}
+	for i, l := range decode.BuiltinLayouts() {
+		counts := map[string]uint64{}
+		for _, f := range l.Fields {
+			counts[f.Meaning] = map[string]uint64{decode.MeaningMediaWritten: 74284, decode.MeaningHostWritten: 48915, decode.MeaningGCWritten: 25369}[f.Meaning]
+		}
 		d := fixture.SMARTOnlyDrive()
-		d.VID, d.Serial = fam.vid, fmt.Sprintf("FAM%d", i)
-		d.Vendor = &fixture.Vendor{Layout: fam.layout, Counts: counts}
+		d.VID, d.Serial = l.Match.VID[0], fmt.Sprintf("FAM%d", i)
+		d.Vendor = &fixture.Vendor{Layout: l.Name, Counts: counts}
 		drives[fmt.Sprintf("nvme%d", 5+i)] = d
+		sources = append(sources, l.Name)
 	}
 	src := writeFleet(t, drives)
 	out := t.TempDir()
@@ -168,7 +170,7 @@ func TestCaptureOfEveryFixtureKindReplaysIdentically(t *testing.T) {
 	replayed, _ := startExporter(t, append([]string{"--nvme.replay=" + out}, args...)...)
 	want := deviceSeries(scrape(t, live+"/metrics"))
 	got := deviceSeries(scrape(t, replayed+"/metrics"))
-	for _, s := range []string{"intel_ca", "memblaze_ca", "ymtc_ca", "shannon_ca", "scaleflux_ca", "fdp", "ocp_c0", "seed000_c0", "endurance_group"} {
+	for _, s := range sources {
 		require.Contains(t, strings.Join(want, "\n"), `source="`+s+`"`, "the fleet has a %s drive", s)
 	}
 	require.Greater(t, len(want), 100)

@@ -31,7 +31,42 @@ const (
 	// host write items as "sectors" (plugins/scaleflux/sfx-nvme.c), taken
 	// as 512 bytes. One source: unconfirmed; WA does not depend on it.
 	ScaleFluxCAUnitBytes = 512
+	// DapuStorCAUnitBytes: nvme-cli's DapuStor plugin prints its NAND and
+	// host write items as "sectors" (plugins/dapustor/dapustor-nvme.c),
+	// taken as 512 bytes. One source: unconfirmed; WA does not depend on it.
+	DapuStorCAUnitBytes = 512
+	// SSSTCCAUnitBytes: nvme-cli's SSSTC plugin prints its NAND and host
+	// write items as "sectors" (plugins/ssstc/ssstc-nvme.c), taken as 512
+	// bytes. One source: unconfirmed; WA does not depend on it.
+	SSSTCCAUnitBytes = 512
+	// WDCExtSmartUnitBytes: nvme-cli's WDC plugin prints the extended SMART
+	// page's Physical Media Units Written TLC and SLC as "(Bytes)", but its
+	// own write-amplification command divides them by SMART Data Units
+	// Written as if they were in the same 512,000-byte units: the source
+	// disagrees with itself, so the unit is unconfirmed. The host side is
+	// SMART's, so here WA does depend on it.
+	WDCExtSmartUnitBytes = 1
 )
+
+// WDCExtSmartGUID identifies WDC's extended SMART ("SMART cloud
+// attributes" version 1) log 0xC0, at offset 496, in page byte order
+// (nvme-cli plugins/wdc/wdc-nvme.c, ext_smart_guid).
+var WDCExtSmartGUID = [16]byte{0x65, 0x43, 0x88, 0x78, 0xAC, 0xD8, 0x78, 0xA1, 0x66, 0x42, 0x1E, 0x0F, 0x92, 0xD7, 0x6D, 0xC4}
+
+// positionalCA is an "additional SMART" 0xCA page of 12-byte items in
+// Intel's shape (value in bytes 5..10 of the item) read by position, as
+// nvme-cli's plugins for these families read it: item 11 NAND writes,
+// item 12 host writes, both in unit bytes per count.
+func positionalCA(name string, vid uint16, length uint32, unit uint64) Layout {
+	return Layout{
+		Name: name, LogID: 0xCA, Length: length, NSID: DefaultNSID,
+		Match: Match{VID: []uint16{vid}}, Format: FormatFixed,
+		Fields: []Field{
+			{Meaning: MeaningMediaWritten, Offset: 11*12 + 5, Width: 6, UnitBytes: unit},
+			{Meaning: MeaningHostWritten, Offset: 12*12 + 5, Width: 6, UnitBytes: unit},
+		},
+	}
+}
 
 // BuiltinLayouts returns walab's built-in vendor layouts, fresh each call so
 // callers may modify their copy.
@@ -97,54 +132,63 @@ func BuiltinLayouts() []Layout {
 				{Meaning: MeaningHostWritten, Key: 0xF5, UnitBytes: MemblazeCAUnitBytes},
 			},
 		},
+		// YMTC "additional SMART" 0xCA: nvme-cli's YMTC plugin reads a
+		// 4096-byte page of 12-byte items in Intel's format (id[3] nm[2]
+		// raw[7], value in the raw field's low 6 bytes) by position: item
+		// 11 is total (NAND) writes, id 0xF4, item 12 host writes, id
+		// 0xF5. Read by position too, as the plugin does.
+		positionalCA("ymtc_ca", 0x1E49, 512, YMTCCAUnitBytes), // Yangtze Memory Technologies
+		// Shannon Systems "additional SMART" 0xCA: nvme-cli's Shannon
+		// plugin declares 12-byte items {rsv[3], norm, rsv, value[6],
+		// rsv} with no item ids, read by position: item 11 NAND writes,
+		// item 12 host writes.
+		positionalCA("shannon_ca", 0x1CB0, 512, ShannonCAUnitBytes), // Shannon Systems
+		// ScaleFlux "additional SMART" 0xCA: nvme-cli's ScaleFlux plugin
+		// reads 23 items of 12 bytes {key, 2 reserved, norm, reserved,
+		// raw[6], reserved} (276 bytes) and takes them by position:
+		// item 11 nand_bytes_written, item 12 host_bytes_written. It
+		// names no key values, so they are read by position too.
+		positionalCA("scaleflux_ca", 0xCC53, 276, ScaleFluxCAUnitBytes), // ScaleFlux
+		// DapuStor "additional SMART" 0xCA: nvme-cli's DapuStor plugin
+		// reads 13 items of 12 bytes {key, 2 reserved, norm, reserved,
+		// raw[6], reserved} (156 bytes) by position: item 11
+		// nand_bytes_written, item 12 host_bytes_written.
+		positionalCA("dapustor_ca", 0x1E3B, 156, DapuStorCAUnitBytes), // DapuStor
 		{
-			// YMTC "additional SMART" 0xCA: nvme-cli's YMTC plugin reads a
-			// 4096-byte page of 12-byte items in Intel's format (id[3] nm[2]
-			// raw[7], value in the raw field's low 6 bytes) by position: item
-			// 11 is total (NAND) writes, id 0xF4, item 12 host writes, id
-			// 0xF5. Read by position too, as the plugin does.
-			Name:   "ymtc_ca",
+			// SSSTC "additional SMART" 0xCA: nvme-cli's SSSTC plugin reads
+			// 23 items of 10 bytes {key, norm, raw[6], 2 reserved} by
+			// position: item 5 nand_bytes_written (raw at 52), item 6
+			// host_bytes_written (raw at 62). The plugin asks for 230
+			// bytes; a Get Log Page reads whole dwords, so 232.
+			Name:   "ssstc_ca",
 			LogID:  0xCA,
-			Length: 512,
+			Length: 232,
 			NSID:   DefaultNSID,
-			Match:  Match{VID: []uint16{0x1E49}}, // Yangtze Memory Technologies
+			Match:  Match{VID: []uint16{0x1E95}}, // Solid State Storage Technology
 			Format: FormatFixed,
 			Fields: []Field{
-				{Meaning: MeaningMediaWritten, Offset: 11*12 + 5, Width: 6, UnitBytes: YMTCCAUnitBytes},
-				{Meaning: MeaningHostWritten, Offset: 12*12 + 5, Width: 6, UnitBytes: YMTCCAUnitBytes},
+				{Meaning: MeaningMediaWritten, Offset: 5*10 + 2, Width: 6, UnitBytes: SSSTCCAUnitBytes},
+				{Meaning: MeaningHostWritten, Offset: 6*10 + 2, Width: 6, UnitBytes: SSSTCCAUnitBytes},
 			},
 		},
 		{
-			// Shannon Systems "additional SMART" 0xCA: nvme-cli's Shannon
-			// plugin declares 12-byte items {rsv[3], norm, rsv, value[6],
-			// rsv} with no item ids, read by position: item 11 NAND writes,
-			// item 12 host writes.
-			Name:   "shannon_ca",
-			LogID:  0xCA,
+			// WDC extended SMART ("SMART cloud attributes" v1) 0xC0, 512
+			// bytes, recognised by its own GUID at 496 (not OCP's):
+			// Physical Media Units Written TLC @0 and SLC @16, 128-bit
+			// each. NAND writes are their sum; the host side is SMART's.
+			Name:   "wdc_c0_ext",
+			LogID:  0xC0,
 			Length: 512,
 			NSID:   DefaultNSID,
-			Match:  Match{VID: []uint16{0x1CB0}}, // Shannon Systems
-			Format: FormatFixed,
-			Fields: []Field{
-				{Meaning: MeaningMediaWritten, Offset: 11*12 + 5, Width: 6, UnitBytes: ShannonCAUnitBytes},
-				{Meaning: MeaningHostWritten, Offset: 12*12 + 5, Width: 6, UnitBytes: ShannonCAUnitBytes},
+			Match: Match{
+				VID:        []uint16{0x1B96, 0x1C58, 0x15B7}, // Western Digital, HGST, SanDisk
+				GUIDOffset: &ocpGUIDOff,
+				GUID:       fmt.Sprintf("%X", WDCExtSmartGUID[:]),
 			},
-		},
-		{
-			// ScaleFlux "additional SMART" 0xCA: nvme-cli's ScaleFlux plugin
-			// reads 23 items of 12 bytes {key, 2 reserved, norm, reserved,
-			// raw[6], reserved} (276 bytes) and takes them by position:
-			// item 11 nand_bytes_written, item 12 host_bytes_written. It
-			// names no key values, so they are read by position too.
-			Name:   "scaleflux_ca",
-			LogID:  0xCA,
-			Length: 276,
-			NSID:   DefaultNSID,
-			Match:  Match{VID: []uint16{0xCC53}}, // ScaleFlux
 			Format: FormatFixed,
 			Fields: []Field{
-				{Meaning: MeaningMediaWritten, Offset: 11*12 + 5, Width: 6, UnitBytes: ScaleFluxCAUnitBytes},
-				{Meaning: MeaningHostWritten, Offset: 12*12 + 5, Width: 6, UnitBytes: ScaleFluxCAUnitBytes},
+				{Meaning: MeaningMediaWritten, Offset: 0, Width: 16, UnitBytes: WDCExtSmartUnitBytes},
+				{Meaning: MeaningMediaWritten, Offset: 16, Width: 16, UnitBytes: WDCExtSmartUnitBytes},
 			},
 		},
 	}

@@ -131,15 +131,10 @@ func (l Layout) Validate() error {
 	if len(l.Fields) == 0 {
 		add("no fields: a layout must name at least one counter")
 	}
-	seen := map[string]bool{}
 	for i, f := range l.Fields {
 		if err := f.validate(l.format(), l.Length); err != nil {
 			add("fields[%d]: %v", i, err)
 		}
-		if seen[f.Meaning] {
-			add("fields[%d]: meaning %q appears twice", i, f.Meaning)
-		}
-		seen[f.Meaning] = true
 	}
 	if len(errs) == 0 {
 		return nil
@@ -256,15 +251,20 @@ func (l Layout) Matches(id IDController) bool {
 }
 
 // Decode reads the layout's counters from a page, in bytes. It checks the
-// GUID guards and every bound against the page actually returned. When the
-// layout has host and GC counters but no media counter, media = host + GC
-// (NAND writes are the host's plus the controller's own).
+// GUID guards and every bound against the page actually returned. A meaning
+// listed more than once is the sum of its fields (a page that splits NAND
+// writes by cell type, TLC and SLC); when one of them is missing from the
+// page (a kv12 key this firmware lacks) the meaning is absent, never a
+// partial sum. When the layout has host and GC counters but no media
+// counter, media = host + GC (NAND writes are the host's plus the
+// controller's own).
 func (l Layout) Decode(page []byte) (VendorCounters, error) {
 	what := l.describe()
 	if err := l.checkGUIDs(what, page); err != nil {
 		return VendorCounters{}, err
 	}
 	var vc VendorCounters
+	missing := map[string]bool{}
 	for _, f := range l.Fields {
 		if f.UnitBytes == 0 {
 			return VendorCounters{}, fmt.Errorf("decode %s: field %s has no unit_bytes", what, f.Meaning)
@@ -274,21 +274,39 @@ func (l Layout) Decode(page []byte) (VendorCounters, error) {
 			return VendorCounters{}, err
 		}
 		if !found {
+			missing[f.Meaning] = true
 			continue
 		}
 		v, ok := raw.MulUint64(f.UnitBytes)
 		if !ok {
 			return VendorCounters{}, fmt.Errorf("decode %s: %s %s x %d bytes overflows 128 bits", what, f.Meaning, raw, f.UnitBytes)
 		}
+		var to **U128
 		switch f.Meaning {
 		case MeaningHostWritten:
-			vc.HostWritten = &v
+			to = &vc.HostWritten
 		case MeaningMediaWritten:
-			vc.MediaWritten = &v
+			to = &vc.MediaWritten
 		case MeaningGCWritten:
-			vc.GCWritten = &v
+			to = &vc.GCWritten
 		default:
 			return VendorCounters{}, fmt.Errorf("decode %s: unknown field meaning %q", what, f.Meaning)
+		}
+		if *to != nil {
+			if v, ok = (*to).Add(v); !ok {
+				return VendorCounters{}, fmt.Errorf("decode %s: the %s fields' sum overflows 128 bits", what, f.Meaning)
+			}
+		}
+		*to = &v
+	}
+	for m := range missing {
+		switch m {
+		case MeaningHostWritten:
+			vc.HostWritten = nil
+		case MeaningMediaWritten:
+			vc.MediaWritten = nil
+		case MeaningGCWritten:
+			vc.GCWritten = nil
 		}
 	}
 	if vc.HostWritten == nil && vc.MediaWritten == nil && vc.GCWritten == nil {
@@ -387,8 +405,9 @@ func (l Layout) readField(what layoutWhat, page []byte, f Field) (U128, bool, er
 // in field order from the first item (key, normalized 100, 48-bit raw), the
 // layout's GUID where it requires one, every other byte zero. It is how
 // fixtures and tests build a drive family's page from its layout alone:
-// Decode(Append(counts)) gives counts x unit_bytes. A count that does not
-// fit its field, or a meaning the layout lacks, is an error.
+// Decode(Append(counts)) gives counts x unit_bytes (a meaning with several
+// fields gets its count in the first, zero in the others). A count that
+// does not fit its field, or a meaning the layout lacks, is an error.
 func (l Layout) Append(b []byte, counts map[string]uint64) ([]byte, error) {
 	if err := l.Validate(); err != nil {
 		return nil, err
@@ -401,11 +420,16 @@ func (l Layout) Append(b []byte, counts map[string]uint64) ([]byte, error) {
 	}
 	le := binary.LittleEndian
 	var w [8]byte
+	placed := map[string]bool{}
 	for i, f := range l.Fields {
 		v, ok := counts[f.Meaning]
 		if !ok {
 			continue
 		}
+		if placed[f.Meaning] {
+			v = 0 // a summed meaning's count goes in its first field
+		}
+		placed[f.Meaning] = true
 		off, width := int(f.Offset), int(f.Width)
 		if l.format() == FormatKV12 {
 			off, width = i*kv12ItemSize, kv12RawWidth

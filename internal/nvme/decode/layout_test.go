@@ -2,6 +2,7 @@ package decode
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"strconv"
@@ -25,10 +26,15 @@ func builtin(t *testing.T, name string) Layout {
 
 func TestBuiltinLayoutsValidate(t *testing.T) {
 	seen := map[string]bool{}
+	vidOwner := map[uint16]string{} // docs/nvme-decoders.md: built-in VIDs do not overlap
 	for _, l := range BuiltinLayouts() {
 		require.NoError(t, l.Validate(), l.Name)
 		require.False(t, seen[l.Name], "duplicate layout %s", l.Name)
 		seen[l.Name] = true
+		for _, v := range l.Match.VID {
+			require.Empty(t, vidOwner[v], "VID 0x%04X is matched by %s and %s", v, vidOwner[v], l.Name)
+			vidOwner[v] = l.Name
+		}
 	}
 	require.True(t, seen["seed000_c0"])
 	require.True(t, seen["intel_ca"])
@@ -36,6 +42,9 @@ func TestBuiltinLayoutsValidate(t *testing.T) {
 	require.True(t, seen["ymtc_ca"])
 	require.True(t, seen["shannon_ca"])
 	require.True(t, seen["scaleflux_ca"])
+	require.True(t, seen["dapustor_ca"])
+	require.True(t, seen["ssstc_ca"])
+	require.True(t, seen["wdc_c0_ext"])
 }
 
 // TestPositionalCA: YMTC's and Shannon's 0xCA pages are read by item
@@ -48,7 +57,7 @@ func TestPositionalCA(t *testing.T) {
 		name string
 		vid  uint16
 		unit uint64
-	}{{"ymtc_ca", 0x1E49, YMTCCAUnitBytes}, {"shannon_ca", 0x1CB0, ShannonCAUnitBytes}, {"scaleflux_ca", 0xCC53, ScaleFluxCAUnitBytes}} {
+	}{{"ymtc_ca", 0x1E49, YMTCCAUnitBytes}, {"shannon_ca", 0x1CB0, ShannonCAUnitBytes}, {"scaleflux_ca", 0xCC53, ScaleFluxCAUnitBytes}, {"dapustor_ca", 0x1E3B, DapuStorCAUnitBytes}} {
 		l := builtin(t, tc.name)
 		require.Equal(t, []uint16{tc.vid}, l.Match.VID)
 		page := memblazePage(int(l.Length), map[int][2]uint64{11: {0, 74284}, 12: {0, 48915}}) // no ids
@@ -59,6 +68,94 @@ func TestPositionalCA(t *testing.T) {
 		require.Equal(t, u(74284), vc.MediaWritten, tc.name)
 		require.Equal(t, u(48915), vc.HostWritten, tc.name)
 	}
+}
+
+// TestSSSTCCA: SSSTC's 0xCA items are 10 bytes {key, norm, raw[6], rsv[2]}
+// (plugins/ssstc/ssstc-nvme.c), item 5 NAND and item 6 host writes, so
+// the values sit at 52 and 62; the reserved bytes after each are not part
+// of the count.
+func TestSSSTCCA(t *testing.T) {
+	l := builtin(t, "ssstc_ca")
+	require.Equal(t, []uint16{0x1E95}, l.Match.VID)
+	page := make([]byte, l.Length)
+	item := func(idx int, key byte, v uint64) {
+		off := idx * 10
+		page[off], page[off+1] = key, 100
+		for i := range 6 {
+			page[off+2+i] = byte(v >> (8 * i))
+		}
+		page[off+8], page[off+9] = 0xFF, 0xFF // reserved
+	}
+	item(4, 0xAB, 999) // crc_err_cnt, the item before
+	item(5, 0xF4, 74284)
+	item(6, 0xF5, 48915)
+	vc, err := l.Decode(page)
+	require.NoError(t, err)
+	require.Equal(t, U128{Lo: 74284 * 512}, *vc.MediaWritten)
+	require.Equal(t, U128{Lo: 48915 * 512}, *vc.HostWritten)
+	// The plugin's own read is 230 bytes: a drive that returns only that
+	// much still holds both items.
+	vc, err = l.Decode(page[:230])
+	require.NoError(t, err)
+	require.Equal(t, U128{Lo: 74284 * 512}, *vc.MediaWritten)
+}
+
+// TestWDCExtSmart: WDC's extended SMART 0xC0 (plugins/wdc/wdc-nvme.c,
+// wdc_nvme_ext_smart_log) carries 128-bit TLC and SLC media writes at 0
+// and 16 and its own GUID at 496. NAND writes are their sum, across the
+// 64-bit carry; the page of another GUID (OCP's, or none) is refused, so
+// the OCP source and this layout never both read one page.
+func TestWDCExtSmart(t *testing.T) {
+	l := builtin(t, "wdc_c0_ext")
+	require.Equal(t, []uint16{0x1B96, 0x1C58, 0x15B7}, l.Match.VID)
+	page := make([]byte, 512)
+	binary.LittleEndian.PutUint64(page[0:], 1<<63)  // TLC, low half
+	binary.LittleEndian.PutUint64(page[8:], 2)      // TLC, high half
+	binary.LittleEndian.PutUint64(page[16:], 1<<63) // SLC, low half
+	binary.LittleEndian.PutUint64(page[24:], 0)     // SLC, high half
+	copy(page[496:], WDCExtSmartGUID[:])
+	vc, err := l.Decode(page)
+	require.NoError(t, err)
+	require.Equal(t, U128{Lo: 0, Hi: 3}, *vc.MediaWritten, "2^63 + 2·2^64 + 2^63 = 3·2^64")
+	require.Nil(t, vc.HostWritten, "the host side is SMART's")
+
+	copy(page[496:], OCPSmartExtendedGUID[:])
+	_, err = l.Decode(page)
+	require.ErrorIs(t, err, ErrGUIDMismatch)
+	clear(page[496:])
+	_, err = l.Decode(page)
+	require.ErrorIs(t, err, ErrGUIDMismatch)
+}
+
+// TestSummedMeaning: a meaning listed twice is the sum of its fields; a
+// kv12 part the page lacks makes the meaning absent, not a partial sum;
+// a sum past 128 bits is an error, not a wrapped number.
+func TestSummedMeaning(t *testing.T) {
+	l := Layout{Name: "two_parts", LogID: 0xC2, Length: 48, Format: FormatKV12, Fields: []Field{
+		{Meaning: MeaningMediaWritten, Key: 0xA1, UnitBytes: 4096},
+		{Meaning: MeaningMediaWritten, Key: 0xA2, UnitBytes: 4096},
+		{Meaning: MeaningHostWritten, Key: 0xA3, UnitBytes: 4096},
+	}}
+	require.NoError(t, l.Validate())
+	page := kv12Page(48, map[int][2]uint64{0: {0xA1, 10}, 1: {0xA2, 5}, 2: {0xA3, 12}})
+	vc, err := l.Decode(page)
+	require.NoError(t, err)
+	require.Equal(t, U128{Lo: 15 * 4096}, *vc.MediaWritten)
+	require.Equal(t, U128{Lo: 12 * 4096}, *vc.HostWritten)
+
+	page = kv12Page(48, map[int][2]uint64{0: {0xA1, 10}, 2: {0xA3, 12}}) // no 0xA2 item
+	vc, err = l.Decode(page)
+	require.NoError(t, err)
+	require.Nil(t, vc.MediaWritten, "half a sum is not NAND writes")
+	require.Equal(t, U128{Lo: 12 * 4096}, *vc.HostWritten)
+
+	wide := Layout{Name: "wide", LogID: 0xC2, Length: 32, Fields: []Field{
+		{Meaning: MeaningMediaWritten, Offset: 0, Width: 16, UnitBytes: 1},
+		{Meaning: MeaningMediaWritten, Offset: 16, Width: 16, UnitBytes: 1},
+	}}
+	full := bytes.Repeat([]byte{0xFF}, 32)
+	_, err = wide.Decode(full)
+	require.ErrorContains(t, err, "media_written fields' sum overflows 128 bits")
 }
 
 // memblazePage builds a Memblaze 0xCA page as nvme-cli's plugin declares
@@ -261,7 +358,6 @@ func TestLayoutValidate(t *testing.T) {
 		{"offset beyond length", func(l *Layout) { l.Fields[0].Offset = 508 }, "bytes 508..515 lie beyond the 512-byte length"},
 		{"key on fixed", func(l *Layout) { l.Fields[0].Key = 0xF4 }, "key is only for format kv12"},
 		{"offset on kv12", func(l *Layout) { l.Format = FormatKV12; l.Fields[0].Offset = 4 }, "found by key"},
-		{"duplicate meaning", func(l *Layout) { l.Fields = append(l.Fields, l.Fields[0]) }, "appears twice"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -453,6 +549,7 @@ func FuzzBuiltinLayoutRoundTrip(f *testing.F) {
 	f.Add(uint8(0), uint64(250_000_000), uint64(375_000_000), uint64(125_000_000))
 	f.Add(uint8(2), uint64(48915), uint64(74284), uint64(0))
 	f.Add(uint8(4), uint64(1)<<47, uint64(1<<48-1), uint64(7))
+	f.Add(uint8(8), uint64(0), uint64(1)<<63+5, uint64(0)) // wdc_c0_ext: two media fields
 	layouts := BuiltinLayouts()
 	f.Fuzz(func(t *testing.T, idx uint8, host, media, gc uint64) {
 		l := layouts[int(idx)%len(layouts)]

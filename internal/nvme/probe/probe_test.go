@@ -32,9 +32,16 @@ func TestProbeOrder(t *testing.T) {
 	ocpOnHuawei := fixture.Seed000Drive()
 	ocpOnHuawei.Seed000 = &fixture.Seed000{Host4K: 250_000_000, GC4K: 125_000_000, WithOCPGUID: true}
 
+	// WDC's extended SMART page at 0xC0 carries its own GUID: on a drive
+	// of another vendor it is nobody's page; on a WDC drive it is
+	// wdc_c0_ext; a WDC drive with the OCP GUID there is OCP.
 	notOCP := fixture.OCPDrive()
-	wdcGUID := [16]byte{0x65, 0x43, 0x88, 0x78, 0xAC, 0xD8, 0x78, 0xA1, 0x66, 0x42, 0x1E, 0x0F, 0x92, 0xD7, 0x6D, 0xC4}
+	wdcGUID := decode.WDCExtSmartGUID
 	notOCP.OCP.GUID = &wdcGUID
+	wdc := notOCP
+	wdc.VID = 0x1B96
+	wdcOCP := fixture.OCPDrive()
+	wdcOCP.VID = 0x1B96
 
 	intel := fixture.SMARTOnlyDrive()
 	intel.IntelCA = &fixture.IntelCA{NAND: 300, Host: 200}
@@ -95,6 +102,8 @@ func TestProbeOrder(t *testing.T) {
 		{name: "OCP GUID on a 0x19E5 drive refused when seed000 is forced", drive: ocpOnHuawei,
 			cfg: Config{Source: "seed000_c0"}, errSubstr: "refuses"},
 		{name: "wrong GUID at 0xC0 is not OCP", drive: notOCP, source: SourceNone, host: smartHost},
+		{name: "wdc extended SMART by its GUID", drive: wdc, source: "wdc_c0_ext", host: smartHost, media: ptr(u(2_048_000_000_000))},
+		{name: "OCP GUID on a WDC drive is OCP", drive: wdcOCP, source: SourceOCP, host: smartHost, media: ptr(u(2_048_000_000_000))},
 		{name: "vendor page falls through to endurance group when GUID says OCP", drive: func() fixture.Drive {
 			d := huaweiWithEG
 			d.Seed000 = &fixture.Seed000{WithOCPGUID: true}
