@@ -2,6 +2,7 @@ package decode
 
 import (
 	"bytes"
+	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -59,4 +60,43 @@ func TestBuiltinLayoutsGolden(t *testing.T) {
 	intelVC, err := BuiltinLayouts()[1].Decode(kv12Page(240, map[int][2]uint64{11: {0xF4, 5000}, 12: {0xF5, 4000}}))
 	require.NoError(t, err)
 	goldenJSON(t, "vendor_counters", map[string]VendorCounters{"seed000_c0": seedVC, "intel_ca": intelVC})
+}
+
+// TestBuiltinLayoutPagesGolden: for every built-in layout, the page
+// Layout.Append builds from seed 001's counts (its non-zero bytes, by
+// offset) and what Decode reads back from it, in bytes. A change of any
+// layout's offset, width, unit or GUID shows up in this file's diff.
+func TestBuiltinLayoutPagesGolden(t *testing.T) {
+	type entry struct {
+		NonZero  []string       `json:"non_zero_bytes"`
+		Counters VendorCounters `json:"counters"`
+	}
+	raw := map[string]uint64{MeaningMediaWritten: 74284, MeaningHostWritten: 48915, MeaningGCWritten: 25369}
+	out := map[string]entry{}
+	for _, l := range BuiltinLayouts() {
+		counts := map[string]uint64{}
+		for _, f := range l.Fields {
+			counts[f.Meaning] = raw[f.Meaning]
+		}
+		page, err := l.Append(nil, counts)
+		require.NoError(t, err, l.Name)
+		require.Len(t, page, int(l.Length), l.Name)
+		vc, err := l.Decode(page)
+		require.NoError(t, err, l.Name)
+		var nz []string
+		for i := 0; i < len(page); {
+			if page[i] == 0 {
+				i++
+				continue
+			}
+			j := i
+			for j < len(page) && page[j] != 0 {
+				j++
+			}
+			nz = append(nz, fmt.Sprintf("@%d: %X", i, page[i:j]))
+			i = j
+		}
+		out[l.Name] = entry{NonZero: nz, Counters: vc}
+	}
+	goldenJSON(t, "builtin_layout_pages", out)
 }
