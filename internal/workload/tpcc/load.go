@@ -110,8 +110,14 @@ func (w *Workload) Prepare(ctx context.Context, db *sql.DB, popts workload.Prepa
 		}
 	}
 
+	// LOAD DATA LOCAL when the server allows it (MariaDB's default; MySQL
+	// 8.0 ships with local_infile off), multi-row INSERTs otherwise.
+	var localInfile int
+	if err := db.QueryRowContext(ctx, "SELECT @@local_infile").Scan(&localInfile); err != nil {
+		return fmt.Errorf("tpcc prepare: read local_infile: %w", err)
+	}
 	l := &loader{db: db, scale: sc, c: cfg.c, seed: w.opts.Seed, now: time.Now().UTC().Format("2006-01-02 15:04:05"),
-		warehouses: w.opts.Warehouses, progress: progress, remaining: map[int]int{}}
+		warehouses: w.opts.Warehouses, progress: progress, remaining: map[int]int{}, bulk: localInfile == 1}
 	for _, wh := range missing {
 		l.remaining[wh] = unitsPerWarehouse
 	}
@@ -215,6 +221,7 @@ type loader struct {
 	now        string // load timestamp literal
 	warehouses int
 	progress   func(int)
+	bulk       bool // LOAD DATA LOCAL INFILE instead of INSERT (see inserter)
 
 	mu        sync.Mutex
 	remaining map[int]int // units left per warehouse
@@ -350,8 +357,16 @@ func (l *loader) unitDone(ctx context.Context, conn *sql.Conn, u loadUnit) error
 	return nil
 }
 
+// newInserter is an inserter for the load: bulk when the server allows.
+func (l *loader) newInserter(conn *sql.Conn, table, columns string, onRows func(int)) *inserter {
+	if l.bulk {
+		return newBulkInserter(conn, table, columns, onRows)
+	}
+	return newInserter(conn, table, columns, onRows)
+}
+
 func (l *loader) loadItems(ctx context.Context, conn *sql.Conn, r *rand.Rand) error {
-	in := newInserter(conn, "bmsql_item", "i_id, i_name, i_price, i_data, i_im_id", l.progress)
+	in := l.newInserter(conn, "bmsql_item", "i_id, i_name, i_price, i_data, i_im_id", l.progress)
 	for i := 1; i <= l.scale.Items; i++ {
 		in.row().int(i).str(aString(r, 14, 24)).raw(cents(int64(uniform(r, 100, 10000)))).
 			str(dataWithOriginal(r)).int(uniform(r, 1, 10000))
@@ -373,13 +388,13 @@ func upper2(r *rand.Rand) string {
 }
 
 func (l *loader) loadWarehouse(ctx context.Context, conn *sql.Conn, r *rand.Rand, wh int) error {
-	in := newInserter(conn, "bmsql_warehouse",
+	in := l.newInserter(conn, "bmsql_warehouse",
 		"w_id, w_ytd, w_tax, w_name, w_street_1, w_street_2, w_city, w_state, w_zip", l.progress)
 	address(in.row().int(wh).raw(cents(int64(l.scale.Customers)*1000*districtsPerWarehouse)).raw(fraction4(uniform(r, 0, 2000))).str(aString(r, 6, 10)), r)
 	if err := in.flush(ctx); err != nil {
 		return err
 	}
-	in = newInserter(conn, "bmsql_stock",
+	in = l.newInserter(conn, "bmsql_stock",
 		"s_w_id, s_i_id, s_quantity, s_ytd, s_order_cnt, s_remote_cnt, s_data, "+
 			"s_dist_01, s_dist_02, s_dist_03, s_dist_04, s_dist_05, s_dist_06, s_dist_07, s_dist_08, s_dist_09, s_dist_10", l.progress)
 	for i := 1; i <= l.scale.Items; i++ {
@@ -396,7 +411,7 @@ func (l *loader) loadWarehouse(ctx context.Context, conn *sql.Conn, r *rand.Rand
 
 func (l *loader) loadDistrict(ctx context.Context, conn *sql.Conn, r *rand.Rand, wh, d int) error {
 	sc := l.scale
-	in := newInserter(conn, "bmsql_district",
+	in := l.newInserter(conn, "bmsql_district",
 		"d_w_id, d_id, d_ytd, d_tax, d_next_o_id, d_name, d_street_1, d_street_2, d_city, d_state, d_zip", l.progress)
 	address(in.row().int(wh).int(d).raw(cents(int64(sc.Customers)*1000)).raw(fraction4(uniform(r, 0, 2000))).
 		int(sc.Customers+1).str(aString(r, 6, 10)), r)
@@ -404,10 +419,10 @@ func (l *loader) loadDistrict(ctx context.Context, conn *sql.Conn, r *rand.Rand,
 		return err
 	}
 
-	cust := newInserter(conn, "bmsql_customer",
+	cust := l.newInserter(conn, "bmsql_customer",
 		"c_w_id, c_d_id, c_id, c_discount, c_credit, c_last, c_first, c_credit_lim, c_balance, c_ytd_payment, "+
 			"c_payment_cnt, c_delivery_cnt, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone, c_since, c_middle, c_data", l.progress)
-	hist := newInserter(conn, "bmsql_history",
+	hist := l.newInserter(conn, "bmsql_history",
 		"h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_date, h_amount, h_data", l.progress)
 	named := min(1000, sc.Customers)
 	for c := 1; c <= sc.Customers; c++ {
@@ -439,10 +454,10 @@ func (l *loader) loadDistrict(ctx context.Context, conn *sql.Conn, r *rand.Rand,
 
 	// o_c_id is a random permutation of the customers (spec 4.3.3.1).
 	perm := r.Perm(sc.Customers)
-	ord := newInserter(conn, "bmsql_oorder",
+	ord := l.newInserter(conn, "bmsql_oorder",
 		"o_w_id, o_d_id, o_id, o_c_id, o_carrier_id, o_ol_cnt, o_all_local, o_entry_d", l.progress)
-	nord := newInserter(conn, "bmsql_new_order", "no_w_id, no_d_id, no_o_id", l.progress)
-	line := newInserter(conn, "bmsql_order_line",
+	nord := l.newInserter(conn, "bmsql_new_order", "no_w_id, no_d_id, no_o_id", l.progress)
+	line := l.newInserter(conn, "bmsql_order_line",
 		"ol_w_id, ol_d_id, ol_o_id, ol_number, ol_i_id, ol_delivery_d, ol_amount, ol_supply_w_id, ol_quantity, ol_dist_info", l.progress)
 	delivered := sc.delivered()
 	for o := 1; o <= sc.Customers; o++ {
