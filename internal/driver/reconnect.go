@@ -4,8 +4,11 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"errors"
 	"math/rand/v2"
 	"time"
+
+	"github.com/go-sql-driver/mysql"
 )
 
 // Backoff is capped exponential backoff with full jitter: a restarted server
@@ -43,8 +46,33 @@ func (b *Backoff) Next() time.Duration {
 // Reset starts over after a success.
 func (b *Backoff) Reset() { b.attempt = 0 }
 
+// Login errors: the server answered and refused the session itself.
+const (
+	ErDBAccessDenied       = 1044
+	ErAccessDenied         = 1045
+	ErBadDB                = 1049
+	ErNotSupportedAuthMode = 1251
+	ErAccessDeniedNoPass   = 1698
+)
+
+// Refused reports whether err is a server refusing the login (access
+// denied, unknown database, unsupported authentication): an answer that
+// waiting for the server does not change, unlike a server that is away.
+func Refused(err error) bool {
+	var me *mysql.MySQLError
+	if !errors.As(err, &me) {
+		return false
+	}
+	switch me.Number {
+	case ErDBAccessDenied, ErAccessDenied, ErBadDB, ErNotSupportedAuthMode, ErAccessDeniedNoPass:
+		return true
+	}
+	return false
+}
+
 // Connect gets a live connection from db, retrying with backoff until ctx
-// ends. onRetry (may be nil) is told about each failed attempt.
+// ends. onRetry (may be nil) is told about each failed attempt. A login the
+// server refuses (Refused) is returned at once, not retried.
 func Connect(ctx context.Context, db *sql.DB, b *Backoff, onRetry func(error)) (*sql.Conn, error) {
 	for {
 		conn, err := db.Conn(ctx)
@@ -58,6 +86,9 @@ func Connect(ctx context.Context, db *sql.DB, b *Backoff, onRetry func(error)) (
 		}
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
+		}
+		if Refused(err) {
+			return nil, err
 		}
 		if onRetry != nil {
 			onRetry(err)

@@ -338,7 +338,18 @@ func (r *run) terminal(id int) {
 				}
 			})
 			if err != nil {
-				return // stopping while the server is away
+				// Stopping while the server is away, or the server refused
+				// the login: this terminal is done, and says why.
+				if waitCtx.Err() == nil {
+					if !st.connected.Load() {
+						msg := connErrText(err)
+						st.lastConnErr.Store(&msg)
+					}
+					if cfg.OnError != nil {
+						cfg.OnError(id, driver.Connection, err)
+					}
+				}
+				return
 			}
 			conn = c
 			st.connected.Store(true)

@@ -80,3 +80,35 @@ func preparedServer(t *testing.T, name string) (*testenv.Instance, *sql.DB, []st
 	require.Equal(t, 0, Main(append([]string{"oltp_write_only", "prepare"}, conn...), &out, &errb), errb.String())
 	return in, db, conn
 }
+
+// TestLoginRefused: a server that refuses the login (an unknown database,
+// an unknown user) does not change its answer by waiting: a run with no
+// time limit ends at once, exits 1 and says why, instead of reconnecting
+// forever with its terminals "started".
+func TestLoginRefused(t *testing.T) {
+	testenv.MariaDB(t, "walab_login_refused_probe") // the server is up (or, under CI, the test fails)
+	host, port, _ := strings.Cut(testenv.MariaDBAddr(), ":")
+	for _, tc := range []struct {
+		user, db, want string
+	}{
+		{"root", "walab_no_such_db", "Unknown database 'walab_no_such_db'"},
+		{"walab_no_such_user", "mysql", "Access denied for user 'walab_no_such_user'"},
+	} {
+		var out, errb bytes.Buffer
+		done := make(chan int, 1)
+		go func() {
+			done <- Main([]string{"oltp_point_select", "run", "--threads", "3", "--time", "0", "--events", "100",
+				"--mysql-host", host, "--mysql-port", port, "--mysql-user", tc.user, "--mysql-db", tc.db,
+				"--tables", "1", "--table-size", "100", "--web.disable"}, &out, &errb)
+		}()
+		select {
+		case code := <-done:
+			require.Equal(t, 1, code, "stdout:\n%s\nstderr:\n%s", out.String(), errb.String())
+		case <-time.After(60 * time.Second):
+			t.Fatalf("%s@%s: the run did not end; stdout:\n%s", tc.user, tc.db, out.String())
+		}
+		require.Contains(t, out.String(), "3 of 3 terminals never connected")
+		require.Contains(t, out.String(), tc.want)
+		require.Contains(t, errb.String(), "no transaction completed")
+	}
+}
