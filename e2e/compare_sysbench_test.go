@@ -76,7 +76,7 @@ func TestCompareSysbenchTimeRanges(t *testing.T) {
 		resp.Body.Close()
 		require.Equal(t, http.StatusOK, resp.StatusCode)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 7*time.Minute)
 	defer cancel()
 	sb(ctx, "--threads=2", "prepare")
 	// Prometheus scrapes its first targets some seconds after it is ready:
@@ -91,14 +91,17 @@ func TestCompareSysbenchTimeRanges(t *testing.T) {
 		return ""
 	})
 
-	// Each run: 60 s of sysbench at a fixed rate, the drive's placement
+	// Each run: 90 s of sysbench at a fixed rate, the drive's placement
 	// switched just before (the simulated drive's WA settles within a few
-	// rounds; the steady-state detector finds where).
+	// rounds; the steady-state detector finds where). Rounds of 10 s hold
+	// about ten scrapes each, so a few seconds in which a loaded CI machine
+	// misses scrapes do not leave a round empty (compare would rightly call
+	// the comparison NOT VALID then).
 	var ranges [2]string
 	for i, on := range []string{"off", "on"} {
 		placement(on)
 		start := time.Now().UTC().Truncate(time.Second)
-		out := sb(ctx, "--threads=2", "--time=60", "--rate=100", "--report-interval=0", "run")
+		out := sb(ctx, "--threads=2", "--time=90", "--rate=100", "--report-interval=0", "run")
 		end := time.Now().UTC().Truncate(time.Second)
 		ranges[i] = start.Format(time.RFC3339) + "," + end.Format(time.RFC3339)
 		m := regexp.MustCompile(`transactions:\s+(\d+)`).FindStringSubmatch(out)
@@ -109,7 +112,7 @@ func TestCompareSysbenchTimeRanges(t *testing.T) {
 
 	compareRun := func(b, c string) (string, int) {
 		cmd := exec.CommandContext(ctx, bins["walab"], "compare", "--prometheus.url=http://"+promAddr,
-			"--baseline-range="+b, "--candidate-range="+c, "--device="+simDevice, "--round=5s", "--last-hours=8")
+			"--baseline-range="+b, "--candidate-range="+c, "--device="+simDevice, "--round=10s", "--last-hours=8")
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		err := cmd.Run()
