@@ -22,17 +22,12 @@ MYSQL_USER=${MYSQL_USER:-root}
 GOTPC=${GOTPC:-}        # a go-tpc binary; default: go install v1.0.7 into a temporary directory
 PHASES=${PHASES:-"prepare run"}  # "run" alone reuses the databases an earlier prepare left
 
-case "$MYSQL_HOST" in
-127.* | ::1 | localhost) ;;
-*) echo "MYSQL_HOST must be a loopback address" >&2; exit 2 ;;
-esac
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+require_loopback
 [ -x /usr/bin/time ] || { echo "/usr/bin/time not installed (apt-get install time)" >&2; exit 2; }
 
-root=$(cd "$(dirname "$0")/.." && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-echo "building loadgen..."
-(cd "$root" && go build -o "$work/loadgen" ./loadgen)
+setup_work
 if [ -z "$GOTPC" ]; then
 	echo "installing go-tpc v1.0.7..."
 	GOBIN="$work" go install github.com/pingcap/go-tpc/cmd/go-tpc@v1.0.7

@@ -24,17 +24,12 @@ MYSQL_DB=${MYSQL_DB:-walab_bench}
 # Extra loadgen flags, for A/B runs (e.g. LOADGEN_ARGS=--mysql-blocking-io=off).
 read -r -a loadgen_args <<<"${LOADGEN_ARGS:-}"
 
-case "$MYSQL_HOST" in
-127.* | ::1 | localhost) ;;
-*) echo "MYSQL_HOST must be a loopback address" >&2; exit 2 ;;
-esac
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+require_loopback
 command -v sysbench >/dev/null || { echo "sysbench not installed (apt-get install sysbench)" >&2; exit 2; }
 
-root=$(cd "$(dirname "$0")/.." && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-echo "building loadgen..."
-(cd "$root" && go build -o "$work/loadgen" ./loadgen)
+setup_work
 
 conn=(--mysql-host="$MYSQL_HOST" --mysql-port="$MYSQL_PORT" --mysql-user="$MYSQL_USER" --mysql-db="$MYSQL_DB")
 [ -n "$MYSQL_PASSWORD" ] && conn+=(--mysql-password="$MYSQL_PASSWORD")

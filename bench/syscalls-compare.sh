@@ -23,19 +23,14 @@ MYSQL_PORT=${MYSQL_PORT:-3306}
 MYSQL_USER=${MYSQL_USER:-root}
 MYSQL_DB=${MYSQL_DB:-walab_bench}
 
-case "$MYSQL_HOST" in
-127.* | ::1 | localhost) ;;
-*) echo "MYSQL_HOST must be a loopback address" >&2; exit 2 ;;
-esac
+# shellcheck source=bench/lib.sh
+. "$(dirname "$0")/lib.sh"
+require_loopback
 for t in sysbench strace perf; do
 	command -v "$t" >/dev/null || { echo "$t not installed" >&2; exit 2; }
 done
 
-root=$(cd "$(dirname "$0")/.." && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-echo "building loadgen..."
-(cd "$root" && go build -o "$work/loadgen" ./loadgen)
+setup_work
 
 conn=(--mysql-host="$MYSQL_HOST" --mysql-port="$MYSQL_PORT" --mysql-user="$MYSQL_USER" --mysql-db="$MYSQL_DB")
 size=(--tables="$TABLES" --table-size="$TABLE_SIZE")

@@ -52,6 +52,11 @@ func OpenFleet(o Options, cfg *config.File, logger *slog.Logger) (*fleet.Fleet, 
 	if err != nil {
 		return nil, nil, err
 	}
+	return openFleet(o, cfg, pc, logger)
+}
+
+// openFleet is OpenFleet with the nvme: section already decoded.
+func openFleet(o Options, cfg *config.File, pc probe.Config, logger *slog.Logger) (*fleet.Fleet, []*sim.Drive, error) {
 	var sims []*sim.Drive
 	fl, err := fleet.Open(fleet.Options{
 		ReplayDir: o.ReplayDir, Devices: o.Devices, SysFS: o.Paths.SysFS, DevFS: o.Paths.DevFS,

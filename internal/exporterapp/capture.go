@@ -30,7 +30,7 @@ func Capture(ctx context.Context, o Options, logger *slog.Logger, device, out st
 	if err != nil {
 		return err
 	}
-	fl, _, err := OpenFleet(o, cfgFile, logger)
+	fl, _, err := openFleet(o, cfgFile, cfg, logger)
 	if err != nil {
 		return err
 	}

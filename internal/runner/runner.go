@@ -328,7 +328,7 @@ func (r *run) terminal(id int) {
 	for !r.stopping() {
 		// Connect before claiming an event: a claimed event always runs.
 		if conn == nil && !cfg.Local {
-			c, err := driver.Connect(waitCtx, cfg.DB, backoff, func(err error) {
+			connFailed := func(err error) {
 				if !st.connected.Load() {
 					msg := connErrText(err)
 					st.lastConnErr.Store(&msg)
@@ -336,18 +336,13 @@ func (r *run) terminal(id int) {
 				if cfg.OnError != nil {
 					cfg.OnError(id, driver.Connection, err)
 				}
-			})
+			}
+			c, err := driver.Connect(waitCtx, cfg.DB, backoff, connFailed)
 			if err != nil {
 				// Stopping while the server is away, or the server refused
 				// the login: this terminal is done, and says why.
 				if waitCtx.Err() == nil {
-					if !st.connected.Load() {
-						msg := connErrText(err)
-						st.lastConnErr.Store(&msg)
-					}
-					if cfg.OnError != nil {
-						cfg.OnError(id, driver.Connection, err)
-					}
+					connFailed(err)
 				}
 				return
 			}

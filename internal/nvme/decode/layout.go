@@ -264,7 +264,7 @@ func (l Layout) Decode(page []byte) (VendorCounters, error) {
 		return VendorCounters{}, err
 	}
 	var vc VendorCounters
-	missing := map[string]bool{}
+	var missing [3]bool // host, media, GC: a part of the meaning is not on the page
 	for _, f := range l.Fields {
 		if f.UnitBytes == 0 {
 			return VendorCounters{}, fmt.Errorf("decode %s: field %s has no unit_bytes", what, f.Meaning)
@@ -273,24 +273,25 @@ func (l Layout) Decode(page []byte) (VendorCounters, error) {
 		if err != nil {
 			return VendorCounters{}, err
 		}
+		var to **U128
+		var i int
+		switch f.Meaning {
+		case MeaningHostWritten:
+			to, i = &vc.HostWritten, 0
+		case MeaningMediaWritten:
+			to, i = &vc.MediaWritten, 1
+		case MeaningGCWritten:
+			to, i = &vc.GCWritten, 2
+		default:
+			return VendorCounters{}, fmt.Errorf("decode %s: unknown field meaning %q", what, f.Meaning)
+		}
 		if !found {
-			missing[f.Meaning] = true
+			missing[i] = true
 			continue
 		}
 		v, ok := raw.MulUint64(f.UnitBytes)
 		if !ok {
 			return VendorCounters{}, fmt.Errorf("decode %s: %s %s x %d bytes overflows 128 bits", what, f.Meaning, raw, f.UnitBytes)
-		}
-		var to **U128
-		switch f.Meaning {
-		case MeaningHostWritten:
-			to = &vc.HostWritten
-		case MeaningMediaWritten:
-			to = &vc.MediaWritten
-		case MeaningGCWritten:
-			to = &vc.GCWritten
-		default:
-			return VendorCounters{}, fmt.Errorf("decode %s: unknown field meaning %q", what, f.Meaning)
 		}
 		if *to != nil {
 			if v, ok = (*to).Add(v); !ok {
@@ -299,14 +300,9 @@ func (l Layout) Decode(page []byte) (VendorCounters, error) {
 		}
 		*to = &v
 	}
-	for m := range missing {
-		switch m {
-		case MeaningHostWritten:
-			vc.HostWritten = nil
-		case MeaningMediaWritten:
-			vc.MediaWritten = nil
-		case MeaningGCWritten:
-			vc.GCWritten = nil
+	for i, to := range []**U128{&vc.HostWritten, &vc.MediaWritten, &vc.GCWritten} {
+		if missing[i] {
+			*to = nil
 		}
 	}
 	if vc.HostWritten == nil && vc.MediaWritten == nil && vc.GCWritten == nil {
