@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"strconv"
 
 	"github.com/go-sql-driver/mysql"
@@ -100,6 +101,48 @@ func (in *inserter) sep() {
 func (in *inserter) int(v int) *inserter {
 	in.sep()
 	in.buf = strconv.AppendInt(in.buf, int64(v), 10)
+	return in
+}
+
+// astr, nstr, zip and data append a generated a-string, n-string, zip or
+// I_DATA/S_DATA value straight into the batch: their characters need no
+// escaping, and no string is made for them.
+func (in *inserter) astr(r *rand.Rand, lo, hi int) *inserter {
+	in.open()
+	in.buf = appendAString(in.buf, r, lo, hi)
+	return in.close()
+}
+
+func (in *inserter) nstr(r *rand.Rand, lo, hi int) *inserter {
+	in.open()
+	in.buf = appendNString(in.buf, r, lo, hi)
+	return in.close()
+}
+
+func (in *inserter) zip(r *rand.Rand) *inserter {
+	in.open()
+	in.buf = appendZip(in.buf, r)
+	return in.close()
+}
+
+func (in *inserter) data(r *rand.Rand) *inserter {
+	in.open()
+	in.buf = appendData(in.buf, r)
+	return in.close()
+}
+
+// open and close surround a value that needs no escaping.
+func (in *inserter) open() {
+	in.sep()
+	if !in.bulk {
+		in.buf = append(in.buf, '\'')
+	}
+}
+
+func (in *inserter) close() *inserter {
+	if !in.bulk {
+		in.buf = append(in.buf, '\'')
+	}
 	return in
 }
 

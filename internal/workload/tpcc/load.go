@@ -368,8 +368,8 @@ func (l *loader) newInserter(conn *sql.Conn, table, columns string, onRows func(
 func (l *loader) loadItems(ctx context.Context, conn *sql.Conn, r *rand.Rand) error {
 	in := l.newInserter(conn, "bmsql_item", "i_id, i_name, i_price, i_data, i_im_id", l.progress)
 	for i := 1; i <= l.scale.Items; i++ {
-		in.row().int(i).str(aString(r, 14, 24)).raw(cents(int64(uniform(r, 100, 10000)))).
-			str(dataWithOriginal(r)).int(uniform(r, 1, 10000))
+		in.row().int(i).astr(r, 14, 24).raw(cents(int64(uniform(r, 100, 10000)))).
+			data(r).int(uniform(r, 1, 10000))
 		if err := in.maybeFlush(ctx); err != nil {
 			return err
 		}
@@ -379,8 +379,7 @@ func (l *loader) loadItems(ctx context.Context, conn *sql.Conn, r *rand.Rand) er
 
 // address appends street_1, street_2, city, state, zip.
 func address(in *inserter, r *rand.Rand) *inserter {
-	return in.str(aString(r, 10, 20)).str(aString(r, 10, 20)).str(aString(r, 10, 20)).
-		str(upper2(r)).str(zip(r))
+	return in.astr(r, 10, 20).astr(r, 10, 20).astr(r, 10, 20).str(upper2(r)).zip(r)
 }
 
 func upper2(r *rand.Rand) string {
@@ -390,7 +389,7 @@ func upper2(r *rand.Rand) string {
 func (l *loader) loadWarehouse(ctx context.Context, conn *sql.Conn, r *rand.Rand, wh int) error {
 	in := l.newInserter(conn, "bmsql_warehouse",
 		"w_id, w_ytd, w_tax, w_name, w_street_1, w_street_2, w_city, w_state, w_zip", l.progress)
-	address(in.row().int(wh).raw(cents(int64(l.scale.Customers)*1000*districtsPerWarehouse)).raw(fraction4(uniform(r, 0, 2000))).str(aString(r, 6, 10)), r)
+	address(in.row().int(wh).raw(cents(int64(l.scale.Customers)*1000*districtsPerWarehouse)).raw(fraction4(uniform(r, 0, 2000))).astr(r, 6, 10), r)
 	if err := in.flush(ctx); err != nil {
 		return err
 	}
@@ -398,9 +397,9 @@ func (l *loader) loadWarehouse(ctx context.Context, conn *sql.Conn, r *rand.Rand
 		"s_w_id, s_i_id, s_quantity, s_ytd, s_order_cnt, s_remote_cnt, s_data, "+
 			"s_dist_01, s_dist_02, s_dist_03, s_dist_04, s_dist_05, s_dist_06, s_dist_07, s_dist_08, s_dist_09, s_dist_10", l.progress)
 	for i := 1; i <= l.scale.Items; i++ {
-		in.row().int(wh).int(i).int(uniform(r, 10, 100)).int(0).int(0).int(0).str(dataWithOriginal(r))
+		in.row().int(wh).int(i).int(uniform(r, 10, 100)).int(0).int(0).int(0).data(r)
 		for range 10 {
-			in.str(aString(r, 24, 24))
+			in.astr(r, 24, 24)
 		}
 		if err := in.maybeFlush(ctx); err != nil {
 			return err
@@ -414,7 +413,7 @@ func (l *loader) loadDistrict(ctx context.Context, conn *sql.Conn, r *rand.Rand,
 	in := l.newInserter(conn, "bmsql_district",
 		"d_w_id, d_id, d_ytd, d_tax, d_next_o_id, d_name, d_street_1, d_street_2, d_city, d_state, d_zip", l.progress)
 	address(in.row().int(wh).int(d).raw(cents(int64(sc.Customers)*1000)).raw(fraction4(uniform(r, 0, 2000))).
-		int(sc.Customers+1).str(aString(r, 6, 10)), r)
+		int(sc.Customers+1).astr(r, 6, 10), r)
 	if err := in.flush(ctx); err != nil {
 		return err
 	}
@@ -435,9 +434,9 @@ func (l *loader) loadDistrict(ctx context.Context, conn *sql.Conn, r *rand.Rand,
 			credit = "BC"
 		}
 		cust.row().int(wh).int(d).int(c).raw(fraction4(uniform(r, 0, 5000))).str(credit).str(LastName(last)).
-			str(aString(r, 8, 16)).raw("50000.00").raw("-10.00").raw("10.00").int(1).int(0)
-		address(cust, r).str(nString(r, 16, 16)).str(l.now).str("OE").str(aString(r, 300, 500))
-		hist.row().int(c).int(d).int(wh).int(d).int(wh).str(l.now).raw("10.00").str(aString(r, 12, 24))
+			astr(r, 8, 16).raw("50000.00").raw("-10.00").raw("10.00").int(1).int(0)
+		address(cust, r).nstr(r, 16, 16).str(l.now).str("OE").astr(r, 300, 500)
+		hist.row().int(c).int(d).int(wh).int(d).int(wh).str(l.now).raw("10.00").astr(r, 12, 24)
 		if err := cust.maybeFlush(ctx); err != nil {
 			return err
 		}
@@ -477,7 +476,7 @@ func (l *loader) loadDistrict(ctx context.Context, conn *sql.Conn, r *rand.Rand,
 			} else {
 				line.raw("NULL").raw(cents(int64(uniform(r, 1, 999999))))
 			}
-			line.int(wh).int(5).str(aString(r, 24, 24))
+			line.int(wh).int(5).astr(r, 24, 24)
 			if err := line.maybeFlush(ctx); err != nil {
 				return err
 			}

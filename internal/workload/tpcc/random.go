@@ -2,6 +2,7 @@ package tpcc
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strings"
 )
 
@@ -76,39 +77,58 @@ func LastName(n int) string {
 
 const alnum = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 
-// aString is the spec's a-string: random alphanumerics, length in [lo, hi].
-// Only characters that need no escaping in SQL literals.
-func aString(r *rand.Rand, lo, hi int) string {
-	n := uniform(r, lo, hi)
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = alnum[r.IntN(len(alnum))]
-	}
-	return string(b)
+// appendAString appends the spec's a-string to b: random alphanumerics
+// (none needs escaping in a literal), length in [lo, hi]. The characters
+// come six bits at a time from one 64-bit draw, a value above 61 skipped,
+// so each is exactly uniform over alnum and a draw serves about ten of them:
+// a warehouse holds about 50 million such characters, and one IntN per
+// character was almost half of the load's client CPU (docs/loadgen.md).
+func appendAString(b []byte, r *rand.Rand, lo, hi int) []byte {
+	return appendRandom(b, r, uniform(r, lo, hi), alnum, 6)
 }
 
-// nString is the spec's n-string: random digits, length in [lo, hi].
-func nString(r *rand.Rand, lo, hi int) string {
-	n := uniform(r, lo, hi)
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = byte('0' + r.IntN(10))
-	}
-	return string(b)
+// appendNString appends the spec's n-string to b, random digits with a
+// length in [lo, hi].
+func appendNString(b []byte, r *rand.Rand, lo, hi int) []byte {
+	return appendRandom(b, r, uniform(r, lo, hi), "0123456789", 4)
 }
 
-// zip is 4 random digits followed by "11111" (spec 4.3.2.7).
-func zip(r *rand.Rand) string { return nString(r, 4, 4) + "11111" }
+// appendRandom appends n characters of alphabet, drawn bits at a time from
+// 64-bit draws (2^bits >= len(alphabet); a value beyond the alphabet is
+// skipped).
+func appendRandom(b []byte, r *rand.Rand, n int, alphabet string, bits uint) []byte {
+	b = slices.Grow(b, n)
+	out := b[len(b) : len(b)+n]
+	mask := uint64(1)<<bits - 1
+	per := 64 / int(bits)
+	for i := 0; i < n; {
+		x := r.Uint64()
+		for range per {
+			if v := x & mask; v < uint64(len(alphabet)) {
+				out[i] = alphabet[v]
+				if i++; i == n {
+					break
+				}
+			}
+			x >>= bits
+		}
+	}
+	return b[:len(b)+n]
+}
 
-// dataWithOriginal returns I_DATA/S_DATA: 26..50 chars, 10% of them holding
+// appendZip appends 4 random digits followed by "11111" (spec 4.3.2.7).
+func appendZip(b []byte, r *rand.Rand) []byte { return append(appendNString(b, r, 4, 4), "11111"...) }
+
+// appendData appends I_DATA/S_DATA to b: 26..50 chars, 10% of them holding
 // "ORIGINAL" at a random position (spec 4.3.3.1).
-func dataWithOriginal(r *rand.Rand) string {
-	s := aString(r, 26, 50)
-	if r.IntN(10) != 0 {
-		return s
+func appendData(b []byte, r *rand.Rand) []byte {
+	start := len(b)
+	b = appendAString(b, r, 26, 50)
+	if r.IntN(10) == 0 {
+		pos := r.IntN(len(b) - start - 8 + 1)
+		copy(b[start+pos:], "ORIGINAL")
 	}
-	pos := r.IntN(len(s) - 8 + 1)
-	return s[:pos] + "ORIGINAL" + s[pos+8:]
+	return b
 }
 
 // cents formats an amount in cents as a decimal literal ("-10.00").

@@ -112,19 +112,63 @@ func TestStrings(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	originals := 0
 	const n = 20000
+	prefix := []byte("kept\t")
 	for range n {
-		s := aString(r, 26, 50)
-		require.True(t, len(s) >= 26 && len(s) <= 50)
-		d := dataWithOriginal(r)
-		require.True(t, len(d) >= 26 && len(d) <= 50, d)
-		if contains(d, "ORIGINAL") {
+		s := appendAString(append([]byte(nil), prefix...), r, 26, 50)
+		require.Equal(t, prefix, s[:len(prefix)], "appended after what the buffer held")
+		require.True(t, len(s)-len(prefix) >= 26 && len(s)-len(prefix) <= 50)
+		d := appendData(append([]byte(nil), prefix...), r)
+		require.Equal(t, prefix, d[:len(prefix)])
+		d = d[len(prefix):]
+		require.True(t, len(d) >= 26 && len(d) <= 50, "%s", d)
+		if contains(string(d), "ORIGINAL") {
 			originals++
 		}
-		require.Len(t, zip(r), 9)
+		z := appendZip(nil, r)
+		require.Len(t, z, 9)
+		require.Equal(t, "11111", string(z[4:]))
 	}
 	// 10% carry ORIGINAL: 4-sigma bound of a binomial(n, 0.1).
 	sigma := math.Sqrt(n * 0.1 * 0.9)
 	require.InDelta(t, n*0.1, originals, 4*sigma)
+}
+
+// TestStringCharacters checks that the strings use exactly their alphabet,
+// each character about equally often (the generator takes several
+// characters from one 64-bit draw, skipping values beyond the alphabet),
+// and the lengths cover [lo, hi].
+func TestStringCharacters(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		alphabet string
+		gen      func([]byte, *rand.Rand, int, int) []byte
+	}{
+		{"a-string", alnum, appendAString},
+		{"n-string", "0123456789", appendNString},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(11, 12))
+			counts := map[byte]int{}
+			lengths := map[int]int{}
+			total := 0
+			for range 20000 {
+				s := tc.gen(nil, r, 1, 30)
+				lengths[len(s)]++
+				for _, c := range s {
+					counts[c]++
+				}
+				total += len(s)
+			}
+			require.Len(t, lengths, 30, "every length in 1..30 occurs")
+			require.Len(t, counts, len(tc.alphabet), "the characters are the alphabet")
+			p := 1 / float64(len(tc.alphabet))
+			sigma := math.Sqrt(float64(total) * p * (1 - p))
+			for i := range len(tc.alphabet) {
+				c := tc.alphabet[i]
+				require.InDelta(t, float64(total)*p, counts[c], 5*sigma, "character %q", c)
+			}
+		})
+	}
 }
 
 func contains(s, sub string) bool {
