@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -44,15 +45,37 @@ import (
 // set once at dial from the DSN's readTimeout and writeTimeout: a dead
 // server still turns into an error, with no syscall per statement.
 
+// Raw reads (Options.RawReadWait). Even on a blocking socket, a read goes
+// through the runtime's syscall entry and exit, and when it waits longer
+// than sysmon's 20 us the runtime hands its P to another thread and takes
+// one back after: about twice a sysbench thread's context switches per
+// statement, and most of the gap between the two clients' CPU per
+// transaction (docs/loadgen.md). A raw read(2) keeps the thread and its P
+// through the wait, as a sysbench thread keeps its CPU. A P held that way
+// cannot stop for a garbage collection, so the wait is bounded: the socket's
+// SO_RCVTIMEO is RawReadWait, and a reply that takes longer (or a signal) is
+// waited for with ppoll(2) through the runtime, which honours the DSN's
+// readTimeout. A collection is therefore delayed by at most RawReadWait.
+// Each terminal holds a P while it waits, so the caller needs more Ps than
+// terminals (GOMAXPROCS) or the terminals queue for Ps.
+
+// Options are OpenDB's settings for TCP connections.
+type Options struct {
+	// RawReadWait is how long a read waits for its reply in a raw read(2)
+	// before it waits through the runtime (see above); 0 reads through the
+	// runtime only.
+	RawReadWait time.Duration
+}
+
 // OpenDB opens dsn like sql.Open("mysql", dsn), but TCP connections use
 // blocking sockets (see above). Other networks (unix) are opened as usual.
-func OpenDB(dsn string) (*sql.DB, error) {
+func OpenDB(dsn string, o Options) (*sql.DB, error) {
 	cfg, err := mysql.ParseDSN(dsn)
 	if err != nil {
 		return nil, err
 	}
 	if cfg.Net == "tcp" || cfg.Net == "tcp4" || cfg.Net == "tcp6" {
-		cfg.DialFunc = BlockingDialer(cfg.ReadTimeout, cfg.WriteTimeout)
+		cfg.DialFunc = BlockingDialer(cfg.ReadTimeout, cfg.WriteTimeout, o)
 		// The socket enforces them now; without them go-sql-driver also
 		// skips its time.Now and SetDeadline calls around every I/O.
 		cfg.ReadTimeout, cfg.WriteTimeout = 0, 0
@@ -66,7 +89,10 @@ func OpenDB(dsn string) (*sql.DB, error) {
 
 // BlockingDialer returns a go-sql-driver DialFunc whose connections are
 // blocking sockets with the given receive and send timeouts (0: none).
-func BlockingDialer(readTimeout, writeTimeout time.Duration) func(ctx context.Context, network, addr string) (net.Conn, error) {
+func BlockingDialer(readTimeout, writeTimeout time.Duration, o Options) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	if o.RawReadWait < 0 {
+		o.RawReadWait = 0
+	}
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
 		var d net.Dialer
 		c, err := d.DialContext(ctx, network, addr)
@@ -78,7 +104,7 @@ func BlockingDialer(readTimeout, writeTimeout time.Duration) func(ctx context.Co
 			return c, nil
 		}
 		_ = tc.SetKeepAlive(true) // as go-sql-driver does for its own TCP conns
-		bc, err := newBlockingConn(tc, readTimeout, writeTimeout)
+		bc, err := newBlockingConn(tc, readTimeout, writeTimeout, o.RawReadWait)
 		if err != nil {
 			c.Close()
 			return nil, fmt.Errorf("blocking socket for %s: %w", addr, err)
@@ -92,13 +118,17 @@ func BlockingDialer(readTimeout, writeTimeout time.Duration) func(ctx context.Co
 // come from another and wakes a blocked read with shutdown(2).
 type blockingConn struct {
 	fd            int
+	rawWait       bool          // reads start with a raw read (Options.RawReadWait)
+	readTimeout   time.Duration // with rawWait: the ppoll bound after it
+	yieldAt       time.Time     // with rawWait: the last runtime.Gosched
+	slowWaits     int           // with rawWait: reads that went on in ppoll (tests)
 	local, remote net.Addr
 	closed        atomic.Bool
 	closeOnce     sync.Once
 	closeErr      error
 }
 
-func newBlockingConn(tc *net.TCPConn, readTimeout, writeTimeout time.Duration) (*blockingConn, error) {
+func newBlockingConn(tc *net.TCPConn, readTimeout, writeTimeout, rawWait time.Duration) (*blockingConn, error) {
 	raw, err := tc.SyscallConn()
 	if err != nil {
 		return nil, err
@@ -114,6 +144,12 @@ func newBlockingConn(tc *net.TCPConn, readTimeout, writeTimeout time.Duration) (
 		return nil, dupErr
 	}
 	bc := &blockingConn{fd: fd, local: tc.LocalAddr(), remote: tc.RemoteAddr()}
+	if rawWait > 0 {
+		// The socket's receive timeout bounds the raw read; the DSN's
+		// bounds the ppoll after it.
+		bc.rawWait, bc.readTimeout = true, readTimeout
+		readTimeout = rawWait
+	}
 	tc.Close()
 	unix.CloseOnExec(fd)
 	if err := unix.SetNonblock(fd, false); err != nil {
@@ -143,6 +179,9 @@ func (c *blockingConn) Read(b []byte) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
 	}
+	if c.rawWait {
+		return c.readRaw(b)
+	}
 	for {
 		n, err := unix.Read(c.fd, b)
 		switch {
@@ -156,6 +195,72 @@ func (c *blockingConn) Read(b []byte) (int, error) {
 			return 0, io.EOF
 		}
 		return n, nil
+	}
+}
+
+// yieldEvery keeps a terminal that waits in raw reads from looking stuck to
+// the runtime. The scheduler never sees it between raw reads, so after
+// 10 ms sysmon preempts it with a signal, which ends the raw read (EINTR)
+// and sends it through the runtime's wait: at 16 terminals on 2 cores that
+// cost a point select 20-23 us of client CPU against 14-19 us with
+// GODEBUG=asyncpreemptoff=1 (docs/loadgen.md). A terminal that yields on
+// its own more often than every 10 ms is never preempted; each yield may
+// wake an idle thread, so not much more often.
+const yieldEvery = 8 * time.Millisecond
+
+// readRaw is Read with raw reads (see Options.RawReadWait).
+func (c *blockingConn) readRaw(b []byte) (int, error) {
+	if now := time.Now(); now.Sub(c.yieldAt) >= yieldEvery {
+		c.yieldAt = now
+		runtime.Gosched()
+	}
+	for {
+		n, _, e := unix.RawSyscall(unix.SYS_READ, uintptr(c.fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+		switch {
+		case e == 0 && n == 0:
+			return 0, io.EOF
+		case e == 0:
+			return int(n), nil
+		case e != unix.EAGAIN && e != unix.EINTR:
+			return 0, c.opErr("read", e)
+		}
+		// No reply within the raw wait, or a signal (the runtime's
+		// preemption or profiling): wait through the runtime, where a
+		// garbage collection can stop this goroutine.
+		c.slowWaits++
+		if err := c.waitReadable(); err != nil {
+			return 0, err
+		}
+	}
+}
+
+// waitReadable waits in ppoll(2), through the runtime, until the socket
+// is readable (or hung up), for at most the DSN's readTimeout.
+func (c *blockingConn) waitReadable() error {
+	var deadline time.Time
+	if c.readTimeout > 0 {
+		deadline = time.Now().Add(c.readTimeout)
+	}
+	fds := []unix.PollFd{{Fd: int32(c.fd), Events: unix.POLLIN}}
+	for {
+		if c.closed.Load() {
+			return c.opErr("read", net.ErrClosed)
+		}
+		var ts *unix.Timespec
+		if !deadline.IsZero() {
+			t := unix.NsecToTimespec(max(time.Until(deadline), 0).Nanoseconds())
+			ts = &t
+		}
+		n, err := unix.Ppoll(fds, ts, nil)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return c.opErr("read", err)
+		case n == 0:
+			return c.opErr("read", os.ErrDeadlineExceeded)
+		}
+		return nil
 	}
 }
 

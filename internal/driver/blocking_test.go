@@ -6,9 +6,11 @@ import (
 	"errors"
 	"net"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -16,12 +18,29 @@ import (
 	"github.com/walab/walab/internal/testenv"
 )
 
+// modes are the two ways a blocking connection reads: through the runtime
+// only, and raw reads first. Every test here runs in both.
+var modes = []struct {
+	name string
+	opts driver.Options
+}{
+	{"runtime reads", driver.Options{}},
+	{"raw reads", driver.Options{RawReadWait: 2 * time.Millisecond}},
+}
+
+// forModes runs f as a subtest per mode.
+func forModes(t *testing.T, f func(t *testing.T, o driver.Options)) {
+	for _, m := range modes {
+		t.Run(m.name, func(t *testing.T) { f(t, m.opts) })
+	}
+}
+
 // openBlocking opens the machine's MariaDB through driver.OpenDB, with the
 // DSN's parameters changed by edit.
-func openBlocking(t *testing.T, edit func(string) string) *sql.DB {
+func openBlocking(t *testing.T, o driver.Options, edit func(string) string) *sql.DB {
 	t.Helper()
 	_, dsn := testenv.MariaDB(t, "walab_test_driver_blocking")
-	db, err := driver.OpenDB(edit(dsn))
+	db, err := driver.OpenDB(edit(dsn), o)
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
 	return db
@@ -31,8 +50,10 @@ func same(s string) string { return s }
 
 // Payloads larger than the socket buffers make reads and writes partial,
 // which the blocking conn must loop over.
-func TestBlockingQueries(t *testing.T) {
-	db := openBlocking(t, same)
+func TestBlockingQueries(t *testing.T) { forModes(t, testBlockingQueries) }
+
+func testBlockingQueries(t *testing.T, o driver.Options) {
+	db := openBlocking(t, o, same)
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name string
@@ -51,8 +72,10 @@ func TestBlockingQueries(t *testing.T) {
 }
 
 // A killed connection is an error of class Connection, and the pool recovers.
-func TestBlockingKilledConnection(t *testing.T) {
-	db := openBlocking(t, same)
+func TestBlockingKilledConnection(t *testing.T) { forModes(t, testBlockingKilledConnection) }
+
+func testBlockingKilledConnection(t *testing.T, o driver.Options) {
+	db := openBlocking(t, o, same)
 	ctx := context.Background()
 	conn, err := db.Conn(ctx)
 	require.NoError(t, err)
@@ -69,8 +92,10 @@ func TestBlockingKilledConnection(t *testing.T) {
 }
 
 // The DSN's readTimeout still ends a wait for a server that does not answer.
-func TestBlockingReadTimeout(t *testing.T) {
-	db := openBlocking(t, func(dsn string) string { return strings.Replace(dsn, "readTimeout=30s", "readTimeout=300ms", 1) })
+func TestBlockingReadTimeout(t *testing.T) { forModes(t, testBlockingReadTimeout) }
+
+func testBlockingReadTimeout(t *testing.T, o driver.Options) {
+	db := openBlocking(t, o, func(dsn string) string { return strings.Replace(dsn, "readTimeout=30s", "readTimeout=300ms", 1) })
 	_, err := db.ExecContext(context.Background(), "SELECT SLEEP(5)")
 	require.Error(t, err)
 	require.Equal(t, driver.Connection, driver.Classify(err), "error %v", err)
@@ -78,23 +103,11 @@ func TestBlockingReadTimeout(t *testing.T) {
 
 // Close from another goroutine wakes a read blocked in the kernel; reads
 // and writes after Close fail instead of touching a reused descriptor.
-func TestBlockingCloseWakesRead(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer ln.Close()
-	accepted := make(chan net.Conn, 1)
-	go func() {
-		c, err := ln.Accept()
-		if err == nil {
-			accepted <- c
-		}
-	}()
-	c, err := driver.BlockingDialer(0, 0)(context.Background(), "tcp", ln.Addr().String())
-	require.NoError(t, err)
-	peer := <-accepted
-	defer peer.Close()
+func TestBlockingCloseWakesRead(t *testing.T) { forModes(t, testBlockingCloseWakesRead) }
 
-	_, err = c.Write([]byte("ping"))
+func testBlockingCloseWakesRead(t *testing.T, o driver.Options) {
+	c, peer := dialPair(t, 0, o)
+	_, err := c.Write([]byte("ping"))
 	require.NoError(t, err)
 	buf := make([]byte, 4)
 	_, err = peer.Read(buf)
@@ -115,9 +128,68 @@ func TestBlockingCloseWakesRead(t *testing.T) {
 	require.NoError(t, c.Close(), "second Close is a no-op")
 }
 
+// dialPair connects a blocking conn to a loopback listener and returns it
+// with the accepted peer; both are closed when the test ends.
+func dialPair(t *testing.T, readTimeout time.Duration, o driver.Options) (net.Conn, net.Conn) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err == nil {
+			accepted <- c
+		}
+	}()
+	c, err := driver.BlockingDialer(readTimeout, 0, o)(context.Background(), "tcp", ln.Addr().String())
+	require.NoError(t, err)
+	t.Cleanup(func() { c.Close() })
+	peer := <-accepted
+	t.Cleanup(func() { peer.Close() })
+	return c, peer
+}
+
 func TestBlockingDialRefused(t *testing.T) {
 	port := testenv.FreePort(t)
-	_, err := driver.BlockingDialer(0, 0)(context.Background(), "tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	_, err := driver.BlockingDialer(0, 0, driver.Options{})(context.Background(), "tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
 	require.Error(t, err)
 	require.False(t, errors.Is(err, os.ErrDeadlineExceeded))
+}
+
+// A raw read holds its P, which a garbage collection's stop-the-world must
+// wait for: the wait is bounded, so a collection started while the server
+// has not answered finishes before the answer comes, and the read still
+// returns it. The server answers only after runtime.GC returned: with an
+// unbounded raw read this test would never end.
+func TestRawReadLetsGarbageCollectionRun(t *testing.T) {
+	c, peer := dialPair(t, 0, driver.Options{RawReadWait: time.Millisecond})
+
+	got := make(chan string, 1)
+	go func() {
+		buf := make([]byte, 16)
+		n, err := c.Read(buf)
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		got <- string(buf[:n])
+	}()
+	// Give the reader time to enter its read; if it has not, the test
+	// checks less but cannot fail wrongly.
+	time.Sleep(20 * time.Millisecond)
+	for range 3 {
+		runtime.GC()
+	}
+	_, err := peer.Write([]byte("answer"))
+	require.NoError(t, err)
+	require.Equal(t, "answer", <-got)
+}
+
+// With raw reads the DSN's readTimeout is enforced by the wait after the raw
+// one: a peer that never answers ends the read with a deadline error.
+func TestRawReadTimeout(t *testing.T) {
+	c, _ := dialPair(t, 50*time.Millisecond, driver.Options{RawReadWait: time.Millisecond})
+	_, err := c.Read(make([]byte, 4))
+	require.ErrorIs(t, err, os.ErrDeadlineExceeded)
 }

@@ -34,6 +34,7 @@ type flags struct {
 	web             *web.FlagConfig
 	logLevel        *promslog.Level
 	blockingIO      bool
+	rawReadWait     time.Duration
 	cpuProfile      string
 	memProfile      string
 	scenario, runID string
@@ -261,6 +262,7 @@ func defineFlags(app *kingpin.Application, f *flags) {
 	app.Flag("mysql-password-file", "Read the MySQL password from the first line of this file.").StringVar(&f.creds.passwordFile)
 	app.Flag("defaults-extra-file", "A MySQL option file (my.cnf) whose [client] user, password, host, port and socket apply where the command line gives none, as for the mysql client.").StringVar(&f.creds.defaultsFile)
 	app.Flag("mysql-db", "MySQL database.").Default("sbtest").StringVar(&f.conn.DB)
+	app.Flag("mysql-raw-read-wait", "With --mysql-blocking-io: how long a terminal waits for a reply in a raw read(2), keeping its thread as a sysbench thread keeps its CPU, before it waits through the Go runtime (0: always through the runtime). Raw reads need a P per terminal: when GOMAXPROCS is not set, loadgen raises it to the terminals + 2 (up to 256); with fewer Ps, reads go through the runtime.").Default("2ms").DurationVar(&f.rawReadWait)
 	app.Flag("mysql-blocking-io", "Blocking sockets for TCP connections: a terminal sleeps in recv like a sysbench thread instead of going through Go's netpoller (fewer syscalls and less client CPU per statement).").Default("true").BoolVar(&f.blockingIO)
 
 	app.Flag("db-driver", "sysbench's database driver: mysql is the one loadgen drives.").Default("mysql").StringVar(&f.compat.dbDriver)

@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -173,8 +174,23 @@ func resolveTargets(f *flags, c *command, stderr io.Writer) ([]*target, error) {
 		if t.wl, err = c.factory(workload.Target{Name: t.name, File: t.file, Seed: f.run.seed}); err != nil {
 			return nil, fmt.Errorf("target %s: %w", t.name, err)
 		}
+	}
+	terminals := 0
+	for _, t := range out {
+		terminals += max(runConfig(f, t).Threads, prepareWorkers(f, t))
+	}
+	var o driver.Options
+	if f.blockingIO {
+		var procs int
+		o.RawReadWait, procs = rawReadPlan(f.rawReadWait, terminals, os.Getenv("GOMAXPROCS") != "", runtime.GOMAXPROCS(0))
+		if procs != runtime.GOMAXPROCS(0) {
+			runtime.GOMAXPROCS(procs)
+		}
+	}
+	for _, t := range out {
+		var err error
 		if f.blockingIO {
-			t.db, err = driver.OpenDB(t.dsn)
+			t.db, err = driver.OpenDB(t.dsn, o)
 		} else {
 			t.db, err = sql.Open("mysql", t.dsn)
 		}
@@ -186,6 +202,29 @@ func resolveTargets(f *flags, c *command, stderr io.Writer) ([]*target, error) {
 		t.db.SetMaxIdleConns(n)
 	}
 	return out, nil
+}
+
+// maxRawReadProcs bounds the Ps loadgen asks for so that every terminal
+// can hold one through a raw read (driver.Options.RawReadWait); with more
+// terminals than that, reads go through the runtime.
+const maxRawReadProcs = 256
+
+// rawReadPlan decides the raw read wait of a run's connections and the Ps
+// (GOMAXPROCS) the process needs for it. A terminal in a raw read holds its
+// P, so raw reads need a P per terminal, one for the runner and one for
+// the garbage collector; with fewer, terminals would queue for Ps and the
+// server would see less concurrency than asked for. procs is raised when
+// the user did not set GOMAXPROCS, up to maxRawReadProcs; otherwise reads
+// go through the runtime (wait 0).
+func rawReadPlan(wait time.Duration, terminals int, userSetProcs bool, procs int) (time.Duration, int) {
+	need := terminals + 2
+	switch {
+	case wait <= 0 || procs >= need:
+		return max(wait, 0), procs
+	case userSetProcs || need > maxRawReadProcs:
+		return 0, procs
+	}
+	return wait, need
 }
 
 // ensureDatabase creates the DSN's database when missing, so prepare
