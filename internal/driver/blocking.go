@@ -74,7 +74,7 @@ func OpenDB(dsn string, o Options) (*sql.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Net == "tcp" || cfg.Net == "tcp4" || cfg.Net == "tcp6" {
+	if isTCP(cfg) {
 		cfg.DialFunc = BlockingDialer(cfg.ReadTimeout, cfg.WriteTimeout, o)
 		// The socket enforces them now; without them go-sql-driver also
 		// skips its time.Now and SetDeadline calls around every I/O.
@@ -85,6 +85,17 @@ func OpenDB(dsn string, o Options) (*sql.DB, error) {
 		return nil, err
 	}
 	return sql.OpenDB(conn), nil
+}
+
+// BlockingSocket reports whether OpenDB connects to dsn over a blocking
+// socket (TCP), where Options apply.
+func BlockingSocket(dsn string) bool {
+	cfg, err := mysql.ParseDSN(dsn)
+	return err == nil && isTCP(cfg)
+}
+
+func isTCP(cfg *mysql.Config) bool {
+	return cfg.Net == "tcp" || cfg.Net == "tcp4" || cfg.Net == "tcp6"
 }
 
 // BlockingDialer returns a go-sql-driver DialFunc whose connections are

@@ -150,6 +150,13 @@ func dialPair(t *testing.T, readTimeout time.Duration, o driver.Options) (net.Co
 	return c, peer
 }
 
+func TestBlockingSocket(t *testing.T) {
+	require.True(t, driver.BlockingSocket("root@tcp(127.0.0.1:3306)/db"))
+	require.True(t, driver.BlockingSocket("root@tcp6([::1]:3306)/db"))
+	require.False(t, driver.BlockingSocket("root@unix(/run/mysqld/mysqld.sock)/db"), "unix sockets keep the runtime's I/O")
+	require.False(t, driver.BlockingSocket("not a dsn"))
+}
+
 func TestBlockingDialRefused(t *testing.T) {
 	port := testenv.FreePort(t)
 	_, err := driver.BlockingDialer(0, 0, driver.Options{})(context.Background(), "tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))

@@ -175,12 +175,13 @@ func resolveTargets(f *flags, c *command, stderr io.Writer) ([]*target, error) {
 			return nil, fmt.Errorf("target %s: %w", t.name, err)
 		}
 	}
-	terminals := 0
+	terminals, blocking := 0, false
 	for _, t := range out {
 		terminals += max(runConfig(f, t).Threads, prepareWorkers(f, t))
+		blocking = blocking || driver.BlockingSocket(t.dsn)
 	}
 	var o driver.Options
-	if f.blockingIO {
+	if f.blockingIO && blocking {
 		var procs int
 		o.RawReadWait, procs = rawReadPlan(f.rawReadWait, terminals, os.Getenv("GOMAXPROCS") != "", runtime.GOMAXPROCS(0))
 		if procs != runtime.GOMAXPROCS(0) {
