@@ -62,7 +62,7 @@ import (
 // Options are OpenDB's settings for TCP connections.
 type Options struct {
 	// RawReadWait is how long a read waits for its reply in a raw read(2)
-	// before it waits through the runtime (see above); 0 reads through the
+	// before it waits through the runtime (see above); 0 or less reads through the
 	// runtime only.
 	RawReadWait time.Duration
 }
@@ -101,9 +101,6 @@ func isTCP(cfg *mysql.Config) bool {
 // BlockingDialer returns a go-sql-driver DialFunc whose connections are
 // blocking sockets with the given receive and send timeouts (0: none).
 func BlockingDialer(readTimeout, writeTimeout time.Duration, o Options) func(ctx context.Context, network, addr string) (net.Conn, error) {
-	if o.RawReadWait < 0 {
-		o.RawReadWait = 0
-	}
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
 		var d net.Dialer
 		c, err := d.DialContext(ctx, network, addr)

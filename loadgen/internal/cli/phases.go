@@ -220,8 +220,10 @@ const maxRawReadProcs = 256
 func rawReadPlan(wait time.Duration, terminals int, userSetProcs bool, procs int) (time.Duration, int) {
 	need := terminals + 2
 	switch {
-	case wait <= 0 || procs >= need:
-		return max(wait, 0), procs
+	case wait <= 0:
+		return 0, procs
+	case procs >= need:
+		return wait, procs
 	case userSetProcs || need > maxRawReadProcs:
 		return 0, procs
 	}
