@@ -36,6 +36,13 @@ func TestLayering(t *testing.T) {
 			}
 		}
 	}
+	// Collectors read controllers through the fleet and never know the
+	// simulator; the composition root wires a simulated drive in.
+	for _, pkg := range []string{"internal/collector", "internal/wa"} {
+		out, err := exec.Command("go", "list", "-deps", mod+pkg).Output()
+		require.NoError(t, err, pkg)
+		require.NotContains(t, strings.Fields(string(out)), mod+"internal/nvme/sim", "%s imports the simulator", pkg)
+	}
 	// The byte layouts are leaves: decode imports no walab package.
 	out, err := exec.Command("go", "list", "-f", `{{join .Imports " "}}`, mod+"internal/nvme/decode").Output()
 	require.NoError(t, err)
