@@ -1,0 +1,165 @@
+package experiment
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/walab/walab/internal/testenv"
+)
+
+// seed002RandWrite is seed 002's randwrite line, size and runtime as plan
+// variables.
+const seed002RandWrite = "fio --filename=%s -ioengine=libaio -direct=1 -iodepth=32 -rw=randwrite -bs=4k -size=%s -numjobs=%s -runtime=%s -group_reporting -name=test-rand-write"
+
+func TestFioPlanValidation(t *testing.T) {
+	for _, tc := range []struct{ run, want string }{
+		{`fio: "fio --filename=/dev/loop9 --rw=randwrite --name=x"`, "fio on the raw device /dev/loop9 overwrites it: add destructive: true"},
+		{`fio: "fio --name=x --output=/tmp/o.json"`, "walab sets fio's output file"},
+		{`fio: "fio --name=x --output-format=terse"`, "json or json+ only"},
+		{`fio: "fio --client=h --name=x"`, "this host only"},
+		{`fio: "sysbench fileio run"`, "starting with fio"},
+		{`fio: "fio --name=x 'unclosed"`, "invalid command line string"},
+		{`{fio: "fio job.fio", sweep: {threads: [1, 2]}}`, "a job file or several jobs do not take it"},
+		{`{fio: "fio --name=a --name=b", sweep: {threads: [1, 2]}}`, "a job file or several jobs do not take it"},
+		{`{fio: "fio --name=x", duration: 10s}`, "fio's runtime is in its line"},
+		{`{fio: "fio --name=x", command: "true"}`, "give one of workload (loadgen), command or fio"},
+	} {
+		run := "name: r\n    " + tc.run
+		if strings.HasPrefix(tc.run, "{") {
+			run = strings.Replace(tc.run, "{", "{name: r, ", 1)
+		}
+		_, err := Parse([]byte("name: v\nruns:\n  - " + run + "\n"))
+		require.ErrorContains(t, err, tc.want, tc.run)
+	}
+	_, err := Parse([]byte("name: v\nruns:\n  - {name: r, destructive: true, fio: \"fio --filename=/dev/loop9 --name=x\"}\n"))
+	require.NoError(t, err)
+}
+
+// TestFioDryRun: each fio command exactly as it will run, with the JSON
+// output walab adds and the sweep's numjobs; a raw-device run is flagged.
+func TestFioDryRun(t *testing.T) {
+	p, err := Parse([]byte(`name: d
+runs:
+  - name: rw
+    fio: fio --filename=./testfile -rw=randwrite -bs=4k -size=64M -numjobs=64 -runtime=3 -group_reporting -name=test-rand-write
+    sweep: {threads: [4, 64]}
+  - name: dev
+    destructive: true
+    fio: fio --filename=/dev/loop9 -rw=write -name=w --output-format=json+
+`))
+	require.NoError(t, err)
+	var out bytes.Buffer
+	require.NoError(t, DryRun(p, &out))
+	s := out.String()
+	require.Contains(t, s, "fio --filename=./testfile -rw=randwrite -bs=4k -size=64M -numjobs=64 -runtime=3 -group_reporting -name=test-rand-write --numjobs=4 --output-format=json --output=RUN_DIR/fio.json   (fingerprint at start and end, 3s)")
+	require.Contains(t, s, "--numjobs=64 --output-format=json --output=RUN_DIR/fio.json")
+	require.Regexp(t, `fio --filename=/dev/loop9 -rw=write -name=w --output-format=json\+ --output=RUN_DIR/fio.json .*\[DESTRUCTIVE\]`, s)
+}
+
+func fioPlan(line string) []byte {
+	return []byte("name: f\nruns:\n  - name: w\n    fio: " + line + "\n")
+}
+
+// TestFioRunOnFile: the real fio runs seed 002's randwrite line (scaled)
+// on a file; the run record holds fio's figures and the block layer's
+// view of the file's device, and the report shows both.
+func TestFioRunOnFile(t *testing.T) {
+	testenv.RequireBinary(t, "fio")
+	dir := t.TempDir()
+	line := strings.Replace(seed002RandWrite, "-ioengine=libaio -direct=1", "-ioengine=psync", 1) // tmpfs may refuse O_DIRECT
+	e, err := Create(fioPlan(sprintf(line, filepath.Join(dir, "testfile"), "4M", "2", "1")), filepath.Join(dir, "out"))
+	require.NoError(t, err)
+	require.NoError(t, e.Execute(context.Background()))
+	require.Len(t, e.State().Runs, 1)
+	r := e.State().Runs[0]
+	require.NotNil(t, r.Fio)
+	require.Equal(t, "fio-3.33", r.Fio.Version)
+	require.Len(t, r.Fio.Jobs, 1, "group_reporting: one group")
+	require.Greater(t, r.Fio.Total.WriteIOPS, 0.0)
+	require.Equal(t, uint64(2*4<<20/4096), r.Fio.Total.WriteIOs, "2 jobs × 4 MiB in 4 KiB writes")
+	_, ok := r.Fio.Jobs[0].Write.Clat(99)
+	require.True(t, ok)
+	b, err := os.ReadFile(filepath.Join(dir, "out", r.Dir, FioOutput))
+	require.NoError(t, err)
+	require.True(t, json.Valid(b))
+	rep := e.Report()
+	require.Contains(t, rep, "## fio runs")
+	require.Regexp(t, `\| f-w-r1 \| \(line\) \| 0 \| [0-9]+ \| 0\.00 \| [0-9.]+ \| — \| [0-9.]+ / [0-9.]+ / [0-9.]+ \| 0 \| — \|`, rep)
+}
+
+func sprintf(format string, args ...any) string {
+	return strings.TrimSpace(fmt.Sprintf(format, args...))
+}
+
+// TestFioFailuresCountNothing: a fio that exits non-zero, or writes a
+// report that is not JSON, fails the run with the reason; no run is counted.
+func TestFioFailuresCountNothing(t *testing.T) {
+	testenv.RequireBinary(t, "fio")
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "bin", "fio")
+	require.NoError(t, os.MkdirAll(filepath.Dir(fake), 0o755))
+	require.NoError(t, os.WriteFile(fake, []byte("#!/bin/sh\nfor a; do case $a in --output=*) printf '{\"jobs\": [' > \"${a#--output=}\";; esac; done\n"), 0o755))
+	for i, tc := range []struct{ line, want string }{
+		{"fio --name=x --rw=nonsense", "exit status 1"},
+		{fake + " --name=x", "fio report: unexpected EOF"},
+	} {
+		e, err := Create(fioPlan(tc.line), filepath.Join(dir, "out"+string(rune('a'+i))))
+		require.NoError(t, err)
+		err = e.Execute(context.Background())
+		require.ErrorContains(t, err, tc.want)
+		require.Empty(t, e.State().Runs, "nothing of a failed fio run is counted")
+	}
+}
+
+// TestFioRefusesMountedDevice: fio on the device of a mounted loop
+// filesystem is refused before fio starts: by the plan check without
+// destructive: true, and by the raw-device guard with it.
+func TestFioRefusesMountedDevice(t *testing.T) {
+	testenv.RequireBinary(t, "fio")
+	losetup := testenv.RequireBinary(t, "losetup")
+	mkfs := testenv.RequireBinary(t, "mkfs.ext4")
+	dir := t.TempDir()
+	img := filepath.Join(dir, "img")
+	require.NoError(t, os.WriteFile(img, nil, 0o644))
+	require.NoError(t, os.Truncate(img, 32<<20))
+	out, err := exec.Command(losetup, "-f", "--show", img).CombinedOutput()
+	if err != nil {
+		testenv.Missing(t, "losetup: %v: %s", err, out)
+	}
+	dev := strings.TrimSpace(string(out))
+	t.Cleanup(func() { _ = exec.Command(losetup, "-d", dev).Run() })
+	out, err = exec.Command(mkfs, "-q", dev).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	mnt := filepath.Join(dir, "mnt")
+	require.NoError(t, os.Mkdir(mnt, 0o755))
+	if out, err := exec.Command("mount", dev, mnt).CombinedOutput(); err != nil {
+		testenv.Missing(t, "mount %s: %v: %s", dev, err, out)
+	}
+	t.Cleanup(func() { _ = exec.Command("umount", mnt).Run() })
+	require.NoError(t, os.WriteFile(filepath.Join(mnt, "keep"), []byte("data"), 0o644))
+
+	line := sprintf(seed002RandWrite, dev, "1M", "1", "1")
+	_, err = Parse(fioPlan(line))
+	require.ErrorContains(t, err, "fio on the raw device "+dev+" overwrites it: add destructive: true")
+
+	plan := []byte("name: f\nruns:\n  - name: w\n    destructive: true\n    fio: " + line + "\n")
+	e, err := Create(plan, filepath.Join(dir, "out"))
+	require.NoError(t, err)
+	err = e.Execute(context.Background())
+	require.ErrorContains(t, err, "fio refused before it started: device "+dev+": "+filepath.Base(dev)+" is mounted on "+mnt+": refused")
+	require.Empty(t, e.State().Runs)
+	_, err = os.Stat(filepath.Join(dir, "out", "runs", "f-w-r1", FioOutput))
+	require.ErrorIs(t, err, os.ErrNotExist, "fio never ran")
+	b, err := os.ReadFile(filepath.Join(mnt, "keep"))
+	require.NoError(t, err)
+	require.Equal(t, "data", string(b))
+}
