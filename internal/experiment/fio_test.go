@@ -163,3 +163,32 @@ func TestFioRefusesMountedDevice(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "data", string(b))
 }
+
+// TestSeed002PlanDryRun: the shipped plan carries seed 002's five fio
+// lines verbatim (with its defaults), and the dry run prints each with the
+// sweep's numjobs and fio's JSON output.
+func TestSeed002PlanDryRun(t *testing.T) {
+	data, err := os.ReadFile("../../deploy/experiments/seed002-fio.yml")
+	require.NoError(t, err)
+	data, err = Expand(data, func(string) (string, bool) { return "", false })
+	require.NoError(t, err)
+	p, err := Parse(data)
+	require.NoError(t, err)
+	var out bytes.Buffer
+	require.NoError(t, DryRun(p, &out))
+	seed, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "shared", "seeds", "002_16f2a51a8daec0d5.txt"))
+	lines := []string{
+		"fio --filename=./testfile -ioengine=libaio -direct=1 -iodepth=32 -rw=randrw -bs=4k -size=64G -numjobs=64 -runtime=60 -group_reporting -name=test-rand-readwrite",
+		"fio --filename=./testfile -ioengine=libaio -direct=1 -iodepth=32 -rw=randread -bs=4k -size=64G -numjobs=64 -runtime=60 -group_reporting -name=test-rand-read",
+		"fio --filename=./testfile -ioengine=libaio -direct=1 -iodepth=32 -rw=randwrite -bs=4k -size=64G -numjobs=64 -runtime=60 -group_reporting -name=test-rand-write",
+		"fio --filename=./testfile -ioengine=libaio --direct=1 -iodepth=32 --rw=read -bs=4k -size=64G -numjobs=4 -runtime=60 --group_reporting --name=test-read",
+		"fio --filename=./testfile -ioengine=libaio -direct=1 -iodepth=32 -rw=write -bs=4k -size=64G -numjobs=4 -runtime=60 -group_reporting -name=test-write",
+	}
+	for i, l := range lines {
+		if err == nil { // the seed text, where this checkout sits beside it
+			require.Contains(t, string(seed), l)
+		}
+		n := []string{"64", "64", "64", "4", "4"}[i]
+		require.Contains(t, out.String(), l+" --numjobs="+n+" --output-format=json --output=RUN_DIR/fio.json")
+	}
+}
