@@ -42,6 +42,9 @@ func TestFioPlanValidation(t *testing.T) {
 	}
 	_, err := Parse([]byte("name: v\nruns:\n  - {name: r, destructive: true, fio: \"fio --filename=/dev/loop9 --name=x\"}\n"))
 	require.NoError(t, err)
+	// A step that runs fio on a device is destructive too.
+	_, err = Parse([]byte("name: v\nprecondition:\n  - command: fio --filename=/dev/nvme0n1 --rw=write --loops=2 --name=fill\nruns:\n  - {name: r, fio: \"fio --name=x\"}\n"))
+	require.ErrorContains(t, err, "fio on a raw device overwrites it")
 }
 
 // TestFioDryRun: each fio command exactly as it will run, with the JSON
