@@ -32,6 +32,7 @@ func TestFioPlanValidation(t *testing.T) {
 		{`{fio: "fio --name=a --name=b", sweep: {threads: [1, 2]}}`, "a job file or several jobs do not take it"},
 		{`{fio: "fio --name=x", duration: 10s}`, "fio's runtime is in its line"},
 		{`{fio: "fio --name=x", command: "true"}`, "give one of workload (loadgen), command or fio"},
+		{`{command: "true", destructive: true}`, "only a fio run may write a raw device"},
 	} {
 		run := "name: r\n    " + tc.run
 		if strings.HasPrefix(tc.run, "{") {
@@ -128,19 +129,10 @@ func TestFioFailuresCountNothing(t *testing.T) {
 // destructive: true, and by the raw-device guard with it.
 func TestFioRefusesMountedDevice(t *testing.T) {
 	testenv.RequireBinary(t, "fio")
-	losetup := testenv.RequireBinary(t, "losetup")
 	mkfs := testenv.RequireBinary(t, "mkfs.ext4")
 	dir := t.TempDir()
-	img := filepath.Join(dir, "img")
-	require.NoError(t, os.WriteFile(img, nil, 0o644))
-	require.NoError(t, os.Truncate(img, 32<<20))
-	out, err := exec.Command(losetup, "-f", "--show", img).CombinedOutput()
-	if err != nil {
-		testenv.Missing(t, "losetup: %v: %s", err, out)
-	}
-	dev := strings.TrimSpace(string(out))
-	t.Cleanup(func() { _ = exec.Command(losetup, "-d", dev).Run() })
-	out, err = exec.Command(mkfs, "-q", dev).CombinedOutput()
+	dev := testLoop(t, 32<<20)
+	out, err := exec.Command(mkfs, "-q", dev).CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	mnt := filepath.Join(dir, "mnt")
 	require.NoError(t, os.Mkdir(mnt, 0o755))
@@ -194,4 +186,45 @@ func TestSeed002PlanDryRun(t *testing.T) {
 		n := []string{"64", "64", "64", "4", "4"}[i]
 		require.Contains(t, out.String(), l+" --numjobs="+n+" --output-format=json --output=RUN_DIR/fio.json")
 	}
+}
+
+// TestSeed001PlanOnLoop: the shipped RAID 5 plan, unchanged but for its
+// variables, on a loop device in place of the md array (this kernel may have
+// no md): the fill, then both fio runs through the raw-device guard, each
+// recorded with the loop device's iostat view.
+func TestSeed001PlanOnLoop(t *testing.T) {
+	testenv.RequireBinary(t, "fio")
+	dev := testLoop(t, 16<<20)
+	data, err := os.ReadFile("../../deploy/experiments/seed001-raid5-fio.yml")
+	require.NoError(t, err)
+	env := map[string]string{"WALAB_ARRAY": dev, "WALAB_FILL_LOOPS": "1", "WALAB_FIO_NUMJOBS": "2", "WALAB_FIO_RUNTIME": "1"}
+	data, err = Expand(data, func(k string) (string, bool) { v, ok := env[k]; return v, ok })
+	require.NoError(t, err)
+	e, err := Create(data, filepath.Join(t.TempDir(), "out"))
+	require.NoError(t, err)
+	require.NoError(t, e.Execute(context.Background()))
+	require.Len(t, e.State().Runs, 2)
+	for _, r := range e.State().Runs {
+		require.NotNil(t, r.Fio)
+		require.Greater(t, r.Fio.Total.WriteIOPS, 0.0, r.RunID)
+		require.Len(t, r.Fio.Block, 1)
+		require.Equal(t, filepath.Base(dev), r.Fio.Block[0].Device)
+		require.Greater(t, r.Fio.Block[0].WritesPerSec, 0.0)
+	}
+}
+
+// testLoop attaches a loop device over a new file of size bytes.
+func testLoop(t *testing.T, size int64) string {
+	t.Helper()
+	losetup := testenv.RequireBinary(t, "losetup")
+	img := filepath.Join(t.TempDir(), "img")
+	require.NoError(t, os.WriteFile(img, nil, 0o644))
+	require.NoError(t, os.Truncate(img, size))
+	out, err := exec.Command(losetup, "-f", "--show", img).CombinedOutput()
+	if err != nil {
+		testenv.Missing(t, "losetup: %v: %s", err, out)
+	}
+	dev := strings.TrimSpace(string(out))
+	t.Cleanup(func() { _ = exec.Command(losetup, "-d", dev).Run() })
+	return dev
 }

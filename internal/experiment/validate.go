@@ -156,6 +156,9 @@ func (v *validator) runKind(what string, r Run) {
 		v.fioRun(what, r)
 		return
 	}
+	if r.Destructive {
+		v.add(r.Line, "%s: destructive: only a fio run may write a raw device; a destructive command belongs in reset", what)
+	}
 	switch {
 	case r.Command != "" && r.Workload != "":
 		v.add(r.Line, "%s: give either workload (loadgen) or command, not both", what)
