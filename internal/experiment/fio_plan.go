@@ -69,34 +69,58 @@ func parseFio(line string) (*fioLine, []string) {
 
 // devices are the raw devices the line's jobs open: filename= of the
 // command line and of its job files (a job file that cannot be read is
-// reported, not skipped). fio separates several files with ':'.
+// reported, not skipped), under directory= when one is given. A path is a
+// device when it is under /dev/ or is a block device (a symlink elsewhere
+// to one, too). fio separates several files with ':'.
 func (f *fioLine) devices() ([]string, error) {
-	var files []string
-	for _, a := range f.args[1:] {
-		if name, val, ok := fioOption(a); ok && name == "filename" {
-			files = append(files, val)
-		}
-	}
+	files, dirs := f.optionValues("filename"), f.optionValues("directory")
 	for _, jf := range f.jobFiles {
-		vals, err := jobFileFilenames(jf)
+		vals, err := jobFileValues(jf, "filename")
 		if err != nil {
 			return nil, err
 		}
 		files = append(files, vals...)
+		vals, _ = jobFileValues(jf, "directory")
+		dirs = append(dirs, vals...)
 	}
 	var devs []string
 	for _, v := range files {
 		for _, p := range strings.Split(v, ":") {
-			if strings.HasPrefix(p, "/dev/") {
-				devs = append(devs, p)
+			cands := []string{p}
+			for _, d := range dirs {
+				if !filepath.IsAbs(p) {
+					cands = append(cands, filepath.Join(d, p))
+				}
+			}
+			for _, c := range cands {
+				if isBlockDevice(c) || strings.HasPrefix(c, "/dev/") {
+					devs = append(devs, c)
+					break
+				}
 			}
 		}
 	}
 	return devs, nil
 }
 
-// jobFileFilenames are the filename= values of an ini-style job file.
-func jobFileFilenames(path string) ([]string, error) {
+func isBlockDevice(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode()&os.ModeDevice != 0 && fi.Mode()&os.ModeCharDevice == 0
+}
+
+// optionValues are the values of the command line's -name=value options.
+func (f *fioLine) optionValues(option string) []string {
+	var out []string
+	for _, a := range f.args[1:] {
+		if name, val, ok := fioOption(a); ok && name == option {
+			out = append(out, val)
+		}
+	}
+	return out
+}
+
+// jobFileValues are the key= values of an ini-style job file.
+func jobFileValues(path, key string) ([]string, error) {
 	fh, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("fio job file: %w", err)
@@ -106,7 +130,7 @@ func jobFileFilenames(path string) ([]string, error) {
 	sc := bufio.NewScanner(fh)
 	for sc.Scan() {
 		k, v, ok := strings.Cut(strings.TrimSpace(sc.Text()), "=")
-		if ok && strings.TrimSpace(k) == "filename" {
+		if ok && strings.TrimSpace(k) == key {
 			out = append(out, strings.TrimSpace(v))
 		}
 	}

@@ -3,8 +3,10 @@ package experiment
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -67,7 +69,7 @@ func fioBefore(r *Run) (*fioWatch, error) {
 		return nil, err
 	}
 	if len(devs) > 0 && !r.Destructive {
-		return nil, fmt.Errorf("fio would write the raw device %v (from a job file): the run needs destructive: true", devs)
+		return nil, fmt.Errorf("fio would write the raw device %s: the run needs destructive: true", strings.Join(devs, ", "))
 	}
 	for _, d := range devs {
 		if _, err := fioGuard.CheckDevice(d); err != nil {
@@ -88,10 +90,8 @@ func fioBefore(r *Run) (*fioWatch, error) {
 // default directory) when the command line names none.
 func (f *fioLine) files() []string {
 	var out []string
-	for _, a := range f.args[1:] {
-		if name, val, ok := fioOption(a); ok && (name == "filename" || name == "directory") {
-			out = append(out, filepath.SplitList(val)...)
-		}
+	for _, v := range append(f.optionValues("filename"), f.optionValues("directory")...) {
+		out = append(out, filepath.SplitList(v)...)
 	}
 	if len(out) == 0 {
 		out = []string{"."}
@@ -113,6 +113,20 @@ func blockDeviceOf(path string) (string, error) {
 		dev = st.Rdev
 	}
 	return blockdev.DeviceOf("/sys", unix.Major(dev), unix.Minor(dev))
+}
+
+// readBounded reads at most n bytes of a regular file (fio.Parse refuses
+// a report that fills them).
+func readBounded(path string, n int64) ([]byte, error) {
+	fh, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	if fi, err := fh.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	return io.ReadAll(io.LimitReader(fh, n))
 }
 
 func contains(list []string, s string) bool {
@@ -141,7 +155,7 @@ func readDiskstats() (map[string]blockdev.Stat, error) {
 // missing, unparsable or names a job error fails the run: nothing of it
 // is counted.
 func (w *fioWatch) after(runDir, relDir string, start, end time.Time) (*FioRecord, error) {
-	b, err := os.ReadFile(filepath.Join(runDir, FioOutput))
+	b, err := readBounded(filepath.Join(runDir, FioOutput), fio.MaxBytes+1)
 	if err != nil {
 		return nil, fmt.Errorf("fio wrote no report: %w", err)
 	}

@@ -228,3 +228,19 @@ func testLoop(t *testing.T, size int64) string {
 	t.Cleanup(func() { _ = exec.Command(losetup, "-d", dev).Run() })
 	return dev
 }
+
+// TestFioSymlinkToDeviceIsADevice: a filename that is a symlink outside
+// /dev to a block device is a raw device too: refused before fio starts
+// without destructive: true.
+func TestFioSymlinkToDeviceIsADevice(t *testing.T) {
+	testenv.RequireBinary(t, "fio")
+	dev := testLoop(t, 8<<20)
+	dir := t.TempDir()
+	link := filepath.Join(dir, "innocent")
+	require.NoError(t, os.Symlink(dev, link))
+	e, err := Create(fioPlan("fio --filename="+link+" --rw=write --size=1M --name=x"), filepath.Join(dir, "out"))
+	require.NoError(t, err)
+	err = e.Execute(context.Background())
+	require.ErrorContains(t, err, "fio would write the raw device "+link+": the run needs destructive: true")
+	require.Empty(t, e.State().Runs)
+}
