@@ -42,6 +42,12 @@ func TestExperimentFioSeed002RandWrite(t *testing.T) {
 		require.True(t, ok, b)
 		bins[b] = bin
 	}
+	// The shipped plan's dry run: every fio command exactly, with its JSON output.
+	dry, err := exec.Command(bins["walab"], "experiment", "run", "../deploy/experiments/seed002-fio.yml", "--dry-run").CombinedOutput()
+	require.NoError(t, err, "%s", dry)
+	require.Equal(t, 21, strings.Count(string(dry), " --output-format=json --output=RUN_DIR/fio.json "), "%s", dry)
+	require.Contains(t, string(dry), "fio --filename=./testfile -ioengine=libaio -direct=1 -iodepth=32 -rw=randwrite -bs=4k -size=64G -numjobs=64 -runtime=60 -group_reporting -name=test-rand-write --numjobs=64 --output-format=json --output=RUN_DIR/fio.json")
+
 	writeFile(t, dir, "exporter.yml", simExporterConfig+fmt.Sprintf("blockdev:\n  devices: [%s]\n", filepath.Base(dev)))
 	exporterAddr := addr(testenv.FreePort(t))
 	exp := start(t, dir, "exporter", bins["exporter"], "--web.listen-address="+exporterAddr,
