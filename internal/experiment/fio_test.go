@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/walab/walab/internal/fio"
 	"github.com/walab/walab/internal/testenv"
 )
 
@@ -243,4 +244,36 @@ func TestFioSymlinkToDeviceIsADevice(t *testing.T) {
 	err = e.Execute(context.Background())
 	require.ErrorContains(t, err, "fio would write the raw device "+link+": the run needs destructive: true")
 	require.Empty(t, e.State().Runs)
+}
+
+// TestFioReportSteadyState: fio's --steadystate result (fio 3.33's report
+// of a job with iops:20%, 2 s) shows in the report's fio row, and a
+// device the span could not be read for shows as not found, never as 0.
+func TestFioReportSteadyState(t *testing.T) {
+	b, err := os.ReadFile("../fio/testdata/steadystate.json")
+	require.NoError(t, err)
+	out, err := fio.Parse(b)
+	require.NoError(t, err)
+	p, err := Parse(fioPlan("fio --name=ss"))
+	require.NoError(t, err)
+	e := &Executor{Plan: p, state: &State{Steps: map[string]*StepState{}, Runs: []RunRecord{{RunID: "f-w-r1", Run: "w",
+		Fio: &FioRecord{Version: out.Version, Total: out.Total(), Jobs: out.Jobs}}}}}
+	var sb strings.Builder
+	e.reportFio(&sb)
+	require.Contains(t, sb.String(), "| 0 | 1 of 1 jobs attained (iops:20.000000% 4.047131% over 2s) | (not found) | — |")
+}
+
+// TestFioSweepPeak: a swept fio run names the numjobs of highest mean IOPS
+// (read + write) over its repetitions; a run with no counted repetition
+// names none.
+func TestFioSweepPeak(t *testing.T) {
+	p, err := Parse([]byte("name: s\nruns:\n  - {name: rw, fio: \"fio --name=x\", sweep: {threads: [1, 4, 16]}, repeat: 2}\n  - {name: none, fio: \"fio --name=y\", sweep: {threads: [1]}}\n"))
+	require.NoError(t, err)
+	rec := func(n int, r, w float64) RunRecord {
+		return RunRecord{Run: "rw", Threads: n, Fio: &FioRecord{Total: fio.Total{ReadIOPS: r, WriteIOPS: w}}}
+	}
+	e := &Executor{Plan: p, state: &State{Runs: []RunRecord{rec(1, 100, 100), rec(1, 110, 90), rec(4, 300, 300), rec(4, 320, 280), rec(16, 500, 0), rec(16, 400, 0)}}}
+	var sb strings.Builder
+	e.reportFioPeak(&sb)
+	require.Equal(t, "Sweep rw: peak IOPS at **numjobs 4**, 600 IOPS (read + write, mean of 2).\n\nSweep none: no fio run counted, no peak.\n\n", sb.String())
 }
