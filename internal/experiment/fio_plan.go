@@ -58,6 +58,8 @@ func parseFio(line string) (*fioLine, []string) {
 				problems = append(problems, fmt.Sprintf("fio: %s: walab reads fio's JSON; the line may ask for json or json+ only", a))
 			}
 			f.format = val
+		case "status-interval":
+			problems = append(problems, fmt.Sprintf("fio: %s: walab reads fio's one final report (a status interval writes one report per interval)", a))
 		case "client", "server", "daemonize", "remote-config":
 			problems = append(problems, fmt.Sprintf("fio: %s: walab runs fio on this host only", a))
 		case "name":

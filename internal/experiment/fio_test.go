@@ -27,6 +27,7 @@ func TestFioPlanValidation(t *testing.T) {
 		{`fio: "fio --name=x --output=/tmp/o.json"`, "walab sets fio's output file"},
 		{`fio: "fio --name=x --output-format=terse"`, "json or json+ only"},
 		{`fio: "fio --client=h --name=x"`, "this host only"},
+		{`fio: "fio --status-interval=10 --name=x"`, "one final report"},
 		{`fio: "sysbench fileio run"`, "starting with fio"},
 		{`fio: "fio --name=x 'unclosed"`, "invalid command line string"},
 		{`{fio: "fio job.fio", sweep: {threads: [1, 2]}}`, "a job file or several jobs do not take it"},
