@@ -207,9 +207,11 @@ func (v *validator) fioRun(what string, r Run) {
 		v.add(r.Line, "%s: sweep sets --numjobs of the line's one job (--name=...): a job file or several jobs do not take it (fio --showcmd JOBFILE prints a job as a command line)", what)
 	}
 	var devs []string
-	for _, a := range f.args[1:] {
-		if name, val, ok := fioOption(a); ok && name == "filename" && strings.Contains(val, "/dev/") {
-			devs = append(devs, val)
+	for _, v := range f.optionValues("filename") {
+		for _, p := range strings.Split(v, ":") {
+			if strings.HasPrefix(p, "/dev/") {
+				devs = append(devs, p)
+			}
 		}
 	}
 	if len(devs) > 0 && !r.Destructive {

@@ -45,6 +45,10 @@ func TestFioPlanValidation(t *testing.T) {
 	}
 	_, err := Parse([]byte("name: v\nruns:\n  - {name: r, destructive: true, fio: \"fio --filename=/dev/loop9 --name=x\"}\n"))
 	require.NoError(t, err)
+	_, err = Parse([]byte("name: v\nruns:\n  - {name: r, fio: \"fio --filename=/mnt/dev/file:/srv/b --name=x\"}\n"))
+	require.NoError(t, err, "files whose path merely contains /dev/ are files")
+	_, err = Parse([]byte("name: v\nruns:\n  - {name: r, fio: \"fio --filename=/srv/a:/dev/sdb --name=x\"}\n"))
+	require.ErrorContains(t, err, "fio on the raw device /dev/sdb overwrites it")
 	// A step that runs fio on a device is destructive too.
 	_, err = Parse([]byte("name: v\nprecondition:\n  - command: fio --filename=/dev/nvme0n1 --rw=write --loops=2 --name=fill\nruns:\n  - {name: r, fio: \"fio --name=x\"}\n"))
 	require.ErrorContains(t, err, "fio on a raw device overwrites it")
