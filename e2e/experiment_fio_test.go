@@ -21,7 +21,9 @@ import (
 
 // TestExperimentFioSeed002RandWrite: seed 002's randwrite line, verbatim
 // but for its file (a loop device the test creates), size and runtime (plan
-// variables), runs twice through walab experiment under the real fio 3.33:
+// variables), plus --time_based so that the 1 MiB per job lasts the runtime
+// (compare needs whole rounds), runs twice through walab experiment under
+// the real fio 3.33:
 // the report shows fio's IOPS and latency beside the loop device's iostat
 // view over each run; walab experiment marks each run's span
 // (walab_experiment_run_info, scraped by a real Prometheus), and walab
@@ -79,6 +81,27 @@ compare: {baseline: base, candidate: cand}
 	runExperiment(t, 3*time.Minute, bins["walab"], []string{filepath.Join(dir, "plan.yml"), "--out", out, "--web.listen-address", walabAddr},
 		"WALAB_FIO_FILE="+dev, "WALAB_FIO_SIZE=1M", "WALAB_FIO_RUNTIME=16")
 
+	checkFioRecords(t, out, dev)
+	// walab compare on its own reads the same spans from Prometheus.
+	cmd := exec.Command(bins["walab"], "compare", "--prometheus.url=http://"+promAddr, "--baseline=fio-e2e-base-r1",
+		"--candidate=fio-e2e-cand-r1", "--device="+simDevice, "--round=4s", "--lookback=10m", "--placement-check=off")
+	var cout bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &cout, &cout
+	err = cmd.Run()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		require.NoError(t, err)
+	}
+	require.Contains(t, []int{0, 3}, cmd.ProcessState.ExitCode(), "a verdict (VALID or NOT VALID), not an error:\n%s", cout.String())
+	require.Contains(t, cout.String(), "baseline run fio-e2e-base-r1 (scenario base): ")
+	require.Contains(t, cout.String(), "candidate run fio-e2e-cand-r1 (scenario cand): ")
+}
+
+// checkFioRecords: the report shows fio's figures beside the loop device's
+// iostat view for each run, the records agree with the device, and the
+// experiment's compare phase found both runs by their spans.
+func checkFioRecords(t *testing.T, out, dev string) {
+	t.Helper()
 	report, err := os.ReadFile(filepath.Join(out, experiment.ReportFile))
 	require.NoError(t, err)
 	r := string(report)
@@ -112,19 +135,6 @@ compare: {baseline: base, candidate: cand}
 	require.Contains(t, st.Compare.Text, "fio over the whole runs (run records, fio-e2e-base-r1 vs fio-e2e-cand-r1)")
 	require.Regexp(t, `write IOPS\s+[0-9.]+\s+[0-9.]+\s+[-+][0-9.]+%`, st.Compare.Text)
 
-	// walab compare on its own reads the same spans from Prometheus.
-	cmd := exec.Command(bins["walab"], "compare", "--prometheus.url=http://"+promAddr, "--baseline=fio-e2e-base-r1",
-		"--candidate=fio-e2e-cand-r1", "--device="+simDevice, "--round=4s", "--lookback=10m", "--placement-check=off")
-	var cout bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &cout, &cout
-	err = cmd.Run()
-	var ee *exec.ExitError
-	if err != nil && !errors.As(err, &ee) {
-		require.NoError(t, err)
-	}
-	require.Contains(t, []int{0, 3}, cmd.ProcessState.ExitCode(), "a verdict (VALID or NOT VALID), not an error:\n%s", cout.String())
-	require.Contains(t, cout.String(), "baseline run fio-e2e-base-r1 (scenario base): ")
-	require.Contains(t, cout.String(), "candidate run fio-e2e-cand-r1 (scenario cand): ")
 }
 
 // spanMatches: the span compare found is the run's, to within the scrape
