@@ -50,12 +50,6 @@ type fioWatch struct {
 	before  map[string]blockdev.Stat
 }
 
-// diskstatsPath and guard are variables for tests.
-var (
-	diskstatsPath = "/proc/diskstats"
-	fioGuard      = rawdev.Default
-)
-
 // fioBefore refuses a fio run on a raw device that is not marked
 // destructive or that something uses (mounted, swap, held), before fio
 // starts, and reads the block counters of the devices under fio's files.
@@ -72,7 +66,7 @@ func fioBefore(r *Run) (*fioWatch, error) {
 		return nil, fmt.Errorf("fio would write the raw device %s: the run needs destructive: true", strings.Join(devs, ", "))
 	}
 	for _, d := range devs {
-		if _, err := fioGuard.CheckDevice(d); err != nil {
+		if _, err := rawdev.Default.CheckDevice(d); err != nil {
 			return nil, fmt.Errorf("fio refused before it started: %w", err)
 		}
 	}
@@ -139,7 +133,7 @@ func contains(list []string, s string) bool {
 }
 
 func readDiskstats() (map[string]blockdev.Stat, error) {
-	b, err := os.ReadFile(diskstatsPath)
+	b, err := os.ReadFile("/proc/diskstats")
 	if err != nil {
 		return nil, err
 	}

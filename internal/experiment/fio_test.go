@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/walab/walab/internal/blockdev"
 	"github.com/walab/walab/internal/fio"
 	"github.com/walab/walab/internal/testenv"
 )
@@ -281,4 +282,20 @@ func TestFioSweepPeak(t *testing.T) {
 	var sb strings.Builder
 	e.reportFioPeak(&sb)
 	require.Equal(t, "Sweep rw: peak IOPS at **numjobs 4**, 600 IOPS (read + write, mean of 2).\n\nSweep none: no fio run counted, no peak.\n\n", sb.String())
+}
+
+// TestIOStatArithmetic: iostat -x's columns over two diskstats samples 2 s
+// apart: 300 writes of 8 sectors (4 KiB) in 600 ms of write time are 150
+// w/s, 0.586 MiB/s and a 2 ms w_await; no reads, no read await (not 0).
+func TestIOStatArithmetic(t *testing.T) {
+	a := blockdev.Stat{Name: "loop7", WriteIOs: 100, WriteSectors: 800, WriteTicks: 50, IOTicks: 1000}
+	z := blockdev.Stat{Name: "loop7", WriteIOs: 400, WriteSectors: 800 + 300*8, WriteTicks: 650, IOTicks: 2500}
+	s := iostat("loop7", a, z, 2)
+	require.Equal(t, 150.0, s.WritesPerSec)
+	require.Equal(t, 0.0, s.ReadsPerSec)
+	require.Equal(t, float64(300*4096)/2, s.WriteBytesPerSec)
+	require.NotNil(t, s.WriteAwaitMs)
+	require.Equal(t, 2.0, *s.WriteAwaitMs)
+	require.Nil(t, s.ReadAwaitMs)
+	require.Equal(t, 0.75, s.Util)
 }
