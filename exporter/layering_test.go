@@ -43,10 +43,13 @@ func TestLayering(t *testing.T) {
 		require.NoError(t, err, pkg)
 		require.NotContains(t, strings.Fields(string(out)), mod+"internal/nvme/sim", "%s imports the simulator", pkg)
 	}
-	// The byte layouts are leaves: decode imports no walab package.
-	out, err := exec.Command("go", "list", "-f", `{{join .Imports " "}}`, mod+"internal/nvme/decode").Output()
-	require.NoError(t, err)
-	for _, p := range strings.Fields(string(out)) {
-		require.False(t, strings.HasPrefix(p, mod), "decode imports %s", p)
+	// The byte layouts are leaves: decode imports no walab package; nor do
+	// fio's report reader and the raw-device guard.
+	for _, leaf := range []string{"internal/nvme/decode", "internal/fio", "internal/rawdev"} {
+		out, err := exec.Command("go", "list", "-f", `{{join .Imports " "}}`, mod+leaf).Output()
+		require.NoError(t, err)
+		for _, p := range strings.Fields(string(out)) {
+			require.False(t, strings.HasPrefix(p, mod), "%s imports %s", leaf, p)
+		}
 	}
 }

@@ -95,6 +95,13 @@ type Run struct {
 	Restart string `yaml:"restart"` // command before every repetition after the first
 	Sweep   *Sweep `yaml:"sweep"`
 	Line    int    `yaml:"-"`
+
+	// Fio is fio's command line as typed (seed 002's lines verbatim, or
+	// "fio job.fio"); walab adds its JSON output options (fio.go). A sweep
+	// sets its numjobs.
+	Fio string `yaml:"fio"`
+	// Destructive: the run writes a raw device (fio --filename=/dev/...).
+	Destructive bool `yaml:"destructive"`
 }
 
 // Sweep runs the workload at each value and reports the peak.
@@ -390,6 +397,7 @@ var destructive = []struct {
 	{regexp.MustCompile(`(^|[\s;&|(/])nvme\s+(format|sanitize|delete-ns|write-zeroes|write-uncor|dsm|create-ns|detach-ns)\b`), "an NVMe command that erases or changes namespaces"},
 	{regexp.MustCompile(`(^|[\s;&|(/])(blkdiscard|wipefs|shred|sgdisk|fdisk|parted|sfdisk)\b`), "erases or repartitions a device"},
 	{regexp.MustCompile(`(^|[\s;&|(/])dd\s[^;&|]*\bof=/dev/`), "dd writes to a device"},
+	{regexp.MustCompile(`(^|[\s;&|(/])fio\s[^;&|]*\bfilename=(\S*:)?/dev/`), "fio on a raw device overwrites it"},
 	{regexp.MustCompile(`(^|[\s;&|(/])rm\s+(-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)\b`), "rm -r deletes a tree"},
 	{regexp.MustCompile(`(?i)\bdrop\s+(database|schema|table)\b`), "DROP deletes data"},
 	{regexp.MustCompile(`(?i)\btruncate\s+table\b`), "TRUNCATE deletes data"},

@@ -150,13 +150,20 @@ func (v *validator) runList() {
 	}
 }
 
-// runKind: a run is a loadgen workload or an external command.
+// runKind: a run is a loadgen workload, an external command or fio.
 func (v *validator) runKind(what string, r Run) {
+	if r.Fio != "" {
+		v.fioRun(what, r)
+		return
+	}
+	if r.Destructive {
+		v.add(r.Line, "%s: destructive: only a fio run may write a raw device; a destructive command belongs in reset", what)
+	}
 	switch {
 	case r.Command != "" && r.Workload != "":
 		v.add(r.Line, "%s: give either workload (loadgen) or command, not both", what)
 	case r.Command == "" && r.Workload == "":
-		v.add(r.Line, "%s: needs a workload (loadgen) or a command", what)
+		v.add(r.Line, "%s: needs a workload (loadgen), a command or fio", what)
 	case r.Workload != "":
 		if len(r.Targets) == 0 {
 			v.add(r.Line, "%s: targets missing (the instances loadgen drives)", what)
