@@ -21,6 +21,9 @@ type Mark struct {
 	// Pending: the counters could not be read at the mark; the next
 	// successful sample becomes the baseline (and the start).
 	Pending bool `json:"pending"`
+	// Lost: the counters were reset after the mark (drive swapped, source
+	// changed): the run has no WA until the next run-start.
+	Lost bool `json:"lost,omitempty"`
 }
 
 // ErrUnknownDevice is returned by MarkRunStart for a device the sampler has
@@ -74,11 +77,12 @@ func (s *Sampler) MarkRunStart(ctx context.Context, dev string) ([]Mark, error) 
 			d = &device{hist: newRing(s.capacity), source: c.Source}
 			s.devs[n] = d
 		}
-		if ok && c.OK && c.Source == d.source {
+		if ok && c.OK && c.Source == d.source && !d.below(c) {
 			d.mark = runMark{T: t, Host: c.HostBytes, Media: c.MediaBytes}
 		} else {
-			// Unreadable now, or a source change the next sample will treat
-			// as a reset anyway: baseline from the next sample.
+			// Unreadable now, a source change the next sample will treat
+			// as a reset anyway, or counters below the history (a glitch,
+			// or a reset not yet confirmed): baseline from the next sample.
 			d.mark = runMark{T: t, Pending: true}
 		}
 		s.opts.Logger.Info("run start marked", "device", n, "pending", d.mark.Pending)
@@ -102,6 +106,12 @@ func (s *Sampler) MarkRunStart(ctx context.Context, dev string) ([]Mark, error) 
 	return out, saveErr
 }
 
+// below reports whether c reads lower than the device's last sample.
+func (d *device) below(c Counters) bool {
+	last, ok := d.hist.last()
+	return ok && (c.HostBytes < last.Host || c.MediaBytes < last.Media)
+}
+
 // Marks lists every device's current run start.
 func (s *Sampler) Marks() []Mark {
 	s.mu.Lock()
@@ -109,7 +119,7 @@ func (s *Sampler) Marks() []Mark {
 	out := make([]Mark, 0, len(s.devs))
 	for n, d := range s.devs {
 		ts := time.UnixMilli(d.mark.T).UTC()
-		out = append(out, Mark{Device: n, Start: ts, Seconds: float64(d.mark.T) / 1000, Pending: d.mark.Pending})
+		out = append(out, Mark{Device: n, Start: ts, Seconds: float64(d.mark.T) / 1000, Pending: d.mark.Pending, Lost: d.mark.Lost})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Device < out[j].Device })
 	return out

@@ -19,7 +19,7 @@ import (
 // metricNames is every family the sampler exports (docs/metrics.md).
 var metricNames = []string{
 	"walab_nvme_write_amplification", "walab_nvme_wa_window_seconds", "walab_nvme_wa_resets_total",
-	"walab_nvme_run_start_timestamp_seconds", "walab_nvme_wa_samples", "walab_nvme_wa_last_sample_timestamp_seconds",
+	"walab_nvme_wa_glitches_total", "walab_nvme_run_start_timestamp_seconds", "walab_nvme_wa_samples", "walab_nvme_wa_last_sample_timestamp_seconds",
 	"walab_nvme_wa_state_save_errors_total", "walab_nvme_wa_state_last_save_timestamp_seconds",
 }
 

@@ -21,8 +21,10 @@ import (
 //
 // Every command re-reads its file, so a test advances a counter by rewriting
 // the file between scrapes. Reads are served at the command's offset from the
-// file; bytes past the end of the file read as zero, the way a device pads a
-// log page shorter than the transfer (and the way reserved bytes look).
+// file. A log page file must hold the whole transfer: a truncated or emptied
+// page is an error, never counters at zero. Other responses (Identify,
+// Directive Receive, feature data) read as zero past the end of the file, the
+// way reserved bytes look.
 //
 // The folder is not trusted: a page must be a regular file inside it
 // (a symlink that leaves the folder, a FIFO or a device node is an error,
@@ -103,8 +105,14 @@ func (b *Backend) read(cmd admin.Command, name string) (admin.Result, error) {
 	}
 	// The transfer, zero past the end of the file.
 	res.Data = make([]byte, cmd.DataLen)
-	if _, err := f.ReadAt(res.Data, off); err != nil && !errors.Is(err, io.EOF) {
+	n, err := f.ReadAt(res.Data, off)
+	if err != nil && !errors.Is(err, io.EOF) {
 		return admin.Result{}, err
+	}
+	if cmd.Opcode == admin.OpGetLogPage && n < len(res.Data) {
+		// A log page is counters: zeros past a truncated or emptied file
+		// would read as counters at zero with the source up.
+		return admin.Result{}, fmt.Errorf("%s holds %d bytes at offset %d, the transfer needs %d: a truncated or emptied page", name, n, off, len(res.Data))
 	}
 	return res, nil
 }
