@@ -29,6 +29,7 @@ type App struct {
 	fleet    *fleet.Fleet
 	sims     []*sim.Drive // simulated drives in the fleet (the default without NVMe)
 	cfgPath  string
+	cfg      *config.File // the running configuration (Reload replaces it)
 }
 
 // Handler serves the landing page, the metrics and the API endpoints.
@@ -80,7 +81,7 @@ func New(o Options, logger *slog.Logger) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &App{fleet: fl, sims: sims, cfgPath: o.ConfigFile}
+	a := &App{fleet: fl, sims: sims, cfgPath: o.ConfigFile, cfg: cfg}
 	if err := a.build(o, cfg, logger); err != nil {
 		a.Close()
 		return nil, err
