@@ -121,23 +121,22 @@ func (a *App) build(o Options, cfg *config.File, logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	set.Timeout = o.ScrapeTimeout
+	set.Timeout = o.ScrapeTimeout // a scrape's own bound: metricsHandler
 	logger.Info("collectors enabled", "collectors", set.Enabled())
 
 	a.registry = prometheus.NewRegistry()
 	a.registry.MustRegister(set)
-	gatherers := prometheus.Gatherers{a.registry}
+	var self prometheus.Gatherer
 	if !o.DisableExporterMetrics {
-		self := prometheus.NewRegistry()
-		self.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		reg := prometheus.NewRegistry()
+		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 			versioncollector.NewCollector("walab_exporter"))
-		gatherers = append(gatherers, self)
+		self = reg
 	}
-	metrics := promhttp.HandlerFor(gatherers, promhttp.HandlerOpts{
-		ErrorLog:            slog.NewLogLogger(logger.Handler(), slog.LevelError),
-		ErrorHandling:       promhttp.ContinueOnError,
-		MaxRequestsInFlight: o.MaxRequests,
-	})
+	metrics := newMetricsHandler(set, self, promhttp.HandlerOpts{
+		ErrorLog:      slog.NewLogLogger(logger.Handler(), slog.LevelError),
+		ErrorHandling: promhttp.ContinueOnError,
+	}, o.ScrapeTimeout, o.MaxRequests)
 
 	mux := http.NewServeMux()
 	mux.Handle(o.TelemetryPath, metrics)

@@ -45,7 +45,8 @@ func TestFromPollers(t *testing.T) {
 	require.NoError(t, os.RemoveAll(filepath.Join(root, "nvme2")))
 	got, err = r.ReadCounters(context.Background())
 	require.NoError(t, err)
-	require.Equal(t, Counters{}, got["nvme2"], "a failed device is present with OK false")
+	require.False(t, got["nvme2"].OK, "a failed device is present with OK false")
+	require.ErrorContains(t, got["nvme2"].Err, "nvme2", "and says why")
 	require.True(t, got["nvme0"].OK)
 }
 

@@ -38,10 +38,19 @@ type Poller struct {
 }
 
 type call struct {
-	done chan struct{}
-	s    *Sample
-	err  error
+	done  chan struct{}
+	s     *Sample
+	err   error
+	since time.Time
+	// hung: a caller's deadline passed while this read was in flight;
+	// later callers do not wait for it (ErrHung).
+	hung bool
 }
+
+// ErrHung is a device whose read in flight already outlasted a caller's
+// deadline: it is served as down at once, without waiting again, until
+// that read ends.
+var ErrHung = errors.New("device hung: a read in flight already outlasted a deadline")
 
 // Options configure a Poller.
 type Options struct {
@@ -94,8 +103,14 @@ func (p *Poller) Sample(ctx context.Context) (*Sample, error) {
 		return s, err
 	}
 	c := p.inflight
+	if c != nil && c.hung {
+		p.timeouts++ // served without an answer, as a deadline passing would be
+		since := p.now().Sub(c.since)
+		p.mu.Unlock()
+		return nil, fmt.Errorf("%s: %w (in flight for %s; served as down until it ends)", p.name, ErrHung, since.Round(time.Millisecond))
+	}
 	if c == nil {
-		c = &call{done: make(chan struct{})}
+		c = &call{done: make(chan struct{}), since: p.now()}
 		p.inflight = c
 		// The read runs on its own, detached from the caller's context:
 		// one impatient scrape must neither fail the read the others wait
@@ -110,6 +125,7 @@ func (p *Poller) Sample(ctx context.Context) (*Sample, error) {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			p.mu.Lock()
 			p.timeouts++
+			c.hung = true
 			p.mu.Unlock()
 		}
 		return nil, fmt.Errorf("%s: %w (the device read continues and will serve a later call)", p.name, ctx.Err())
@@ -160,7 +176,8 @@ func (p *Poller) Reprobe() {
 }
 
 // Timeouts counts calls to Sample whose deadline passed while the device
-// was still being read (a slow or hung controller).
+// was still being read (a slow or hung controller), and the calls then
+// served ErrHung without waiting.
 func (p *Poller) Timeouts() uint64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
