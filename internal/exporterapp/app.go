@@ -73,6 +73,9 @@ func openFleet(o Options, cfg *config.File, pc probe.Config, logger *slog.Logger
 // New builds the app: configuration, fleet, WA sampler, collectors and the
 // HTTP handler. Close releases the devices.
 func New(o Options, logger *slog.Logger) (*App, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
 	cfg, err := LoadConfig(o.ConfigFile)
 	if err != nil {
 		return nil, err
@@ -140,7 +143,7 @@ func (a *App) build(o Options, cfg *config.File, logger *slog.Logger) error {
 
 	mux := http.NewServeMux()
 	mux.Handle(o.TelemetryPath, metrics)
-	guard := apiguard.New(apiguard.Options{Enabled: o.EnableMutations})
+	guard := apiguard.New(apiguard.Options{Enabled: o.EnableMutations, Hosts: o.mutationHosts()})
 	if a.sampler != nil {
 		mux.Handle(wa.RunStartPath, guard.Wrap(a.sampler.Handler()))
 	}

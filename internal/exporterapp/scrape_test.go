@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/exporter-toolkit/web"
 	"github.com/stretchr/testify/require"
 )
 
@@ -33,4 +34,29 @@ func TestScrapeTimeout(t *testing.T) {
 	for _, tt := range tests {
 		require.Equal(t, tt.want, scrapeTimeout(tt.flag, tt.header), "flag %s, header %q", tt.flag, tt.header)
 	}
+}
+
+// TestOptionsValidate (issue 33, low): negative durations and a negative
+// request limit are refused, naming the flag.
+func TestOptionsValidate(t *testing.T) {
+	for _, tc := range []struct {
+		o    Options
+		flag string
+	}{
+		{Options{CacheMaxAge: -time.Second}, "--nvme.cache-max-age"},
+		{Options{ScrapeTimeout: -time.Second}, "--scrape.timeout"},
+		{Options{ReadTimeout: -time.Second}, "--nvme.read-timeout"},
+		{Options{MaxRequests: -1}, "--web.max-requests"},
+	} {
+		require.ErrorContains(t, tc.o.Validate(), tc.flag)
+		_, err := New(tc.o, quiet())
+		require.ErrorContains(t, err, tc.flag)
+	}
+	require.NoError(t, (&Options{ScrapeTimeout: 9 * time.Second, CacheMaxAge: 5 * time.Second}).Validate())
+}
+
+func TestMutationHosts(t *testing.T) {
+	addrs := []string{":10131", "0.0.0.0:1", "[::]:2", "192.0.2.5:10131", "lab.example.org:10131"}
+	o := Options{MutationHosts: []string{"walab.internal"}, Web: &web.FlagConfig{WebListenAddresses: &addrs}}
+	require.Equal(t, []string{"walab.internal", "192.0.2.5", "lab.example.org"}, o.mutationHosts())
 }
