@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"syscall"
 
 	"github.com/walab/walab/internal/safefile"
 
@@ -147,14 +148,21 @@ const MaxTextBytes = 4096
 
 // ReadText returns an optional text file of a controller folder as a
 // label value (safefile.CleanText): "" if absent. A file that is not a
-// regular file inside dir, or larger than MaxTextBytes, is an error, so
-// that a model file symlinked to a secret never becomes a label.
+// regular file inside dir, a hard link, or larger than MaxTextBytes, is an
+// error, so that a model file linked to a secret never becomes a label.
 func ReadText(dir, name string) (string, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return "", fmt.Errorf("replay: %w", err)
 	}
 	defer root.Close()
+	if fi, err := root.Lstat(name); err == nil {
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok && fi.Mode().IsRegular() && st.Nlink > 1 {
+			// Another name of the same file may be anywhere on the
+			// filesystem (a root-only file): not a label to export.
+			return "", fmt.Errorf("replay: %s in %s is a hard link (%d names): refusing it as a label", name, dir, st.Nlink)
+		}
+	}
 	b, err := safefile.ReadFileIn(root, name, MaxTextBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil
