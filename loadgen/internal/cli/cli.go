@@ -83,7 +83,7 @@ func defineRunFlags(fs *workload.FlagSet, r *runFlags) {
 	r.threadsF = fs.Int(&r.threads, "threads", 1, "Client threads (terminals) per target.").Range(1, maxThreads)
 	r.timeF = fs.Int(&r.timeSec, "time", 10, "Run time in seconds (0: no limit); overrides a props file's runMins.").Min(0)
 	r.eventsF = fs.Int64(&r.events, "events", 0, "Total transactions per target (0: no limit).").Min(0)
-	r.rateF = fs.Float(&r.rate, "rate", 0, "Transactions per second per target, scheduled at fixed intended start times (0: unlimited).").Min(0)
+	r.rateF = fs.Float(&r.rate, "rate", 0, "Transactions per second per target, scheduled at fixed intended start times (0: unlimited; at most 10000000).").Range(0, maxRate)
 	fs.Int(&r.reportInterval, "report-interval", 0, "Seconds between report lines (0: none).").Min(0)
 	fs.Float(&r.percentile, "percentile", 95, "Latency percentile in reports.").Range(1, 100)
 	fs.Uint64(&r.seed, "rand-seed", 0, "Seed of the terminals' random streams (0: from time).")
@@ -95,6 +95,10 @@ func defineRunFlags(fs *workload.FlagSet, r *runFlags) {
 
 // maxThreads bounds --threads: each thread holds a connection.
 const maxThreads = 100000
+
+// maxRate bounds --rate: ten million transactions per second per target is
+// beyond any server, and keeps the intended-start interval at 100 ns.
+const maxRate = 1e7
 
 // command is one registered workload with its parsed flags.
 type command struct {
