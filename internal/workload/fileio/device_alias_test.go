@@ -1,6 +1,7 @@
 package fileio
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/walab/walab/internal/testenv"
+	"github.com/walab/walab/internal/workload"
 )
 
 // attachLoop makes a loop device over img and detaches it at the end.
@@ -89,4 +91,44 @@ func TestDeviceGuardAliases(t *testing.T) {
 	})
 	_, err = DefaultGuard.CheckDevice(b)
 	require.NoError(t, err, "free again")
+}
+
+// TestPrepareChecksFreeSpace (issue 33, low): --file-total-size=1000T used
+// to fill the filesystem to 100 %; prepare refuses before writing a byte.
+func TestPrepareChecksFreeSpace(t *testing.T) {
+	dir := t.TempDir()
+	o := opts(dir, RndWr)
+	o.TotalSize = 1000 << 40
+	w, err := New(o)
+	require.NoError(t, err)
+	err = w.Prepare(context.Background(), nil, workload.PrepareOptions{})
+	require.ErrorContains(t, err, "free")
+	require.ErrorContains(t, err, "--file-total-size")
+	ents, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Empty(t, ents, "nothing written, not even the marker")
+}
+
+// TestInterruptedPrepareOnDevice (issue 33, low): a prepare of a raw device
+// stopped half-way leaves a marker in --file-dir that run refuses, until a
+// prepare finishes.
+func TestInterruptedPrepareOnDevice(t *testing.T) {
+	loop := attachLoop(t, loopImage(t))
+	o := opts(t.TempDir(), RndWr)
+	o.Device, o.DestroyData, o.TotalSize = loop, true, 0 // the whole 64 MiB
+	w, err := New(o)
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	n := 0
+	err = w.Prepare(ctx, nil, workload.PrepareOptions{Progress: func(workload.ProgressEvent) {
+		if n++; n == 3 {
+			cancel()
+		}
+	}})
+	require.ErrorIs(t, err, context.Canceled)
+	require.ErrorContains(t, w.Init(context.Background(), nil), "did not finish")
+
+	require.NoError(t, w.Prepare(context.Background(), nil, workload.PrepareOptions{}))
+	require.NoError(t, w.Init(context.Background(), nil))
+	require.NoError(t, w.closeLocked())
 }

@@ -254,7 +254,7 @@ func TestRawDeviceOnLoop(t *testing.T) {
 	img := loopImage(t)
 	loop := attachLoop(t, img)
 
-	o := opts("", RndWr)
+	o := opts(t.TempDir(), RndWr)
 	o.Device, o.DestroyData, o.ExtraFlags = loop, true, []string{"direct"}
 	w, err := New(o)
 	require.NoError(t, err)
