@@ -74,7 +74,7 @@ func TestMetricsGolden(t *testing.T) {
 }
 
 func TestConfigSection(t *testing.T) {
-	off := false
+	off, on := false, true
 	tests := []struct {
 		name string
 		yaml string
@@ -82,7 +82,10 @@ func TestConfigSection(t *testing.T) {
 		opts Options // Options() result, minus Reader and Logger
 		err  string
 	}{
-		{"absent section takes defaults", "", Config{}, Options{StatePath: DefaultStatePath}, ""},
+		// Issue 33: the default was a shared /var/lib/walab/wa-state.bin, so a
+		// throw-away exporter adopted another instance's history.
+		{"absent section: history in memory only", "", Config{}, Options{}, ""},
+		{"persist without a state file: in memory", "wa:\n  persist: true\n", Config{Persist: &on}, Options{}, ""},
 		{
 			"everything set",
 			"wa:\n  interval: 30s\n  windows: [15m, 1h, 24h]\n  state_file: /tmp/x.state\n  persist_every: 5\n",

@@ -98,6 +98,9 @@ func New(opts Options) (*Sampler, error) {
 		slackMS:  (opts.Interval / 2).Milliseconds(),
 		devs:     map[string]*device{},
 	}
+	if opts.StatePath == "" {
+		opts.Logger.Info("no wa.state_file: write-amplification history and run marks are kept in memory only and lost at a restart")
+	}
 	if opts.StatePath != "" {
 		// Refuse a non-file at the path before anything is created beside
 		// it (state_file: /dev/null must not leave /dev/null.lock behind).
