@@ -144,7 +144,7 @@ func readConfigFile(path string) ([]byte, error) {
 	if fi, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	} else if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("config %s is not a regular file (%s)", path, fi.Mode().Type())
+		return nil, fmt.Errorf("config %s is not a regular file (%s): give a file, or no --config.file for the defaults", path, fi.Mode().Type())
 	}
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
