@@ -40,10 +40,11 @@ PID=$!; disown "$PID"
 for _ in $(seq 100); do curl -sf "$URL/metrics" >/dev/null 2>&1 && break; sleep 0.1; done
 placement() { curl -sf "$URL/api/v1/sim/placement" | grep -o '"placement": [a-z]*' | awk '{print $2}'; }
 refusals() { grep -c 'reload refused' "$WORK/exporter.log" || true; }
-hup() { # send SIGHUP and wait until the exporter logged the outcome
-	local before; before=$(grep -c 'reload' "$WORK/exporter.log" || true)
+outcomes() { grep -cE 'reload refused|reload: NVMe controllers will be probed' "$WORK/exporter.log" || true; }
+hup() { # send SIGHUP and wait until the exporter logged the outcome (its last line)
+	local before; before=$(outcomes)
 	kill -HUP "$PID"
-	for _ in $(seq 100); do [ "$(grep -c 'reload' "$WORK/exporter.log" || true)" -gt "$before" ] && return 0; sleep 0.05; done
+	for _ in $(seq 100); do [ "$(outcomes)" -gt "$before" ] && return 0; sleep 0.05; done
 	echo "reload did not answer"; return 1
 }
 

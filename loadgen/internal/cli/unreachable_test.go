@@ -18,7 +18,9 @@ import (
 // reconn/s 0.00 throughout the outage).
 func TestServerDiesMidRun(t *testing.T) {
 	in, _, conn := preparedServer(t, "walab_dies_midrun")
+	restarted := make(chan struct{})
 	go func() {
+		defer close(restarted)
 		time.Sleep(time.Second)
 		in.Kill()
 		time.Sleep(3 * time.Second)
@@ -26,6 +28,7 @@ func TestServerDiesMidRun(t *testing.T) {
 	}()
 	var out, errb bytes.Buffer
 	code := Main(append([]string{"oltp_point_select", "run", "--threads", "2", "--time", "8", "--report-interval", "1"}, conn...), &out, &errb)
+	<-restarted // the server's cleanup must not race its restart
 	require.Equal(t, exitUnreachable, code, "stdout:\n%s\nstderr:\n%s", out.String(), errb.String())
 	require.Regexp(t, `target default: unreachable for [0-9.]+s of [0-9.]+s \([0-9.]+%\), more than --max-unreachable 0\.05 \(5%\)`, errb.String())
 
