@@ -78,3 +78,18 @@ func TestVMArgsFDP(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, strings.Join(args, " "), "-accel kvm -accel tcg -m 512")
 }
+
+func FuzzParseVersion(f *testing.F) {
+	f.Add("QEMU emulator version 10.0.2 (Debian 1:10.0.2+ds-2+deb13u1~bpo12+1)\n")
+	f.Add("QEMU emulator version 7.2.22\n")
+	f.Add("QEMU emulator version \n")
+	f.Fuzz(func(t *testing.T, out string) {
+		major, minor, err := ParseVersion(out)
+		if err == nil && (major < 0 && !strings.Contains(out, "-") || minor < 0 && !strings.Contains(out, "-")) {
+			t.Fatalf("%q: negative version %d.%d without a minus sign", out, major, minor)
+		}
+		if err == nil && !strings.Contains(out, "QEMU emulator version ") {
+			t.Fatalf("%q: a version without the banner", out)
+		}
+	})
+}
