@@ -4,16 +4,35 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-pkgs=()
-while read -r p _; do
+# A line "pkg bookworm-backports" in apt-packages.txt: on Debian bookworm the
+# package must come from bookworm-backports (its version carries ~bpo); the
+# suite is added to APT's sources once. On a newer Debian, its own version.
+codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+backports_list=/etc/apt/sources.list.d/walab-bookworm-backports.sources
+pkgs=() bpo=()
+while read -r p rel _; do
   [[ -z "$p" || "$p" == \#* ]] && continue
+  if [[ "$rel" == bookworm-backports && "$codename" == bookworm ]]; then
+    dpkg-query -W -f='${Version}' "$p" 2>/dev/null | grep -q '~bpo' || bpo+=("$p")
+    continue
+  fi
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || pkgs+=("$p")
 done < scripts/apt-packages.txt
-if ((${#pkgs[@]})); then
-  echo "setup: installing ${pkgs[*]}"
+if ((${#bpo[@]})) && ! grep -rqs '^Suites:.*bookworm-backports' /etc/apt/sources.list.d/ && ! grep -qs 'bookworm-backports' /etc/apt/sources.list; then
+  echo "setup: adding bookworm-backports to APT's sources"
+  printf 'Types: deb\nURIs: http://deb.debian.org/debian\nSuites: bookworm-backports\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' > "$backports_list"
+fi
+if ((${#pkgs[@]} + ${#bpo[@]})); then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
+  if ((${#pkgs[@]})); then
+    echo "setup: installing ${pkgs[*]}"
+    apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
+  fi
+  if ((${#bpo[@]})); then
+    echo "setup: installing ${bpo[*]} from bookworm-backports"
+    apt-get install -y -qq --no-install-recommends -t bookworm-backports "${bpo[@]}" >/dev/null
+  fi
 fi
 
 # The machine's MariaDB (127.0.0.1:3306, root without password).

@@ -35,7 +35,8 @@ func Commands() []NamedCommand {
 		{"identify controller", admin.Identify(admin.CNSController, 0)},
 		{"identify namespace 1", admin.Identify(admin.CNSNamespace, 1)},
 		{"SMART log", logPage(admin.LogPage{LID: 0x02, NSID: admin.NSIDAll, Len: 512, RAE: true})},
-		// Pages QEMU 7.2 does not emulate (nvme-layouts.md section 10).
+		// Pages a plain QEMU controller lacks or has depending on version and
+		// options (nvme-layouts.md section 10; docs/qemu.md).
 		{"OCP SMART extended (0xC0)", logPage(admin.LogPage{LID: 0xC0, NSID: admin.NSIDAll, Len: 512})},
 		{"endurance group (0x09)", logPage(admin.LogPage{LID: 0x09, LSI: 1, NSID: admin.NSIDAll, Len: 512})},
 		{"FDP statistics (0x22)", logPage(admin.LogPage{LID: 0x22, LSI: 1, NSID: admin.NSIDAll, Len: 64})},

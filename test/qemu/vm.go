@@ -15,10 +15,29 @@ import (
 	"time"
 )
 
-// Controller is one emulated NVMe controller with its own raw disk image.
+// Controller is one emulated NVMe controller with its own raw disk images.
 type Controller struct {
 	Serial  string
-	DiskMiB int
+	DiskMiB int  // size of its one namespace when Namespaces is empty (default 64)
+	OCP     bool // ocp=on: the OCP SMART / Health Information Extended log 0xC0 (QEMU >= 10)
+	// FDP puts the controller in an nvme-subsys with Flexible Data
+	// Placement on (QEMU >= 8); Namespaces then says which reclaim unit
+	// handles each namespace may name.
+	FDP        *FDP
+	Namespaces []Namespace // explicit nvme-ns devices, nsid 1, 2, ...; empty: one namespace of DiskMiB
+}
+
+// FDP is an nvme-subsys's FDP configuration, as QEMU's properties name it.
+type FDP struct {
+	RUSize  int64  // fdp.runs: reclaim unit nominal size, bytes
+	Groups  uint32 // fdp.nrg: reclaim groups
+	Handles uint16 // fdp.nruh: reclaim unit handles
+}
+
+// Namespace is one nvme-ns device with its own raw image.
+type Namespace struct {
+	DiskMiB int    // default 64
+	Handles string // fdp.ruhs: reclaim unit handle ids the namespace's placement handles map to, "1;3;5"; "" lets the controller assign one
 }
 
 // VM describes one boot.
@@ -39,45 +58,110 @@ type Run struct {
 	Duration time.Duration // wall time of the QEMU process
 }
 
-// Args is the QEMU command line: TCG (no KVM on CI), no network, no
-// display, serial ports into files, and -no-reboot so a guest panic ends
-// the process instead of looping.
+// AccelEnv names the accelerators to try, in order, colon-separated
+// ("kvm:tcg"); the default is tcg alone. On the build machines /dev/kvm
+// opens but cannot run a guest: QEMU 7.2 and 10 both stop in the kernel's
+// decompressor with "KVM internal error. Suberror: 1" (emulation failure),
+// after KVM initialised, so QEMU's own fallback to the next accelerator
+// never happens and the boot hangs until its timeout.
+const AccelEnv = "WALAB_QEMU_ACCEL"
+
+// Args is the QEMU command line: TCG unless $WALAB_QEMU_ACCEL says
+// otherwise, no network, no display, serial ports into files, and
+// -no-reboot so a guest panic ends the process instead of looping.
 func (v VM) Args() ([]string, error) {
 	mem := v.MemoryMiB
 	if mem == 0 {
 		mem = 512
 	}
-	args := []string{
-		"-accel", "tcg", "-m", strconv.Itoa(mem), "-smp", "1",
+	accel := os.Getenv(AccelEnv)
+	if accel == "" {
+		accel = "tcg"
+	}
+	var args []string
+	for _, a := range strings.Split(accel, ":") {
+		args = append(args, "-accel", a)
+	}
+	args = append(args,
+		"-m", strconv.Itoa(mem), "-smp", "1",
 		"-display", "none", "-vga", "none", "-monitor", "none", "-nic", "none", "-no-reboot",
 		"-kernel", v.Kernel.Image, "-initrd", v.Initramfs,
-		"-append", strings.TrimSpace("console=ttyS0 panic=-1 rdinit=/init " + v.Cmdline),
-		"-serial", "file:" + filepath.Join(v.Dir, "console.log"),
-		"-serial", "file:" + filepath.Join(v.Dir, "out.b64"),
-	}
+		"-append", strings.TrimSpace("console=ttyS0 panic=-1 rdinit=/init "+v.Cmdline),
+		"-serial", "file:"+filepath.Join(v.Dir, "console.log"),
+		"-serial", "file:"+filepath.Join(v.Dir, "out.b64"),
+	)
 	for i, c := range v.Controllers {
-		if strings.ContainsAny(c.Serial, ",= ") {
-			return nil, fmt.Errorf("controller serial %q: no commas, equals or spaces", c.Serial)
-		}
-		disk := filepath.Join(v.Dir, fmt.Sprintf("disk%d.raw", i))
-		size := c.DiskMiB
-		if size == 0 {
-			size = 64
-		}
-		f, err := os.Create(disk)
+		dev, err := v.controllerArgs(i, c)
 		if err != nil {
 			return nil, err
 		}
-		err = f.Truncate(int64(size) << 20) // sparse: costs no disk until written
-		f.Close()
-		if err != nil {
-			return nil, err
-		}
-		args = append(args,
-			"-drive", fmt.Sprintf("file=%s,if=none,id=d%d,format=raw", disk, i),
-			"-device", fmt.Sprintf("nvme,serial=%s,drive=d%d", c.Serial, i))
+		args = append(args, dev...)
 	}
 	return args, nil
+}
+
+// controllerArgs is one controller's -drive/-device arguments: the plain
+// form (one namespace, drive= on the controller), or, with FDP or explicit
+// namespaces, a subsystem, the controller and one nvme-ns per namespace.
+func (v VM) controllerArgs(i int, c Controller) ([]string, error) {
+	if strings.ContainsAny(c.Serial, ",= ") {
+		return nil, fmt.Errorf("controller serial %q: no commas, equals or spaces", c.Serial)
+	}
+	ocp := ""
+	if c.OCP {
+		ocp = ",ocp=on"
+	}
+	if c.FDP == nil && len(c.Namespaces) == 0 {
+		disk, err := sparseDisk(filepath.Join(v.Dir, fmt.Sprintf("disk%d.raw", i)), c.DiskMiB)
+		if err != nil {
+			return nil, err
+		}
+		return []string{
+			"-drive", fmt.Sprintf("file=%s,if=none,id=d%d,format=raw", disk, i),
+			"-device", fmt.Sprintf("nvme,serial=%s,drive=d%d%s", c.Serial, i, ocp)}, nil
+	}
+	subsys := fmt.Sprintf("nvme-subsys,id=subsys%d,nqn=%s", i, c.Serial)
+	if f := c.FDP; f != nil {
+		subsys += fmt.Sprintf(",fdp=on,fdp.runs=%d,fdp.nrg=%d,fdp.nruh=%d", f.RUSize, f.Groups, f.Handles)
+	}
+	args := []string{"-device", subsys,
+		"-device", fmt.Sprintf("nvme,id=ctrl%d,serial=%s,subsys=subsys%d%s", i, c.Serial, i, ocp)}
+	nss := c.Namespaces
+	if len(nss) == 0 {
+		nss = []Namespace{{DiskMiB: c.DiskMiB}}
+	}
+	for j, ns := range nss {
+		if strings.Trim(ns.Handles, "0123456789;-") != "" {
+			return nil, fmt.Errorf("controller %s namespace %d: handles %q: only digits, ';' and '-'", c.Serial, j+1, ns.Handles)
+		}
+		disk, err := sparseDisk(filepath.Join(v.Dir, fmt.Sprintf("disk%d-%d.raw", i, j+1)), ns.DiskMiB)
+		if err != nil {
+			return nil, err
+		}
+		dev := fmt.Sprintf("nvme-ns,drive=d%d_%d,bus=ctrl%d,nsid=%d", i, j+1, i, j+1)
+		if ns.Handles != "" {
+			dev += ",fdp.ruhs=" + ns.Handles
+		}
+		args = append(args, "-drive", fmt.Sprintf("file=%s,if=none,id=d%d_%d,format=raw", disk, i, j+1), "-device", dev)
+	}
+	return args, nil
+}
+
+// sparseDisk creates a raw image of mib MiB (64 when 0) that costs no disk
+// until written.
+func sparseDisk(path string, mib int) (string, error) {
+	if mib == 0 {
+		mib = 64
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return "", err
+	}
+	err = f.Truncate(int64(mib) << 20)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return path, err
 }
 
 // Boot runs QEMU until the guest powers off, or ctx ends (then the whole
@@ -110,4 +194,39 @@ func (v VM) Boot(ctx context.Context) (Run, error) {
 	}
 	r.Output, err = DecodeOutput(raw)
 	return r, err
+}
+
+// MinQEMU is the oldest QEMU these tests accept: 10.0 emulates FDP (since
+// 8.0), the OCP 0xC0 log and always gives a controller a subsystem, and the
+// tests assert that behaviour.
+const MinQEMU = 10
+
+// ParseVersion reads major and minor from `qemu-system-x86_64 --version`
+// output ("QEMU emulator version 10.0.2 (Debian ...)").
+func ParseVersion(out string) (major, minor int, err error) {
+	const prefix = "QEMU emulator version "
+	i := strings.Index(out, prefix)
+	if i < 0 {
+		return 0, 0, fmt.Errorf("no %q in %q", prefix, firstLine(out))
+	}
+	words := strings.Fields(out[i+len(prefix):])
+	var f []string
+	if len(words) > 0 {
+		f = strings.SplitN(words[0], ".", 3)
+	}
+	if len(f) < 2 {
+		return 0, 0, fmt.Errorf("version %q: want major.minor", firstLine(out[i:]))
+	}
+	if major, err = strconv.Atoi(f[0]); err == nil {
+		minor, err = strconv.Atoi(f[1])
+	}
+	if err != nil {
+		return 0, 0, fmt.Errorf("version in %q: %w", firstLine(out[i:]), err)
+	}
+	return major, minor, nil
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return l
 }

@@ -3,6 +3,7 @@
 package qemu
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -25,4 +26,70 @@ func TestVMArgs(t *testing.T) {
 	vm.Controllers = []Controller{{Serial: "bad,serial"}}
 	_, err = vm.Args()
 	require.ErrorContains(t, err, "no commas")
+}
+
+func TestParseVersion(t *testing.T) {
+	for in, want := range map[string][2]int{
+		"QEMU emulator version 10.0.2 (Debian 1:10.0.2+ds-2+deb13u1~bpo12+1)\nCopyright (c) 2003-2025": {10, 0},
+		"QEMU emulator version 7.2.22 (Debian 1:7.2+dfsg-7+deb12u18+b3)\n":                             {7, 2},
+		"QEMU emulator version 8.1.0\n": {8, 1},
+	} {
+		maj, min, err := ParseVersion(in)
+		require.NoError(t, err, in)
+		require.Equal(t, want, [2]int{maj, min}, in)
+	}
+	for _, bad := range []string{"", "qemu-system-x86_64: error", "QEMU emulator version ", "QEMU emulator version 10", "QEMU emulator version x.1"} {
+		_, _, err := ParseVersion(bad)
+		require.Error(t, err, bad)
+	}
+}
+
+func TestVMArgsFDP(t *testing.T) {
+	dir := t.TempDir()
+	vm := VM{QEMU: "qemu-system-x86_64", Kernel: Kernel{Image: "/boot/vmlinuz-x"}, Initramfs: "/i.cpio", Dir: dir,
+		Controllers: []Controller{
+			{Serial: "walabf001", FDP: &FDP{RUSize: 2 << 20, Groups: 2, Handles: 8},
+				Namespaces: []Namespace{{DiskMiB: 32, Handles: "1;3;5"}, {DiskMiB: 16}}},
+			{Serial: "walabo001", OCP: true},
+		}}
+	args, err := vm.Args()
+	require.NoError(t, err)
+	joined := strings.Join(args, " ")
+	for _, want := range []string{
+		"-device nvme-subsys,id=subsys0,nqn=walabf001,fdp=on,fdp.runs=2097152,fdp.nrg=2,fdp.nruh=8",
+		"-device nvme,id=ctrl0,serial=walabf001,subsys=subsys0 ",
+		"file=" + dir + "/disk0-1.raw,if=none,id=d0_1,format=raw -device nvme-ns,drive=d0_1,bus=ctrl0,nsid=1,fdp.ruhs=1;3;5 ",
+		"-device nvme-ns,drive=d0_2,bus=ctrl0,nsid=2 ",
+		"-device nvme,serial=walabo001,drive=d1,ocp=on",
+	} {
+		require.Contains(t, joined+" ", want)
+	}
+	st, err := os.Stat(dir + "/disk0-2.raw")
+	require.NoError(t, err)
+	require.Equal(t, int64(16<<20), st.Size())
+
+	vm.Controllers[0].Namespaces[0].Handles = "1,fdp=off"
+	_, err = vm.Args()
+	require.ErrorContains(t, err, "only digits")
+
+	t.Setenv(AccelEnv, "kvm:tcg")
+	vm.Controllers = vm.Controllers[1:]
+	args, err = vm.Args()
+	require.NoError(t, err)
+	require.Contains(t, strings.Join(args, " "), "-accel kvm -accel tcg -m 512")
+}
+
+func FuzzParseVersion(f *testing.F) {
+	f.Add("QEMU emulator version 10.0.2 (Debian 1:10.0.2+ds-2+deb13u1~bpo12+1)\n")
+	f.Add("QEMU emulator version 7.2.22\n")
+	f.Add("QEMU emulator version \n")
+	f.Fuzz(func(t *testing.T, out string) {
+		major, minor, err := ParseVersion(out)
+		if err == nil && (major < 0 && !strings.Contains(out, "-") || minor < 0 && !strings.Contains(out, "-")) {
+			t.Fatalf("%q: negative version %d.%d without a minus sign", out, major, minor)
+		}
+		if err == nil && !strings.Contains(out, "QEMU emulator version ") {
+			t.Fatalf("%q: a version without the banner", out)
+		}
+	})
 }
