@@ -19,8 +19,12 @@ while read -r p rel _; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || pkgs+=("$p")
 done < scripts/apt-packages.txt
 if ((${#bpo[@]})) && ! grep -rqs '^Suites:.*bookworm-backports' /etc/apt/sources.list.d/ && ! grep -qs 'bookworm-backports' /etc/apt/sources.list; then
-  echo "setup: adding bookworm-backports to APT's sources"
-  printf 'Types: deb\nURIs: http://deb.debian.org/debian\nSuites: bookworm-backports\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' > "$backports_list"
+  # The mirror the machine already uses for bookworm serves its backports.
+  mirror=$(awk '/^URIs:/ {u = $2} /^Suites:/ && / bookworm( |$)/ {print u; exit}' /etc/apt/sources.list.d/*.sources 2>/dev/null || true)
+  [[ -n "$mirror" ]] || mirror=$(awk '$1 == "deb" && $3 == "bookworm" {print $2; exit}' /etc/apt/sources.list 2>/dev/null || true)
+  [[ -n "$mirror" ]] || { echo "setup: no APT source for bookworm found to take bookworm-backports from" >&2; exit 1; }
+  echo "setup: adding bookworm-backports to APT's sources ($mirror)"
+  printf 'Types: deb\nURIs: %s\nSuites: bookworm-backports\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' "$mirror" > "$backports_list"
 fi
 if ((${#pkgs[@]} + ${#bpo[@]})); then
   export DEBIAN_FRONTEND=noninteractive
