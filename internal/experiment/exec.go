@@ -10,7 +10,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -36,8 +35,10 @@ type Executor struct {
 	// ProgressEvery is the period of progress lines and metrics during a
 	// run (default 30 s); PollEvery of a precondition's written check (1 s).
 	ProgressEvery, PollEvery time.Duration
-	// KillGrace is how long a step's process group gets after SIGTERM.
-	KillGrace time.Duration
+	// KillGrace is how long a step's process group gets after SIGTERM;
+	// GroupWait how long resume waits for an interrupted step's group to
+	// be gone after SIGKILL (default 2 min).
+	KillGrace, GroupWait time.Duration
 
 	state *State
 	items []Item
@@ -200,6 +201,9 @@ var ErrInterruptedDestructive = errors.New("interrupted destructive step")
 // experiment with its reason; resume continues at the first item not done.
 func (e *Executor) Execute(ctx context.Context) error {
 	e.Metrics.setTotal(len(e.items))
+	if err := e.endInterrupted(); err != nil {
+		return err
+	}
 	for i, it := range e.items {
 		st := e.state.Steps[it.ID]
 		if st != nil && (st.Status == StatusDone || st.Status == StatusSkipped) {
@@ -386,14 +390,12 @@ func (e *Executor) command(ctx context.Context, it Item, attempt int, argv, env 
 	}
 	defer logf.Close()
 	fmt.Fprintf(logf, "=== %s attempt %d at %s\n$ %s\n", it.ID, attempt, time.Now().UTC().Format(time.RFC3339), shellQuote(argv))
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = env
-	cmd.Stdout, cmd.Stderr = logf, logf
-	// Own process group (killed as a whole); killed with the runner.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	start = time.Now().UTC()
-	if err := cmd.Start(); err != nil {
-		return start, start, "", fmt.Errorf("start %s: %w", argv[0], err)
+	// Own process group, recorded before it runs, killed as a whole, and
+	// killed with the runner (procgroup.go).
+	cmd, err := e.startGroup(it, argv, env, logf)
+	if err != nil {
+		return start, start, "", err
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -407,16 +409,7 @@ func (e *Executor) command(ctx context.Context, it Item, attempt int, argv, env 
 	defer poll.Stop()
 	prog := time.NewTicker(orDefault(e.ProgressEvery, 30*time.Second))
 	defer prog.Stop()
-	kill := func() error {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
-		select {
-		case err := <-done:
-			return err
-		case <-time.After(orDefault(e.KillGrace, 10*time.Second)):
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			return <-done
-		}
-	}
+	kill := func() { stopGroup(cmd.Process.Pid, done, orDefault(e.KillGrace, 10*time.Second)) }
 	for {
 		select {
 		case err := <-done:

@@ -50,6 +50,9 @@ type StepState struct {
 	Log      string    `json:"log,omitempty"`
 	Error    string    `json:"error,omitempty"`
 	Note     string    `json:"note,omitempty"`
+	// Group is the process group of the step's command, recorded before
+	// it starts (procgroup.go).
+	Group *ProcGroup `json:"process_group,omitempty"`
 }
 
 // RunRecord is one counted run: recorded in the same state write that marks
