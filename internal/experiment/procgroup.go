@@ -280,3 +280,14 @@ func stopGroup(pgid int, done <-chan error, grace time.Duration) {
 		waitGroupGone(pgid, time.Minute)
 	}
 }
+
+// endOrphans kills what is left of a step's group when its guard was
+// killed by a signal: the guard did not wait for the command, which
+// would run on unattended. A guard that exited normally leaves what the
+// command started on purpose (a daemon) alone.
+func endOrphans(cmd *exec.Cmd) {
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		waitGroupGone(cmd.Process.Pid, time.Minute)
+	}
+}

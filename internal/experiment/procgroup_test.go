@@ -121,6 +121,8 @@ func TestResumeEndsSurvivingGroup(t *testing.T) {
 			g := recordedGroup(t, out, "r/reset/1-restore")
 			require.Equal(t, g.PGID, pgidOf(t, sleepPid), "the sleep runs in the recorded group")
 			t.Cleanup(func() { _ = syscall.Kill(-g.PGID, syscall.SIGKILL) })
+			// The runner, stopped, cannot see the guard die before its own end.
+			require.NoError(t, cmd.Process.Signal(syscall.SIGSTOP))
 			if how == "guard killed" {
 				require.NoError(t, syscall.Kill(g.PGID, syscall.SIGKILL))
 				require.True(t, waitDead(t, g.PGID))
@@ -177,4 +179,22 @@ func TestResumeLeavesForeignGroup(t *testing.T) {
 		require.Zero(t, ended)
 		require.True(t, alive(pid), "a foreign process (%+v) was killed", g)
 	}
+}
+
+// TestKilledGuardEndsGroup: a step whose guard is killed (the OOM killer,
+// a stray kill -9) fails, and the runner ends the command the guard left.
+func TestKilledGuardEndsGroup(t *testing.T) {
+	dir := t.TempDir()
+	gate, pidfile := filepath.Join(dir, "gate"), filepath.Join(dir, "sleep.pid")
+	plan := fmt.Sprintf("name: g\nruns:\n  - {name: r, command: 'sleep 300 & echo $! > %s; touch %s; wait'}\n", pidfile, gate)
+	e, err := Create([]byte(plan), filepath.Join(dir, "out"))
+	require.NoError(t, err)
+	res := make(chan error, 1)
+	go func() { res <- e.Execute(context.Background()) }()
+	waitFile(t, gate)
+	sleepPid := readPid(t, pidfile)
+	t.Cleanup(func() { _ = syscall.Kill(sleepPid, syscall.SIGKILL) })
+	require.NoError(t, syscall.Kill(pgidOf(t, sleepPid), syscall.SIGKILL), "kill the guard, the group's leader")
+	require.ErrorContains(t, <-res, "signal: killed")
+	require.False(t, alive(sleepPid), "the guard's orphan still runs")
 }
