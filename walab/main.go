@@ -5,12 +5,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"os"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
@@ -77,8 +77,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 			Placement: *placementChk, PlacementMinShare: *minShare, BaselineMaxShare: *maxBaseShare},
 		Interval: compare.BatchMeans{Batch: *batch},
 	}
-	var err2 error
-	if opts.BaselineRange, err2 = parseRange("--baseline-range", *baseRange); err2 == nil {
+	err2 := checkCompareFlags(*last, *round, *lookback, *timeout)
+	if err2 == nil {
+		opts.BaselineRange, err2 = parseRange("--baseline-range", *baseRange)
+	}
+	if err2 == nil {
 		opts.CandidateRange, err2 = parseRange("--candidate-range", *candRange)
 	}
 	if err2 == nil {
@@ -171,36 +174,33 @@ func needRun(flag, id string, r *[2]time.Time) error {
 	return nil
 }
 
-// writeOutputs writes the files asked for. Each is created new (O_EXCL,
-// no symlink followed): walab never overwrites a file, its own or not.
+// writeOutputs writes the files asked for. All are rendered first, so a
+// comparison that cannot be rendered leaves no file; each is then
+// published whole (publish): walab never overwrites a file, its own or not.
 func writeOutputs(res *compare.Result, csvPath, jsonPath, pngPath, htmlPath string, allowInvalid bool) error {
-	write := func(flag, path string, fn func(io.Writer) error) error {
-		if path == "" {
-			return nil
+	outs := []struct {
+		flag, path string
+		render     func(io.Writer) error
+		data       bytes.Buffer
+	}{
+		{flag: "--csv", path: csvPath, render: func(w io.Writer) error { return compare.WriteCSV(w, res.Runs[:], res.Tables[:]) }},
+		{flag: "--json", path: jsonPath, render: res.WriteJSON},
+		{flag: "--html", path: htmlPath, render: func(w io.Writer) error { return res.WriteHTML(w, allowInvalid) }},
+		{flag: "--png", path: pngPath, render: func(w io.Writer) error { return compare.WritePNG(w, res.ChartSeries()) }},
+	}
+	for i := range outs {
+		if o := &outs[i]; o.path != "" {
+			if err := o.render(&o.data); err != nil {
+				return fmt.Errorf("%s: %w (no file written)", o.flag, err)
+			}
 		}
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644)
-		if err != nil {
-			return fmt.Errorf("%s: %w (choose a new file)", flag, err)
+	}
+	for i := range outs {
+		if o := &outs[i]; o.path != "" {
+			if err := publish(o.path, o.data.Bytes()); err != nil {
+				return fmt.Errorf("%s: %w (choose a new file)", o.flag, err)
+			}
 		}
-		if err := fn(f); err != nil {
-			f.Close()
-			os.Remove(path)
-			return fmt.Errorf("%s: %w", flag, err)
-		}
-		return f.Close()
 	}
-	if err := write("--csv", csvPath, func(w io.Writer) error {
-		return compare.WriteCSV(w, res.Runs[:], res.Tables[:])
-	}); err != nil {
-		return err
-	}
-	if err := write("--json", jsonPath, res.WriteJSON); err != nil {
-		return err
-	}
-	if err := write("--html", htmlPath, func(w io.Writer) error { return res.WriteHTML(w, allowInvalid) }); err != nil {
-		return err
-	}
-	return write("--png", pngPath, func(w io.Writer) error {
-		return compare.WritePNG(w, res.ChartSeries())
-	})
+	return nil
 }

@@ -164,7 +164,7 @@ func (s Source) arrayTheory(ctx context.Context, run Run, array string) (*float6
 	if err != nil {
 		return nil, fmt.Errorf("array %s: %w", array, err)
 	}
-	if v, ok := res.(model.Vector); ok && len(v) > 0 {
+	if v, ok := res.(model.Vector); ok && len(v) > 0 && nonFinite(figure{"theory", float64(v[0].Value)}) == "" {
 		x := float64(v[0].Value)
 		return &x, nil
 	}

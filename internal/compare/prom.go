@@ -126,6 +126,8 @@ func (s Source) Table(ctx context.Context, run Run, device string, round time.Du
 			h.Missing = "no NAND data: the drive's NAND source was down or absent"
 		case !hok:
 			h.Missing = "no host data"
+		case nonFinite(figure{"NAND counter increase", nv}, figure{"host counter increase", hv}, figure{"NAND sample count", nandN[k]}, figure{"host sample count", hostN[k]}) != "":
+			h.Missing = nonFinite(figure{"NAND counter increase", nv}, figure{"host counter increase", hv}, figure{"NAND sample count", nandN[k]}, figure{"host sample count", hostN[k]})
 		default:
 			if lo, hi := min(nandN[k], hostN[k]), max(nandN[k], hostN[k]); hi > 0 && lo < Coverage*hi {
 				which := "NAND"
