@@ -34,6 +34,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	baseRange := cmp.Flag("baseline-range", "Baseline as a time range START,END (RFC 3339), for load walab's loadgen did not drive.").String()
 	candRange := cmp.Flag("candidate-range", "Candidate as a time range START,END (RFC 3339).").String()
 	device := cmp.Flag("device", "Device (the exporter's device label).").Default("nvme0").String()
+	instance := cmp.Flag("instance", "Read the device's series of this instance label only (required when the device name has series from several hosts).").String()
 	array := cmp.Flag("array", "Compare an md/dm array's chain instead of one device (seed 001): per round the array's, its members' and its drives' NAND bytes; WA is array to NAND, and the RAID WA is printed against theory. E.g. md0.").String()
 	lookback := cmp.Flag("lookback", "How far back to search for the runs.").Default("720h").Duration()
 	last := cmp.Flag("last-hours", "Rounds compared per run (seed 000: 12).").Default("12").Int()
@@ -122,7 +123,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			opts.From = r[0].Add(-time.Minute)
 		}
 	}
-	res, err := compare.Compare(ctx, compare.Source{API: v1.NewAPI(client)}, opts)
+	res, err := compare.Compare(ctx, compare.Source{API: v1.NewAPI(client), Instance: *instance}, opts)
 	if err != nil {
 		fmt.Fprintln(stderr, "walab compare:", err)
 		return 1

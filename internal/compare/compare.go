@@ -51,6 +51,7 @@ type Result struct {
 	WA        [2]float64
 	Reduction float64
 	Verdict   Verdict
+	Warnings  []string `json:",omitempty"` // the store's warnings (partial answers): NOT VALID
 
 	steadyName string
 }
@@ -78,6 +79,8 @@ func Compare(ctx context.Context, src Source, o Options) (*Result, error) {
 		return nil, err
 	}
 	o.Checks = o.Checks.withDefaults()
+	answers := &warnAPI{API: src.API}
+	src.API = answers
 	res := &Result{Device: o.Device, Array: o.Array, Round: o.Round, steadyName: "SNIA"}
 	if o.Steady.Method != "" {
 		res.steadyName = "fio " + o.Steady.Method
@@ -130,6 +133,7 @@ func Compare(ctx context.Context, src Source, o Options) (*Result, error) {
 		return nil, err
 	}
 	res.Reduction = r
+	res.Warnings = answers.warnings()
 	res.Verdict = judge(res, o)
 	return res, nil
 }

@@ -38,6 +38,10 @@ type Run struct {
 	// reads this value (+Inf, NaN), as from a broken exporter or store;
 	// the counter goes on from its true value after it.
 	BadNAND, BadHost map[int]float64
+	// Instance, when set, labels the drive's counters instance=Instance:
+	// a second run on another host at the same time has the same device
+	// name.
+	Instance string
 	// Array, when set, makes the run one on md0, RAID 5 (2+1) over
 	// nvme0n1..nvme2n1 of controllers nvme0..nvme2, and WA the chain's
 	// (NAND of the three drives per array byte).
@@ -149,18 +153,22 @@ func OpenMetrics(runs []Run) []byte {
 			}
 			nandUp := m == 0 || !slices.Contains(r.NoNAND, hour)
 			if r.Array == nil {
-				counter("walab_nvme_host_written_bytes_total", `device="nvme0",source="ocp_c0"`, host, ts)
+				dl := `device="nvme0",source="ocp_c0"`
+				if r.Instance != "" {
+					dl = fmt.Sprintf("instance=%q,%s", r.Instance, dl)
+				}
+				counter("walab_nvme_host_written_bytes_total", dl, host, ts)
 				if v, ok := r.BadHost[hour]; ok && m == 60*hour {
-					s.bad("walab_nvme_host_written_bytes_total", `device="nvme0",source="ocp_c0"`, v, ts)
+					s.bad("walab_nvme_host_written_bytes_total", dl, v, ts)
 				}
 				if r.Placed != nil {
 					counter("walab_nvme_write_bytes_total", `device="nvme0",directive="data_placement",placement_id="5"`, host**r.Placed, ts)
 					counter("walab_nvme_write_bytes_total", `device="nvme0",directive="none",placement_id="none"`, host*(1-*r.Placed), ts)
 				}
 				if nandUp {
-					counter("walab_nvme_media_written_bytes_total", `device="nvme0",source="ocp_c0"`, nand, ts)
+					counter("walab_nvme_media_written_bytes_total", dl, nand, ts)
 					if v, ok := r.BadNAND[hour]; ok && m == 60*hour {
-						s.bad("walab_nvme_media_written_bytes_total", `device="nvme0",source="ocp_c0"`, v, ts)
+						s.bad("walab_nvme_media_written_bytes_total", dl, v, ts)
 					}
 				}
 			} else {
