@@ -69,8 +69,10 @@ func (e *Executor) compare(ctx context.Context, logPath string) error {
 	var out bytes.Buffer
 	if err != nil {
 		rec.Error = "walab compare: " + err.Error()
-	} else if err := res.Write(&out, true); err != nil {
+	} else if err := res.Write(&out, false); err != nil {
 		rec.Error = "walab compare: " + err.Error()
+	} else {
+		rec.Valid = &res.Verdict.Valid
 	}
 	rec.Text = out.String()
 	e.printf("[compare] %s vs %s: %s", base.RunID, cand.RunID, firstLine(rec.Text, rec.Error))

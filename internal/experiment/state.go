@@ -98,8 +98,9 @@ type CheckResult struct {
 // CompareRecord is the compare phase's outcome.
 type CompareRecord struct {
 	Baseline, Candidate string
-	Text                string   `json:"text"`  // walab compare's output
-	Error               string   `json:"error"` // why there is no verdict
+	Text                string   `json:"text"`            // walab compare's output
+	Error               string   `json:"error"`           // why there is no verdict
+	Valid               *bool    `json:"valid,omitempty"` // the verdict: VALID or NOT VALID
 	Drift               []string `json:"drift,omitempty"`
 }
 
