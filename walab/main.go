@@ -109,7 +109,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "walab compare:", err2)
 		return 2
 	}
-	client, err := api.NewClient(api.Config{Address: *promURL})
+	client, err := api.NewClient(api.Config{Address: *promURL, RoundTripper: compare.CappedTransport(api.DefaultRoundTripper, compare.MaxResponseBytes)})
 	if err != nil {
 		fmt.Fprintln(stderr, "walab compare: --prometheus.url:", err)
 		return 2

@@ -179,6 +179,7 @@ func (s Source) arrayTheory(ctx context.Context, run Run, array string) (*float6
 // compared rounds. A comparison that is NOT VALID prints no reduction
 // unless allowInvalid.
 func (r *Result) Write(w io.Writer, allowInvalid bool) error {
+	w = PlainText(w) // labels from the store reach a terminal
 	v := r.Verdict
 	fmt.Fprintln(w, v.Headline(r))
 	for _, c := range v.Checks {

@@ -53,7 +53,7 @@ func (e *Executor) compare(ctx context.Context, logPath string) error {
 			}
 		}
 	}
-	client, err := api.NewClient(api.Config{Address: e.Plan.Prometheus})
+	client, err := api.NewClient(api.Config{Address: e.Plan.Prometheus, RoundTripper: compare.CappedTransport(api.DefaultRoundTripper, compare.MaxResponseBytes)})
 	if err != nil {
 		rec.Error = err.Error()
 		return writeAtomic(logPath, []byte(rec.Error+"\n"))

@@ -20,7 +20,7 @@ func TestReportUnderNotValid(t *testing.T) {
 	e.state.Runs = []RunRecord{{Run: "base", RunID: "rep-base-r1", Rep: 1, WA: wa(2.5)}, {Run: "cand", RunID: "rep-cand-r1", Rep: 1, WA: wa(2.2)}}
 	invalid := false
 	e.state.Compare = &CompareRecord{Baseline: "base", Candidate: "cand", Valid: &invalid,
-		Text: "NOT VALID: same drive: serial ```\n# Injected heading\n```` x\n",
+		Text:  "NOT VALID: same drive: serial ```\n# Injected heading\n```` x\n",
 		Drift: []string{"scenario: `a` → b"}}
 	r := e.Report()
 	require.Contains(t, r, "2.500 → 2.200; no reduction is given: walab compare did not find the comparison VALID")
