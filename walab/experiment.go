@@ -62,7 +62,7 @@ func (c *experimentCmd) execute(cmd string, stdout, stderr io.Writer) int {
 	}
 	var e *experiment.Executor
 	if cmd == c.run.FullCommand() {
-		raw, err := os.ReadFile(*c.plan)
+		raw, err := experiment.ReadPlan(*c.plan)
 		if err != nil {
 			return fail(2, err)
 		}

@@ -120,6 +120,9 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	if v < 0 {
 		return fmt.Errorf("line %d: duration %s is negative", n.Line, n.Value)
 	}
+	if v > maxDuration {
+		return fmt.Errorf("line %d: duration %s is longer than 30 days (%s)", n.Line, n.Value, maxDuration)
+	}
 	*d = Duration(v)
 	return nil
 }
