@@ -26,7 +26,7 @@ func ReadPlan(path string) ([]byte, error) {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file (%s): a plan is a YAML file", path, fi.Mode().Type())
+		return nil, fmt.Errorf("%s is not a regular file (%s): a plan is a YAML file", path, kindOf(fi.Mode()))
 	}
 	if fi.Size() > maxPlanBytes {
 		return nil, fmt.Errorf("%s is %d bytes, more than the %d a plan may have", path, fi.Size(), maxPlanBytes)
@@ -39,4 +39,18 @@ func ReadPlan(path string) ([]byte, error) {
 		return nil, fmt.Errorf("%s grew past the %d bytes a plan may have while it was read", path, maxPlanBytes)
 	}
 	return b, nil
+}
+
+func kindOf(m os.FileMode) string {
+	switch {
+	case m&os.ModeDevice != 0:
+		return "a device"
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	}
+	return m.Type().String()
 }
