@@ -421,7 +421,7 @@ func (e *Executor) command(ctx context.Context, it Item, attempt int, argv, env 
 	for {
 		select {
 		case err := <-done:
-			endOrphans(cmd)
+			endOrphans(cmd, logf)
 			end = time.Now().UTC()
 			fmt.Fprintf(logf, "=== exit: %v after %s\n", exitText(err), end.Sub(start).Round(time.Millisecond))
 			if err != nil {

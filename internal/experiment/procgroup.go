@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -284,10 +285,16 @@ func stopGroup(pgid int, done <-chan error, grace time.Duration) {
 // endOrphans kills what is left of a step's group when its guard was
 // killed by a signal: the guard did not wait for the command, which
 // would run on unattended. A guard that exited normally leaves what the
-// command started on purpose (a daemon) alone.
-func endOrphans(cmd *exec.Cmd) {
+// command started on purpose (a daemon) alone, and the log says so.
+func endOrphans(cmd *exec.Cmd, log io.Writer) {
+	pgid := cmd.Process.Pid
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		waitGroupGone(cmd.Process.Pid, time.Minute)
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		waitGroupGone(pgid, time.Minute)
+		return
+	}
+	reapGroup(pgid)
+	if ms := members(pgid); len(ms) > 0 {
+		fmt.Fprintf(log, "=== left running by the step (process group %d, not stopped by walab): %s\n", pgid, pidList(ms))
 	}
 }

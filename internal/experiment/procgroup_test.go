@@ -198,3 +198,20 @@ func TestKilledGuardEndsGroup(t *testing.T) {
 	require.ErrorContains(t, <-res, "signal: killed")
 	require.False(t, alive(sleepPid), "the guard's orphan still runs")
 }
+
+// TestDaemonLeftRunningIsNamed: a step that starts a daemon and ends
+// normally leaves it running (by design), and its log names it.
+func TestDaemonLeftRunningIsNamed(t *testing.T) {
+	dir := t.TempDir()
+	pidfile := filepath.Join(dir, "daemon.pid")
+	plan := fmt.Sprintf("name: d\nruns:\n  - name: r\n    between: [{name: start, command: 'sleep 300 >/dev/null 2>&1 & echo $! > %s'}]\n    command: 'true'\n", pidfile)
+	e, err := Create([]byte(plan), filepath.Join(dir, "out"))
+	require.NoError(t, err)
+	require.NoError(t, e.Execute(context.Background()))
+	pid := readPid(t, pidfile)
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+	require.True(t, alive(pid), "the daemon was stopped")
+	b, err := os.ReadFile(filepath.Join(e.Out, e.State().Steps["r/between/1-start"].Log))
+	require.NoError(t, err)
+	require.Contains(t, string(b), fmt.Sprintf("left running by the step (process group %d, not stopped by walab): %d", pgidOf(t, pid), pid))
+}
