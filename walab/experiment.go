@@ -75,7 +75,7 @@ func (c *experimentCmd) execute(cmd string, stdout, stderr io.Writer) int {
 			return fail(2, fmt.Errorf("%s:\n%w", *c.plan, err))
 		}
 		if *c.dryRun {
-			if err := experiment.DryRun(p, stdout); err != nil {
+			if err := experiment.DryRunFile(raw, stdout); err != nil {
 				return fail(1, err)
 			}
 			return 0

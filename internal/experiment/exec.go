@@ -129,7 +129,19 @@ func (e *Executor) client() *http.Client {
 }
 
 // DryRun prints every step with its command; destructive ones are flagged.
-func DryRun(p *Plan, w io.Writer) error {
+func DryRun(p *Plan, w io.Writer) error { return dryRun(p, w, redactor{}) }
+
+// DryRunFile is DryRun of a plan file as written: its ${NAME} expanded from
+// the environment, the secret ones hidden in the output.
+func DryRunFile(raw []byte, w io.Writer) error {
+	p, _, err := parseEnv(raw)
+	if err != nil {
+		return err
+	}
+	return dryRun(p, w, redactor{secretsOf(raw, os.LookupEnv)})
+}
+
+func dryRun(p *Plan, w io.Writer, r redactor) error {
 	items, err := Steps(p)
 	if err != nil {
 		return err
@@ -157,7 +169,7 @@ func DryRun(p *Plan, w io.Writer) error {
 			if err != nil {
 				return err
 			}
-			line = shellQuote(redactArgv(argv))
+			line = shellQuote(r.argv(argv))
 			if it.Phase == PhaseRun {
 				line += fmt.Sprintf("   (fingerprint at start and end%s)", durNote(it.Expected))
 			}

@@ -115,3 +115,14 @@ func TestRedact(t *testing.T) {
 		r.argv([]string{"loadgen", "--mysql-password", "p w", "--target", "a=u:pw@tcp(h)/d"}))
 	require.Equal(t, strings.Repeat("x", 3), redactor{secrets: []string{"x"}}.text("xxx"), "a secret too short to hide is not replaced")
 }
+
+// TestDryRunHidesSecrets: the dry-run of a plan file shows the commands
+// with the environment's values, but not the secret ones.
+func TestDryRunHidesSecrets(t *testing.T) {
+	t.Setenv("WALAB_TEST_DB_PW", testSecret)
+	var b strings.Builder
+	require.NoError(t, DryRunFile([]byte(secretPlan), &b))
+	require.NotContains(t, b.String(), testSecret)
+	require.Contains(t, b.String(), ": -uroot -p***;")
+	require.Contains(t, b.String(), "--target 'db=root:***@tcp(127.0.0.1:1)/x?timeout=1s'")
+}
