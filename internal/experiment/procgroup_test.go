@@ -215,3 +215,25 @@ func TestDaemonLeftRunningIsNamed(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(b), fmt.Sprintf("left running by the step (process group %d, not stopped by walab): %d", pgidOf(t, pid), pid))
 }
+
+// TestInterruptEndsWholeGroup: SIGINT/SIGTERM of the runner (its context
+// cancelled) stops the step's whole group, also a process that ignores
+// SIGTERM (SIGKILL after the grace), before Execute returns.
+func TestInterruptEndsWholeGroup(t *testing.T) {
+	dir := t.TempDir()
+	gate, pidfile := filepath.Join(dir, "gate"), filepath.Join(dir, "sleep.pid")
+	plan := fmt.Sprintf("name: i\nruns:\n  - {name: r, command: '(trap \"\" TERM; exec sleep 300) & echo $! > %s; touch %s; wait'}\n", pidfile, gate)
+	e, err := Create([]byte(plan), filepath.Join(dir, "out"))
+	require.NoError(t, err)
+	e.KillGrace = 100 * time.Millisecond
+	ctx, cancel := context.WithCancel(context.Background())
+	res := make(chan error, 1)
+	go func() { res <- e.Execute(ctx) }()
+	waitFile(t, gate)
+	sleepPid := readPid(t, pidfile)
+	t.Cleanup(func() { _ = syscall.Kill(sleepPid, syscall.SIGKILL) })
+	cancel()
+	require.ErrorIs(t, <-res, context.Canceled)
+	require.False(t, alive(sleepPid), "a process of the interrupted step ignoring SIGTERM outlived it")
+	require.Equal(t, StatusStarted, e.State().Steps["r/r1/run"].Status)
+}
