@@ -12,5 +12,5 @@ import (
 func TestExperimentRefusesDevZero(t *testing.T) {
 	var out, errOut bytes.Buffer
 	require.Equal(t, 2, run([]string{"experiment", "run", "/dev/zero", "--dry-run"}, &out, &errOut))
-	require.Contains(t, errOut.String(), "/dev/zero is not a regular file")
+	require.Contains(t, errOut.String(), "/dev/zero is a character device: not a regular file")
 }

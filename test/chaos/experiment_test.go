@@ -19,7 +19,7 @@ func TestExperimentChaosScript(t *testing.T) {
 		"after resume: the step's sleep is gone",
 		"resume without --redo: refused, names the step",
 		"files holding the password: 0, files readable by others: 0",
-		"plan /dev/zero: walab experiment: /dev/zero is not a regular file (a device)",
+		"plan /dev/zero: walab experiment: /dev/zero is a character device: not a regular file",
 	} {
 		require.Contains(t, string(out), want)
 	}
