@@ -57,9 +57,6 @@ func (r redactor) argv(argv []string) []string {
 	return out
 }
 
-// redactArgv redacts a command line without knowing the plan's secrets.
-func redactArgv(argv []string) []string { return redactor{}.argv(argv) }
-
 // secretsOf are the values of the ${NAME} references in a plan whose
 // names look secret, as getenv gives them (or their defaults).
 func secretsOf(plan []byte, getenv func(string) (string, bool)) []string {
