@@ -9,11 +9,7 @@ import (
 	"github.com/walab/walab/loadgen/internal/cli"
 
 	// The workloads register themselves; the command line knows none by name.
-	_ "github.com/walab/walab/internal/benchmarksql" // tpcc, with BenchmarkSQL props files
-	_ "github.com/walab/walab/internal/workload/cpu"
-	_ "github.com/walab/walab/internal/workload/fileio" // sysbench fileio: files or a raw device, no database
-	_ "github.com/walab/walab/internal/workload/memory" // sysbench cpu: a machine check, no database
-	_ "github.com/walab/walab/internal/workload/oltp"   // the sysbench OLTP scripts
+	_ "github.com/walab/walab/internal/workload/all"
 )
 
 func main() {

@@ -62,11 +62,12 @@ func (c *experimentCmd) execute(cmd string, stdout, stderr io.Writer) int {
 	}
 	var e *experiment.Executor
 	if cmd == c.run.FullCommand() {
-		data, err := os.ReadFile(*c.plan)
+		raw, err := experiment.ReadPlan(*c.plan)
 		if err != nil {
 			return fail(2, err)
 		}
-		if data, err = experiment.Expand(data, os.LookupEnv); err != nil {
+		data, err := experiment.Expand(raw, os.LookupEnv)
+		if err != nil {
 			return fail(2, fmt.Errorf("%s:\n%w", *c.plan, err))
 		}
 		p, err := experiment.Parse(data)
@@ -74,7 +75,7 @@ func (c *experimentCmd) execute(cmd string, stdout, stderr io.Writer) int {
 			return fail(2, fmt.Errorf("%s:\n%w", *c.plan, err))
 		}
 		if *c.dryRun {
-			if err := experiment.DryRun(p, stdout); err != nil {
+			if err := experiment.DryRunFile(raw, stdout); err != nil {
 				return fail(1, err)
 			}
 			return 0
@@ -83,7 +84,7 @@ func (c *experimentCmd) execute(cmd string, stdout, stderr io.Writer) int {
 		if out == "" {
 			out = fmt.Sprintf("walab-experiment-%s-%s", p.Name, time.Now().Format("20060102-150405"))
 		}
-		if e, err = experiment.Create(data, out); err != nil {
+		if e, err = experiment.Create(raw, out); err != nil { // stored as written: no secret from the environment
 			return fail(2, err)
 		}
 	} else {

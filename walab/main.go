@@ -5,12 +5,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"os"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
@@ -34,6 +34,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	baseRange := cmp.Flag("baseline-range", "Baseline as a time range START,END (RFC 3339), for load walab's loadgen did not drive.").String()
 	candRange := cmp.Flag("candidate-range", "Candidate as a time range START,END (RFC 3339).").String()
 	device := cmp.Flag("device", "Device (the exporter's device label).").Default("nvme0").String()
+	instance := cmp.Flag("instance", "Read the device's series of this instance label only (required when the device name has series from several hosts).").String()
 	array := cmp.Flag("array", "Compare an md/dm array's chain instead of one device (seed 001): per round the array's, its members' and its drives' NAND bytes; WA is array to NAND, and the RAID WA is printed against theory. E.g. md0.").String()
 	lookback := cmp.Flag("lookback", "How far back to search for the runs.").Default("720h").Duration()
 	last := cmp.Flag("last-hours", "Rounds compared per run (seed 000: 12).").Default("12").Int()
@@ -77,8 +78,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 			Placement: *placementChk, PlacementMinShare: *minShare, BaselineMaxShare: *maxBaseShare},
 		Interval: compare.BatchMeans{Batch: *batch},
 	}
-	var err2 error
-	if opts.BaselineRange, err2 = parseRange("--baseline-range", *baseRange); err2 == nil {
+	err2 := checkCompareFlags(*last, *round, *lookback, *timeout)
+	if err2 == nil {
+		opts.BaselineRange, err2 = parseRange("--baseline-range", *baseRange)
+	}
+	if err2 == nil {
 		opts.CandidateRange, err2 = parseRange("--candidate-range", *candRange)
 	}
 	if err2 == nil {
@@ -105,7 +109,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "walab compare:", err2)
 		return 2
 	}
-	client, err := api.NewClient(api.Config{Address: *promURL})
+	client, err := api.NewClient(api.Config{Address: *promURL, RoundTripper: compare.CappedTransport(api.DefaultRoundTripper, compare.MaxResponseBytes)})
 	if err != nil {
 		fmt.Fprintln(stderr, "walab compare: --prometheus.url:", err)
 		return 2
@@ -119,7 +123,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			opts.From = r[0].Add(-time.Minute)
 		}
 	}
-	res, err := compare.Compare(ctx, compare.Source{API: v1.NewAPI(client), Step: searchStep(*lookback)}, opts)
+	res, err := compare.Compare(ctx, compare.Source{API: v1.NewAPI(client), Step: searchStep(*lookback), Instance: *instance}, opts)
 	if err != nil {
 		fmt.Fprintln(stderr, "walab compare:", err)
 		return 1
@@ -171,38 +175,35 @@ func needRun(flag, id string, r *[2]time.Time) error {
 	return nil
 }
 
-// writeOutputs writes the files asked for. Each is created new (O_EXCL,
-// no symlink followed): walab never overwrites a file, its own or not.
+// writeOutputs writes the files asked for. All are rendered first, so a
+// comparison that cannot be rendered leaves no file; each is then
+// published whole (publish): walab never overwrites a file, its own or not.
 func writeOutputs(res *compare.Result, csvPath, jsonPath, pngPath, htmlPath string, allowInvalid bool) error {
-	write := func(flag, path string, fn func(io.Writer) error) error {
-		if path == "" {
-			return nil
+	outs := []struct {
+		flag, path string
+		render     func(io.Writer) error
+		data       bytes.Buffer
+	}{
+		{flag: "--csv", path: csvPath, render: func(w io.Writer) error { return compare.WriteCSV(w, res.Runs[:], res.Tables[:]) }},
+		{flag: "--json", path: jsonPath, render: res.WriteJSON},
+		{flag: "--html", path: htmlPath, render: func(w io.Writer) error { return res.WriteHTML(w, allowInvalid) }},
+		{flag: "--png", path: pngPath, render: func(w io.Writer) error { return compare.WritePNG(w, res.ChartSeries()) }},
+	}
+	for i := range outs {
+		if o := &outs[i]; o.path != "" {
+			if err := o.render(&o.data); err != nil {
+				return fmt.Errorf("%s: %w (no file written)", o.flag, err)
+			}
 		}
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644)
-		if err != nil {
-			return fmt.Errorf("%s: %w (choose a new file)", flag, err)
+	}
+	for i := range outs {
+		if o := &outs[i]; o.path != "" {
+			if err := publish(o.path, o.data.Bytes()); err != nil {
+				return fmt.Errorf("%s: %w (choose a new file)", o.flag, err)
+			}
 		}
-		if err := fn(f); err != nil {
-			f.Close()
-			os.Remove(path)
-			return fmt.Errorf("%s: %w", flag, err)
-		}
-		return f.Close()
 	}
-	if err := write("--csv", csvPath, func(w io.Writer) error {
-		return compare.WriteCSV(w, res.Runs[:], res.Tables[:])
-	}); err != nil {
-		return err
-	}
-	if err := write("--json", jsonPath, res.WriteJSON); err != nil {
-		return err
-	}
-	if err := write("--html", htmlPath, func(w io.Writer) error { return res.WriteHTML(w, allowInvalid) }); err != nil {
-		return err
-	}
-	return write("--png", pngPath, func(w io.Writer) error {
-		return compare.WritePNG(w, res.ChartSeries())
-	})
+	return nil
 }
 
 // searchStep is the resolution of the run search: a second when the

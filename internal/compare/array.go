@@ -81,6 +81,8 @@ func (s Source) ArrayTable(ctx context.Context, run Run, array string, round tim
 			h.Missing = "a member at the bottom of the stack is no NVMe namespace: no NAND total"
 		case !nok || q[5][k] < q[6][k]:
 			h.Missing = fmt.Sprintf("NAND data for %.0f of %.0f controllers", q[5][k], q[6][k])
+		case arrayNonFinite(q, k) != "":
+			h.Missing = arrayNonFinite(q, k)
 		default:
 			lo, hi := min(q[9][k], q[10][k]), max(q[9][k], q[11][k])
 			if hi > 0 && lo < Coverage*hi {

@@ -39,6 +39,7 @@ var comparabilityChecks = []func(*judgement){
 	checkMDSync,
 	checkMySQLConfig,
 	checkPlacement,
+	checkAnswers,
 }
 
 func checkSteady(j *judgement) {

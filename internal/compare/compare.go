@@ -51,6 +51,7 @@ type Result struct {
 	WA        [2]float64
 	Reduction float64
 	Verdict   Verdict
+	Warnings  []string `json:",omitempty"` // the store's warnings (partial answers): NOT VALID
 
 	steadyName string
 }
@@ -78,6 +79,8 @@ func Compare(ctx context.Context, src Source, o Options) (*Result, error) {
 		return nil, err
 	}
 	o.Checks = o.Checks.withDefaults()
+	answers := &warnAPI{API: src.API}
+	src.API = answers
 	res := &Result{Device: o.Device, Array: o.Array, Round: o.Round, steadyName: "SNIA"}
 	if o.Steady.Method != "" {
 		res.steadyName = "fio " + o.Steady.Method
@@ -130,6 +133,7 @@ func Compare(ctx context.Context, src Source, o Options) (*Result, error) {
 		return nil, err
 	}
 	res.Reduction = r
+	res.Warnings = answers.warnings()
 	res.Verdict = judge(res, o)
 	return res, nil
 }
@@ -164,7 +168,7 @@ func (s Source) arrayTheory(ctx context.Context, run Run, array string) (*float6
 	if err != nil {
 		return nil, fmt.Errorf("array %s: %w", array, err)
 	}
-	if v, ok := res.(model.Vector); ok && len(v) > 0 {
+	if v, ok := res.(model.Vector); ok && len(v) > 0 && nonFinite(figure{"theory", float64(v[0].Value)}) == "" {
 		x := float64(v[0].Value)
 		return &x, nil
 	}
@@ -175,6 +179,7 @@ func (s Source) arrayTheory(ctx context.Context, run Run, array string) (*float6
 // compared rounds. A comparison that is NOT VALID prints no reduction
 // unless allowInvalid.
 func (r *Result) Write(w io.Writer, allowInvalid bool) error {
+	w = PlainText(w) // labels from the store reach a terminal
 	v := r.Verdict
 	fmt.Fprintln(w, v.Headline(r))
 	for _, c := range v.Checks {

@@ -20,6 +20,9 @@ type Source struct {
 	// Resolution of the run search (the run's start and end are known to
 	// within one step). Default 1m.
 	Step time.Duration
+	// Instance, when set, reads the drive's series of this instance only:
+	// a device name on several hosts is refused without it (hosts.go).
+	Instance string
 }
 
 var runIDRe = regexp.MustCompile(`^[A-Za-z0-9_.:-]{1,128}$`)
@@ -96,9 +99,12 @@ func (s Source) Table(ctx context.Context, run Run, device string, round time.Du
 	if err != nil {
 		return nil, err
 	}
+	if err := s.oneHost(ctx, run, device); err != nil {
+		return nil, err
+	}
 	first, rs := r.Start, model.Duration(round).String()
 	get := func(fn, metric string) (map[int64]float64, error) {
-		m, err := s.perRound(ctx, fmt.Sprintf(`sum(%s(%s{device=%q}[%s]))`, fn, metric, device, rs), r)
+		m, err := s.perRound(ctx, fmt.Sprintf(`sum(%s(%s{device=%q%s}[%s]))`, fn, metric, device, s.onHost(), rs), r)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", metric, err)
 		}
@@ -129,6 +135,8 @@ func (s Source) Table(ctx context.Context, run Run, device string, round time.Du
 			h.Missing = "no NAND data: the drive's NAND source was down or absent"
 		case !hok:
 			h.Missing = "no host data"
+		case nonFinite(figure{"NAND counter increase", nv}, figure{"host counter increase", hv}, figure{"NAND sample count", nandN[k]}, figure{"host sample count", hostN[k]}) != "":
+			h.Missing = nonFinite(figure{"NAND counter increase", nv}, figure{"host counter increase", hv}, figure{"NAND sample count", nandN[k]}, figure{"host sample count", hostN[k]})
 		default:
 			if lo, hi := min(nandN[k], hostN[k]), max(nandN[k], hostN[k]); hi > 0 && lo < Coverage*hi {
 				which := "NAND"
@@ -169,7 +177,9 @@ func (s Source) perRound(ctx context.Context, q string, r v1.Range) (map[int64]f
 		return nil, err
 	}
 	out := map[int64]float64{}
-	if m, ok := res.(model.Matrix); ok {
+	if m, ok := res.(model.Matrix); ok && len(m) > 1 {
+		return nil, fmt.Errorf("query %s: %d series (%s), want one: walab does not pick one of them", q, len(m), seriesNames(m))
+	} else if ok {
 		for _, ss := range m {
 			for _, p := range ss.Values {
 				out[int64(p.Timestamp)] = float64(p.Value)
@@ -191,7 +201,7 @@ func (s Source) Facts(ctx context.Context, run Run, devices []string, compared [
 	winEnd := compared[len(compared)-1].At
 	win := model.Duration(winEnd.Sub(winStart)).String()
 	runDur := model.Duration(max(run.End.Sub(run.Start), time.Minute)).String()
-	dev := deviceSelector(devices)
+	dev := deviceSelector(devices) + s.onHost()
 	instant := func(q string, at time.Time) (model.Vector, error) {
 		res, _, _, err := s.API.Query(ctx, q, at)
 		if err != nil {
@@ -344,7 +354,7 @@ func targetSelector(targets map[string]bool) string {
 // an md sync over them ran, and the MySQL variables at the run's end.
 func (s Source) blockFacts(ctx context.Context, f *RunFacts, devices []string, win string, winEnd time.Time, runDur string, run Run, targets map[string]bool,
 	instant func(string, time.Time) (model.Vector, error), scalar func(string, time.Time) (*float64, error)) error {
-	ctrl := strings.Replace(deviceSelector(devices), "device", "controller", 1)
+	ctrl := strings.Replace(deviceSelector(devices), "device", "controller", 1) + s.onHost()
 	ns := fmt.Sprintf(`walab_blockdev_info{%s,kind="nvme"}`, ctrl)
 	per := func(metric string) string {
 		return fmt.Sprintf(`sum(increase(%s[%s]) * on (instance, job, device) group_left () %s)`, metric, win, ns)

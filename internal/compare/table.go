@@ -136,7 +136,7 @@ func WriteCSV(w io.Writer, runs []Run, tables [][]Hour) error {
 		for _, h := range tables[i] {
 			if h.Missing != "" {
 				// Empty figures, never 0: a missing hour is not an idle one.
-				if err := cw.Write([]string{r.ID, r.Scenario, strconv.Itoa(h.Hour), "", "", "", h.Missing}); err != nil {
+				if err := cw.Write([]string{csvText(r.ID), csvText(r.Scenario), strconv.Itoa(h.Hour), "", "", "", csvText(h.Missing)}); err != nil {
 					return err
 				}
 				continue
@@ -145,7 +145,7 @@ func WriteCSV(w io.Writer, runs []Run, tables [][]Hour) error {
 			if h.NonZero() {
 				wa = strconv.FormatFloat(h.WA(), 'f', 5, 64)
 			}
-			rec := []string{r.ID, r.Scenario, strconv.Itoa(h.Hour),
+			rec := []string{csvText(r.ID), csvText(r.Scenario), strconv.Itoa(h.Hour),
 				strconv.FormatFloat(h.NANDBytes/MiB, 'f', 3, 64),
 				strconv.FormatFloat(h.HostBytes/MiB, 'f', 3, 64), wa, ""}
 			if err := cw.Write(rec); err != nil {

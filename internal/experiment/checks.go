@@ -12,7 +12,7 @@ import (
 // runChecks runs the plan's checks before a run; a failing "stop" check
 // fails the step with its reason, a failing "warn" check is recorded.
 func (e *Executor) runChecks(ctx context.Context, it Item, logPath string) error {
-	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o640)
 	if err != nil {
 		return err
 	}

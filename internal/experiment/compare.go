@@ -53,7 +53,7 @@ func (e *Executor) compare(ctx context.Context, logPath string) error {
 			}
 		}
 	}
-	client, err := api.NewClient(api.Config{Address: e.Plan.Prometheus})
+	client, err := api.NewClient(api.Config{Address: e.Plan.Prometheus, RoundTripper: compare.CappedTransport(api.DefaultRoundTripper, compare.MaxResponseBytes)})
 	if err != nil {
 		rec.Error = err.Error()
 		return writeAtomic(logPath, []byte(rec.Error+"\n"))
@@ -69,8 +69,10 @@ func (e *Executor) compare(ctx context.Context, logPath string) error {
 	var out bytes.Buffer
 	if err != nil {
 		rec.Error = "walab compare: " + err.Error()
-	} else if err := res.Write(&out, true); err != nil {
+	} else if err := res.Write(&out, false); err != nil {
 		rec.Error = "walab compare: " + err.Error()
+	} else {
+		rec.Valid = &res.Verdict.Valid
 	}
 	rec.Text = out.String() + fioBeside(base, cand)
 	e.printf("[compare] %s vs %s: %s", base.RunID, cand.RunID, firstLine(rec.Text, rec.Error))

@@ -10,7 +10,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -25,7 +24,7 @@ import (
 // Executor runs a plan's items in order and records each in the state file.
 type Executor struct {
 	Plan      *Plan
-	PlanBytes []byte
+	PlanBytes []byte    // the plan as written: ${NAME} not expanded
 	Out       string    // output directory: state, logs, runs, report
 	Stdout    io.Writer // progress lines
 	HTTP      *http.Client
@@ -36,17 +35,22 @@ type Executor struct {
 	// ProgressEvery is the period of progress lines and metrics during a
 	// run (default 30 s); PollEvery of a precondition's written check (1 s).
 	ProgressEvery, PollEvery time.Duration
-	// KillGrace is how long a step's process group gets after SIGTERM.
-	KillGrace time.Duration
+	// KillGrace is how long a step's process group gets after SIGTERM;
+	// GroupWait how long resume waits for an interrupted step's group to
+	// be gone after SIGKILL (default 2 min).
+	KillGrace, GroupWait time.Duration
 
-	state *State
-	items []Item
+	state  *State
+	items  []Item
+	redact redactor
 }
 
 // Create prepares a new experiment in out, which must not exist or be
-// empty: walab writes only into a directory of its own.
+// empty: walab writes only into a directory of its own. planBytes is the
+// plan as written; its ${NAME} references are expanded from the
+// environment here and again on resume, never stored expanded.
 func Create(planBytes []byte, out string) (*Executor, error) {
-	p, err := Parse(planBytes)
+	p, expanded, err := parseEnv(planBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -66,11 +70,12 @@ func Create(planBytes []byte, out string) (*Executor, error) {
 		return nil, err
 	}
 	sum := sha256.Sum256(planBytes)
-	e := &Executor{Plan: p, PlanBytes: planBytes, Out: out, items: items, state: &State{
+	e := &Executor{Plan: p, PlanBytes: planBytes, Out: out, items: items, redact: redactor{secretsOf(planBytes, os.LookupEnv)}, state: &State{
 		Magic: stateMagic, Plan: p.Name, PlanSHA256: hex.EncodeToString(sum[:]),
 		Created: time.Now().UTC(), Steps: map[string]*StepState{},
 	}}
-	if err := writeAtomic(filepath.Join(out, PlanFile), planBytes); err != nil {
+	e.state.ExpandedSHA256 = e.expandedSum(expanded)
+	if err := writeAtomicMode(filepath.Join(out, PlanFile), planBytes, 0o600); err != nil {
 		return nil, err
 	}
 	return e, e.save()
@@ -89,15 +94,19 @@ func Open(out string) (*Executor, error) {
 	if sum := sha256.Sum256(b); hex.EncodeToString(sum[:]) != st.PlanSHA256 {
 		return nil, fmt.Errorf("%s changed since the experiment started: resume runs the plan it started with", filepath.Join(out, PlanFile))
 	}
-	p, err := Parse(b)
+	p, expanded, err := parseEnv(b)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s (resume expands its ${NAME} from the environment again):\n%w", filepath.Join(out, PlanFile), err)
 	}
 	items, err := Steps(p)
 	if err != nil {
 		return nil, err
 	}
-	return &Executor{Plan: p, PlanBytes: b, Out: out, items: items, state: st}, nil
+	e := &Executor{Plan: p, PlanBytes: b, Out: out, items: items, state: st, redact: redactor{secretsOf(b, os.LookupEnv)}}
+	if st.ExpandedSHA256 != "" && e.expandedSum(expanded) != st.ExpandedSHA256 {
+		return nil, fmt.Errorf("the environment expands the ${NAME} of %s differently than when the experiment started: resume runs the plan it started with", filepath.Join(out, PlanFile))
+	}
+	return e, nil
 }
 
 // State is the recorded progress (read-only for callers).
@@ -120,7 +129,19 @@ func (e *Executor) client() *http.Client {
 }
 
 // DryRun prints every step with its command; destructive ones are flagged.
-func DryRun(p *Plan, w io.Writer) error {
+func DryRun(p *Plan, w io.Writer) error { return dryRun(p, w, redactor{}) }
+
+// DryRunFile is DryRun of a plan file as written: its ${NAME} expanded from
+// the environment, the secret ones hidden in the output.
+func DryRunFile(raw []byte, w io.Writer) error {
+	p, _, err := parseEnv(raw)
+	if err != nil {
+		return err
+	}
+	return dryRun(p, w, redactor{secretsOf(raw, os.LookupEnv)})
+}
+
+func dryRun(p *Plan, w io.Writer, r redactor) error {
 	items, err := Steps(p)
 	if err != nil {
 		return err
@@ -148,7 +169,7 @@ func DryRun(p *Plan, w io.Writer) error {
 			if err != nil {
 				return err
 			}
-			line = shellQuote(redactArgv(argv))
+			line = shellQuote(r.argv(argv))
 			if it.Phase == PhaseRun {
 				line += fmt.Sprintf("   (fingerprint at start and end%s)", durNote(it.Expected))
 			}
@@ -200,6 +221,9 @@ var ErrInterruptedDestructive = errors.New("interrupted destructive step")
 // experiment with its reason; resume continues at the first item not done.
 func (e *Executor) Execute(ctx context.Context) error {
 	e.Metrics.setTotal(len(e.items))
+	if err := e.endInterrupted(); err != nil {
+		return err
+	}
 	for i, it := range e.items {
 		st := e.state.Steps[it.ID]
 		if st != nil && (st.Status == StatusDone || st.Status == StatusSkipped) {
@@ -380,20 +404,18 @@ func (e *Executor) env(it Item, attempt int, resultJSON string) []string {
 // success; tick is called every ProgressEvery while it runs.
 func (e *Executor) command(ctx context.Context, it Item, attempt int, argv, env []string, logPath string, timeout time.Duration,
 	stop func() (bool, string), tick func(elapsed time.Duration)) (start, end time.Time, note string, err error) {
-	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND|syscall.O_NOFOLLOW, 0o644)
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND|syscall.O_NOFOLLOW, 0o640)
 	if err != nil {
 		return start, end, "", err
 	}
 	defer logf.Close()
-	fmt.Fprintf(logf, "=== %s attempt %d at %s\n$ %s\n", it.ID, attempt, time.Now().UTC().Format(time.RFC3339), shellQuote(argv))
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = env
-	cmd.Stdout, cmd.Stderr = logf, logf
-	// Own process group (killed as a whole); killed with the runner.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	fmt.Fprintf(logf, "=== %s attempt %d at %s\n$ %s\n", it.ID, attempt, time.Now().UTC().Format(time.RFC3339), shellQuote(e.redact.argv(argv)))
 	start = time.Now().UTC()
-	if err := cmd.Start(); err != nil {
-		return start, start, "", fmt.Errorf("start %s: %w", argv[0], err)
+	// Own process group, recorded before it runs, killed as a whole, and
+	// killed with the runner (procgroup.go).
+	cmd, err := e.startGroup(it, argv, env, logf)
+	if err != nil {
+		return start, start, "", err
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -407,23 +429,15 @@ func (e *Executor) command(ctx context.Context, it Item, attempt int, argv, env 
 	defer poll.Stop()
 	prog := time.NewTicker(orDefault(e.ProgressEvery, 30*time.Second))
 	defer prog.Stop()
-	kill := func() error {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
-		select {
-		case err := <-done:
-			return err
-		case <-time.After(orDefault(e.KillGrace, 10*time.Second)):
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			return <-done
-		}
-	}
+	kill := func() { stopGroup(cmd.Process.Pid, done, orDefault(e.KillGrace, 10*time.Second)) }
 	for {
 		select {
 		case err := <-done:
+			endOrphans(cmd, logf)
 			end = time.Now().UTC()
 			fmt.Fprintf(logf, "=== exit: %v after %s\n", exitText(err), end.Sub(start).Round(time.Millisecond))
 			if err != nil {
-				return start, end, "", fmt.Errorf("%s: %s", shortArgv(argv), exitText(err))
+				return start, end, "", fmt.Errorf("%s: %s", shortArgv(e.redact.argv(argv)), exitText(err))
 			}
 			return start, end, "", nil
 		case <-ctx.Done():
@@ -435,7 +449,7 @@ func (e *Executor) command(ctx context.Context, it Item, attempt int, argv, env 
 			kill()
 			end = time.Now().UTC()
 			fmt.Fprintf(logf, "=== timeout after %s\n", timeout)
-			return start, end, "", fmt.Errorf("%s: timed out after %s", shortArgv(argv), timeout)
+			return start, end, "", fmt.Errorf("%s: timed out after %s", shortArgv(e.redact.argv(argv)), timeout)
 		case <-poll.C:
 			if stop == nil {
 				continue
@@ -577,7 +591,7 @@ func readResult(path string, rec *RunRecord) error {
 // fingerprint takes a run's fingerprint; what cannot be read is named in
 // its Errors, never filled in.
 func (e *Executor) fingerprint(ctx context.Context, runID, point string, argv []string) *fingerprint.Fingerprint {
-	f := &fingerprint.Fingerprint{Schema: fingerprint.Schema, Run: runID, Point: point, Taken: time.Now().UTC(), Loadgen: redactArgv(argv)}
+	f := &fingerprint.Fingerprint{Schema: fingerprint.Schema, Run: runID, Point: point, Taken: time.Now().UTC(), Loadgen: e.redact.argv(argv)}
 	if e.Plan.Exporter != "" {
 		d, err := fingerprint.ReadDrive(ctx, e.client(), e.Plan.Exporter, e.Plan.Device)
 		f.Drive = d
@@ -600,21 +614,4 @@ func (e *Executor) fingerprint(ctx context.Context, runID, point string, argv []
 	f.Host = h
 	f.Errors = append(f.Errors, errs...)
 	return f
-}
-
-var dsnPassword = regexp.MustCompile(`^([^=]*=[^:@/]*):[^@]*@`)
-
-// redactArgv hides passwords of --target name=user:pw@tcp(...)/db.
-func redactArgv(argv []string) []string {
-	out := make([]string, len(argv))
-	for i, a := range argv {
-		out[i] = dsnPassword.ReplaceAllString(a, "$1:***@")
-		if i > 0 && (argv[i-1] == "--mysql-password" || strings.HasPrefix(a, "--mysql-password=")) {
-			out[i] = "***"
-			if strings.HasPrefix(a, "--mysql-password=") {
-				out[i] = "--mysql-password=***"
-			}
-		}
-	}
-	return out
 }

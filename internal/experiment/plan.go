@@ -127,6 +127,9 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	if v < 0 {
 		return fmt.Errorf("line %d: duration %s is negative", n.Line, n.Value)
 	}
+	if v > maxDuration {
+		return fmt.Errorf("line %d: duration %s is longer than 30 days (%s)", n.Line, n.Value, maxDuration)
+	}
 	*d = Duration(v)
 	return nil
 }
@@ -393,15 +396,20 @@ var destructive = []struct {
 	re   *regexp.Regexp
 	what string
 }{
-	{regexp.MustCompile(`(^|[\s;&|(/])mkfs(\.[a-z0-9]+)?\s`), "mkfs formats a filesystem"},
-	{regexp.MustCompile(`(^|[\s;&|(/])nvme\s+(format|sanitize|delete-ns|write-zeroes|write-uncor|dsm|create-ns|detach-ns)\b`), "an NVMe command that erases or changes namespaces"},
-	{regexp.MustCompile(`(^|[\s;&|(/])(blkdiscard|wipefs|shred|sgdisk|fdisk|parted|sfdisk)\b`), "erases or repartitions a device"},
+	{regexp.MustCompile(`(^|[\s;&|(/])(mkfs(\.[a-z0-9]+)?|mke2fs|mkswap|mkdosfs|mkntfs|mkudffs)(\s|$)`), "formats a filesystem"},
+	{regexp.MustCompile(`(^|[\s;&|(/])nvme\s+(format|sanitize|delete-ns|create-ns|attach-ns|detach-ns|write|write-zeroes|write-uncor|dsm|zns\s+(reset-zone|finish-zone|offline-zone))\b`), "an NVMe command that erases, writes or changes namespaces"},
+	{regexp.MustCompile(`(^|[\s;&|(/])(blkdiscard|wipefs|shred|sgdisk|gdisk|fdisk|cfdisk|parted|sfdisk|sg_format|sg_sanitize|sg_unmap|pvcreate|pvremove|vgremove|lvremove)\b`), "erases or repartitions a device"},
+	{regexp.MustCompile(`(^|[\s;&|(/])(mdadm\s[^;&|]*(--create|-C|--zero-superblock)|cryptsetup\s[^;&|]*(luksFormat|erase)|hdparm\s[^;&|]*--(security-erase|trim-sector-ranges))\b`), "erases RAID, LUKS or drive contents"},
 	{regexp.MustCompile(`(^|[\s;&|(/])dd\s[^;&|]*\bof=/dev/`), "dd writes to a device"},
+	{regexp.MustCompile(`(>|\btee\s+(-a\s+)?)\s*/dev/(sd|nvme|vd|hd|xvd|md|dm-|mapper/|loop|disk/)`), "writes to a device"},
 	{regexp.MustCompile(`(^|[\s;&|(/])fio\s[^;&|]*\bfilename=(\S*:)?/dev/`), "fio on a raw device overwrites it"},
-	{regexp.MustCompile(`(^|[\s;&|(/])rm\s+(-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)\b`), "rm -r deletes a tree"},
-	{regexp.MustCompile(`(?i)\bdrop\s+(database|schema|table)\b`), "DROP deletes data"},
-	{regexp.MustCompile(`(?i)\btruncate\s+table\b`), "TRUNCATE deletes data"},
-	{regexp.MustCompile(`(^|\s)(tpcc|oltp_[a-z_]+)\s+(prepare|cleanup)\b`), "loadgen prepare/cleanup recreates the tables"},
+	{regexp.MustCompile(`(^|[\s;&|(/])rm\s+(-\S+\s+)*(-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)(\s|$)`), "rm -r deletes a tree"},
+	{regexp.MustCompile(`(^|[\s;&|(/])find\s[^;&|]*\s-delete\b`), "find -delete deletes files"},
+	{regexp.MustCompile(`(?i)(^|[\s;&|('"])truncate\s`), "truncate empties a file or a table"},
+	{regexp.MustCompile(`(?i)\bdrop\s+(database|schema|table|tablespace)\b|\bmysqladmin\s[^;&|]*\bdrop\b`), "DROP deletes data"},
+	{regexp.MustCompile(`(^|[\s;&|(/])(mysql|mariadb)\s[^;&|]*<\s*\S|\|\s*(mysql|mariadb)(\s|$)`), "feeding SQL into the server (a restore) replaces its tables"},
+	{regexp.MustCompile(`(^|\s)(tpcc|tpcc\.lua|oltp_[a-z_]+)\s([^;&|]*\s)?(prepare|cleanup)\b`), "loadgen prepare/cleanup recreates the tables"},
+	{regexp.MustCompile(`(^|\s)fileio\s[^;&|]*--device\b`), "loadgen fileio on a raw device overwrites it"},
 }
 
 // Destructive says why a command looks destructive, or "".

@@ -18,7 +18,7 @@ const ReportFile = "report.md"
 func (e *Executor) WriteReport() error { return e.writeReport() }
 
 func (e *Executor) writeReport() error {
-	return writeAtomic(filepath.Join(e.Out, ReportFile), []byte(e.Report()))
+	return writeAtomic(filepath.Join(e.Out, ReportFile), []byte(e.redact.text(e.Report())))
 }
 
 // Report renders the plan, the checks, every run with its fingerprint, the
@@ -111,7 +111,7 @@ func (e *Executor) Report() string {
 		}
 		w("| %s%s | %s | %s | %d | %s | %s |\n", it.ID, flag, it.Phase, status, s.Attempts, took, s.Log)
 	}
-	w("\n## Plan\n\n```yaml\n%s```\n", strings.TrimRight(string(e.PlanBytes), "\n")+"\n")
+	w("\n## Plan\n\n%s", fenced(string(e.PlanBytes), "yaml"))
 	return b.String()
 }
 
@@ -133,10 +133,15 @@ func (e *Executor) reportVerdict(b *strings.Builder, groups []Group) {
 		}
 	}
 	if ga != nil && gb != nil {
-		if ga.WA != nil && gb.WA != nil && ga.WA.Mean > 0 {
+		valid := e.state.Compare != nil && e.state.Compare.Valid != nil && *e.state.Compare.Valid
+		switch {
+		case ga.WA != nil && gb.WA != nil && !valid:
+			// compare's rule: no reduction from a comparison it does not trust.
+			w("- WA over whole runs (drive counters at start and end): %.3f → %.3f; no reduction is given: walab compare did not find the comparison VALID.\n", ga.WA.Mean, gb.WA.Mean)
+		case ga.WA != nil && gb.WA != nil && ga.WA.Mean > 0:
 			w("- WA over whole runs (drive counters at start and end): %.3f → %.3f, **%+.1f%%** (negative: streams wrote less to NAND per host byte).\n",
 				ga.WA.Mean, gb.WA.Mean, 100*(gb.WA.Mean/ga.WA.Mean-1))
-		} else {
+		default:
 			w("- WA over whole runs: not known (a drive counter is missing in a run's fingerprint).\n")
 		}
 		if ga.TPS != nil && gb.TPS != nil && ga.TPS.Mean > 0 {
@@ -158,7 +163,7 @@ func (e *Executor) reportVerdict(b *strings.Builder, groups []Group) {
 		w("**walab compare gave no verdict:** %s\n\n", cr.Error)
 	}
 	if cr != nil && cr.Text != "" {
-		w("```\n%s```\n\n", strings.TrimRight(cr.Text, "\n")+"\n")
+		w("%s\n", fenced(cr.Text, ""))
 	}
 	if cr != nil {
 		w("Differences between the two runs' start fingerprints (the treatment should be among them, nothing else):\n\n")
@@ -166,7 +171,7 @@ func (e *Executor) reportVerdict(b *strings.Builder, groups []Group) {
 			w("- none\n")
 		}
 		for _, d := range cr.Drift {
-			w("- `%s`\n", d)
+			w("- %s\n", codeSpan(d))
 		}
 		w("\n")
 	}

@@ -30,15 +30,18 @@ const (
 
 // State is what the executor has done, written atomically after every change.
 type State struct {
-	Magic      string                `json:"walab_experiment"`
-	Plan       string                `json:"plan"`
-	PlanSHA256 string                `json:"plan_sha256"`
-	Created    time.Time             `json:"created"`
-	Steps      map[string]*StepState `json:"steps"`
-	Runs       []RunRecord           `json:"runs"`
-	Checks     []CheckResult         `json:"checks"`
-	Compare    *CompareRecord        `json:"compare,omitempty"`
-	Finished   *time.Time            `json:"finished,omitempty"`
+	Magic      string `json:"walab_experiment"`
+	Plan       string `json:"plan"`
+	PlanSHA256 string `json:"plan_sha256"`
+	// ExpandedSHA256 is of the plan with ${NAME} expanded and secrets
+	// redacted: resume refuses an environment that changes the plan.
+	ExpandedSHA256 string                `json:"expanded_plan_sha256,omitempty"`
+	Created        time.Time             `json:"created"`
+	Steps          map[string]*StepState `json:"steps"`
+	Runs           []RunRecord           `json:"runs"`
+	Checks         []CheckResult         `json:"checks"`
+	Compare        *CompareRecord        `json:"compare,omitempty"`
+	Finished       *time.Time            `json:"finished,omitempty"`
 }
 
 // StepState is one item's progress.
@@ -50,6 +53,9 @@ type StepState struct {
 	Log      string    `json:"log,omitempty"`
 	Error    string    `json:"error,omitempty"`
 	Note     string    `json:"note,omitempty"`
+	// Group is the process group of the step's command, recorded before
+	// it starts (procgroup.go).
+	Group *ProcGroup `json:"process_group,omitempty"`
 }
 
 // RunRecord is one counted run: recorded in the same state write that marks
@@ -94,8 +100,9 @@ type CheckResult struct {
 // CompareRecord is the compare phase's outcome.
 type CompareRecord struct {
 	Baseline, Candidate string
-	Text                string   `json:"text"`  // walab compare's output
-	Error               string   `json:"error"` // why there is no verdict
+	Text                string   `json:"text"`            // walab compare's output
+	Error               string   `json:"error"`           // why there is no verdict
+	Valid               *bool    `json:"valid,omitempty"` // the verdict: VALID or NOT VALID
 	Drift               []string `json:"drift,omitempty"`
 }
 
@@ -127,10 +134,14 @@ func (e *Executor) save() error {
 }
 
 // writeAtomic replaces path with data through a temporary file and a
-// rename, so a crash leaves the old or the new content, never a mix. It
+// rename, so a crash leaves the old or the new content, never a mix; the
+// file is not readable by others (a log or report may name hosts). It
 // refuses to replace anything but a regular file: a symlink, FIFO or
 // directory there is not walab's.
-func writeAtomic(path string, data []byte) error {
+func writeAtomic(path string, data []byte) error { return writeAtomicMode(path, data, 0o640) }
+
+// writeAtomicMode is writeAtomic with the file's permissions.
+func writeAtomicMode(path string, data []byte, mode os.FileMode) error {
 	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
 		return fmt.Errorf("%s exists and is not a regular file (%s): walab will not replace it", path, fi.Mode().Type())
 	}
@@ -153,7 +164,7 @@ func writeAtomic(path string, data []byte) error {
 		os.Remove(tmp)
 		return err
 	}
-	if err := os.Chmod(tmp, 0o644); err != nil {
+	if err := os.Chmod(tmp, mode); err != nil {
 		os.Remove(tmp)
 		return err
 	}

@@ -84,6 +84,9 @@ func (v *validator) step(what string, s Step) {
 		if _, err := shellwords.Parse(s.Loadgen); err != nil {
 			v.add(s.Line, "%s: loadgen arguments %q: %v", what, s.Loadgen, err)
 		}
+		for _, m := range loadgenProblems("", true, s.Loadgen) {
+			v.add(s.Line, "%s: %s", what, m)
+		}
 	} else if len(s.Targets) > 0 {
 		v.add(s.Line, "%s: targets apply to loadgen steps only", what)
 	}
@@ -175,6 +178,9 @@ func (v *validator) runKind(what string, r Run) {
 		}
 		if _, err := shellwords.Parse(r.Args); err != nil {
 			v.add(r.Line, "%s: args %q: %v", what, r.Args, err)
+		}
+		for _, m := range loadgenProblems(r.Workload, false, r.Args) {
+			v.add(r.Line, "%s: %s", what, m)
 		}
 	}
 }

@@ -41,6 +41,21 @@ func ReadFile(path string, max int64) ([]byte, error) {
 	return readCapped(f, path, max)
 }
 
+// ReadUserFile reads path as ReadFile does, but follows a symlink: for a
+// file the user names on the command line (an experiment plan), whose
+// links are the user's own. A FIFO or a device is still refused unread.
+func ReadUserFile(path string, max int64) ([]byte, error) {
+	f, err := os.OpenFile(path, openFlags, 0)
+	if err != nil {
+		return nil, err
+	}
+	if f, err = regularOnly(f, path); err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readCapped(f, path, max)
+}
+
 // ReadFileIn reads name inside root (see OpenIn); at most max bytes.
 func ReadFileIn(root *os.Root, name string, max int64) ([]byte, error) {
 	f, err := OpenIn(root, name)

@@ -34,6 +34,14 @@ type Run struct {
 	// absent, as when the drive's NAND source fails: the drive keeps
 	// writing, the host counter keeps its samples.
 	NoNAND []int
+	// BadNAND and BadHost give hours (1-based) whose last counter sample
+	// reads this value (+Inf, NaN), as from a broken exporter or store;
+	// the counter goes on from its true value after it.
+	BadNAND, BadHost map[int]float64
+	// Instance, when set, labels the drive's counters instance=Instance:
+	// a second run on another host at the same time has the same device
+	// name.
+	Instance string
 	// Array, when set, makes the run one on md0, RAID 5 (2+1) over
 	// nvme0n1..nvme2n1 of controllers nvme0..nvme2, and WA the chain's
 	// (NAND of the three drives per array byte).
@@ -98,6 +106,15 @@ func (s *series) add(family, labels string, inc float64, set bool, ts int64) {
 	fmt.Fprintf(s.lines[key], "%s %g %d\n", key, s.value[key], ts)
 }
 
+// bad replaces the sample add just wrote for family{labels} with v,
+// leaving the series' running value as it was.
+func (s *series) bad(family, labels string, v float64, ts int64) {
+	b := s.lines[family+"{"+labels+"}"]
+	lines := bytes.Split(bytes.TrimSuffix(b.Bytes(), []byte("\n")), []byte("\n"))
+	b.Truncate(b.Len() - len(lines[len(lines)-1]) - 1)
+	fmt.Fprintf(b, "%s{%s} %g %d\n", family, labels, v, ts)
+}
+
 func (s *series) bytes(types map[string]string) []byte {
 	var out bytes.Buffer
 	for _, f := range s.families {
@@ -136,13 +153,23 @@ func OpenMetrics(runs []Run) []byte {
 			}
 			nandUp := m == 0 || !slices.Contains(r.NoNAND, hour)
 			if r.Array == nil {
-				counter("walab_nvme_host_written_bytes_total", `device="nvme0",source="ocp_c0"`, host, ts)
+				dl := `device="nvme0",source="ocp_c0"`
+				if r.Instance != "" {
+					dl = fmt.Sprintf("instance=%q,%s", r.Instance, dl)
+				}
+				counter("walab_nvme_host_written_bytes_total", dl, host, ts)
+				if v, ok := r.BadHost[hour]; ok && m == 60*hour {
+					s.bad("walab_nvme_host_written_bytes_total", dl, v, ts)
+				}
 				if r.Placed != nil {
 					counter("walab_nvme_write_bytes_total", `device="nvme0",directive="data_placement",placement_id="5"`, host**r.Placed, ts)
 					counter("walab_nvme_write_bytes_total", `device="nvme0",directive="none",placement_id="none"`, host*(1-*r.Placed), ts)
 				}
 				if nandUp {
-					counter("walab_nvme_media_written_bytes_total", `device="nvme0",source="ocp_c0"`, nand, ts)
+					counter("walab_nvme_media_written_bytes_total", dl, nand, ts)
+					if v, ok := r.BadNAND[hour]; ok && m == 60*hour {
+						s.bad("walab_nvme_media_written_bytes_total", dl, v, ts)
+					}
 				}
 			} else {
 				counter("walab_blockdev_written_bytes_total", `device="md0"`, host, ts)

@@ -134,11 +134,13 @@ func TestLayering(t *testing.T) {
 		return strings.Fields(string(out))
 	}
 	const mod = "github.com/walab/walab/"
-	// The concrete workloads are what the binary imports besides the CLI.
+	// The concrete workloads are what the binary imports besides the CLI,
+	// through internal/workload/all.
 	var concrete []string
 	for _, p := range list("-f", `{{join .Imports " "}}`, mod+"loadgen") {
 		if strings.HasPrefix(p, mod) && p != mod+"loadgen/internal/cli" {
 			concrete = append(concrete, p)
+			concrete = append(concrete, list("-f", `{{join .Imports " "}}`, p)...)
 		}
 	}
 	require.Contains(t, concrete, mod+"internal/workload/oltp")

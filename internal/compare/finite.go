@@ -1,0 +1,42 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+)
+
+// figure is one number a round's row is built from, with its name.
+type figure struct {
+	name string
+	v    float64
+}
+
+// nonFinite is the reason a round is missing when one of its figures is
+// not a finite number (a broken exporter's sample, a store's bug): +Inf or
+// NaN is never a WA, an idle round or a sample count. "" when all are.
+func nonFinite(figs ...figure) string {
+	for _, f := range figs {
+		if math.IsNaN(f.v) || math.IsInf(f.v, 0) {
+			return fmt.Sprintf("%s is %s, not a finite number (a broken exporter or store)", f.name, fmtNonFinite(f.v))
+		}
+	}
+	return ""
+}
+
+func fmtNonFinite(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "NaN"
+	case v > 0:
+		return "+Inf"
+	}
+	return "-Inf"
+}
+
+// arrayNonFinite is nonFinite over the figures ArrayTable counts a round
+// with (its queries 0, 1, 4, 9, 10 and 11).
+func arrayNonFinite(q []map[int64]float64, k int64) string {
+	return nonFinite(figure{"the array's byte increase", q[0][k]}, figure{"the members' byte increase", q[1][k]},
+		figure{"NAND counter increase", q[4][k]}, figure{"the array's sample count", q[9][k]},
+		figure{"NAND sample count", q[10][k]}, figure{"NAND sample count", q[11][k]})
+}

@@ -1,0 +1,41 @@
+package compare
+
+import (
+	"io"
+	"strings"
+	"unicode"
+)
+
+// plainWriter passes text on without control characters other than
+// newline and tab: a label from the store (a scenario, a serial, a MySQL
+// setting) must not move the terminal's cursor, retitle its window or
+// hide lines (ESC sequences, CR, C1 controls). Invalid UTF-8 becomes
+// U+FFFD, so no raw 8-bit control byte gets through either.
+type plainWriter struct{ w io.Writer }
+
+// PlainText wraps w so that what is written to it has no control
+// characters but newline and tab.
+func PlainText(w io.Writer) io.Writer { return plainWriter{w} }
+
+func (p plainWriter) Write(b []byte) (int, error) {
+	clean := strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\t' || !unicode.IsControl(r) {
+			return r
+		}
+		return -1
+	}, strings.ToValidUTF8(string(b), "\uFFFD"))
+	if _, err := io.WriteString(p.w, clean); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
+
+// csvText is a text cell a spreadsheet shows as text: a cell starting with
+// =, +, -, @, tab or CR is a formula to Excel and LibreOffice
+// (=HYPERLINK(...) from a label), so it gets a leading apostrophe.
+func csvText(s string) string {
+	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
+		return "'" + s
+	}
+	return s
+}
