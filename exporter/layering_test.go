@@ -16,7 +16,7 @@ import (
 func TestLayering(t *testing.T) {
 	const mod = "github.com/walab/walab/"
 	layers := [][]string{
-		{"internal/nvme/admin", "internal/nvme/sysfs", "internal/safefile"},
+		{"internal/nvme/admin", "internal/nvme/sysfs", "internal/safefile", "internal/buildinfo"},
 		{"internal/nvme/decode"},
 		{"internal/nvme/probe", "internal/nvme/replay"},
 		{"internal/nvme/fleet", "internal/nvme/sim"},

@@ -6,12 +6,11 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	versioncollector "github.com/prometheus/client_golang/prometheus/collectors/version"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-	"github.com/prometheus/common/version"
 	"github.com/prometheus/exporter-toolkit/web"
 
 	"github.com/walab/walab/internal/apiguard"
+	"github.com/walab/walab/internal/buildinfo"
 	"github.com/walab/walab/internal/collector"
 	"github.com/walab/walab/internal/config"
 	"github.com/walab/walab/internal/nvme/fleet"
@@ -124,12 +123,11 @@ func (a *App) build(o Options, cfg *config.File, logger *slog.Logger) error {
 	logger.Info("collectors enabled", "collectors", set.Enabled())
 
 	a.registry = prometheus.NewRegistry()
-	a.registry.MustRegister(set)
+	a.registry.MustRegister(set, collector.BuildInfo())
 	gatherers := prometheus.Gatherers{a.registry}
 	if !o.DisableExporterMetrics {
 		self := prometheus.NewRegistry()
-		self.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-			versioncollector.NewCollector("walab_exporter"))
+		self.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 		gatherers = append(gatherers, self)
 	}
 	metrics := promhttp.HandlerFor(gatherers, promhttp.HandlerOpts{
@@ -153,7 +151,7 @@ func (a *App) build(o Options, cfg *config.File, logger *slog.Logger) error {
 		landing, err := web.NewLandingPage(web.LandingConfig{
 			Name:        "walab exporter",
 			Description: "NVMe write amplification (host vs NAND bytes) for MySQL on NVMe, with placement, IRQ and InnoDB context.",
-			Version:     version.Info(),
+			Version:     buildinfo.Get().String("walab exporter"),
 			Links:       links,
 		})
 		if err != nil {
