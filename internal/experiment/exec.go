@@ -582,8 +582,8 @@ func (e *Executor) fingerprint(ctx context.Context, runID, point string, argv []
 			dirs = append(dirs, d)
 		}
 	}
-	h, errs := fingerprint.ReadHost(dirs)
-	f.Host = h
+	h, facts, errs := fingerprint.ReadHost(ctx, e.client(), e.Plan.Exporter, dirs)
+	f.Host, f.Tools = h, fingerprint.Tools(facts)
 	f.Errors = append(f.Errors, errs...)
 	return f
 }

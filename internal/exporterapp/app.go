@@ -13,6 +13,7 @@ import (
 	"github.com/walab/walab/internal/buildinfo"
 	"github.com/walab/walab/internal/collector"
 	"github.com/walab/walab/internal/config"
+	"github.com/walab/walab/internal/hostapi"
 	"github.com/walab/walab/internal/nvme/fleet"
 	"github.com/walab/walab/internal/nvme/probe"
 	"github.com/walab/walab/internal/nvme/sim"
@@ -143,11 +144,15 @@ func (a *App) build(o Options, cfg *config.File, logger *slog.Logger) error {
 		mux.Handle(wa.RunStartPath, guard.Wrap(a.sampler.Handler()))
 	}
 	mountSim(mux, guard, a.sims)
+	if err := mountHost(mux, cfg, o.Paths, logger); err != nil {
+		return err
+	}
 	if o.TelemetryPath != "/" {
 		links := []web.LandingLinks{{Address: o.TelemetryPath, Text: "Metrics"}}
 		if a.sampler != nil {
 			links = append(links, web.LandingLinks{Address: wa.RunStartPath, Text: "Run marks", Description: "GET lists the marks; with " + apiguard.EnableFlag + ", POST with the header " + apiguard.Header + ": " + apiguard.HeaderValue + " marks the start of a benchmark run (WA window \"run\")"})
 		}
+		links = append(links, web.LandingLinks{Address: hostapi.Path, Text: "Host facts", Description: "GET: this host's identity, data directories' filesystems and drives, IRQ and mysqld CPU lists (JSON), as walab experiment's checks read them"})
 		landing, err := web.NewLandingPage(web.LandingConfig{
 			Name:        "walab exporter",
 			Description: "NVMe write amplification (host vs NAND bytes) for MySQL on NVMe, with placement, IRQ and InnoDB context.",
