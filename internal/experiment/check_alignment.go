@@ -17,6 +17,9 @@ func (e *Executor) checkAlignment(ctx context.Context, c Check) (string, error) 
 	}
 	var found []string
 	for i, m := range mounts {
+		if m.Block == "" {
+			return "", fmt.Errorf("%s on %s: no block device known under %s (%s): alignment not known", dirs[i], f.Hostname, m.Source, m.FSType)
+		}
 		if m.Aligned4K == nil {
 			found = append(found, fmt.Sprintf("%s: no partition under %s (whole disks)", dirs[i], m.Source))
 			continue

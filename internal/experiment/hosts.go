@@ -80,11 +80,15 @@ func (p *Plan) onHost(on string, argv []string) ([]string, error) {
 	return append(prefix, argv...), nil
 }
 
-// shellQuoteAll quotes every word (for a remote shell).
+// shellQuoteAll is argv as one line for a remote shell: words that need
+// it are quoted.
 func shellQuoteAll(argv []string) string {
 	out := make([]string, len(argv))
 	for i, a := range argv {
-		out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		out[i] = a
+		if !plainArg.MatchString(a) {
+			out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
 	}
 	return strings.Join(out, " ")
 }
