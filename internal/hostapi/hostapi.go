@@ -134,6 +134,12 @@ func (f *Facts) MountOf(path string) (*Mount, error) {
 		return nil, fmt.Errorf("the exporter on %s does not watch %s: add it (or a directory above it) to the exporter's host: data_dirs (watched: %s)",
 			f.Hostname, p, strings.Join(f.DataDirs, ", "))
 	}
+	if len(f.Truncated) > 0 && dir != p {
+		// A mount below dir may be among those cut off: the longest match
+		// left could be the wrong filesystem.
+		return nil, fmt.Errorf("the exporter on %s cut its lists (%s): name %s or a narrower directory in its host: data_dirs",
+			f.Hostname, strings.Join(f.Truncated, "; "), p)
+	}
 	var best *Mount
 	for i := range f.Mounts {
 		m := &f.Mounts[i]
