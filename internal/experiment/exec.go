@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -41,6 +42,9 @@ type Executor struct {
 
 	state *State
 	items []Item
+
+	loadgenOnce sync.Once // loadgenVersion
+	loadgenVer  string
 }
 
 // Create prepares a new experiment in out, which must not exist or be
@@ -584,6 +588,11 @@ func (e *Executor) fingerprint(ctx context.Context, runID, point string, argv []
 	}
 	h, facts, errs := fingerprint.ReadHost(ctx, e.client(), e.Plan.Exporter, dirs)
 	f.Host, f.Tools = h, fingerprint.Tools(facts)
+	if e.Plan.usesLoadgen() {
+		if v := e.loadgenVersion(ctx); v != "" {
+			f.Tools["loadgen"] = v
+		}
+	}
 	f.Errors = append(f.Errors, errs...)
 	return f
 }
