@@ -86,7 +86,8 @@ func newHostCollector(env Env) (Collector, error) {
 	if err != nil {
 		return nil, err
 	}
-	o.Processes = nil // the metrics carry no process facts: no /proc walk per scrape
+	// The metrics carry no process or IRQ facts: no /proc walk per scrape.
+	o.Processes, o.SkipIRQs = nil, true
 	return &hostCollector{opts: o}, nil
 }
 

@@ -32,6 +32,7 @@ type Options struct {
 	DataDirs      []string // absolute directories whose filesystems matter
 	Interfaces    []string // NICs whose IRQs are watched (NVMe queues always are)
 	Processes     []string // comm names (mysqld, mariadbd)
+	SkipIRQs      bool     // leave out the IRQ lines (a caller that does not use them)
 	// StatfsTimeout bounds one statfs (a hung mount); default 5 s.
 	StatfsTimeout time.Duration
 }
@@ -74,7 +75,9 @@ func Read(o Options) hostapi.Facts {
 	errf := func(format string, a ...any) { f.Errors = append(f.Errors, fmt.Sprintf(format, a...)) }
 	readSystem(o, &f, errf)
 	readMounts(o, &f, errf)
-	readIRQs(o, &f, errf)
+	if !o.SkipIRQs {
+		readIRQs(o, &f, errf)
+	}
 	readProcesses(o, &f, errf)
 	return f
 }

@@ -32,7 +32,7 @@ func readMounts(o Options, f *hostapi.Facts, errf func(string, ...any)) {
 		errf("mounts: %d malformed mountinfo lines skipped", bad)
 	}
 	for _, dir := range o.DataDirs {
-		for _, e := range mountsOf(dir, entries, errf) {
+		for _, e := range mountsOf(dir, entries, o.StatfsTimeout, errf) {
 			if len(f.Mounts) == MaxMounts {
 				f.Truncated = append(f.Truncated, fmt.Sprintf("mounts (at most %d)", MaxMounts))
 				return
@@ -44,16 +44,18 @@ func readMounts(o Options, f *hostapi.Facts, errf func(string, ...any)) {
 
 // mountsOf is the entry holding dir (the last mounted over it wins, as the
 // kernel resolves it) and the entries whose mount point is below dir.
-func mountsOf(dir string, entries []mountEntry, errf func(string, ...any)) []mountEntry {
-	real := dir
-	if r, err := filepath.EvalSymlinks(dir); err == nil {
-		real = r
-	} else {
-		errf("data directory %s: %v", dir, err)
-		return nil
-	}
+func mountsOf(dir string, entries []mountEntry, timeout time.Duration, errf func(string, ...any)) []mountEntry {
+	var real string
 	var st unix.Stat_t
-	if err := unix.Stat(real, &st); err != nil {
+	err := bounded(timeout, func() error {
+		r, err := filepath.EvalSymlinks(dir)
+		if err != nil {
+			return err
+		}
+		real = r
+		return unix.Stat(r, &st)
+	})
+	if err != nil {
 		errf("data directory %s: %v", dir, err)
 		return nil
 	}
@@ -149,27 +151,29 @@ func dfUsage(st unix.Statfs_t, m *hostapi.Mount) {
 	}
 }
 
-var errStatfsTimeout = errors.New("statfs did not return in time (hung mount?)")
+var errTimeout = errors.New("did not return in time (hung mount?)")
 
-// statfsBounded runs statfs with a timeout: a hung mount costs its own
-// facts, not the endpoint. The call is left to return in the background.
-func statfsBounded(path string, timeout time.Duration) (unix.Statfs_t, error) {
-	type result struct {
-		st  unix.Statfs_t
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		var r result
-		r.err = unix.Statfs(path, &r.st)
-		done <- r
-	}()
+// bounded runs f with a timeout: a hung mount costs its own facts, not the
+// endpoint or the scrape. f is left to return in the background.
+func bounded(timeout time.Duration, f func() error) error {
+	done := make(chan error, 1)
+	go func() { done <- f() }()
 	t := time.NewTimer(timeout)
 	defer t.Stop()
 	select {
-	case r := <-done:
-		return r.st, r.err
+	case err := <-done:
+		return err
 	case <-t.C:
-		return unix.Statfs_t{}, errStatfsTimeout
+		return errTimeout
 	}
+}
+
+// statfsBounded is statfs under bounded.
+func statfsBounded(path string, timeout time.Duration) (unix.Statfs_t, error) {
+	var st unix.Statfs_t
+	err := bounded(timeout, func() error { return unix.Statfs(path, &st) })
+	if err != nil {
+		return unix.Statfs_t{}, err
+	}
+	return st, nil
 }
