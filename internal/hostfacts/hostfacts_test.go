@@ -199,3 +199,38 @@ func TestActiveScheduler(t *testing.T) {
 	require.Equal(t, "mq-deadline", activeScheduler("[mq-deadline] kyber bfq none\n"))
 	require.Equal(t, "none", activeScheduler("none"))
 }
+
+// TestIRQsAndProcessesFromFixture: NVMe queue lines and a configured NIC's
+// lines with their CPU lists; watched processes with CPU, memory node
+// lists and policy; an unwatched line and process are left out.
+func TestIRQsAndProcessesFromFixture(t *testing.T) {
+	proc := t.TempDir()
+	w := func(p, content string) {
+		require.NoError(t, os.MkdirAll(filepath.Dir(filepath.Join(proc, p)), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(proc, p), []byte(content), 0o644))
+	}
+	w("interrupts", "           CPU0       CPU1\n"+
+		" 40:         10          0  PCI-MSIX-0000:01:00.0   1-edge      nvme0q1\n"+
+		" 41:          0         20  PCI-MSIX-0000:01:00.0   2-edge      nvme0q2\n"+
+		" 50:          5          5  PCI-MSIX-0000:02:00.0   0-edge      eth0-TxRx-0\n"+
+		" 60:          1          1  IO-APIC   8-edge      rtc0\n")
+	w("irq/40/smp_affinity_list", "0\n")
+	w("irq/40/effective_affinity_list", "0\n")
+	w("irq/41/smp_affinity_list", "1\n")
+	w("irq/50/smp_affinity_list", "0-1\n")
+	w("irq/60/smp_affinity_list", "0-1\n")
+	w("100/comm", "mysqld\n")
+	w("100/status", "Name:\tmysqld\nCpus_allowed_list:\t2-3\nMems_allowed_list:\t0\n")
+	w("100/numa_maps", "00400000 bind:0 file=/usr/sbin/mysqld\n7f00 bind:0 anon=1\n")
+	w("200/comm", "bash\n")
+	w("200/status", "Cpus_allowed_list:\t0-3\n")
+	f := Read(Options{ProcFS: proc, SysFS: t.TempDir(), Interfaces: []string{"eth0"}, Processes: []string{"mysqld"}})
+	require.Equal(t, []hostapi.IRQ{
+		{IRQ: 40, Device: "nvme0", Action: "nvme0q1", CPUs: "0", Effective: "0"},
+		{IRQ: 41, Device: "nvme0", Action: "nvme0q2", CPUs: "1"},
+		{IRQ: 50, Device: "eth0", Action: "eth0-TxRx-0", CPUs: "0-1"},
+	}, f.IRQs)
+	require.Equal(t, []hostapi.Process{{Name: "mysqld", PID: 100, CPUs: "2-3", Mems: "0", NUMAPolicy: "bind:0"}}, f.Processes)
+	running := false
+	require.Equal(t, &running, f.Irqbalance)
+}
