@@ -1,9 +1,15 @@
 .PHONY: run test lab generate build bench
 
+# The commit for --version and walab_build_info: the Go toolchain stamps it
+# only for go build in a plain git checkout, not for go run, a worktree or
+# -buildvcs=false (internal/buildinfo).
+BUILDINFO := github.com/walab/walab/internal/buildinfo
+LDFLAGS := -X $(BUILDINFO).revision=$(shell git rev-parse HEAD 2>/dev/null) -X $(BUILDINFO).modified=$(shell git diff --quiet HEAD 2>/dev/null || echo true)
+
 # The main job: the exporter on 127.0.0.1:10131. Without an NVMe controller it
 # serves the embedded simulated drive; the local MariaDB is its InnoDB target.
 run:
-	go run ./exporter --config.file=deploy/local/exporter.yml --web.listen-address=127.0.0.1:10131 --web.enable-mutations --collector.placement_trace
+	go run -ldflags "$(LDFLAGS)" ./exporter --config.file=deploy/local/exporter.yml --web.listen-address=127.0.0.1:10131 --web.enable-mutations --collector.placement_trace
 
 # Every test: installs what the tests need (scripts/setup.sh), then go vet and go test.
 test:
@@ -19,7 +25,7 @@ generate:
 	go run ./dashboards
 
 build:
-	CGO_ENABLED=0 go build -o bin/ ./exporter ./loadgen ./walab
+	CGO_ENABLED=0 go build -ldflags "$(LDFLAGS)" -o bin/ ./exporter ./loadgen ./walab
 
 # loadgen against sysbench 1.0.20, side by side on the local MariaDB.
 bench:

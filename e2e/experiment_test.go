@@ -40,7 +40,9 @@ func TestExperimentSeed000Sim(t *testing.T) {
 		bins[b] = bin
 	}
 
-	writeFile(t, dir, "exporter.yml", simExporterConfig)
+	// The checks read the data directories' filesystems from the exporter:
+	// it describes every mount (the two MariaDBs' datadirs are on this host).
+	writeFile(t, dir, "exporter.yml", simExporterConfig+"host:\n  data_dirs: [/]\n")
 	exporterAddr := addr(testenv.FreePort(t))
 	exp := start(t, dir, "exporter", bins["exporter"], "--web.listen-address="+exporterAddr,
 		"--config.file=exporter.yml", "--path.sysfs="+t.TempDir(), "--path.devfs="+t.TempDir(),

@@ -186,7 +186,7 @@ func normalize(body string) string {
 	for sc.Scan() {
 		line := sc.Text()
 		name := strings.TrimPrefix(strings.TrimPrefix(line, "# HELP "), "# TYPE ")
-		if !strings.HasPrefix(name, "walab_") || strings.HasPrefix(name, "walab_exporter_build_info") {
+		if !strings.HasPrefix(name, "walab_") || strings.HasPrefix(name, "walab_build_info") {
 			continue
 		}
 		out.WriteString(volatile.ReplaceAllString(line, "$1 0"))

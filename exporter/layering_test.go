@@ -16,7 +16,7 @@ import (
 func TestLayering(t *testing.T) {
 	const mod = "github.com/walab/walab/"
 	layers := [][]string{
-		{"internal/nvme/admin", "internal/nvme/sysfs", "internal/safefile"},
+		{"internal/nvme/admin", "internal/nvme/sysfs", "internal/safefile", "internal/buildinfo", "internal/hostapi", "internal/hostfacts"},
 		{"internal/nvme/decode"},
 		{"internal/nvme/probe", "internal/nvme/replay"},
 		{"internal/nvme/fleet", "internal/nvme/sim"},
@@ -35,6 +35,14 @@ func TestLayering(t *testing.T) {
 				}
 			}
 		}
+	}
+	// The runner reads a database host only through its exporter
+	// (internal/hostapi): the package that reads a host's files is the
+	// exporter's alone.
+	for _, pkg := range []string{"internal/experiment", "internal/fingerprint", "walab"} {
+		out, err := exec.Command("go", "list", "-deps", mod+pkg).Output()
+		require.NoError(t, err, pkg)
+		require.NotContains(t, strings.Fields(string(out)), mod+"internal/hostfacts", "%s reads host facts locally", pkg)
 	}
 	// Collectors read controllers through the fleet and never know the
 	// simulator; the composition root wires a simulated drive in.

@@ -17,10 +17,10 @@ import (
 	"github.com/alecthomas/kingpin/v2"
 	"github.com/prometheus/common/promslog"
 	promslogflag "github.com/prometheus/common/promslog/flag"
-	"github.com/prometheus/common/version"
 	"github.com/prometheus/exporter-toolkit/web/kingpinflag"
 
 	"github.com/walab/walab/internal/apiguard"
+	"github.com/walab/walab/internal/buildinfo"
 	"github.com/walab/walab/internal/collector"
 	"github.com/walab/walab/internal/exporterapp"
 	"github.com/walab/walab/internal/nvme/fleet"
@@ -39,7 +39,8 @@ func main() {
 // run parses args and runs the chosen subcommand; it returns the exit code.
 func run(ctx context.Context, args []string, stderr io.Writer) int {
 	app := kingpin.New("exporter", "walab's Prometheus exporter for NVMe write amplification under MySQL.")
-	app.Version(version.Print("walab_exporter"))
+	// --version prints and stops (kingpin writes it where --help goes).
+	app.Version(buildinfo.Get().String("walab_exporter"))
 	app.HelpFlag.Short('h')
 	app.ErrorWriter(stderr)
 	app.UsageWriter(stderr)

@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/api"
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 
+	"github.com/walab/walab/internal/buildinfo"
 	"github.com/walab/walab/internal/compare"
 )
 
@@ -27,6 +28,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	app.UsageWriter(stderr)
 	app.ErrorWriter(stderr)
 	app.Terminate(nil)
+	versionAsked := buildinfo.VersionFlag(app, "walab", stdout)
 	cmp := app.Command("compare", "Judge a candidate run against a baseline run: steady state, comparability checks, WA and throughput changes with 95% intervals. Exit 0 VALID, 3 NOT VALID, 1 error, 2 usage.")
 	promURL := cmp.Flag("prometheus.url", "Prometheus base URL (or any store with its HTTP API).").Default("http://127.0.0.1:9090").String()
 	baseline := cmp.Flag("baseline", "Baseline run id (walab_loadgen_run_info{run_id}).").String()
@@ -61,6 +63,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	exp := defineExperiment(app)
 
 	cmd, err := app.Parse(args)
+	if *versionAsked {
+		return 0
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "walab:", err)
 		return 2

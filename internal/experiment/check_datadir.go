@@ -3,59 +3,46 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/walab/walab/internal/fingerprint"
 )
 
-// checkDatadir: the data directory's filesystem is backed by the namespace
-// of the drive under test. On the simulated drive there is no block device
-// to compare: the check then verifies that the directory exists on this
-// host and that the exporter's device is the simulator, and says so.
+// checkDatadir: the data directory's filesystem on the database host is
+// backed by the drive under test, through partitions, dm and md at any
+// depth (the exporter's host facts). On the simulated drive there is no
+// block device to compare: the check then verifies that the directory is
+// on the database host and that the exporter's device is the simulator,
+// and says so.
 func (e *Executor) checkDatadir(ctx context.Context, c Check) (string, error) {
-	dirs, err := e.datadirs(ctx, c)
+	f, dirs, mounts, err := e.dirMounts(ctx, c)
 	if err != nil {
 		return "", err
 	}
-	simulated := false
-	if e.Plan.Exporter != "" {
-		d, err := fingerprint.ReadDrive(ctx, e.client(), e.Plan.Exporter, e.Plan.Device)
-		if d == nil {
-			return "", err
-		}
-		simulated = d.Simulated
+	d, err := fingerprint.ReadDrive(ctx, e.client(), e.Plan.Exporter, e.Plan.Device)
+	if d == nil {
+		return "", err
 	}
 	var found []string
-	for _, dir := range dirs {
-		m, err := fingerprint.MountOf(dir)
-		if err != nil {
-			return "", fmt.Errorf("data directory %s is not on this host: %w", dir, err)
-		}
-		if simulated {
-			found = append(found, fmt.Sprintf("%s on %s (%s); drive %s is simulated: no block device backs it, so only the directory's presence on this host is checked", dir, m.Source, m.FSType, e.Plan.Device))
+	for i, m := range mounts {
+		dir := dirs[i]
+		if d.Simulated {
+			found = append(found, fmt.Sprintf("%s on %s: %s (%s); drive %s is simulated: no block device backs it, so only the directory's presence on the database host is checked", dir, f.Hostname, m.Source, m.FSType, e.Plan.Device))
 			continue
 		}
-		blocks := []string{m.Block}
-		if s := fingerprint.Slaves(m.Block); len(s) > 0 {
-			blocks = s
+		if !slices.Contains(m.Controllers, e.Plan.Device) && !slices.Contains(m.Disks, e.Plan.Device) {
+			return "", fmt.Errorf("data directory %s on %s is on %s (stack %s, disks %s), not on the drive under test %s",
+				dir, f.Hostname, m.Source, strings.Join(m.Stack, " → "), strings.Join(m.Disks, ","), e.Plan.Device)
 		}
-		ok := false
-		for _, b := range blocks {
-			if fingerprint.Controller(b) == e.Plan.Device {
-				ok = true
-			}
-		}
-		if !ok {
-			return "", fmt.Errorf("data directory %s is on %s (block %s), not on the drive under test %s", dir, m.Source, strings.Join(blocks, ","), e.Plan.Device)
-		}
-		found = append(found, fmt.Sprintf("%s on %s (%s)", dir, m.Block, e.Plan.Device))
+		found = append(found, fmt.Sprintf("%s on %s: %s (%s)", dir, f.Hostname, strings.Join(m.Stack, " → "), e.Plan.Device))
 	}
 	return strings.Join(found, "; "), nil
 }
 
 var datadirCheck = checkKind{
 	keys:     "targets or path",
-	needs:    needs{device: true},
+	needs:    needs{exporter: true, device: true},
 	validate: needDirs,
 	run:      func(e *Executor, ctx context.Context, c Check, _ *Run) (string, error) { return e.checkDatadir(ctx, c) },
 }

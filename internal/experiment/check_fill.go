@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/walab/walab/internal/fingerprint"
-	"golang.org/x/sys/unix"
 )
 
 // fill is the drive's used ratio: the simulator's fill, else the used
@@ -21,22 +20,18 @@ func (e *Executor) fill(ctx context.Context, c Check) (float64, string, error) {
 		}
 		return *d.Fill, "simulated drive", nil
 	}
-	dirs, err := e.datadirs(ctx, c)
+	if len(c.Targets) == 0 && c.Path == "" {
+		return 0, "", fmt.Errorf("fill of a real drive: give the check targets or a path on its filesystem")
+	}
+	f, dirs, mounts, err := e.dirMounts(ctx, c)
 	if err != nil {
 		return 0, "", err
 	}
-	if len(dirs) == 0 {
-		return 0, "", fmt.Errorf("fill of a real drive: give the check targets or a path on its filesystem")
+	// df's fill, used / (used + available), as the exporter computes it.
+	if mounts[0].Fill == nil {
+		return 0, "", fmt.Errorf("%s on %s: fill not known (statfs of %s failed on the database host)", dirs[0], f.Hostname, mounts[0].MountPoint)
 	}
-	var st unix.Statfs_t
-	if err := unix.Statfs(dirs[0], &st); err != nil {
-		return 0, "", err
-	}
-	size := float64(st.Blocks) * float64(st.Bsize)
-	if size <= 0 {
-		return 0, "", fmt.Errorf("%s: filesystem size 0", dirs[0])
-	}
-	return (size - float64(st.Bfree)*float64(st.Bsize)) / size, "filesystem of " + dirs[0], nil
+	return *mounts[0].Fill, "filesystem of " + dirs[0] + " on " + f.Hostname, nil
 }
 
 func (e *Executor) checkFill(ctx context.Context, c Check) (string, error) {

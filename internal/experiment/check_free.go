@@ -5,26 +5,24 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-
-	"golang.org/x/sys/unix"
 )
 
 func (e *Executor) checkFree(ctx context.Context, c Check) (string, error) {
-	dirs, err := e.datadirs(ctx, c)
+	f, dirs, mounts, err := e.dirMounts(ctx, c)
 	if err != nil {
 		return "", err
 	}
 	var found []string
-	for _, d := range dirs {
-		var st unix.Statfs_t
-		if err := unix.Statfs(d, &st); err != nil {
-			return "", err
+	for i, m := range mounts {
+		d := filepath.Clean(dirs[i])
+		if m.AvailBytes == nil {
+			return "", fmt.Errorf("%s on %s: free space not known (statfs of %s failed on the database host)", d, f.Hostname, m.MountPoint)
 		}
-		avail := uint64(st.Bavail) * uint64(st.Bsize)
+		avail := *m.AvailBytes
 		if avail < uint64(c.Bytes) {
-			return "", fmt.Errorf("%s has %s free, the run needs %s", d, human(avail), human(uint64(c.Bytes)))
+			return "", fmt.Errorf("%s on %s has %s free, the run needs %s", d, f.Hostname, human(avail), human(uint64(c.Bytes)))
 		}
-		found = append(found, fmt.Sprintf("%s: %s free (need %s)", filepath.Clean(d), human(avail), human(uint64(c.Bytes))))
+		found = append(found, fmt.Sprintf("%s on %s: %s free (need %s)", d, f.Hostname, human(avail), human(uint64(c.Bytes))))
 	}
 	return strings.Join(found, "; "), nil
 }
@@ -43,7 +41,8 @@ func human(b uint64) string {
 }
 
 var freeCheck = checkKind{
-	keys: "bytes, targets or path",
+	keys:  "bytes, targets or path",
+	needs: needs{exporter: true},
 	validate: func(p *Plan, c Check) []string {
 		out := needDirs(p, c)
 		if c.Bytes == 0 {

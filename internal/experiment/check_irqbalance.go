@@ -3,8 +3,7 @@ package experiment
 import (
 	"context"
 	"fmt"
-
-	"github.com/walab/walab/internal/fingerprint"
+	"strings"
 )
 
 var irqbalanceCheck = checkKind{
@@ -15,14 +14,19 @@ var irqbalanceCheck = checkKind{
 		}
 		return nil
 	},
-	run: func(_ *Executor, _ context.Context, c Check, _ *Run) (string, error) {
-		running, err := fingerprint.ProcessRunning("irqbalance")
+	needs: needs{exporter: true},
+	run: func(e *Executor, ctx context.Context, c Check, _ *Run) (string, error) {
+		f, err := e.hostFacts(ctx)
 		if err != nil {
 			return "", err
 		}
-		if running != (c.Expect == "running") {
-			return "", fmt.Errorf("irqbalance is %s, the plan expects it %s", runningWord(running), c.Expect)
+		if f.Irqbalance == nil {
+			return "", fmt.Errorf("the exporter on %s could not tell whether irqbalance runs: %s", f.Hostname, strings.Join(f.Errors, "; "))
 		}
-		return "irqbalance is " + runningWord(running), nil
+		running := *f.Irqbalance
+		if running != (c.Expect == "running") {
+			return "", fmt.Errorf("irqbalance is %s on %s, the plan expects it %s", runningWord(running), f.Hostname, c.Expect)
+		}
+		return "irqbalance is " + runningWord(running) + " on " + f.Hostname, nil
 	},
 }

@@ -44,4 +44,9 @@ var checkKinds = map[string]checkKind{
 	"irqbalance":    irqbalanceCheck,
 	"prometheus":    prometheusCheck,
 	"free_space":    freeCheck,
+	"irq_affinity":  irqAffinityCheck,
+	"mysqld_cpus":   mysqldCPUsCheck,
+	"governor":      governorCheck,
+	"mount_options": mountOptionsCheck,
+	"alignment":     alignmentCheck,
 }

@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -43,6 +44,9 @@ type Executor struct {
 	state  *State
 	items  []Item
 	redact redactor
+
+	loadgenOnce sync.Once // loadgenVersion
+	loadgenVer  string
 }
 
 // Create prepares a new experiment in out, which must not exist or be
@@ -610,8 +614,13 @@ func (e *Executor) fingerprint(ctx context.Context, runID, point string, argv []
 			dirs = append(dirs, d)
 		}
 	}
-	h, errs := fingerprint.ReadHost(dirs)
-	f.Host = h
+	h, facts, errs := fingerprint.ReadHost(ctx, e.client(), e.Plan.Exporter, dirs)
+	f.Host, f.Tools = h, fingerprint.Tools(facts)
+	if e.Plan.usesLoadgen() {
+		if v := e.loadgenVersion(ctx); v != "" {
+			f.Tools["loadgen"] = v
+		}
+	}
 	f.Errors = append(f.Errors, errs...)
 	return f
 }

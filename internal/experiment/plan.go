@@ -32,6 +32,9 @@ type Plan struct {
 	Round      Duration `yaml:"round"`      // comparison round: 1h, shorter on the simulated drive
 	Loadgen    string   `yaml:"loadgen"`    // loadgen binary (default: loadgen on PATH)
 	Targets    []Target `yaml:"targets"`
+	// Hosts name the machines of a two-machine set-up (hosts.go); without
+	// them every step runs where walab runs.
+	Hosts *Hosts `yaml:"hosts"`
 
 	Prepare      []Step   `yaml:"prepare"`
 	Reset        []Step   `yaml:"reset"`
@@ -59,6 +62,7 @@ type Step struct {
 	// Written stops the step once the drive took this many capacities of
 	// host writes (preconditioning by volume, seed 001); 0: run to the end.
 	Written float64 `yaml:"written"`
+	On      string  `yaml:"on"` // db: through hosts.db.exec; client (default): where walab runs
 	Line    int     `yaml:"-"`
 }
 
@@ -74,6 +78,14 @@ type Check struct {
 	Daemon  string   `yaml:"daemon"` // placement: the daemon that must run when on (astream)
 	Bytes   ByteSize `yaml:"bytes"`  // free_space: bytes needed
 	Path    string   `yaml:"path"`   // free_space/datadir: a path instead of the targets' datadirs
+	// Host-fact checks (check_irq_affinity.go, check_mysqld_cpus.go,
+	// check_mount_options.go): an IRQ device, a process name, CPU and
+	// NUMA node lists, mount options.
+	Device  string   `yaml:"device"`
+	Process string   `yaml:"process"`
+	CPUs    string   `yaml:"cpus"`
+	Nodes   string   `yaml:"nodes"`
+	Options []string `yaml:"options"`
 	Line    int      `yaml:"-"`
 }
 
@@ -93,8 +105,11 @@ type Run struct {
 	Command string `yaml:"command"`
 	Repeat  int    `yaml:"repeat"`  // repetitions (seed 002: 10)
 	Restart string `yaml:"restart"` // command before every repetition after the first
-	Sweep   *Sweep `yaml:"sweep"`
-	Line    int    `yaml:"-"`
+	// RestartEvery runs restart before every measured run, the first of
+	// each thread count included (seed 002's method).
+	RestartEvery bool   `yaml:"restart_every"`
+	Sweep        *Sweep `yaml:"sweep"`
+	Line         int    `yaml:"-"`
 
 	// Fio is fio's command line as typed (seed 002's lines verbatim, or
 	// "fio job.fio"); walab adds its JSON output options (fio.go). A sweep

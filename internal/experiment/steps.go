@@ -93,9 +93,9 @@ func Steps(p *Plan) ([]Item, error) {
 					id += "t" + strconv.Itoa(th) + "/"
 				}
 				id += "r" + strconv.Itoa(rep)
-				if rep > 1 && r.Restart != "" {
+				if r.Restart != "" && (rep > 1 || r.RestartEvery) {
 					if err := add(Item{ID: id + "/" + PhaseRestart, Phase: PhaseRestart, Run: r, Threads: th, Rep: rep,
-						Step: &Step{Command: r.Restart, Line: r.Line}}); err != nil {
+						Step: &Step{Command: r.Restart, On: p.restartHost(), Line: r.Line}}); err != nil {
 						return nil, err
 					}
 				}
@@ -170,7 +170,7 @@ func (p *Plan) targetFlags(names []string) []string {
 func (p *Plan) Argv(it Item, attempt int, resultJSON string) ([]string, error) {
 	if it.Step != nil {
 		if it.Step.Command != "" {
-			return []string{"/bin/sh", "-c", it.Step.Command}, nil
+			return p.onHost(it.Step.On, []string{"/bin/sh", "-c", it.Step.Command})
 		}
 		args, err := shellwords.Parse(it.Step.Loadgen)
 		if err != nil {

@@ -31,6 +31,7 @@ func (p *Plan) validate() Errors {
 	v.runList()
 	v.compare()
 	v.urls()
+	v.hosts()
 	sort.SliceStable(v.errs, func(i, j int) bool { return v.errs[i].Line < v.errs[j].Line })
 	return v.errs
 }
@@ -190,7 +191,10 @@ func (v *validator) repeats(what string, r Run) {
 	if r.Repeat < 0 || r.Repeat > 1000 {
 		v.add(r.Line, "%s: repeat %d: want 1..1000", what, r.Repeat)
 	}
-	if r.Restart != "" && r.Repeat < 2 {
+	if r.RestartEvery && r.Restart == "" {
+		v.add(r.Line, "%s: restart_every needs the restart command", what)
+	}
+	if r.Restart != "" && r.Repeat < 2 && !r.RestartEvery {
 		v.add(r.Line, "%s: restart is run between repetitions, but repeat is %d", what, r.Repeat)
 	}
 	if r.Threads < 0 {

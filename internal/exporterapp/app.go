@@ -6,14 +6,14 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
-	versioncollector "github.com/prometheus/client_golang/prometheus/collectors/version"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-	"github.com/prometheus/common/version"
 	"github.com/prometheus/exporter-toolkit/web"
 
 	"github.com/walab/walab/internal/apiguard"
+	"github.com/walab/walab/internal/buildinfo"
 	"github.com/walab/walab/internal/collector"
 	"github.com/walab/walab/internal/config"
+	"github.com/walab/walab/internal/hostapi"
 	"github.com/walab/walab/internal/nvme/fleet"
 	"github.com/walab/walab/internal/nvme/probe"
 	"github.com/walab/walab/internal/nvme/sim"
@@ -129,12 +129,12 @@ func (a *App) build(o Options, cfg *config.File, logger *slog.Logger) error {
 
 	a.registry = prometheus.NewRegistry()
 	a.registry.MustRegister(set)
-	var self prometheus.Gatherer
+	// The build info is always served; the Go and process collectors
+	// unless --web.disable-exporter-metrics.
+	self := prometheus.NewRegistry()
+	self.MustRegister(collector.BuildInfo())
 	if !o.DisableExporterMetrics {
-		reg := prometheus.NewRegistry()
-		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-			versioncollector.NewCollector("walab_exporter"))
-		self = reg
+		self.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	}
 	metrics := newMetricsHandler(set, self, promhttp.HandlerOpts{
 		ErrorLog:      slog.NewLogLogger(logger.Handler(), slog.LevelError),
@@ -148,15 +148,19 @@ func (a *App) build(o Options, cfg *config.File, logger *slog.Logger) error {
 		mux.Handle(wa.RunStartPath, guard.Wrap(a.sampler.Handler()))
 	}
 	mountSim(mux, guard, a.sims)
+	if err := mountHost(mux, cfg, o.Paths, logger); err != nil {
+		return err
+	}
 	if o.TelemetryPath != "/" {
 		links := []web.LandingLinks{{Address: o.TelemetryPath, Text: "Metrics"}}
 		if a.sampler != nil {
 			links = append(links, web.LandingLinks{Address: wa.RunStartPath, Text: "Run marks", Description: "GET lists the marks; with " + apiguard.EnableFlag + ", POST with the header " + apiguard.Header + ": " + apiguard.HeaderValue + " marks the start of a benchmark run (WA window \"run\")"})
 		}
+		links = append(links, web.LandingLinks{Address: hostapi.Path, Text: "Host facts", Description: "GET: this host's identity, data directories' filesystems and drives, IRQ and mysqld CPU lists (JSON), as walab experiment's checks read them"})
 		landing, err := web.NewLandingPage(web.LandingConfig{
 			Name:        "walab exporter",
 			Description: "NVMe write amplification (host vs NAND bytes) for MySQL on NVMe, with placement, IRQ and InnoDB context.",
-			Version:     version.Info(),
+			Version:     buildinfo.Get().String("walab exporter"),
 			Links:       links,
 		})
 		if err != nil {

@@ -10,14 +10,16 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/prometheus/common/version"
 	"github.com/prometheus/exporter-toolkit/web"
+
+	"github.com/walab/walab/internal/buildinfo"
 )
 
 // Serve runs the exporter until ctx ends: the HTTP server on o.Web, the WA
 // sampler on its clock, and a configuration reload on every SIGHUP.
 func Serve(ctx context.Context, o Options, logger *slog.Logger) error {
-	logger.Info("starting walab exporter", "version", version.Info())
+	bi := buildinfo.Get()
+	logger.Info("starting walab exporter", "version", bi.Version, "commit", bi.Commit(), "go", bi.GoVersion)
 	a, err := New(o, logger)
 	if err != nil {
 		return err

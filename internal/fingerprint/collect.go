@@ -1,15 +1,12 @@
 package fingerprint
 
 import (
-	"bufio"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/walab/walab/internal/innodb"
@@ -17,7 +14,6 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
-	"golang.org/x/sys/unix"
 )
 
 // MySQLVariables are the variables a fingerprint records: the ones the
@@ -214,171 +210,4 @@ func ReadDrive(ctx context.Context, client *http.Client, base, device string) (*
 		d.Fill = ptr(st.Fill)
 	}
 	return d, nil
-}
-
-// ReadHost reads the host's side; paths are the data directories whose
-// filesystems and block devices are recorded. Errors name what was not read.
-func ReadHost(paths []string) (Host, []string) {
-	var h Host
-	var errs []string
-	h.Hostname, _ = os.Hostname()
-	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
-		h.Kernel = strings.TrimSpace(string(b))
-	} else {
-		errs = append(errs, "kernel: "+err.Error())
-	}
-	if b, err := os.ReadFile("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"); err == nil {
-		h.Governor = strings.TrimSpace(string(b))
-	} // no cpufreq (VMs, containers): absent
-	if running, err := ProcessRunning("irqbalance"); err == nil {
-		h.Irqbalance = ptr(running)
-	} else {
-		errs = append(errs, "irqbalance: "+err.Error())
-	}
-	for _, p := range paths {
-		m, err := MountOf(p)
-		if err != nil {
-			errs = append(errs, fmt.Sprintf("mount of %s: %v", p, err))
-			continue
-		}
-		h.Mounts = append(h.Mounts, m)
-		if m.Block != "" {
-			disk := diskOf(m.Block)
-			if b, err := os.ReadFile(filepath.Join("/sys/block", disk, "queue/scheduler")); err == nil {
-				if h.Schedulers == nil {
-					h.Schedulers = map[string]string{}
-				}
-				h.Schedulers[disk] = activeScheduler(string(b))
-			}
-		}
-	}
-	return h, errs
-}
-
-// activeScheduler picks "mq-deadline" out of "[mq-deadline] kyber none".
-func activeScheduler(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '['); i >= 0 {
-		if j := strings.IndexByte(s[i:], ']'); j > 0 {
-			return s[i+1 : i+j]
-		}
-	}
-	return s
-}
-
-// ProcessRunning reports whether a process with this command name runs.
-func ProcessRunning(comm string) (bool, error) {
-	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return false, err
-	}
-	for _, e := range ents {
-		if e.Name()[0] < '0' || e.Name()[0] > '9' {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "comm"))
-		if err == nil && strings.TrimSpace(string(b)) == comm {
-			return true, nil
-		}
-	}
-	return false, nil
-}
-
-// MountOf finds the filesystem holding path (the mountinfo entry with the
-// path's device number) and its backing block device, if any.
-func MountOf(path string) (Mount, error) {
-	var st unix.Stat_t
-	if err := unix.Stat(path, &st); err != nil {
-		return Mount{}, err
-	}
-	maj, min := unix.Major(st.Dev), unix.Minor(st.Dev)
-	m := Mount{Path: path, Device: fmt.Sprintf("%d:%d", maj, min)}
-	f, err := os.Open("/proc/self/mountinfo")
-	if err != nil {
-		return m, err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	best := -1
-	for sc.Scan() {
-		// id parent maj:min root mountpoint options ... - fstype source superoptions
-		fields := strings.Fields(sc.Text())
-		sep := -1
-		for i, x := range fields {
-			if x == "-" {
-				sep = i
-				break
-			}
-		}
-		if len(fields) < 6 || sep < 0 || sep+2 >= len(fields) || fields[2] != m.Device {
-			continue
-		}
-		mp := unescapeMount(fields[4])
-		if !within(path, mp) || len(mp) < best {
-			continue
-		}
-		best = len(mp)
-		m.FSType, m.Source, m.Options = fields[sep+1], fields[sep+2], fields[5]
-	}
-	if best < 0 {
-		return m, fmt.Errorf("device %s not in /proc/self/mountinfo", m.Device)
-	}
-	if link, err := os.Readlink(fmt.Sprintf("/sys/dev/block/%d:%d", maj, min)); err == nil {
-		m.Block = filepath.Base(link)
-	}
-	return m, sc.Err()
-}
-
-func within(path, mountpoint string) bool {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return false
-	}
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		abs = real
-	}
-	return mountpoint == "/" || abs == mountpoint || strings.HasPrefix(abs, mountpoint+"/")
-}
-
-func unescapeMount(s string) string {
-	r := strings.NewReplacer(`\040`, " ", `\011`, "\t", `\012`, "\n", `\134`, `\`)
-	return r.Replace(s)
-}
-
-// diskOf maps a partition (nvme0n1p2, sda1) to its disk through sysfs.
-func diskOf(block string) string {
-	if _, err := os.Stat(filepath.Join("/sys/class/block", block, "partition")); err == nil {
-		if link, err := filepath.EvalSymlinks(filepath.Join("/sys/class/block", block)); err == nil {
-			return filepath.Base(filepath.Dir(link))
-		}
-	}
-	return block
-}
-
-// Controller is the NVMe controller name of a block device (nvme0n1 →
-// nvme0), following partitions; "" for a device that is not NVMe.
-func Controller(block string) string {
-	disk := diskOf(block)
-	if !strings.HasPrefix(disk, "nvme") {
-		return ""
-	}
-	if i := strings.IndexByte(disk[4:], 'n'); i > 0 {
-		return disk[:4+i]
-	}
-	return disk
-}
-
-// Slaves lists the devices under a device-mapper or md device (dm-0 →
-// nvme0n1), so a data directory on LVM or RAID is traced to its drives.
-func Slaves(block string) []string {
-	ents, err := os.ReadDir(filepath.Join("/sys/class/block", diskOf(block), "slaves"))
-	if err != nil {
-		return nil
-	}
-	var out []string
-	for _, e := range ents {
-		out = append(out, e.Name())
-	}
-	return out
 }

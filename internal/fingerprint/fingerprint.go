@@ -27,6 +27,9 @@ type Fingerprint struct {
 	Host    Host      `json:"host"`
 	MySQL   []MySQL   `json:"mysql,omitempty"`
 	Loadgen []string  `json:"loadgen,omitempty"` // the run's command line
+	// Tools are the walab builds involved: "walab" (the runner) and
+	// "exporter" (the database host's exporter), as version (commit, go).
+	Tools map[string]string `json:"tools,omitempty"`
 	// Errors name the parts that could not be read, and why: a part that
 	// is missing is absent, never zero.
 	Errors []string `json:"errors,omitempty"`
@@ -54,14 +57,21 @@ type Drive struct {
 	SimPlacement *bool `json:"sim_placement,omitempty"`
 }
 
-// Host is the operating system's side.
+// Host is the database host's operating system side, as its walab
+// exporter reports it (GET /api/v1/host): the machine the runner runs on
+// may be another one.
 type Host struct {
-	Hostname   string            `json:"hostname,omitempty"`
-	Kernel     string            `json:"kernel,omitempty"`
-	Schedulers map[string]string `json:"io_schedulers,omitempty"` // block device → active scheduler
-	Mounts     []Mount           `json:"mounts,omitempty"`        // of the data directories
-	Governor   string            `json:"cpu_governor,omitempty"`
-	Irqbalance *bool             `json:"irqbalance_running,omitempty"`
+	Hostname    string            `json:"hostname,omitempty"`
+	Kernel      string            `json:"kernel,omitempty"`
+	OS          string            `json:"os,omitempty"`
+	CPUModel    string            `json:"cpu_model,omitempty"`
+	CPUs        int               `json:"cpus,omitempty"`
+	MemoryBytes uint64            `json:"memory_bytes,omitempty"`
+	NUMANodes   int               `json:"numa_nodes,omitempty"`
+	Schedulers  map[string]string `json:"io_schedulers,omitempty"` // block device → active scheduler
+	Mounts      []Mount           `json:"mounts,omitempty"`        // of the data directories
+	Governor    string            `json:"cpu_governor,omitempty"`
+	Irqbalance  *bool             `json:"irqbalance_running,omitempty"`
 }
 
 // Mount is the filesystem a data directory lives on.
@@ -72,6 +82,9 @@ type Mount struct {
 	FSType  string `json:"fstype,omitempty"`
 	Options string `json:"options,omitempty"`
 	Block   string `json:"block,omitempty"` // backing block device (nvme0n1), when there is one
+	// Disks are the whole disks under Block through partitions, dm and md.
+	Disks     []string `json:"disks,omitempty"`
+	Aligned4K *bool    `json:"aligned_4k,omitempty"`
 }
 
 // MySQL is one instance's version and the variables the seeds tune.

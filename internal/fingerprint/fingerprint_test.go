@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/walab/walab/internal/buildinfo"
+	"github.com/walab/walab/internal/hostapi"
 	"github.com/walab/walab/internal/testenv"
 )
 
@@ -108,25 +110,32 @@ func TestWA(t *testing.T) {
 	require.Nil(t, WA(a, a), "no host writes: no WA")
 }
 
-func TestActiveScheduler(t *testing.T) {
-	require.Equal(t, "mq-deadline", activeScheduler("[mq-deadline] kyber bfq none\n"))
-	require.Equal(t, "none", activeScheduler("none"))
-}
-
-func TestMountOfAndHost(t *testing.T) {
-	dir := t.TempDir()
-	m, err := MountOf(dir)
-	require.NoError(t, err)
-	require.NotEmpty(t, m.FSType)
-	require.NotEmpty(t, m.Options)
-	h, errs := ReadHost([]string{dir, "/nonexistent-walab"})
-	require.NotEmpty(t, h.Kernel)
-	require.Len(t, h.Mounts, 1)
+// TestReadHostFromExporter: the host part is the exporter's host (here a
+// served "dbhost"), never the machine the test runs on; a data directory
+// the exporter does not watch is named in the errors.
+func TestReadHostFromExporter(t *testing.T) {
+	yes, fill := true, 0.5
+	facts := hostapi.Facts{Hostname: "dbhost", Kernel: "6.1.0-db", CPUs: 8, DataDirs: []string{"/data"},
+		Mounts: []hostapi.Mount{{DataDir: "/data", MountPoint: "/data", Device: "9:0", Source: "/dev/md0", FSType: "xfs", Block: "md0",
+			Disks: []string{"nvme0n1"}, Schedulers: map[string]string{"nvme0n1": "none"}, Aligned4K: &yes, Fill: &fill}},
+		Walab: buildinfo.Info{Version: "v1", Revision: "abc", GoVersion: "go1.26"}}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		require.Equal(t, hostapi.Path, r.URL.Path)
+		_ = json.NewEncoder(w).Encode(facts)
+	}))
+	defer srv.Close()
+	h, f, errs := ReadHost(context.Background(), srv.Client(), srv.URL, []string{"/data/mysql-1", "/var/lib/mysql"})
+	require.Equal(t, "dbhost", h.Hostname)
+	require.Equal(t, "6.1.0-db", h.Kernel)
+	require.Equal(t, []Mount{{Path: "/data/mysql-1", Device: "9:0", Source: "/dev/md0", FSType: "xfs", Block: "md0", Disks: []string{"nvme0n1"}, Aligned4K: &yes}}, h.Mounts)
+	require.Equal(t, map[string]string{"nvme0n1": "none"}, h.Schedulers)
 	require.Len(t, errs, 1)
-	require.Contains(t, errs[0], "/nonexistent-walab")
-	require.Equal(t, "nvme0", Controller("nvme0n1"))
-	require.Equal(t, "nvme12", Controller("nvme12n3"))
-	require.Equal(t, "", Controller("sda"))
+	require.Contains(t, errs[0], "does not watch /var/lib/mysql")
+	require.Equal(t, "v1 (commit abc, go1.26)", Tools(f)["exporter"])
+	require.NotEmpty(t, Tools(f)["walab"])
+
+	_, _, errs = ReadHost(context.Background(), srv.Client(), "", nil)
+	require.Equal(t, []string{"host: the plan names no exporter of the database host"}, errs)
 }
 
 func TestQueryMySQL(t *testing.T) {

@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/exporter-toolkit/web"
 	"github.com/prometheus/exporter-toolkit/web/kingpinflag"
 
+	"github.com/walab/walab/internal/buildinfo"
 	"github.com/walab/walab/internal/driver"
 	"github.com/walab/walab/internal/mycnf"
 	"github.com/walab/walab/internal/workload"
@@ -127,7 +128,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "loadgen:", err)
 		return 2
 	}
-	if c == nil { // --help
+	if c == nil { // --help, --version
 		return 0
 	}
 	if err := f.compat.apply(f, stderr); err != nil {
@@ -164,6 +165,7 @@ func parse(args []string, stderr io.Writer) (*flags, *command, string, error) {
 	app.Terminate(nil)
 	var helped bool
 	app.HelpFlag.IsSetByUser(&helped)
+	versionAsked := buildinfo.VersionFlag(app, "loadgen", stderr) // where --help goes
 	defineRunFlags(f.runFS, &f.run)
 	bindFlags(app, f.runFS)
 	defineFlags(app, f)
@@ -184,7 +186,7 @@ func parse(args []string, stderr io.Writer) (*flags, *command, string, error) {
 		return nil, nil, "", err
 	}
 	cmd, err := app.Parse(norm)
-	if helped {
+	if helped || *versionAsked {
 		return f, nil, "", nil
 	}
 	if err != nil {

@@ -1,0 +1,110 @@
+// Package buildinfo says which walab a binary is: its module version, the
+// commit it was built from and the Go toolchain, for --version, the
+// exporter's walab_build_info series and every fingerprint.
+//
+// The Go toolchain stamps the commit (vcs.revision, vcs.modified) into a
+// binary that `go build` or `go install` makes in a git checkout. It does
+// not for `go run`, nor in a git worktree, nor under -buildvcs=false; the
+// Makefile therefore also passes the commit with
+// -ldflags "-X github.com/walab/walab/internal/buildinfo.revision=...",
+// which works for go run as well. A commit nobody told the binary is
+// "unknown", never guessed.
+package buildinfo
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"runtime/debug"
+
+	"github.com/alecthomas/kingpin/v2"
+)
+
+// Set with -ldflags -X when the toolchain's stamp is missing.
+var (
+	version  string
+	revision string
+	modified string // "true" when the work tree had uncommitted changes
+)
+
+// Info is one binary's identity.
+type Info struct {
+	Version   string `json:"version"`   // module version, "(devel)" when none is known
+	Revision  string `json:"revision"`  // commit hash, "unknown" when none is known
+	Modified  bool   `json:"modified"`  // built from a work tree with uncommitted changes
+	GoVersion string `json:"goversion"` // e.g. go1.26.8
+}
+
+var errVersionShown = errors.New("version shown")
+
+// Unknown is the revision of a binary that was told no commit.
+const Unknown = "unknown"
+
+// Get reads the running binary's identity.
+func Get() Info {
+	bi, _ := debug.ReadBuildInfo()
+	return from(bi, version, revision, modified)
+}
+
+// from combines the toolchain's build info with the link-time values; the
+// toolchain's stamp wins where both are present.
+func from(bi *debug.BuildInfo, ldVersion, ldRevision, ldModified string) Info {
+	in := Info{Version: ldVersion, Revision: ldRevision, Modified: ldModified == "true", GoVersion: runtime.Version()}
+	if bi != nil {
+		if bi.GoVersion != "" {
+			in.GoVersion = bi.GoVersion
+		}
+		if v := bi.Main.Version; v != "" && v != "(devel)" {
+			in.Version = v
+		}
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				in.Revision = s.Value
+			case "vcs.modified":
+				in.Modified = s.Value == "true"
+			}
+		}
+	}
+	if in.Version == "" {
+		in.Version = "(devel)"
+	}
+	if in.Revision == "" {
+		in.Revision = Unknown
+	}
+	return in
+}
+
+// Commit is the revision with "-modified" when the tree was dirty.
+func (i Info) Commit() string {
+	if i.Modified && i.Revision != Unknown {
+		return i.Revision + "-modified"
+	}
+	return i.Revision
+}
+
+// String is the --version line of program, e.g.
+// "walab_exporter version v0.1.0 (commit 986763a..., go1.26.8)".
+func (i Info) String(program string) string {
+	return fmt.Sprintf("%s version %s (commit %s, %s)", program, i.Version, i.Commit(), i.GoVersion)
+}
+
+// flagger is a kingpin application: the one method VersionFlag uses.
+type flagger interface {
+	Flag(name, help string) *kingpin.FlagClause
+}
+
+// VersionFlag adds --version to app: it prints program's version line to w
+// and ends the parse (kingpin returns errVersionShown, before it asks for a
+// command); the returned bool tells the caller to stop there, whatever
+// the parse returned.
+func VersionFlag(app flagger, program string, w io.Writer) *bool {
+	asked := new(bool)
+	app.Flag("version", "Print the version, commit and Go version, then exit.").
+		PreAction(func(*kingpin.ParseContext) error {
+			fmt.Fprintln(w, Get().String(program))
+			return errVersionShown
+		}).BoolVar(asked)
+	return asked
+}

@@ -1,0 +1,115 @@
+package experiment
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/walab/walab/internal/hostapi"
+)
+
+// dbFacts is a database host unlike the test machine: md0 over two NVMe
+// partitions, one misaligned; mysqld pinned to 0-3 and node 0.
+func dbFacts() hostapi.Facts {
+	no, fill, avail := false, 0.65, uint64(600<<30)
+	stopped := false
+	return hostapi.Facts{Hostname: "dbhost", Governor: "powersave", Irqbalance: &stopped, DataDirs: []string{"/data"},
+		Mounts: []hostapi.Mount{{DataDir: "/data", MountPoint: "/data", Source: "/dev/md0", FSType: "xfs", Options: "rw,noatime,attr2",
+			Block: "md0", Stack: []string{"md0", "nvme0n1p1", "nvme0n1", "nvme1n1p1", "nvme1n1"}, Disks: []string{"nvme0n1", "nvme1n1"},
+			Controllers: []string{"nvme0", "nvme1"}, PartitionStarts: map[string]uint64{"nvme0n1p1": 1 << 20, "nvme1n1p1": 63 * 512},
+			Aligned4K: &no, Fill: &fill, AvailBytes: &avail}},
+		IRQs:      []hostapi.IRQ{{IRQ: 40, Device: "nvme0", Action: "nvme0q1", CPUs: "0"}, {IRQ: 41, Device: "nvme0", Action: "nvme0q2", CPUs: "1"}, {IRQ: 50, Device: "eth0", CPUs: "0-7"}},
+		Processes: []hostapi.Process{{Name: "mysqld", PID: 7, CPUs: "0-3", Mems: "0-1", NUMAPolicy: "bind:0"}},
+	}
+}
+
+// TestHostFactChecks: each host-fact check judges the served database
+// host's fact (not this machine's) and names the host in its reason.
+func TestHostFactChecks(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_ = json.NewEncoder(w).Encode(dbFacts())
+	}))
+	defer srv.Close()
+	e := &Executor{Plan: &Plan{Exporter: srv.URL, Device: "nvme0"}}
+	for _, tc := range []struct {
+		c    Check
+		pass bool
+		want string
+	}{
+		{Check{Check: "irqbalance", Expect: "stopped"}, true, "irqbalance is stopped on dbhost"},
+		{Check{Check: "irqbalance", Expect: "running"}, false, "irqbalance is stopped on dbhost, the plan expects it running"},
+		{Check{Check: "irq_affinity", Device: "nvme0", CPUs: "0-3"}, true, "2 interrupt lines of nvme0 on dbhost"},
+		{Check{Check: "irq_affinity", Device: "eth0", CPUs: "4-7"}, false, "irq 50 () on dbhost may run on CPUs 0-7, outside the planned 4-7"},
+		{Check{Check: "irq_affinity", Device: "nvme9", CPUs: "0"}, false, "watches no interrupt line of nvme9"},
+		{Check{Check: "mysqld_cpus", CPUs: "0-3", Nodes: "0"}, true, "mysqld pid 7 on CPUs 0-3, memory nodes 0-1 (policy bind:0) on dbhost"},
+		{Check{Check: "mysqld_cpus", CPUs: "0-7"}, false, "may run on CPUs 0-3, the plan expects 0-7"},
+		{Check{Check: "mysqld_cpus", CPUs: "0-3", Nodes: "1"}, false, "the plan expects nodes 1"},
+		{Check{Check: "governor", Expect: "performance"}, false, "CPU governor on dbhost is powersave, the plan expects performance"},
+		{Check{Check: "mount_options", Path: "/data/mysql-1", Options: []string{"noatime"}}, true, "/data/mysql-1: /data has noatime on dbhost"},
+		{Check{Check: "mount_options", Path: "/data/mysql-1", Options: []string{"nodiscard"}}, false, "no nodiscard"},
+		{Check{Check: "alignment", Path: "/data/mysql-1"}, false, "not 4 KiB aligned (nvme0n1p1 at byte 1048576, nvme1n1p1 at byte 32256)"},
+		{Check{Check: "free_space", Path: "/data/mysql-1", Bytes: 500 << 30}, true, "/data/mysql-1 on dbhost: 600.0 GiB free (need 500.0 GiB)"},
+		{Check{Check: "free_space", Path: "/var/lib/mysql", Bytes: 1}, false, "does not watch /var/lib/mysql"},
+	} {
+		t.Run(tc.c.Check+" "+tc.want, func(t *testing.T) {
+			require.Empty(t, checkKinds[tc.c.Check].validate(e.Plan, tc.c))
+			got, err := e.check(context.Background(), tc.c, &Run{Name: "r"})
+			if tc.pass {
+				require.NoError(t, err)
+				require.Contains(t, got, tc.want)
+			} else {
+				require.ErrorContains(t, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestOnHostArgv(t *testing.T) {
+	p := &Plan{Hosts: &Hosts{DB: &Host{Exec: "ip netns exec db"}}}
+	argv, err := p.onHost(HostDB, []string{"/bin/sh", "-c", "echo 'x'"})
+	require.NoError(t, err)
+	require.Equal(t, []string{"ip", "netns", "exec", "db", "/bin/sh", "-c", "echo 'x'"}, argv)
+	p.Hosts.DB.Exec = "ssh -o BatchMode=yes db-server"
+	argv, err = p.onHost(HostDB, []string{"/bin/sh", "-c", "echo 'x'"})
+	require.NoError(t, err)
+	require.Equal(t, []string{"ssh", "-o", "BatchMode=yes", "db-server", `/bin/sh -c 'echo '\''x'\'''`}, argv)
+	argv, err = p.onHost("", []string{"true"})
+	require.NoError(t, err)
+	require.Equal(t, []string{"true"}, argv)
+	_, err = (&Plan{}).onHost(HostDB, []string{"true"})
+	require.ErrorContains(t, err, "needs hosts.db.exec")
+}
+
+// TestRestartEvery: seed 002's method, a restart before every measured
+// run, the first of each thread count included, on the database host.
+func TestRestartEvery(t *testing.T) {
+	p, err := Parse([]byte(`name: s
+hosts: {db: {exec: "ssh db"}, client: {}}
+targets: [{name: a, dsn: "root@tcp(127.0.0.1:3306)/x"}]
+runs:
+  - {name: r, workload: oltp_read_write, duration: 10s, targets: [a], repeat: 2, sweep: {threads: [1, 8]}, restart: "systemctl restart mysqld", restart_every: true}
+`))
+	require.NoError(t, err)
+	items, err := Steps(p)
+	require.NoError(t, err)
+	var ids []string
+	for _, it := range items {
+		ids = append(ids, it.ID)
+		if it.Phase == PhaseRestart {
+			argv, err := p.Argv(it, 1, "")
+			require.NoError(t, err)
+			require.Equal(t, "ssh", argv[0], "a restart runs on the database host")
+		}
+	}
+	require.Equal(t, []string{"r/t1/r1/restart", "r/t1/r1/run", "r/t1/r2/restart", "r/t1/r2/run",
+		"r/t8/r1/restart", "r/t8/r1/run", "r/t8/r2/restart", "r/t8/r2/run", "report"}, ids)
+
+	_, err = Parse([]byte("name: s\nreset: [{command: 'true', on: db}, {loadgen: 'tpcc run', on: db}, {command: 'true', on: moon}]\nruns: [{name: r, command: 'true'}]\n"))
+	require.ErrorContains(t, err, "on: db needs hosts.db.exec")
+	require.ErrorContains(t, err, "loadgen runs on the client")
+	require.ErrorContains(t, err, `on "moon": want db or client`)
+}
