@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -30,6 +32,16 @@ var cpuModePairs = func() []*dto.LabelPair {
 	return out
 }()
 
+// cpuModeOrder is the indexes of cpuModes in the order of their names.
+var cpuModeOrder = func() []int {
+	out := make([]int, len(cpuModes))
+	for i := range out {
+		out[i] = i
+	}
+	slices.SortFunc(out, func(a, b int) int { return strings.Compare(cpuModes[a], cpuModes[b]) })
+	return out
+}()
+
 // cpuCollector reads per-core time by mode through prometheus/procfs.
 type cpuCollector struct {
 	fs procfs.FS
@@ -37,6 +49,7 @@ type cpuCollector struct {
 	mu     sync.Mutex
 	cpus   cpuPairs
 	series map[int64][][]*dto.LabelPair // CPU -> label pairs per mode, built once (see samples.go)
+	order  decimalOrder
 }
 
 func newCPUCollector(env Env) (Collector, error) {
@@ -59,10 +72,19 @@ func (c *cpuCollector) Update(_ context.Context, ch chan<- prometheus.Metric) er
 		clear(c.series) // CPU ids that came and went: start again
 	}
 	c.cpus.bound(len(st.CPU))
-	for id, s := range st.CPU {
-		labels := c.labels(id)
-		for i, v := range []float64{s.User, s.Nice, s.System, s.Idle, s.Iowait, s.IRQ, s.SoftIRQ, s.Steal} {
-			batch = append(batch, out.next(cpuSecondsDesc, prometheus.CounterValue, v, labels[i]))
+	ids := make([]int, 0, len(st.CPU))
+	for id := range st.CPU {
+		ids = append(ids, int(id))
+	}
+	slices.Sort(ids)
+	// CPUs and modes in the order of their label text, the order Gather
+	// sorts them into (see decimalOrder).
+	for _, i := range c.order.of(ids) {
+		s := st.CPU[int64(ids[i])]
+		labels := c.labels(int64(ids[i]))
+		v := [...]float64{s.User, s.Nice, s.System, s.Idle, s.Iowait, s.IRQ, s.SoftIRQ, s.Steal}
+		for _, m := range cpuModeOrder {
+			batch = append(batch, out.next(cpuSecondsDesc, prometheus.CounterValue, v[m], labels[m]))
 		}
 	}
 	c.mu.Unlock()

@@ -3,6 +3,7 @@ package collector
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -62,6 +63,11 @@ type irqCollector struct {
 
 	logger *slog.Logger
 
+	// scratch keeps the memory of reading and parsing /proc/interrupts
+	// (megabytes on a big host) from one scrape to the next, for up to two
+	// concurrent scrapes (a sync.Pool would drop it at every collection).
+	scratch chan *irqScratch
+
 	mu          sync.Mutex
 	lastSkipped string                 // the skipped-lines report last logged
 	prev        map[string]cpuTotals   // device -> interrupts per CPU at the previous scrape
@@ -69,6 +75,8 @@ type irqCollector struct {
 	lines       map[int]*irqLineSeries // label pairs of the lines of interest, by IRQ number
 	cpus        cpuPairs
 	soft        softirqSeries
+	columns     decimalOrder // /proc/interrupts' CPU columns by label text
+	nodeCPUs    decimalOrder // the CPUs of walab_cpu_numa_node by label text
 }
 
 // irqLineSeries holds the label pairs of one line of interest, built when
@@ -120,7 +128,11 @@ type softirqSeries struct {
 	cpus   []int
 	types  []string
 	labels [][][]*dto.LabelPair // [type][column]: cpu, type
+	order  []softirqKey         // every series, in the order of its label values
 }
+
+// softirqKey is one walab_softirqs_total series: a type and a CPU column.
+type softirqKey struct{ typ, col int }
 
 // cpuTotals is one device's interrupts per CPU column of a scrape.
 type cpuTotals struct {
@@ -137,6 +149,7 @@ func newIRQCollector(env Env) (Collector, error) {
 	}
 	c := &irqCollector{paths: hostDefaultPaths(env.Paths), logger: env.Logger,
 		prev: map[string]cpuTotals{}, lines: map[int]*irqLineSeries{}, cpus: cpuPairs{}}
+	c.scratch = make(chan *irqScratch, 2)
 	if c.logger == nil {
 		c.logger = slog.New(slog.DiscardHandler)
 	}
@@ -173,6 +186,12 @@ func hostDefaultPaths(p Paths) Paths {
 	return p
 }
 
+// irqScratch is memory one scrape reuses from an earlier one.
+type irqScratch struct {
+	buf    []byte // a file's contents
+	parser irq.InterruptsParser
+}
+
 // irqInputs are the files one scrape reads before it emits anything.
 type irqInputs struct {
 	ints    *irq.Interrupts
@@ -185,20 +204,33 @@ type irqInputs struct {
 type lineOfInterest struct {
 	irq    int
 	series *irqLineSeries
+	counts []uint64 // per CPU column; valid during the scrape only
 }
 
 func (c *irqCollector) Update(ctx context.Context, ch chan<- prometheus.Metric) error {
-	in, err := c.readInputs()
+	var s *irqScratch
+	select {
+	case s = <-c.scratch:
+	default:
+		s = new(irqScratch)
+	}
+	defer func() {
+		select {
+		case c.scratch <- s: // nothing of the parse outlives Update
+		default:
+		}
+	}()
+	in, err := c.readInputs(s)
 	if err != nil {
 		return err
 	}
 	var out samples
-	lines, numaPaths, totals := c.interruptSeries(ch, &out, in)
+	lines, order, numaPaths, totals := c.interruptSeries(ch, &out, in)
 	devNode, err := emitDeviceNodes(ch, numaPaths)
 	if err != nil {
 		return err
 	}
-	if err := c.affinitySeries(ctx, ch, &out, lines, devNode, in.cpuNode); err != nil {
+	if err := c.affinitySeries(ctx, ch, &out, lines, order, devNode, in.cpuNode); err != nil {
 		return err
 	}
 	for dev, share := range c.busiestShares(totals) {
@@ -215,19 +247,18 @@ func (c *irqCollector) Update(ctx context.Context, ch chan<- prometheus.Metric) 
 
 // readInputs reads /proc/interrupts, /proc/softirqs, the CPUs' NUMA nodes
 // and the configured interfaces' MSI vectors.
-func (c *irqCollector) readInputs() (in irqInputs, err error) {
-	b, err := os.ReadFile(filepath.Join(c.paths.ProcFS, "interrupts"))
-	if err != nil {
+func (c *irqCollector) readInputs(s *irqScratch) (in irqInputs, err error) {
+	if s.buf, err = readFileInto(filepath.Join(c.paths.ProcFS, "interrupts"), s.buf); err != nil {
 		return in, err
 	}
-	if in.ints, err = irq.ParseInterrupts(b); err != nil {
+	if in.ints, err = s.parser.Parse(s.buf); err != nil {
 		return in, err
 	}
 	c.noteSkipped(in.ints.Skipped)
-	if b, err = os.ReadFile(filepath.Join(c.paths.ProcFS, "softirqs")); err != nil {
+	if s.buf, err = readFileInto(filepath.Join(c.paths.ProcFS, "softirqs"), s.buf); err != nil {
 		return in, err
 	}
-	if in.soft, err = irq.ParseSoftirqs(b); err != nil {
+	if in.soft, err = irq.ParseSoftirqs(s.buf); err != nil {
 		return in, err
 	}
 	if in.cpuNode, err = irq.CPUNodes(c.paths.SysFS); err != nil {
@@ -247,21 +278,14 @@ func (c *irqCollector) readInputs() (in irqInputs, err error) {
 }
 
 // interruptSeries sends walab_irq_interrupts_total for every line of
-// interest and returns those lines, where each device's numa_node file is
-// ("" when unknown), and each device's interrupts per CPU.
-func (c *irqCollector) interruptSeries(ch chan<- prometheus.Metric, out *samples, in irqInputs) ([]lineOfInterest, map[string]string, map[string]cpuTotals) {
+// interest and returns those lines (in file order), their order by label
+// values, where each device's numa_node file is ("" when unknown), and each
+// device's interrupts per CPU.
+func (c *irqCollector) interruptSeries(ch chan<- prometheus.Metric, out *samples, in irqInputs) (lines []lineOfInterest, order []int, numaPaths map[string]string, totals map[string]cpuTotals) {
 	ints := in.ints
-	numaPaths := map[string]string{}
-	totals := map[string]cpuTotals{}
-	var lines []lineOfInterest
-	var batch []prometheus.Metric
+	numaPaths, totals = map[string]string{}, map[string]cpuTotals{}
 	c.mu.Lock()
 	c.gen++
-	c.cpus.bound(len(ints.CPUs))
-	cols := make([]*cpuLabel, len(ints.CPUs))
-	for i, cpu := range ints.CPUs {
-		cols[i] = c.cpus.get(cpu)
-	}
 	for i := range ints.Lines {
 		l := &ints.Lines[i]
 		dev, queue, numa, ok := c.classify(l, in.msi)
@@ -269,35 +293,67 @@ func (c *irqCollector) interruptSeries(ch chan<- prometheus.Metric, out *samples
 			continue
 		}
 		ls := c.lineSeries(l.IRQ, dev, queue)
-		dev = ls.device
-		t, ok := totals[dev]
+		t, ok := totals[ls.device]
 		if !ok {
-			numaPaths[dev] = c.numaPath(numa, dev)
+			numaPaths[ls.device] = c.numaPath(numa, ls.device)
 			t = cpuTotals{cpus: ints.CPUs, sums: make([]uint64, len(ints.CPUs))}
-			totals[dev] = t
+			totals[ls.device] = t
 		}
 		for col, v := range l.Counts {
 			t.sums[col] += v
-			// A CPU that never took this line's interrupt gets no series: NVMe
-			// queue IRQs are managed (one CPU each), so this exports about one
-			// series per line instead of one per line and CPU. Counts never go
-			// back to 0 before a reboot, so a series, once there, stays.
-			if v != 0 {
-				batch = append(batch, out.next(irqInterruptsDesc, prometheus.CounterValue, float64(v), ls.cpuLabels(cols[col])))
-			}
 		}
-		lines = append(lines, lineOfInterest{l.IRQ, ls})
+		lines = append(lines, lineOfInterest{l.IRQ, ls, l.Counts})
 	}
 	for n, ls := range c.lines {
 		if ls.seen != c.gen {
 			delete(c.lines, n) // lines that went away drop out of the cache
 		}
 	}
+	order = labelOrder(lines)
+	batch := c.interruptSamples(out, ints.CPUs, lines, order)
 	c.mu.Unlock()
 	for _, m := range batch {
 		ch <- m
 	}
-	return lines, numaPaths, totals
+	return lines, order, numaPaths, totals
+}
+
+// labelOrder is the indexes of lines sorted by device, then by the irq
+// label's text: the order of the label values of the line's series.
+func labelOrder(lines []lineOfInterest) []int {
+	order := make([]int, len(lines))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		x, y := lines[a].series, lines[b].series
+		if c := strings.Compare(x.device, y.device); c != 0 {
+			return c
+		}
+		return strings.Compare(x.irq.GetValue(), y.irq.GetValue())
+	})
+	return order
+}
+
+// interruptSamples is the per-CPU interrupt samples, CPUs in the order of
+// their label's text, then lines in label order: the order client_golang's
+// Gather sorts a family into, so that sort finds nothing to do. A CPU that
+// never took a line's interrupt gets no series: NVMe queue IRQs are managed
+// (one CPU each), so this exports about one series per line instead of one
+// per line and CPU. Counts never go back to 0 before a reboot, so a series,
+// once there, stays. c.mu is held.
+func (c *irqCollector) interruptSamples(out *samples, cpus []int, lines []lineOfInterest, order []int) []prometheus.Metric {
+	var batch []prometheus.Metric
+	c.cpus.bound(len(cpus))
+	for _, col := range c.columns.of(cpus) {
+		cpu := c.cpus.get(cpus[col])
+		for _, i := range order {
+			if v := lines[i].counts[col]; v != 0 {
+				batch = append(batch, out.next(irqInterruptsDesc, prometheus.CounterValue, float64(v), lines[i].series.cpuLabels(cpu)))
+			}
+		}
+	}
+	return batch
 }
 
 // lineSeries returns the cached label pairs of a line of interest (new
@@ -334,11 +390,23 @@ func emitDeviceNodes(ch chan<- prometheus.Metric, numaPaths map[string]string) (
 }
 
 // affinitySeries reads each line's affinity and sends its CPU counts and
-// whether it is delivered off its device's node.
-func (c *irqCollector) affinitySeries(ctx context.Context, ch chan<- prometheus.Metric, out *samples, lines []lineOfInterest, devNode map[string]int, cpuNode map[int]int) error {
+// whether it is delivered off its device's node. Lines are read in file
+// order and their samples sent in label order (see interruptSamples); on an
+// error the samples of the lines read before it are still sent.
+func (c *irqCollector) affinitySeries(ctx context.Context, ch chan<- prometheus.Metric, out *samples, lines []lineOfInterest, order []int, devNode map[string]int, cpuNode map[int]int) error {
+	slots := make([][3]prometheus.Metric, len(lines)) // configured, effective, off node
+	defer func() {
+		for _, i := range order {
+			for _, m := range slots[i] {
+				if m != nil {
+					ch <- m
+				}
+			}
+		}
+	}()
 	var r irq.AffinityReader
 	defer r.Close()
-	for _, li := range lines {
+	for i, li := range lines {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -350,32 +418,37 @@ func (c *irqCollector) affinitySeries(ctx context.Context, ch chan<- prometheus.
 			continue // line freed since /proc/interrupts was read
 		}
 		ls := li.series
-		ch <- out.next(irqAffinityDesc, prometheus.GaugeValue, float64(len(aff.Configured)), ls.configured)
+		slots[i][0] = out.next(irqAffinityDesc, prometheus.GaugeValue, float64(len(aff.Configured)), ls.configured)
 		delivered := aff.Configured
 		if aff.HasEffective {
-			ch <- out.next(irqAffinityDesc, prometheus.GaugeValue, float64(len(aff.Effective)), ls.effective)
+			slots[i][1] = out.next(irqAffinityDesc, prometheus.GaugeValue, float64(len(aff.Effective)), ls.effective)
 			delivered = aff.Effective
 		}
 		if off, known := offNode(delivered, devNode, ls.device, cpuNode); known {
-			ch <- out.next(irqOffNodeDesc, prometheus.GaugeValue, hostBoolFloat(off), ls.offNode)
+			slots[i][2] = out.next(irqOffNodeDesc, prometheus.GaugeValue, hostBoolFloat(off), ls.offNode)
 		}
 	}
 	return nil
 }
 
-// hostSeries sends walab_softirqs_total and walab_cpu_numa_node.
+// hostSeries sends walab_softirqs_total and walab_cpu_numa_node, each in
+// the order of its label values (see interruptSamples).
 func (c *irqCollector) hostSeries(ch chan<- prometheus.Metric, out *samples, in irqInputs) {
 	batch := make([]prometheus.Metric, 0, len(in.soft.Types)*len(in.soft.CPUs)+len(in.cpuNode))
 	c.mu.Lock()
-	labels := c.softirqLabels(in.soft)
-	for ti, t := range in.soft.Types {
-		for col, v := range t.Counts {
-			batch = append(batch, out.next(softirqsDesc, prometheus.CounterValue, float64(v), labels[ti][col]))
-		}
+	soft := c.softirqLabels(in.soft)
+	for _, k := range soft.order {
+		v := in.soft.Types[k.typ].Counts[k.col]
+		batch = append(batch, out.next(softirqsDesc, prometheus.CounterValue, float64(v), soft.labels[k.typ][k.col]))
 	}
-	c.cpus.bound(len(in.cpuNode))
-	for cpu, node := range in.cpuNode {
-		batch = append(batch, out.next(cpuNodeDesc, prometheus.GaugeValue, float64(node), c.cpus.get(cpu).only))
+	cpus := make([]int, 0, len(in.cpuNode))
+	for cpu := range in.cpuNode {
+		cpus = append(cpus, cpu)
+	}
+	slices.Sort(cpus)
+	c.cpus.bound(len(cpus))
+	for _, i := range c.nodeCPUs.of(cpus) {
+		batch = append(batch, out.next(cpuNodeDesc, prometheus.GaugeValue, float64(in.cpuNode[cpus[i]]), c.cpus.get(cpus[i]).only))
 	}
 	c.mu.Unlock()
 	for _, m := range batch {
@@ -384,19 +457,19 @@ func (c *irqCollector) hostSeries(ch chan<- prometheus.Metric, out *samples, in 
 }
 
 // softirqLabels returns the label pairs of each softirq type and CPU column
-// of s, built again only when the file lists other CPUs or types. c.mu is
-// held.
-func (c *irqCollector) softirqLabels(s *irq.Softirqs) [][][]*dto.LabelPair {
+// of s and their order, built again only when the file lists other CPUs or
+// types. c.mu is held.
+func (c *irqCollector) softirqLabels(s *irq.Softirqs) *softirqSeries {
 	cache := &c.soft
 	same := slices.Equal(cache.cpus, s.CPUs) && len(cache.types) == len(s.Types)
 	for i := 0; same && i < len(s.Types); i++ {
 		same = cache.types[i] == s.Types[i].Name
 	}
 	if same {
-		return cache.labels
+		return cache
 	}
 	c.cpus.bound(len(s.CPUs))
-	cache.cpus, cache.types, cache.labels = slices.Clone(s.CPUs), nil, nil
+	*cache = softirqSeries{cpus: slices.Clone(s.CPUs)}
 	for _, t := range s.Types {
 		typ := labelPair("type", t.Name)
 		row := make([][]*dto.LabelPair, len(s.CPUs))
@@ -406,7 +479,18 @@ func (c *irqCollector) softirqLabels(s *irq.Softirqs) [][][]*dto.LabelPair {
 		cache.types = append(cache.types, t.Name)
 		cache.labels = append(cache.labels, row)
 	}
-	return cache.labels
+	types := make([]int, len(s.Types))
+	for i := range types {
+		types[i] = i
+	}
+	slices.SortStableFunc(types, func(a, b int) int { return strings.Compare(cache.types[a], cache.types[b]) })
+	var cols decimalOrder
+	for _, col := range cols.of(s.CPUs) {
+		for _, ti := range types {
+			cache.order = append(cache.order, softirqKey{ti, col})
+		}
+	}
+	return cache
 }
 
 // numaKind says where a device's numa_node file is.
@@ -579,6 +663,30 @@ func (c *irqCollector) noteSkipped(skipped []string) {
 	c.mu.Unlock()
 	if changed && report != "" {
 		c.logger.Warn("some /proc/interrupts lines could not be parsed; their series are absent", "lines", report)
+	}
+}
+
+// readFileInto reads the file at path into buf, grown as needed, and
+// returns the contents; errors are those of os.ReadFile.
+func readFileInto(path string, buf []byte) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return buf[:0], err
+	}
+	defer f.Close()
+	buf = buf[:0]
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)] // grow
+		}
+		n, err := f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
 	}
 }
 

@@ -35,14 +35,37 @@ type Line struct {
 var ErrTruncated = errors.New("file is truncated (no trailing newline)")
 
 // ParseInterrupts parses the contents of /proc/interrupts.
-//
-// On a 256-CPU host the file is megabytes of counts and this runs on every
-// scrape, so it reads bytes with a cursor and allocates per file, not per
-// line or field: the counts of all lines share one array, and the chip and
-// action names are substrings of one string holding only those names (a
-// caller that keeps a name across scrapes should strings.Clone it, or it
-// keeps that string alive). BenchmarkParseInterrupts measures it.
 func ParseInterrupts(b []byte) (*Interrupts, error) {
+	var p InterruptsParser
+	return p.Parse(b)
+}
+
+// InterruptsParser parses /proc/interrupts again and again in the same
+// memory: on a 256-CPU host the file is megabytes of counts and it is read
+// on every scrape. It reads bytes with a cursor and allocates per file, not
+// per line or field: the counts of all lines share one array, kept for the
+// next Parse, and the chip and action names are substrings of one string
+// holding only those names (a caller that keeps a name across scrapes
+// should strings.Clone it, or it keeps that string alive).
+// BenchmarkParseInterrupts measures it. The zero value is ready.
+type InterruptsParser struct {
+	cpus   []int
+	counts []uint64 // backing array: line k's counts are counts[k*len(cpus):]
+	lines  []Line   // Chip and Actions still unset: see finish
+	chips  []span   // per line
+	acts   []span   // per line: a range of names below
+	names  []span   // every action name, in line order
+	text   strings.Builder
+	tokens []span // scratch: the fields after the counts of the current line
+}
+
+// span is a [start, end) range of InterruptsParser.text.
+type span struct{ start, end int }
+
+// Parse is ParseInterrupts(b), except that the result's Lines and their
+// Counts and Actions slices are only valid until the next Parse: they reuse
+// the parser's memory. A parser is not safe for concurrent use.
+func (p *InterruptsParser) Parse(b []byte) (*Interrupts, error) {
 	if err := checkComplete(b); err != nil {
 		return nil, fmt.Errorf("interrupts: %w", err)
 	}
@@ -51,7 +74,7 @@ func ParseInterrupts(b []byte) (*Interrupts, error) {
 	if err != nil {
 		return nil, fmt.Errorf("interrupts: %w", err)
 	}
-	p := newInterruptParser(cpus, bytes.Count(b, []byte{'\n'})-1)
+	p.reset(cpus, bytes.Count(b, []byte{'\n'})-1)
 	out := &Interrupts{CPUs: cpus}
 	rest := b[nl+1:]
 	for lineNo := 2; len(rest) > 0; lineNo++ {
@@ -66,34 +89,22 @@ func ParseInterrupts(b []byte) (*Interrupts, error) {
 	return out, nil
 }
 
-// span is a [start, end) range of interruptParser.names.
-type span struct{ start, end int }
-
-// interruptParser accumulates the numbered lines of one file.
-type interruptParser struct {
-	cpus   []int
-	counts []uint64 // backing array: line k's counts are counts[k*len(cpus):]
-	lines  []Line   // Chip and Actions still unset: see finish
-	chips  []span   // per line
-	acts   []span   // per line: a range of names below
-	names  []span   // every action name, in line order
-	text   strings.Builder
-	tokens []span // scratch: the fields after the counts of the current line
-}
-
-func newInterruptParser(cpus []int, maxLines int) *interruptParser {
-	return &interruptParser{
-		cpus:   cpus,
-		counts: make([]uint64, maxLines*len(cpus)),
-		lines:  make([]Line, 0, maxLines),
-		chips:  make([]span, 0, maxLines),
-		acts:   make([]span, 0, maxLines),
+// reset readies the parser for a file of at most maxLines numbered lines.
+// The counts array is not cleared: every line kept has all its counts
+// written.
+func (p *InterruptsParser) reset(cpus []int, maxLines int) {
+	p.cpus = cpus
+	if n := maxLines * len(cpus); cap(p.counts) < n {
+		p.counts = make([]uint64, n)
 	}
+	p.lines, p.chips, p.acts, p.names = p.lines[:0], p.chips[:0], p.acts[:0], p.names[:0]
+	p.text = strings.Builder{}
+	p.text.Grow(64 * maxLines) // the names of a line are a few dozen bytes
 }
 
 // line parses one row (without its newline). Blank and named (NMI, LOC...)
 // rows are skipped without error.
-func (p *interruptParser) line(l []byte) error {
+func (p *InterruptsParser) line(l []byte) error {
 	// The label runs to the first colon: arm64 prints IPI rows with the
 	// label glued to a count of ten digits ("IPI0:2768808080 2844211768").
 	start := skipBlanks(l, 0)
@@ -151,9 +162,14 @@ func parseIRQNumber(num []byte) (int, bool) {
 // the position after the last. A field of 1-19 digits is read in the loop;
 // anything else (longer, not a number, missing) goes through strconv, whose
 // result or error is the same as if every field did.
-func (p *interruptParser) parseCounts(l []byte, pos, irq int, dst []uint64) (int, error) {
+func (p *InterruptsParser) parseCounts(l []byte, pos, irq int, dst []uint64) (int, error) {
 	for c := range dst {
-		pos = skipBlanks(l, pos)
+		// One space, then a digit: the common case, without a call.
+		if pos+1 < len(l) && l[pos] == ' ' && l[pos+1]-'0' <= 9 {
+			pos++
+		} else {
+			pos = skipBlanks(l, pos)
+		}
 		st := pos
 		var v uint64
 		for pos < len(l) {
@@ -185,7 +201,7 @@ func (p *interruptParser) parseCounts(l []byte, pos, irq int, dst []uint64) (int
 // name text. Plain ASCII with a single action name after the trigger (the
 // common case) is read here; anything else goes through actions, the
 // general reading.
-func (p *interruptParser) trailer(t []byte) (chip, acts span) {
+func (p *InterruptsParser) trailer(t []byte) (chip, acts span) {
 	first := len(p.names)
 	acts = span{first, first}
 	p.tokens = p.tokens[:0]
@@ -221,7 +237,7 @@ func (p *interruptParser) trailer(t []byte) (chip, acts span) {
 
 // trailerGeneral is the reading of the fields after the counts for any
 // text: the first field is the chip, the rest go through actions.
-func (p *interruptParser) trailerGeneral(t []byte) (chip, acts span) {
+func (p *InterruptsParser) trailerGeneral(t []byte) (chip, acts span) {
 	first := len(p.names)
 	rest := strings.Fields(string(t))
 	if len(rest) == 0 {
@@ -250,14 +266,14 @@ func actionsStart(t []byte, toks []span) int {
 	return after + 1
 }
 
-func (p *interruptParser) addName(b []byte) span {
+func (p *InterruptsParser) addName(b []byte) span {
 	start := p.text.Len()
 	p.text.Write(b)
 	return span{start, p.text.Len()}
 }
 
 // finish sets every line's chip and action names from the name text.
-func (p *interruptParser) finish() []Line {
+func (p *InterruptsParser) finish() []Line {
 	if len(p.lines) == 0 {
 		return nil
 	}
