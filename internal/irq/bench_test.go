@@ -16,10 +16,7 @@ import (
 // up to five digits in every column, one space apart (about 2.5 MB).
 func bigInterrupts() []byte {
 	var b bytes.Buffer
-	for c := range 256 {
-		fmt.Fprintf(&b, " CPU%d", c)
-	}
-	b.WriteByte('\n')
+	writeHeader(&b, 256)
 	for i := range 2000 {
 		fmt.Fprintf(&b, "%4d:", 100+i)
 		for c := range 256 {
@@ -30,15 +27,20 @@ func bigInterrupts() []byte {
 	return b.Bytes()
 }
 
+// writeHeader writes the header line of a file with one space before each CPU.
+func writeHeader(b *bytes.Buffer, cpus int) {
+	for c := range cpus {
+		fmt.Fprintf(b, " CPU%d", c)
+	}
+	b.WriteByte('\n')
+}
+
 // sparseInterrupts is the /proc/interrupts of exporter's BenchmarkScrapeAll:
 // 256 CPUs, 2,000 lines each with interrupts on one CPU, counts one space
 // apart (about 1.1 MB).
 func sparseInterrupts() []byte {
 	var b bytes.Buffer
-	for c := range 256 {
-		fmt.Fprintf(&b, " CPU%d", c)
-	}
-	b.WriteByte('\n')
+	writeHeader(&b, 256)
 	for i := range 2000 {
 		fmt.Fprintf(&b, "%4d:", 100+i)
 		for c := range 256 {
