@@ -331,7 +331,7 @@ func TestIRQLabelCacheBounded(t *testing.T) {
 	c := newTestIRQ(t, root, irqTestConfig)
 	_, err := hostScrape(t, c)
 	require.NoError(t, err)
-	require.Len(t, c.(*irqCollector).labels, 14, "the (line, CPU) pairs of the fixture with a non-zero count")
+	require.Equal(t, 14, cachedIRQSeries(c), "the (line, CPU) pairs of the fixture with a non-zero count")
 	p := filepath.Join(root, "proc/interrupts")
 	b, err := os.ReadFile(p)
 	require.NoError(t, err)
@@ -345,5 +345,16 @@ func TestIRQLabelCacheBounded(t *testing.T) {
 	got, err := hostScrape(t, c)
 	require.NoError(t, err)
 	require.NotContains(t, got, "nvme0q4")
-	require.Len(t, c.(*irqCollector).labels, 13, "nvme0q4 took interrupts on one CPU")
+	require.Equal(t, 13, cachedIRQSeries(c), "nvme0q4 took interrupts on one CPU")
+	require.NotContains(t, c.(*irqCollector).lines, 44, "nvme0q4's line left the cache")
+}
+
+// cachedIRQSeries counts the per-CPU interrupt series whose label pairs the
+// collector keeps.
+func cachedIRQSeries(c Collector) int {
+	n := 0
+	for _, l := range c.(*irqCollector).lines {
+		n += len(l.perCPU)
+	}
+	return n
 }

@@ -63,3 +63,53 @@ func cpuID(s string) (int, error) {
 	}
 	return n, nil
 }
+
+// appendCPUList appends the CPUs of the list in b to dst, as ParseCPUList
+// does, without allocating when dst has room: the kernel's lists are
+// ascending ranges of plain numbers, read here directly; anything else goes
+// through ParseCPUList for the same result or error.
+func appendCPUList(dst []int, b []byte) ([]int, error) {
+	start, end := 0, len(b)
+	for start < end && asciiSpace(b[start]) {
+		start++
+	}
+	for end > start && asciiSpace(b[end-1]) {
+		end--
+	}
+	n := len(dst)
+	next := 0 // the smallest CPU the next range may start at
+	for i := start; i < end; {
+		lo, j, ok := cpuIDAt(b, i)
+		hi := lo
+		if ok && j < end && b[j] == '-' {
+			hi, j, ok = cpuIDAt(b, j+1)
+		}
+		if !ok || lo < next || hi < lo || (j < end && b[j] != ',') || j+1 == end {
+			return parseCPUListSlow(dst[:n], b)
+		}
+		for c := lo; c <= hi; c++ {
+			dst = append(dst, c)
+		}
+		next, i = hi+1, j+1
+	}
+	return dst, nil
+}
+
+// cpuIDAt reads a CPU id of plain digits at b[i:] and returns the index
+// after it; ok is false when there is none or it is above MaxCPUID.
+func cpuIDAt(b []byte, i int) (id, j int, ok bool) {
+	j = i
+	for j < len(b) && b[j] >= '0' && b[j] <= '9' && j-i < 6 {
+		id = id*10 + int(b[j]-'0')
+		j++
+	}
+	return id, j, j > i && id <= MaxCPUID && (j == len(b) || b[j] < '0' || b[j] > '9')
+}
+
+func parseCPUListSlow(dst []int, b []byte) ([]int, error) {
+	cpus, err := ParseCPUList(string(b))
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, cpus...), nil
+}

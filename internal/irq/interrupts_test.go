@@ -124,3 +124,13 @@ func FuzzParseInterrupts(f *testing.F) {
 		}
 	})
 }
+
+// TestParseInterruptsOtherWhiteSpaceLine: a line of white space other than
+// spaces and tabs is blank. The string-at-a-time parser indexed its first
+// field and panicked on it.
+func TestParseInterruptsOtherWhiteSpaceLine(t *testing.T) {
+	got, err := ParseInterrupts([]byte("  CPU0\n\r\n\v \f\n 5: 1 chip 0-edge nvme1q1\n"))
+	require.NoError(t, err)
+	require.Empty(t, got.Skipped)
+	require.Equal(t, []Line{{IRQ: 5, Counts: []uint64{1}, Chip: "chip", Actions: []string{"nvme1q1"}}}, got.Lines)
+}

@@ -29,7 +29,7 @@ func (n named) Name() string { return n.name }
 
 // fixture builds two terminals' stats with a fixed history.
 func fixture(types int) []*termStats {
-	terms := []*termStats{newTermStats(types), newTermStats(types)}
+	terms := []*termStats{newTermStats(make([]histogram, types)), newTermStats(make([]histogram, types))}
 	for i, t := range terms {
 		for k := range 100 * (i + 1) {
 			ti := k % types
@@ -55,7 +55,7 @@ func fixture(types int) []*termStats {
 
 func TestIntervalLineGolden(t *testing.T) {
 	start := time.Unix(1700000000, 0)
-	empty := takeSnapshot(start, []*termStats{newTermStats(1)}, 1)
+	empty := takeSnapshot(start, []*termStats{newTermStats(make([]histogram, 1))}, 1)
 	cur := takeSnapshot(start.Add(10*time.Second), fixture(1), 1)
 	var b bytes.Buffer
 	b.WriteString(intervalLine(empty, cur, start, 8, 95) + "\n")

@@ -150,8 +150,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		r.sched = NewSchedule(start, cfg.Rate)
 	}
 	r.terms = make([]*termStats, cfg.Threads)
+	hists := histogramShards(cfg.Threads, len(r.types))
 	for i := range r.terms {
-		r.terms[i] = newTermStats(len(r.types))
+		r.terms[i] = newTermStats(hists[i%len(hists)])
 	}
 
 	// Stop on ctx, on the duration, or when the last event is claimed.
