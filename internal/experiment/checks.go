@@ -225,7 +225,7 @@ func (e *Executor) checkDatadir(ctx context.Context, c Check) (string, error) {
 }
 
 // fill is the drive's used ratio: the simulator's fill, else the used
-// share of the data filesystems (seed 000's df -h).
+// share of the data filesystems as df shows it (seed 000's df -h).
 func (e *Executor) fill(ctx context.Context, c Check) (float64, string, error) {
 	d, err := fingerprint.ReadDrive(ctx, e.client(), e.Plan.Exporter, e.Plan.Device)
 	if d == nil {
@@ -248,11 +248,23 @@ func (e *Executor) fill(ctx context.Context, c Check) (float64, string, error) {
 	if err := unix.Statfs(dirs[0], &st); err != nil {
 		return 0, "", err
 	}
-	size := float64(st.Blocks) * float64(st.Bsize)
-	if size <= 0 {
+	f, ok := dfUse(st)
+	if !ok {
 		return 0, "", fmt.Errorf("%s: filesystem size 0", dirs[0])
 	}
-	return (size - float64(st.Bfree)*float64(st.Bsize)) / size, "filesystem of " + dirs[0], nil
+	return f, "filesystem of " + dirs[0], nil
+}
+
+// dfUse is the used share as df computes its Use%: used / (used +
+// available to unprivileged users), so the blocks reserved for root count
+// as neither (ext4 reserves 5 %).
+func dfUse(st unix.Statfs_t) (float64, bool) {
+	used := float64(st.Blocks - st.Bfree)
+	total := used + float64(st.Bavail)
+	if total <= 0 {
+		return 0, false
+	}
+	return used / total, true
 }
 
 func (e *Executor) checkFill(ctx context.Context, c Check) (string, error) {
