@@ -80,6 +80,7 @@ func prepare(t testing.TB, addr, db string) (*sql.DB, string) {
 				t.Fatalf("%s: %v", q, err)
 			}
 		}
+		t.Cleanup(func() { dropDatabase(t, addr, db) })
 	}
 	dsn := DSN(addr, db)
 	conn, err := sql.Open("mysql", dsn)
@@ -88,6 +89,20 @@ func prepare(t testing.TB, addr, db string) (*sql.DB, string) {
 	}
 	t.Cleanup(func() { conn.Close() })
 	return conn, dsn
+}
+
+// dropDatabase removes a test's database when the test ends, so that the
+// tests leave nothing on the machine's MariaDB. A server the test stopped
+// or killed is not an error here: its data goes with it.
+func dropDatabase(t testing.TB, addr, db string) {
+	admin, err := sql.Open("mysql", DSN(addr, "")+"&timeout=2s")
+	if err != nil {
+		return
+	}
+	defer admin.Close()
+	if _, err := admin.Exec("DROP DATABASE IF EXISTS `" + db + "`"); err != nil {
+		t.Logf("cleanup: drop database %s on %s: %v", db, addr, err)
+	}
 }
 
 func ping(addr string, within time.Duration) error {

@@ -26,3 +26,18 @@ func TestSecondInstanceKillRestart(t *testing.T) {
 	require.NoError(t, db2.QueryRow("SELECT COUNT(*) FROM walab_test_second.t").Scan(&n))
 	require.Equal(t, 0, n)
 }
+
+// TestDatabaseDroppedAfterTest: a test's database is gone when the test
+// ends, so `make test` leaves nothing on the machine's MariaDB.
+func TestDatabaseDroppedAfterTest(t *testing.T) {
+	const name = "walab_test_testenv_dropped"
+	admin, _ := MariaDB(t, "")
+	t.Run("uses", func(t *testing.T) {
+		db, _ := MariaDB(t, name)
+		_, err := db.Exec("CREATE TABLE t (id INT PRIMARY KEY)")
+		require.NoError(t, err)
+	})
+	var n int
+	require.NoError(t, admin.QueryRow("SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?", name).Scan(&n))
+	require.Zero(t, n, "database %s left behind", name)
+}
