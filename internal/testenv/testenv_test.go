@@ -1,6 +1,8 @@
 package testenv
 
 import (
+	"os"
+	"os/exec"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -40,4 +42,19 @@ func TestDatabaseDroppedAfterTest(t *testing.T) {
 	var n int
 	require.NoError(t, admin.QueryRow("SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?", name).Scan(&n))
 	require.Zero(t, n, "database %s left behind", name)
+}
+
+// TestShortSkipsServices: with -short a test that needs the machine's
+// MariaDB skips, even under CI=true, where without -short a missing
+// service fails the test.
+func TestShortSkipsServices(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the test binary itself with -test.short")
+	}
+	cmd := exec.Command(os.Args[0], "-test.short", "-test.v", "-test.run=^TestMachineMariaDB$")
+	cmd.Env = append(os.Environ(), "CI=true", "WALAB_TEST_MYSQL_ADDR=127.0.0.1:1")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	require.Contains(t, string(out), "--- SKIP: TestMachineMariaDB")
+	require.Contains(t, string(out), "-short: needs the machine's MariaDB")
 }
