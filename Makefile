@@ -1,15 +1,24 @@
-.PHONY: run test lab generate build bench
+.PHONY: run exporter test lab generate build bench
 
-# The main job: the exporter on 127.0.0.1:10131. Without an NVMe controller it
-# serves the embedded simulated drive; the local MariaDB is its InnoDB target.
-run:
+# The main job: the lab's whole loop on this machine, on loopback. The exporter
+# on a small simulated drive, Prometheus with walab's rules, and seed 000's plan
+# in a short form (baseline vs streams under TPC-C on the local MariaDB); prints
+# the verdict and the HTML report's path, then stays up until Ctrl-C.
+run: build
+	bin/walab lab
+
+# The exporter alone on 127.0.0.1:10131 (what a real database host runs).
+# Without an NVMe controller it serves the embedded simulated drive; the local
+# MariaDB is its InnoDB target.
+exporter:
 	go run ./exporter --config.file=deploy/local/exporter.yml --web.listen-address=127.0.0.1:10131 --web.enable-mutations --collector.placement_trace
 
 # Every test: installs what the tests need (scripts/setup.sh), then go vet and go test.
 test:
 	bash scripts/test.sh
 
-# The lab without Docker, on loopback: exporter, loadgen, Prometheus, Alertmanager.
+# A long-running lab without Docker, on loopback: exporter, loadgen TPC-C for
+# 12 h, Prometheus, Alertmanager.
 lab:
 	sh deploy/local/lab.sh
 

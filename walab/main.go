@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
 	"syscall"
 	"time"
@@ -58,6 +59,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	pngPath := cmp.Flag("png", "Draw both runs' WA per round into this PNG file (a new file).").String()
 	timeout := cmp.Flag("timeout", "Overall timeout.").Default("2m").Duration()
 	exp := defineExperiment(app)
+	lab := defineLab(app)
 
 	cmd, err := app.Parse(args)
 	if err != nil {
@@ -66,6 +68,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if exp.handles(cmd) {
 		return exp.execute(cmd, stdout, stderr)
+	}
+	if lab.handles(cmd) {
+		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+		defer stop()
+		return lab.execute(ctx, stdout, stderr)
 	}
 	if cmd != cmp.FullCommand() {
 		return 0 // --help

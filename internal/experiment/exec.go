@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/walab/walab/internal/compare"
 	"github.com/walab/walab/internal/fingerprint"
 	"github.com/walab/walab/internal/runner"
 )
@@ -38,6 +39,9 @@ type Executor struct {
 	ProgressEvery, PollEvery time.Duration
 	// KillGrace is how long a step's process group gets after SIGTERM.
 	KillGrace time.Duration
+	// OnCompare, when set, gets the verdict the compare step recorded
+	// (walab lab writes its HTML report from it).
+	OnCompare func(*compare.Result)
 
 	state *State
 	items []Item
