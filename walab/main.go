@@ -1,7 +1,7 @@
-// Command walab holds lab utilities. `walab compare` prints seed 000's
-// hourly WA table for a baseline and a candidate loadgen run from
-// Prometheus, the last 12 non-zero hours of each and the WA reduction, and
-// can write the tables as CSV and a PNG chart. See docs/lab.md.
+// Command walab holds the lab's commands: `walab lab` runs the whole loop
+// on this machine (make run), `walab compare` judges a candidate run
+// against a baseline (docs/compare.md), `walab experiment` runs a plan
+// (docs/experiment.md).
 package main
 
 import (
