@@ -39,8 +39,8 @@ func defineLab(app *kingpin.Application) *labCmd {
 	c.cmd.Flag("mysql.port-2", "Port of instance 2 (the same server as instance 1 by default, another database).").Default("3306").IntVar(&o.MySQLPort2)
 	c.cmd.Flag("mysql.db-1", "Database the lab creates and loads on instance 1 (TPC-C, one warehouse; restored before each run).").Default("walab_lab_1").StringVar(&o.DB1)
 	c.cmd.Flag("mysql.db-2", "Database on instance 2.").Default("walab_lab_2").StringVar(&o.DB2)
-	c.cmd.Flag("run", "Length of each run (baseline, then streams).").Default("90s").DurationVar(&o.RunFor)
-	c.cmd.Flag("round", "One row of the WA table (the simulated drive's \"hour\").").Default("5s").DurationVar(&o.Round)
+	c.cmd.Flag("run", "Length of each run (baseline, then streams).").Default("100s").DurationVar(&o.RunFor)
+	c.cmd.Flag("round", "One row of the WA table (the simulated drive's \"hour\").").Default("10s").DurationVar(&o.Round)
 	c.cmd.Flag("progress", "Period of progress lines during a run.").Default("15s").DurationVar(&o.Progress)
 	c.cmd.Flag("hold", "Stay up after the verdict until Ctrl-C (--no-hold: stop at once).").Default("true").BoolVar(&o.Hold)
 	return c

@@ -48,7 +48,7 @@ func TestLab(t *testing.T) {
 			"--exporter.bin=" + bins["exporter"], "--loadgen.bin=" + bins["loadgen"], "--prometheus.bin=" + prom,
 			"--exporter.listen=" + port(), "--prometheus.listen=" + port(), "--loadgen.listen=" + port(),
 			"--mysql.db-1=newcomer_" + name + "_1", "--mysql.db-2=newcomer_" + name + "_2",
-			"--run=75s", "--round=5s", "--progress=10s"}
+			"--run=90s", "--round=10s", "--progress=10s"}
 	}
 
 	t.Run("verdict", func(t *testing.T) {
