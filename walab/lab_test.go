@@ -23,8 +23,8 @@ import (
 // TestLab runs `walab lab` (make run's command) as the CLI parses it, with
 // free ports and the test's own databases: the verdict with its interval,
 // the HTML report, the stack still up while it holds; then Ctrl-C (the
-// context) leaves no process behind. A second lab is cancelled in the
-// middle of its first run, with loadgen running: nothing is left either.
+// context) leaves no process behind. A second lab is cancelled while the
+// plan's loadgen step runs: nothing is left either.
 func TestLab(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts Prometheus, the exporter and loadgen on MariaDB: skipped with -short")
@@ -70,8 +70,8 @@ func TestLab(t *testing.T) {
 	})
 	t.Run("cancelled mid-run", func(t *testing.T) {
 		lab := startLab(t, args("cancel"))
-		lab.waitFor(t, "[run] baseline/r1/run", 5*time.Minute)
-		waitProcess(t, dir, "tpcc run", time.Minute) // loadgen is running
+		lab.waitFor(t, "[prepare] prepare/2", 5*time.Minute)
+		waitProcess(t, dir, "tpcc prepare", time.Minute) // loadgen is loading, a step of the plan
 		require.Equal(t, 130, lab.stop(t), lab.out.String())
 		requireNoProcess(t, dir)
 	})
