@@ -36,10 +36,20 @@ func TestLayering(t *testing.T) {
 			}
 		}
 	}
-	// The byte layouts are leaves: decode imports no walab package.
-	out, err := exec.Command("go", "list", "-f", `{{join .Imports " "}}`, mod+"internal/nvme/decode").Output()
-	require.NoError(t, err)
-	for _, p := range strings.Fields(string(out)) {
-		require.False(t, strings.HasPrefix(p, mod), "decode imports %s", p)
+	// Collectors read controllers through the fleet and never know the
+	// simulator; the composition root wires a simulated drive in.
+	for _, pkg := range []string{"internal/collector", "internal/wa"} {
+		out, err := exec.Command("go", "list", "-deps", mod+pkg).Output()
+		require.NoError(t, err, pkg)
+		require.NotContains(t, strings.Fields(string(out)), mod+"internal/nvme/sim", "%s imports the simulator", pkg)
+	}
+	// The byte layouts are leaves: decode imports no walab package; nor do
+	// fio's report reader and the raw-device guard.
+	for _, leaf := range []string{"internal/nvme/decode", "internal/fio", "internal/rawdev"} {
+		out, err := exec.Command("go", "list", "-f", `{{join .Imports " "}}`, mod+leaf).Output()
+		require.NoError(t, err)
+		for _, p := range strings.Fields(string(out)) {
+			require.False(t, strings.HasPrefix(p, mod), "%s imports %s", leaf, p)
+		}
 	}
 }

@@ -126,7 +126,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			opts.From = r[0].Add(-time.Minute)
 		}
 	}
-	res, err := compare.Compare(ctx, compare.Source{API: v1.NewAPI(client)}, opts)
+	res, err := compare.Compare(ctx, compare.Source{API: v1.NewAPI(client), Step: searchStep(*lookback)}, opts)
 	if err != nil {
 		fmt.Fprintln(stderr, "walab compare:", err)
 		return 1
@@ -210,4 +210,11 @@ func writeOutputs(res *compare.Result, csvPath, jsonPath, pngPath, htmlPath stri
 	return write("--png", pngPath, func(w io.Writer) error {
 		return compare.WritePNG(w, res.ChartSeries())
 	})
+}
+
+// searchStep is the resolution of the run search: a second when the
+// lookback is short enough (a range query holds at most ~10000 steps), so
+// that a run shorter than a minute is found; never coarser than a minute.
+func searchStep(lookback time.Duration) time.Duration {
+	return min(time.Minute, max(time.Second, lookback/10000))
 }

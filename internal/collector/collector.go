@@ -20,7 +20,6 @@ import (
 
 	"github.com/walab/walab/internal/config"
 	"github.com/walab/walab/internal/nvme/fleet"
-	"github.com/walab/walab/internal/nvme/sim"
 	"github.com/walab/walab/internal/wa"
 )
 
@@ -63,7 +62,14 @@ type Env struct {
 // (the simulator); the placement_trace collector reports it as the BPF
 // tracer reports a real drive.
 type PlacedWriter interface {
-	PlacedWrites() []sim.PlacedWrite
+	PlacedWrites() []PlacedWrite
+}
+
+// PlacedWrite is a drive's write commands and bytes that carried one
+// stream id (0: none).
+type PlacedWrite struct {
+	Stream          uint16
+	Commands, Bytes uint64
 }
 
 // Factory builds a collector. Configuration errors are returned here, at

@@ -123,15 +123,7 @@ func newStreamsCollector(env Env) (Collector, error) {
 	}
 	if env.Fleet != nil {
 		for _, ctrl := range env.Fleet.Controllers {
-			d := streamsDevice{ctrl: ctrl}
-			if ctrl.Device != nil {
-				var nsid uint32
-				if len(ctrl.Namespaces) > 0 {
-					nsid = ctrl.Namespaces[0].NSID
-				}
-				d.pr = probe.NewPlacementReader(&probe.Reader{Dev: ctrl.Device}, nsid)
-			}
-			c.devices = append(c.devices, d)
+			c.devices = append(c.devices, streamsDevice{ctrl: ctrl})
 		}
 	}
 	return c, nil
@@ -157,12 +149,12 @@ func (c *streamsCollector) Update(ctx context.Context, ch chan<- prometheus.Metr
 	for _, d := range c.devices {
 		var st probe.Placement
 		err := fmt.Errorf("%s: no admin device", d.ctrl.Name)
-		if d.pr != nil {
+		if d.ctrl.Poller != nil {
 			// A failed read this scrape (or FDP supported with its state
 			// unread) leaves st.Complete false: the device's placement is
 			// unknown, and saying "disabled" would send the operator after
 			// the wrong problem.
-			st, err = d.pr.Read(ctx)
+			st, err = d.ctrl.Poller.Placement(ctx)
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", d.ctrl.Name, err))
@@ -203,11 +195,10 @@ func (c *streamsCollector) Update(ctx context.Context, ch chan<- prometheus.Metr
 	return errors.Join(errs...)
 }
 
-// streamsDevice is one controller and the reader of its placement pages
-// (nil without an admin device).
+// streamsDevice is one controller; its poller (nil without an admin
+// device) reads the placement pages, cached like every other device read.
 type streamsDevice struct {
 	ctrl *fleet.Controller
-	pr   *probe.PlacementReader
 }
 
 func (c *streamsCollector) emitDevice(ch chan<- prometheus.Metric, name string, st probe.Placement, maxWriteStreams int, param placement.StreamsParam) {

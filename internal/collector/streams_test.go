@@ -16,6 +16,7 @@ import (
 
 	"github.com/walab/walab/internal/nvme/admin"
 	"github.com/walab/walab/internal/nvme/fleet"
+	"github.com/walab/walab/internal/nvme/probe"
 	"github.com/walab/walab/internal/nvme/replay"
 	"github.com/walab/walab/internal/writehint"
 )
@@ -192,6 +193,14 @@ func testFleet() (*fleet.Fleet, map[string]*pageBackend) {
 
 func newTestStreams(t testing.TB, root, yml string, f *fleet.Fleet) Collector {
 	t.Helper()
+	// As fleet.Open does, without the cache: every scrape reads the pages.
+	if f != nil {
+		for _, c := range f.Controllers {
+			if c.Device != nil && c.Poller == nil {
+				c.Poller = probe.NewPoller(c.Device, c.NSIDs(), probe.Config{}, probe.Options{MaxAge: -1})
+			}
+		}
+	}
 	c, err := newStreamsCollector(Env{
 		Paths:  Paths{ProcFS: filepath.Join(root, "proc"), SysFS: filepath.Join(root, "sys")},
 		Config: hostConfig(t, yml),
@@ -349,7 +358,7 @@ func TestStreamsBadDevicePages(t *testing.T) {
 		page      []byte
 		err       string
 	}{
-		{"config log size too big", "log/0x20/1", func() []byte { b := fdpConfigsPage(8); le32(b, 4, 1<<30); return b }(), "FDP configurations log says"},
+		{"config log size too big", "log/0x20/1", func() []byte { b := fdpConfigsPage(8); le32(b, 4, 1<<30); return b }(), "the header says it is 1073741824 bytes"},
 		{"config log descriptor overruns", "log/0x20/1", func() []byte { b := fdpConfigsPage(8); le16(b, 16, 4000); return b }(), "overrunning"},
 		{"ruh usage huge", "log/0x21/1", func() []byte { b := ruhUsagePage(1); le16(b, 0, 60000); return b }(), "claims 60000 handles"},
 	} {

@@ -25,7 +25,8 @@ type Source struct {
 var runIDRe = regexp.MustCompile(`^[A-Za-z0-9_.:-]{1,128}$`)
 
 // FindRun finds a run's start and end: the first and last time
-// walab_loadgen_run_info{run_id=id} had a sample, searching [from, to].
+// walab_loadgen_run_info{run_id=id} (or walab_experiment_run_info, a fio
+// run of walab experiment) had a sample, searching [from, to].
 func (s Source) FindRun(ctx context.Context, id string, from, to time.Time) (Run, error) {
 	if !runIDRe.MatchString(id) {
 		return Run{}, fmt.Errorf("run id %q: only letters, digits and _.:- allowed", id)
@@ -36,7 +37,9 @@ func (s Source) FindRun(ctx context.Context, id string, from, to time.Time) (Run
 	}
 	// timestamp() gives each sample's own time, so the run's edges are exact
 	// even though a series stays visible for the lookback after its last sample.
-	q := fmt.Sprintf(`max by (run_id, scenario) (timestamp(walab_loadgen_run_info{run_id=%q}))`, id)
+	// walab experiment marks runs of tools without such a series (fio) with
+	// walab_experiment_run_info.
+	q := fmt.Sprintf(`max by (run_id, scenario) (timestamp(walab_loadgen_run_info{run_id=%[1]q}) or timestamp(walab_experiment_run_info{run_id=%[1]q}))`, id)
 	// Prometheus caps a range query at 11000 points: widen the step for long searches.
 	if n := to.Sub(from) / step; n > 10000 {
 		step = to.Sub(from) / 10000
@@ -47,7 +50,7 @@ func (s Source) FindRun(ctx context.Context, id string, from, to time.Time) (Run
 	}
 	m, ok := res.(model.Matrix)
 	if !ok || len(m) == 0 {
-		return Run{}, fmt.Errorf("run %s: no walab_loadgen_run_info between %s and %s", id, from.Format(time.RFC3339), to.Format(time.RFC3339))
+		return Run{}, fmt.Errorf("run %s: no walab_loadgen_run_info or walab_experiment_run_info between %s and %s", id, from.Format(time.RFC3339), to.Format(time.RFC3339))
 	}
 	if len(m) > 1 {
 		return Run{}, fmt.Errorf("run %s: %d scenarios for one run id", id, len(m))

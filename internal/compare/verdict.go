@@ -2,7 +2,6 @@ package compare
 
 import (
 	"fmt"
-	"math"
 	"sort"
 	"strings"
 )
@@ -143,151 +142,17 @@ type Verdict struct {
 }
 
 func judge(r *Result, o Options) Verdict {
-	var v Verdict
-	add := func(name, status, format string, a ...any) {
-		c := Check{Name: name, Status: status, Detail: fmt.Sprintf(format, a...)}
-		v.Checks = append(v.Checks, c)
-		if status == Fail {
-			v.Reasons = append(v.Reasons, name+": "+c.Detail)
-		}
+	j := &judgement{r: r, o: o, unit: roundName(r.Round), b: r.Facts[0], c: r.Facts[1]}
+	for _, check := range comparabilityChecks {
+		check(j)
 	}
-	unit := roundName(r.Round)
-	b, c := r.Facts[0], r.Facts[1]
-
-	// Steady state.
-	for i, role := range roles {
-		if r.SteadyAt[i] > 0 {
-			add(role+" steady", Pass, "steady from %s %d (%s)", unit, r.SteadyAt[i], o.Steady)
-		} else {
-			add(role+" steady", Fail, "WA never reached steady state (%s)", o.Steady)
-		}
-	}
-	// Missing rounds.
-	for i, role := range roles {
-		if m := r.Missing[i]; len(m) > 0 {
-			add(role+" complete", Fail, "%d of %d %ss without NAND/host data (%s)", len(m), len(r.Tables[i]), unit, hourList(m))
-		} else {
-			add(role+" complete", Pass, "every %s has NAND and host data", unit)
-		}
-	}
-	// Same drive.
-	switch {
-	case b.Serial == "" || c.Serial == "":
-		add("same drive", Unknown, "walab_nvme_info not found for both runs")
-	case b.Serial != c.Serial || b.Firmware != c.Firmware:
-		st := Fail
-		if o.Checks.AllowDifferentDevice {
-			st = Pass
-		}
-		add("same drive", st, "serial %s firmware %s vs serial %s firmware %s", b.Serial, b.Firmware, c.Serial, c.Firmware)
-	default:
-		add("same drive", Pass, "serial %s firmware %s", b.Serial, b.Firmware)
-	}
-	// Fill at start.
-	if b.FillStart == nil || c.FillStart == nil {
-		add("fill at start", Unknown, "walab_filesystem_used_bytes not found at both starts")
-	} else if d := math.Abs(*b.FillStart - *c.FillStart); d > o.Checks.FillTolerance {
-		add("fill at start", Fail, "%.0f%% vs %.0f%% (tolerance %.0f points)", 100**b.FillStart, 100**c.FillStart, 100*o.Checks.FillTolerance)
-	} else {
-		add("fill at start", Pass, "%.0f%% vs %.0f%%", 100**b.FillStart, 100**c.FillStart)
-	}
-	// Worn in.
-	if b.DriveTurns == nil || c.DriveTurns == nil {
-		add("drive worn in", Unknown, "NAND bytes or capacity not found at both starts")
-	} else if (*b.DriveTurns < 1) != (*c.DriveTurns < 1) {
-		add("drive worn in", Fail, "%.2f vs %.2f drive capacities written before the run: a fresh drive and a worn-in one do not compare", *b.DriveTurns, *c.DriveTurns)
-	} else {
-		add("drive worn in", Pass, "%.2f vs %.2f drive capacities written before the run", *b.DriveTurns, *c.DriveTurns)
-	}
-	// Same offered load.
-	hb, hc := hostRate(r.Last[0]), hostRate(r.Last[1])
-	if rel := math.Abs(hc-hb) / hb; rel > o.Checks.RateTolerance {
-		add("host write rate", Fail, "%.1f vs %.1f MiB per %s (%+.0f%%, tolerance %.0f%%)", hb/MiB, hc/MiB, unit, 100*(hc-hb)/hb, 100*o.Checks.RateTolerance)
-	} else {
-		add("host write rate", Pass, "%.1f vs %.1f MiB per %s", hb/MiB, hc/MiB, unit)
-	}
-	// Same offered load: loadgen's terminals and rate limit.
-	switch {
-	case b.Terminals == nil || c.Terminals == nil:
-		add("same offered load", Unknown, "walab_loadgen_active_terminals not found for both runs (load from another client)")
-	case *b.Terminals != *c.Terminals || ptrValue(b.RateLimit) != ptrValue(c.RateLimit):
-		st := Fail
-		detail := fmt.Sprintf("%s vs %s", offered(b), offered(c))
-		if o.Checks.AllowConfigDrift {
-			st, detail = Pass, "differs, allowed: "+detail
-		}
-		add("same offered load", st, "%s", detail)
-	default:
-		add("same offered load", Pass, "%s", offered(b))
-	}
-	// Nothing known to poison the window: an md sync writes the members.
-	for i, role := range roles {
-		f := r.Facts[i]
-		switch {
-		case f.MDSync == nil:
-			add(role+" no md sync", Unknown, "no blockdev data for the drive (collector blockdev)")
-		case *f.MDSync:
-			add(role+" no md sync", Fail, "an md resync/check of an array over the drive ran during the compared %ss: it wrote the drive by itself", unit)
-		default:
-			add(role+" no md sync", Pass, "no md sync over the drive during the compared %ss", unit)
-		}
-	}
-	// Configuration drift: the MySQL variables the seeds tune.
-	switch {
-	case len(b.Settings) == 0 || len(c.Settings) == 0:
-		add("same MySQL config", Unknown, "walab_mysql_setting not found for both runs")
-	default:
-		var diff []string
-		for _, k := range sortedUnion(b.Settings, c.Settings) {
-			bv, bok := b.Settings[k]
-			cv, cok := c.Settings[k]
-			if bok && cok && bv != cv {
-				diff = append(diff, fmt.Sprintf("%s %s vs %s", k, bv, cv))
-			}
-		}
-		switch {
-		case len(diff) == 0:
-			noun := "variables"
-			if len(b.Settings) == 1 {
-				noun = "variable"
-			}
-			add("same MySQL config", Pass, "%d %s equal", len(b.Settings), noun)
-		case o.Checks.AllowConfigDrift:
-			add("same MySQL config", Pass, "differs, allowed: %s", strings.Join(diff, "; "))
-		default:
-			add("same MySQL config", Fail, "%s", strings.Join(diff, "; "))
-		}
-	}
-	// Placement.
-	if o.Checks.Placement != "off" && b.PlacedShare != nil && c.PlacedShare != nil {
-		bs, cs := *b.PlacedShare, *c.PlacedShare
-		switch {
-		case cs < o.Checks.PlacementMinShare:
-			add("placement (observed)", Fail, "only %.1f%% of the candidate's write bytes carried a placement id (at least %.0f%% wanted): the hint did not reach the drive", 100*cs, 100*o.Checks.PlacementMinShare)
-		case bs > o.Checks.BaselineMaxShare:
-			add("placement (observed)", Fail, "%.1f%% of the baseline's write bytes carried a placement id (at most %.0f%%): it is no baseline", 100*bs, 100*o.Checks.BaselineMaxShare)
-		default:
-			add("placement (observed)", Pass, "%.1f%% of the candidate's and %.1f%% of the baseline's write bytes carried a placement id (per command, nvme_setup_cmd)", 100*cs, 100*bs)
-		}
-	} else if o.Checks.Placement != "off" {
-		switch {
-		case b.Placement == nil || c.Placement == nil:
-			add("placement (inferred)", Unknown, "directive/FDP state not found for both runs")
-		case !*c.Placement:
-			add("placement (inferred)", Fail, "streams/FDP disabled in the candidate: it measured the baseline")
-		case *b.Placement:
-			add("placement (inferred)", Fail, "streams/FDP enabled in the baseline")
-		default:
-			add("placement (inferred)", Pass, "baseline off, candidate on (directive state; not per-command proof)")
-		}
-	}
+	v := j.v
 	v.Valid = len(v.Reasons) == 0
-
 	v.WA = o.Interval.RelChange(WAPairs(r.Last[0]), WAPairs(r.Last[1]))
-	v.Throughput = o.Interval.RelChange(countPairs(b.Txn), countPairs(c.Txn))
-	v.TpmC = o.Interval.RelChange(countPairs(b.NewOrder), countPairs(c.NewOrder))
-	v.P95 = o.Interval.RelChange(countPairs(b.P95Rounds), countPairs(c.P95Rounds))
-	v.P99 = o.Interval.RelChange(countPairs(b.P99Rounds), countPairs(c.P99Rounds))
+	v.Throughput = o.Interval.RelChange(countPairs(j.b.Txn), countPairs(j.c.Txn))
+	v.TpmC = o.Interval.RelChange(countPairs(j.b.NewOrder), countPairs(j.c.NewOrder))
+	v.P95 = o.Interval.RelChange(countPairs(j.b.P95Rounds), countPairs(j.c.P95Rounds))
+	v.P99 = o.Interval.RelChange(countPairs(j.b.P99Rounds), countPairs(j.c.P99Rounds))
 	return v
 }
 

@@ -75,7 +75,7 @@ func (e *Executor) compare(ctx context.Context, logPath string) error {
 	} else if err := res.Write(&out, true); err != nil {
 		rec.Error = "walab compare: " + err.Error()
 	}
-	rec.Text = out.String()
+	rec.Text = out.String() + fioBeside(base, cand)
 	e.printf("[compare] %s vs %s: %s", base.RunID, cand.RunID, firstLine(rec.Text, rec.Error))
 	return writeAtomic(logPath, []byte(rec.Text+rec.Error+"\n"))
 }

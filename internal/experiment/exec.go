@@ -509,7 +509,16 @@ func (e *Executor) run(ctx context.Context, i int, it Item, st *StepState, logPa
 		e.Metrics.setLeft(left)
 		e.printf("[run] %s: %s of %s%s%s", runID, elapsed.Round(time.Second), it.Expected, leftNote(left), wa)
 	}
+	var fw *fioWatch
+	endSpan := func() {}
+	if it.Run.Fio != "" {
+		if fw, err = fioBefore(it.Run); err != nil {
+			return nil, fmt.Errorf("run %s: %w", runID, err)
+		}
+		endSpan = e.Metrics.runSpan(e.Plan, it, runID)
+	}
 	start, end, _, err := e.command(ctx, it, st.Attempts, argv, e.env(it, st.Attempts, resultJSON), logPath, 0, nil, tick)
+	endSpan()
 	if err != nil {
 		return nil, err
 	}
@@ -523,6 +532,11 @@ func (e *Executor) run(ctx context.Context, i int, it Item, st *StepState, logPa
 	if fpStart.Drive != nil && fpEnd.Drive != nil {
 		rec.HostBytes = fingerprint.Delta(fpStart.Drive.HostWrittenBytes, fpEnd.Drive.HostWrittenBytes)
 		rec.MediaBytes = fingerprint.Delta(fpStart.Drive.MediaWrittenBytes, fpEnd.Drive.MediaWrittenBytes)
+	}
+	if fw != nil {
+		if rec.Fio, err = fw.after(abs, dir, start, end); err != nil {
+			return nil, fmt.Errorf("run %s: %w", runID, err)
+		}
 	}
 	if err := readResult(resultJSON, rec); err != nil {
 		if it.Run.Workload != "" || !errors.Is(err, os.ErrNotExist) {

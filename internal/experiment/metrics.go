@@ -22,6 +22,7 @@ type Metrics struct {
 	wa         prometheus.Gauge
 	fp         *prometheus.GaugeVec
 	runWA      *prometheus.GaugeVec
+	runInfo    *prometheus.GaugeVec // metrics_run.go
 	doneSoFar  int
 	name       string
 	once       sync.Once
@@ -48,7 +49,8 @@ func NewMetrics(reg prometheus.Registerer, name string) *Metrics {
 			Help: "NAND bytes / host bytes of the drive between a run's start and end fingerprints; absent when a counter is missing."},
 			[]string{"experiment", "run_id", "run", "scenario"}),
 	}
-	reg.MustRegister(m.planned, m.done, m.phase, m.left, m.fp, m.runWA)
+	m.runInfo = newRunInfo()
+	reg.MustRegister(m.planned, m.done, m.phase, m.left, m.fp, m.runWA, m.runInfo)
 	// The WA gauge is registered on first use: absent, not 0, until read.
 	m.registerWA = func() { reg.MustRegister(m.wa) }
 	return m

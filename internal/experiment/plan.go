@@ -17,7 +17,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mattn/go-shellwords"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -96,6 +95,13 @@ type Run struct {
 	Restart string `yaml:"restart"` // command before every repetition after the first
 	Sweep   *Sweep `yaml:"sweep"`
 	Line    int    `yaml:"-"`
+
+	// Fio is fio's command line as typed (seed 002's lines verbatim, or
+	// "fio job.fio"); walab adds its JSON output options (fio.go). A sweep
+	// sets its numjobs.
+	Fio string `yaml:"fio"`
+	// Destructive: the run writes a raw device (fio --filename=/dev/...).
+	Destructive bool `yaml:"destructive"`
 }
 
 // Sweep runs the workload at each value and reports the peak.
@@ -378,220 +384,6 @@ func where(path string) string {
 
 var nameRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,47}$`)
 
-// Known check kinds, with the keys each uses.
-var checkKinds = map[string]string{
-	"target_loaded": "targets, tables",
-	"datadir":       "targets or path",
-	"fill":          "min, max",
-	"placement":     "expect (on|off), daemon",
-	"irqbalance":    "expect (running|stopped)",
-	"prometheus":    "",
-	"free_space":    "bytes, targets or path",
-}
-
-func (p *Plan) validate() Errors {
-	var errs Errors
-	add := func(line int, format string, args ...any) {
-		errs = append(errs, LineError{line, fmt.Sprintf(format, args...)})
-	}
-	if !nameRe.MatchString(p.Name) {
-		add(0, "name: %q must be 1-48 letters, digits, '_', '.', '-' (it is part of every run id)", p.Name)
-	}
-	targets := map[string]bool{}
-	for i, t := range p.Targets {
-		switch {
-		case !nameRe.MatchString(t.Name):
-			add(t.Line, "targets[%d]: name %q must be 1-48 letters, digits, '_', '.', '-'", i, t.Name)
-		case targets[t.Name]:
-			add(t.Line, "targets[%d]: target %q defined twice", i, t.Name)
-		}
-		if t.DSN == "" {
-			add(t.Line, "targets[%d] (%s): dsn missing", i, t.Name)
-		}
-		targets[t.Name] = true
-	}
-	refs := func(line int, what string, names []string) {
-		for _, n := range names {
-			if !targets[n] {
-				add(line, "%s: target %q is not defined under targets (defined: %s)", what, n, strings.Join(sortedKeys(targets), ", "))
-			}
-		}
-	}
-	steps := func(phase string, list []Step) {
-		for i, s := range list {
-			what := fmt.Sprintf("%s[%d]", phase, i)
-			if s.Name != "" {
-				what += " (" + s.Name + ")"
-			}
-			switch {
-			case s.Command == "" && s.Loadgen == "":
-				add(s.Line, "%s: needs a command or loadgen arguments", what)
-			case s.Command != "" && s.Loadgen != "":
-				add(s.Line, "%s: give either command or loadgen, not both", what)
-			}
-			if s.Loadgen != "" {
-				if _, err := shellwords.Parse(s.Loadgen); err != nil {
-					add(s.Line, "%s: loadgen arguments %q: %v", what, s.Loadgen, err)
-				}
-			} else if len(s.Targets) > 0 {
-				add(s.Line, "%s: targets apply to loadgen steps only", what)
-			}
-			refs(s.Line, what, s.Targets)
-			if d := Destructive(s.Command + " " + s.Loadgen); d != "" && !s.Destructive {
-				add(s.Line, "%s: %q looks destructive (%s): add destructive: true if that is intended", what, s.Command+s.Loadgen, d)
-			}
-			if s.Written < 0 || s.Written > 1000 {
-				add(s.Line, "%s: written %v: want drive capacities between 0 and 1000", what, s.Written)
-			}
-			if s.Written > 0 && p.Exporter == "" {
-				add(s.Line, "%s: written needs the exporter URL (exporter:) to read the host counter", what)
-			}
-		}
-	}
-	steps("prepare", p.Prepare)
-	steps("reset", p.Reset)
-	steps("precondition", p.Precondition)
-	for i, c := range p.Checks {
-		what := fmt.Sprintf("checks[%d] (%s)", i, c.Check)
-		if _, ok := checkKinds[c.Check]; !ok {
-			add(c.Line, "checks[%d]: unknown check %q (known: %s)", i, c.Check, strings.Join(sortedKeys(checkKinds), ", "))
-			continue
-		}
-		if c.OnFail != "" && c.OnFail != "stop" && c.OnFail != "warn" {
-			add(c.Line, "%s: on_fail %q: want stop or warn", what, c.OnFail)
-		}
-		refs(c.Line, what, c.Targets)
-		switch c.Check {
-		case "target_loaded":
-			if len(c.Targets) == 0 {
-				add(c.Line, "%s: targets missing", what)
-			}
-		case "datadir", "free_space":
-			if len(c.Targets) == 0 && c.Path == "" {
-				add(c.Line, "%s: targets or path missing", what)
-			}
-			if c.Check == "datadir" && p.Device == "" {
-				add(c.Line, "%s: needs the plan's device", what)
-			}
-			if c.Check == "free_space" && c.Bytes == 0 {
-				add(c.Line, "%s: bytes missing", what)
-			}
-		case "fill":
-			if c.Min == nil && c.Max == nil {
-				add(c.Line, "%s: min or max missing", what)
-			}
-			if c.Min != nil && c.Max != nil && *c.Min > *c.Max {
-				add(c.Line, "%s: min %v is above max %v", what, *c.Min, *c.Max)
-			}
-			for _, v := range []*float64{c.Min, c.Max} {
-				if v != nil && (*v < 0 || *v > 1) {
-					add(c.Line, "%s: %v: fill is a ratio between 0 and 1", what, *v)
-				}
-			}
-		case "placement":
-			if c.Expect != "on" && c.Expect != "off" && c.Expect != "run" {
-				add(c.Line, "%s: expect %q: want on, off or run (the run's scenario decides: baseline off, others on)", what, c.Expect)
-			}
-		case "irqbalance":
-			if c.Expect != "running" && c.Expect != "stopped" {
-				add(c.Line, "%s: expect %q: want running or stopped", what, c.Expect)
-			}
-		}
-		if (c.Check == "fill" || c.Check == "placement") && (p.Exporter == "" || p.Device == "") {
-			add(c.Line, "%s: needs the plan's exporter and device", what)
-		}
-		if c.Check == "prometheus" && (p.Prometheus == "" || p.Device == "") {
-			add(c.Line, "%s: needs the plan's prometheus and device", what)
-		}
-	}
-	if len(p.Runs) == 0 {
-		add(0, "runs: a plan needs at least one run")
-	}
-	runs := map[string]bool{}
-	for i, r := range p.Runs {
-		what := fmt.Sprintf("runs[%d]", i)
-		if !nameRe.MatchString(r.Name) {
-			add(r.Line, "%s: name %q must be 1-48 letters, digits, '_', '.', '-'", what, r.Name)
-		} else if runs[r.Name] {
-			add(r.Line, "%s: run %q defined twice", what, r.Name)
-		}
-		runs[r.Name] = true
-		what += " (" + r.Name + ")"
-		steps(r.Name+".between", r.Between)
-		if r.Scenario != "" && !nameRe.MatchString(r.Scenario) {
-			add(r.Line, "%s: scenario %q must be letters, digits, '_', '.', '-'", what, r.Scenario)
-		}
-		switch {
-		case r.Command != "" && r.Workload != "":
-			add(r.Line, "%s: give either workload (loadgen) or command, not both", what)
-		case r.Command == "" && r.Workload == "":
-			add(r.Line, "%s: needs a workload (loadgen) or a command", what)
-		case r.Workload != "":
-			if len(r.Targets) == 0 {
-				add(r.Line, "%s: targets missing (the instances loadgen drives)", what)
-			}
-			if r.Duration <= 0 {
-				add(r.Line, "%s: duration missing", what)
-			} else if r.Duration.D() < time.Second {
-				add(r.Line, "%s: duration %s: loadgen counts whole seconds", what, r.Duration.D())
-			}
-			if _, err := shellwords.Parse(r.Args); err != nil {
-				add(r.Line, "%s: args %q: %v", what, r.Args, err)
-			}
-		}
-		for _, c := range []struct{ key, cmd string }{{"command", r.Command}, {"restart", r.Restart}} {
-			if d := Destructive(c.cmd); d != "" {
-				add(r.Line, "%s: %s %q looks destructive (%s): a run or restart may not destroy data; put it in reset with destructive: true", what, c.key, c.cmd, d)
-			}
-		}
-		refs(r.Line, what, r.Targets)
-		if r.Repeat < 0 || r.Repeat > 1000 {
-			add(r.Line, "%s: repeat %d: want 1..1000", what, r.Repeat)
-		}
-		if r.Restart != "" && r.Repeat < 2 {
-			add(r.Line, "%s: restart is run between repetitions, but repeat is %d", what, r.Repeat)
-		}
-		if r.Threads < 0 {
-			add(r.Line, "%s: threads %d is negative", what, r.Threads)
-		}
-		if r.Sweep != nil {
-			if len(r.Sweep.Threads) == 0 {
-				add(r.Line, "%s: sweep.threads is empty", what)
-			}
-			if r.Threads != 0 {
-				add(r.Line, "%s: give threads or sweep.threads, not both", what)
-			}
-			seen := map[int]bool{}
-			for _, n := range r.Sweep.Threads {
-				if n <= 0 || n > 100000 || seen[n] {
-					add(r.Line, "%s: sweep.threads: %d is not a new positive thread count", what, n)
-				}
-				seen[n] = true
-			}
-		}
-	}
-	if c := p.Compare; c != nil {
-		for _, n := range []string{c.Baseline, c.Candidate} {
-			if !runs[n] {
-				add(c.Line, "compare: run %q is not defined under runs (defined: %s)", n, strings.Join(sortedKeys(runs), ", "))
-			}
-		}
-		if c.Baseline == c.Candidate {
-			add(c.Line, "compare: baseline and candidate are the same run %q", c.Baseline)
-		}
-		if p.Prometheus == "" || p.Device == "" {
-			add(c.Line, "compare: needs the plan's prometheus and device")
-		}
-	}
-	for _, u := range []struct{ key, v string }{{"exporter", p.Exporter}, {"prometheus", p.Prometheus}} {
-		if u.v != "" && !strings.HasPrefix(u.v, "http://") && !strings.HasPrefix(u.v, "https://") {
-			add(0, "%s: %q: want an http:// or https:// URL", u.key, u.v)
-		}
-	}
-	sort.SliceStable(errs, func(i, j int) bool { return errs[i].Line < errs[j].Line })
-	return errs
-}
-
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
 // destructive are command words that format, erase or overwrite a device
@@ -605,6 +397,7 @@ var destructive = []struct {
 	{regexp.MustCompile(`(^|[\s;&|(/])nvme\s+(format|sanitize|delete-ns|write-zeroes|write-uncor|dsm|create-ns|detach-ns)\b`), "an NVMe command that erases or changes namespaces"},
 	{regexp.MustCompile(`(^|[\s;&|(/])(blkdiscard|wipefs|shred|sgdisk|fdisk|parted|sfdisk)\b`), "erases or repartitions a device"},
 	{regexp.MustCompile(`(^|[\s;&|(/])dd\s[^;&|]*\bof=/dev/`), "dd writes to a device"},
+	{regexp.MustCompile(`(^|[\s;&|(/])fio\s[^;&|]*\bfilename=(\S*:)?/dev/`), "fio on a raw device overwrites it"},
 	{regexp.MustCompile(`(^|[\s;&|(/])rm\s+(-[a-zA-Z]*[rR][a-zA-Z]*|--recursive)\b`), "rm -r deletes a tree"},
 	{regexp.MustCompile(`(?i)\bdrop\s+(database|schema|table)\b`), "DROP deletes data"},
 	{regexp.MustCompile(`(?i)\btruncate\s+table\b`), "TRUNCATE deletes data"},

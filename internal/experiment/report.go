@@ -77,6 +77,7 @@ func (e *Executor) Report() string {
 			r.End.Sub(r.Start).Round(time.Second), opt(r.TPS, 1, 1), opt(r.WA, 3, 1), opt(r.HostBytes, 1, 1<<20), opt(r.MediaBytes, 1, 1<<20), len(r.Drift))
 	}
 	w("\n")
+	e.reportFio(&b)
 
 	w("## Pre-run checks\n\n| run | check | result | detail |\n|---|---|---|---|\n")
 	for _, c := range st.Checks {

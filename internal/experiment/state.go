@@ -78,6 +78,8 @@ type RunRecord struct {
 	MediaBytes *float64             `json:"media_written_bytes,omitempty"`
 	WA         *float64             `json:"write_amplification,omitempty"`
 	Drift      []fingerprint.Change `json:"drift,omitempty"` // start vs end of the run
+
+	Fio *FioRecord `json:"fio,omitempty"` // a fio run's figures (fio_run.go)
 }
 
 // CheckResult is one pre-run check's outcome.

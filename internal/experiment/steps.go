@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -98,7 +99,7 @@ func Steps(p *Plan) ([]Item, error) {
 						return nil, err
 					}
 				}
-				if err := add(Item{ID: id + "/" + PhaseRun, Phase: PhaseRun, Run: r, Threads: th, Rep: rep, Expected: r.Duration.D()}); err != nil {
+				if err := add(Item{ID: id + "/" + PhaseRun, Phase: PhaseRun, Run: r, Threads: th, Rep: rep, Expected: r.expected(), Destructive: r.Destructive}); err != nil {
 					return nil, err
 				}
 			}
@@ -183,6 +184,9 @@ func (p *Plan) Argv(it Item, attempt int, resultJSON string) ([]string, error) {
 	r := it.Run
 	if r.Command != "" {
 		return []string{"/bin/sh", "-c", r.Command}, nil
+	}
+	if r.Fio != "" {
+		return fioArgv(r, it.Threads, filepath.Dir(resultJSON))
 	}
 	argv := []string{p.loadgenBin(), r.Workload, "run",
 		"--time", strconv.Itoa(int((r.Duration.D() + time.Second - 1) / time.Second)),

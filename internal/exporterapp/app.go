@@ -93,7 +93,7 @@ func (a *App) build(o Options, cfg *config.File, logger *slog.Logger) error {
 	for _, c := range a.fleet.Controllers {
 		for _, d := range a.sims {
 			if c.Simulated && c.Name == d.Name() {
-				placed[c.Name] = d
+				placed[c.Name] = simPlacement{d}
 			}
 		}
 	}
@@ -171,4 +171,17 @@ func (a *App) Close() error {
 		a.sampler.Close()
 	}
 	return a.fleet.Close()
+}
+
+// simPlacement shows a simulated drive's writes by stream to the
+// placement_trace collector, which knows no simulator.
+type simPlacement struct{ d *sim.Drive }
+
+func (s simPlacement) PlacedWrites() []collector.PlacedWrite {
+	in := s.d.PlacedWrites()
+	out := make([]collector.PlacedWrite, len(in))
+	for i, p := range in {
+		out[i] = collector.PlacedWrite(p)
+	}
+	return out
 }

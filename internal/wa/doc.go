@@ -11,7 +11,8 @@
 // configured durations (default 1h and 24h) plus "run", measured from a run
 // mark (exporter start, or POST /api/v1/run-start).
 //
-// The contract for the adapter that feeds it (written by the exporter core):
+// The contract for the Reader that feeds it (FromPollers, over the fleet's
+// pollers, in the exporter; a ReaderFunc in tests):
 //
 //   - ReadCounters returns one entry per device, keyed by a stable, bounded
 //     name such as "nvme0". That name becomes the device label.

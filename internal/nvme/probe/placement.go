@@ -2,7 +2,6 @@ package probe
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"sync"
@@ -59,6 +58,20 @@ func NewPlacementReader(r *Reader, nsid uint32) *PlacementReader {
 		nsid = 0
 	}
 	return &PlacementReader{r: r, nsid: nsid, unsup: map[string]bool{}}
+}
+
+// know takes the Identify data of a probe's plan, so Read does not send
+// Identify again.
+func (d *PlacementReader) know(plan *Plan) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.id == nil {
+		id := plan.Ctrl
+		d.id = &id
+	}
+	if ns, ok := plan.Namespaces[d.nsid]; ok && d.nsid != 0 && !d.triedN {
+		d.ns, d.triedN = &ns, true
+	}
 }
 
 // Read gathers the placement state. Errors other than "unsupported" are
@@ -166,14 +179,8 @@ func (d *PlacementReader) readDirectives(ctx context.Context, st *Placement) err
 	if err != nil || !ok {
 		return err
 	}
-	s, err := decode.ParseStreamsStatus(res.Data)
-	var n uint16
-	switch {
-	case err == nil:
-		n = s.OpenCount
-	case errors.Is(err, decode.ErrShortBuffer):
-		n = binary.LittleEndian.Uint16(res.Data) // more ids than 4 KiB holds; the count is still right
-	default:
+	n, err := decode.StreamsOpenCount(res.Data)
+	if err != nil {
 		return err
 	}
 	st.StreamsOpen = &n
@@ -196,16 +203,16 @@ func (d *PlacementReader) readFDP(ctx context.Context, st *Placement) error {
 		return err
 	}
 	st.FDPKnown = true
-	st.FDPEnabled = res.DW0&1 != 0
-	index := int(res.DW0 >> 8 & 0xff)
+	feat := decode.ParseFDPFeature(res.DW0)
+	st.FDPEnabled = feat.Enabled
 
 	hdr, ok, err := d.log(ctx, "FDP configurations log", decode.LogFDPConfigs, eg, decode.FDPConfigsHdrSize)
 	if err != nil || !ok {
 		return err
 	}
-	size := binary.LittleEndian.Uint32(hdr[4:])
-	if size < decode.FDPConfigsHdrSize || size > fdpConfigsMax {
-		return fmt.Errorf("%s: FDP configurations log says it is %d bytes", d.r.Dev.Name(), size)
+	size, err := decode.FDPConfigsLen(hdr, fdpConfigsMax)
+	if err != nil {
+		return err
 	}
 	page, ok, err := d.log(ctx, "FDP configurations log", decode.LogFDPConfigs, eg, (size+3)&^3)
 	if err != nil || !ok {
@@ -215,8 +222,8 @@ func (d *PlacementReader) readFDP(ctx context.Context, st *Placement) error {
 	if err != nil {
 		return err
 	}
-	if index < len(cfgs.Configs) {
-		c := cfgs.Configs[index]
+	if i := int(feat.ConfigIndex); i < len(cfgs.Configs) {
+		c := cfgs.Configs[i]
 		st.FDPConfig = &c
 	}
 
@@ -224,11 +231,11 @@ func (d *PlacementReader) readFDP(ctx context.Context, st *Placement) error {
 	if err != nil || !ok {
 		return err
 	}
-	n := uint32(binary.LittleEndian.Uint16(hdr))
-	if n > ruhMax {
-		return fmt.Errorf("%s: reclaim unit handle usage log claims %d handles (limit %d)", d.r.Dev.Name(), n, ruhMax)
+	n, err := decode.RUHUsageLen(hdr, ruhMax)
+	if err != nil {
+		return err
 	}
-	page, ok, err = d.log(ctx, "reclaim unit handle usage log", decode.LogRUHUsage, eg, decode.RUHUsageHdrSize+8*n)
+	page, ok, err = d.log(ctx, "reclaim unit handle usage log", decode.LogRUHUsage, eg, n)
 	if err != nil || !ok {
 		return err
 	}

@@ -25,22 +25,13 @@ type Poller struct {
 	maxAge time.Duration
 	now    func() time.Time
 
-	mu       sync.Mutex
-	plan     *Plan
-	last     *Sample
-	lastErr  error
-	lastAt   time.Time
-	inflight *call
+	mu   sync.Mutex
+	plan *Plan
 	// sourceErrs counts failed reads of the plan's source by ErrorReason.
 	sourceErrs map[string]uint64
-	// timeouts counts callers whose deadline passed before the read ended.
-	timeouts uint64
-}
 
-type call struct {
-	done chan struct{}
-	s    *Sample
-	err  error
+	samples   flight[*Sample]
+	placement pollerPlacement
 }
 
 // Options configure a Poller.
@@ -67,6 +58,7 @@ func NewPoller(dev *admin.Device, nsids []uint32, cfg Config, o Options) *Poller
 		now:    o.Now,
 
 		sourceErrs: map[string]uint64{},
+		samples:    flight[*Sample]{maxAge: o.MaxAge, now: o.Now},
 	}
 }
 
@@ -87,43 +79,16 @@ func (p *Poller) Plan() *Plan {
 // A failure is cached for MaxAge as well, so a broken device is not hammered
 // by every scrape.
 func (p *Poller) Sample(ctx context.Context) (*Sample, error) {
-	p.mu.Lock()
-	if p.maxAge > 0 && !p.lastAt.IsZero() && p.now().Sub(p.lastAt) < p.maxAge {
-		s, err := p.last, p.lastErr
+	return p.samples.get(ctx, p.name, func(ctx context.Context) (*Sample, error) {
+		p.mu.Lock()
+		plan := p.plan
+		p.mu.Unlock()
+		s, plan, err := p.read(ctx, plan)
+		p.mu.Lock()
+		p.plan = plan
 		p.mu.Unlock()
 		return s, err
-	}
-	c := p.inflight
-	if c == nil {
-		c = &call{done: make(chan struct{})}
-		p.inflight = c
-		// The read runs on its own, detached from the caller's context:
-		// one impatient scrape must neither fail the read the others wait
-		// for nor leave it half done; the admin command timeout bounds it.
-		go p.finish(context.WithoutCancel(ctx), c, p.plan)
-	}
-	p.mu.Unlock()
-	select {
-	case <-c.done:
-		return c.s, c.err
-	case <-ctx.Done():
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			p.mu.Lock()
-			p.timeouts++
-			p.mu.Unlock()
-		}
-		return nil, fmt.Errorf("%s: %w (the device read continues and will serve a later call)", p.name, ctx.Err())
-	}
-}
-
-func (p *Poller) finish(ctx context.Context, c *call, plan *Plan) {
-	c.s, plan, c.err = p.read(ctx, plan)
-	p.mu.Lock()
-	p.plan = plan
-	p.last, p.lastErr, p.lastAt = c.s, c.err, p.now()
-	p.inflight = nil
-	p.mu.Unlock()
-	close(c.done)
+	})
 }
 
 func (p *Poller) read(ctx context.Context, plan *Plan) (*Sample, *Plan, error) {
@@ -156,15 +121,14 @@ func (p *Poller) Reprobe() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.plan = nil
-	p.lastAt = time.Time{}
+	p.samples.expire()
+	p.placement.flight.expire()
 }
 
-// Timeouts counts calls to Sample whose deadline passed while the device
-// was still being read (a slow or hung controller).
+// Timeouts counts calls to Sample and Placement whose deadline passed
+// while the device was still being read (a slow or hung controller).
 func (p *Poller) Timeouts() uint64 {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.timeouts
+	return p.samples.timeoutCount() + p.placement.flight.timeoutCount()
 }
 
 // SourceErrors counts failed reads of the plan's NAND source by reason

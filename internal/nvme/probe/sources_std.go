@@ -33,7 +33,7 @@ func (fdpSource) Check(ctx context.Context, p *Plan, r *Reader) error {
 		}
 		return err
 	}
-	if res.DW0&1 == 0 {
+	if !decode.ParseFDPFeature(res.DW0).Enabled {
 		return decodeErr(fmt.Errorf("FDP is supported but not enabled on endurance group %d (Get Features 0x1D dword 0 = 0x%x)", p.EndGID, res.DW0))
 	}
 	return nil

@@ -92,7 +92,7 @@ func newWithGuard(o Options, g Guard) (*Workload, error) {
 	if o.Device != "" {
 		size, err := g.CheckDevice(o.Device)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("--device: %w", err)
 		}
 		if o.TotalSize == 0 || o.TotalSize > size {
 			o.TotalSize = size

@@ -93,7 +93,7 @@ func (o *Options) Validate() error {
 	switch o.IOMode {
 	case "sync", "mmap":
 	case "async":
-		return fmt.Errorf("--file-io-mode async: not supported (no io_uring or Linux AIO Go library is available to walab; run sync with more --threads for the same queue depth)")
+		return fmt.Errorf("--file-io-mode async: not supported: for I/O at a queue depth (libaio, io_uring) run fio itself as a run of walab experiment (a run with the fio key, docs/fio.md); sync with more --threads keeps more I/Os in flight")
 	default:
 		return fmt.Errorf("--file-io-mode %q: want sync or mmap", o.IOMode)
 	}

@@ -21,75 +21,128 @@ type orderLine struct {
 // order, as BenchmarkSQL does since 4.1.2, so two New-Orders never wait on
 // each other in a cycle. The 1% rollback line carries an unused item id and
 // is processed last, after every valid line (spec 2.4.2.3).
+// newOrderTx is one New-Order transaction's input and what it read.
+type newOrderTx struct {
+	w, d, c, n int
+	allLocal   int
+	rbk        bool        // the spec's 1 % user rollback: the last line's item is unused
+	lines      []orderLine // as drawn
+	valid      []orderLine // the lines with real items, by supply warehouse and item
+	oID        int
+	items      map[int]itemRow
+	stock      map[stockKey]*stockRow
+}
+
+type itemRow struct {
+	price int64
+	data  string
+}
+
+type stockKey struct{ w, i int }
+
+type stockRow struct {
+	qty  int
+	data string
+	dist string
+}
+
 func (t *terminal) newOrder(ctx context.Context) (workload.Outcome, error) {
+	tx := t.drawNewOrder()
+	if err := t.begin(ctx); err != nil {
+		return 0, err
+	}
+	if err := t.newOrderHeader(ctx, &tx); err != nil {
+		return 0, err
+	}
+	if err := t.newOrderItems(ctx, &tx); err != nil {
+		return 0, err
+	}
+	if err := t.newOrderStock(ctx, &tx); err != nil {
+		return 0, err
+	}
+	if err := t.newOrderLines(ctx, &tx); err != nil {
+		return 0, err
+	}
+	if tx.rbk {
+		if _, ok := tx.items[tx.lines[tx.n-1].item]; ok {
+			return 0, fmt.Errorf("new_order: the rollback item id %d exists: bmsql_item holds more items than bmsql_config says", tx.lines[tx.n-1].item)
+		}
+		// The spec's user rollback on the unused item, after all the valid
+		// lines were processed: a business outcome, not an error.
+		if err := t.control(ctx, "ROLLBACK"); err != nil {
+			return 0, err
+		}
+		return workload.UserRollback, nil
+	}
+	return workload.Committed, t.commit(ctx)
+}
+
+// drawNewOrder draws the transaction's input (TPC-C 2.4.1).
+func (t *terminal) drawNewOrder() newOrderTx {
 	w := t.warehouse()
-	d := uniform(t.r, 1, districtsPerWarehouse)
-	c := t.customerID()
-	n := uniform(t.r, 5, 15)
-	rbk := uniform(t.r, 1, 100) == 1
-	lines := make([]orderLine, n)
-	allLocal := 1
-	for i := range lines {
+	tx := newOrderTx{w: w, d: uniform(t.r, 1, districtsPerWarehouse), c: t.customerID(), n: uniform(t.r, 5, 15), allLocal: 1}
+	tx.rbk = uniform(t.r, 1, 100) == 1
+	tx.lines = make([]orderLine, tx.n)
+	for i := range tx.lines {
 		l := orderLine{number: i + 1, supplyW: w, qty: uniform(t.r, 1, 10),
 			item: NURand(t.r, aOLIID, t.st.run.OLIID, 1, t.st.scale.Items)}
 		if t.st.warehouses > 1 && uniform(t.r, 1, 100) == 1 {
 			l.supplyW = t.otherWarehouse(w)
-			allLocal = 0
+			tx.allLocal = 0
 		}
-		lines[i] = l
+		tx.lines[i] = l
 	}
-	if rbk {
-		lines[n-1].item = t.st.scale.Items + 1
+	tx.valid = tx.lines
+	if tx.rbk {
+		tx.lines[tx.n-1].item = t.st.scale.Items + 1
+		tx.valid = tx.lines[:tx.n-1]
 	}
-	valid := lines
-	if rbk {
-		valid = lines[:n-1]
-	}
-	slices.SortFunc(valid, func(a, b orderLine) int {
+	slices.SortFunc(tx.valid, func(a, b orderLine) int {
 		if a.supplyW != b.supplyW {
 			return a.supplyW - b.supplyW
 		}
 		return a.item - b.item
 	})
+	return tx
+}
 
-	if err := t.begin(ctx); err != nil {
-		return 0, err
-	}
+// newOrderHeader: the district's next order id, the customer, and the
+// order and new-order rows.
+func (t *terminal) newOrderHeader(ctx context.Context, tx *newOrderTx) error {
+	w, d, c := tx.w, tx.d, tx.c
 	var dTax string
-	var oID int
-	found, err := t.queryRow(ctx, stNODistrict, []any{w, d}, &dTax, &oID)
+	found, err := t.queryRow(ctx, stNODistrict, []any{w, d}, &dTax, &tx.oID)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	if !found {
-		return 0, fmt.Errorf("new_order: district (%d, %d) not found", w, d)
+		return fmt.Errorf("new_order: district (%d, %d) not found", w, d)
 	}
 	if _, err := t.exec(ctx, stNODistrictUpdate, w, d); err != nil {
-		return 0, err
+		return err
 	}
 	var cDiscount, cLast, cCredit, wTax string
 	if found, err = t.queryRow(ctx, stNOCustomer, []any{w, d, c}, &cDiscount, &cLast, &cCredit, &wTax); err != nil {
-		return 0, err
+		return err
 	} else if !found {
-		return 0, fmt.Errorf("new_order: customer (%d, %d, %d) not found", w, d, c)
+		return fmt.Errorf("new_order: customer (%d, %d, %d) not found", w, d, c)
 	}
-	if _, err := t.exec(ctx, stNOOrder, oID, d, w, c, n, allLocal); err != nil {
-		return 0, err
+	if _, err := t.exec(ctx, stNOOrder, tx.oID, d, w, c, tx.n, tx.allLocal); err != nil {
+		return err
 	}
-	if _, err := t.exec(ctx, stNONewOrder, oID, d, w); err != nil {
-		return 0, err
-	}
-	// Items: one read for all lines. The rollback line's id is absent.
+	_, err = t.exec(ctx, stNONewOrder, tx.oID, d, w)
+	return err
+}
+
+// newOrderItems reads all lines' items in one statement. The rollback
+// line's id is absent.
+func (t *terminal) newOrderItems(ctx context.Context, tx *newOrderTx) error {
 	ids := make([]any, maxOrderLines)
 	for i := range ids {
-		ids[i] = lines[min(i, n-1)].item
+		ids[i] = tx.lines[min(i, tx.n-1)].item
 	}
-	type itemRow struct {
-		price int64
-		data  string
-	}
-	items := make(map[int]itemRow, n)
-	err = t.query(ctx, stNOItems, ids, func(r *sql.Rows) error {
+	tx.items = make(map[int]itemRow, tx.n)
+	return t.query(ctx, stNOItems, ids, func(r *sql.Rows) error {
 		var id int
 		var price, name, data string
 		if err := r.Scan(&id, &price, &name, &data); err != nil {
@@ -99,20 +152,16 @@ func (t *terminal) newOrder(ctx context.Context) (workload.Outcome, error) {
 		if err != nil {
 			return fmt.Errorf("new_order: i_price of item %d: %w", id, err)
 		}
-		items[id] = itemRow{price: p, data: data}
+		tx.items[id] = itemRow{price: p, data: data}
 		return nil
 	})
-	if err != nil {
-		return 0, err
-	}
-	// Stock: one locking read per supply warehouse, in warehouse order.
-	type stockKey struct{ w, i int }
-	type stockRow struct {
-		qty  int
-		data string
-		dist string
-	}
-	stock := make(map[stockKey]*stockRow, n)
+}
+
+// newOrderStock makes one locking read per supply warehouse, in warehouse
+// order.
+func (t *terminal) newOrderStock(ctx context.Context, tx *newOrderTx) error {
+	tx.stock = make(map[stockKey]*stockRow, tx.n)
+	valid := tx.valid
 	for i := 0; i < len(valid); {
 		sw := valid[i].supplyW
 		j := i
@@ -132,31 +181,35 @@ func (t *terminal) newOrder(ctx context.Context) (workload.Outcome, error) {
 				&dist[5], &dist[6], &dist[7], &dist[8], &dist[9]); err != nil {
 				return err
 			}
-			stock[stockKey{sw, id}] = &stockRow{qty: qty, data: data.String, dist: dist[d-1].String}
+			tx.stock[stockKey{sw, id}] = &stockRow{qty: qty, data: data.String, dist: dist[tx.d-1].String}
 			return nil
 		})
 		if err != nil {
-			return 0, err
+			return err
 		}
 		i = j
 	}
-	// All stock updates go in one statement, an upsert on rows that exist and
-	// are locked: the one round trip BenchmarkSQL gets from a JDBC batch with
-	// rewriteBatchedStatements. A repeated item appears twice and is updated
-	// twice, in order.
+	return nil
+}
+
+// newOrderLines writes every stock update in one statement, an upsert on
+// rows that exist and are locked (the one round trip BenchmarkSQL gets from
+// a JDBC batch with rewriteBatchedStatements; a repeated item appears twice
+// and is updated twice, in order), and the order lines in another.
+func (t *terminal) newOrderLines(ctx context.Context, tx *newOrderTx) error {
 	up := newInserterSize(t.conn, "bmsql_stock", "s_w_id, s_i_id, s_quantity, s_ytd, s_order_cnt, s_remote_cnt", nil, 1024)
 	up.suffix = " ON DUPLICATE KEY UPDATE s_quantity = VALUES(s_quantity), s_ytd = s_ytd + VALUES(s_ytd), " +
 		"s_order_cnt = s_order_cnt + 1, s_remote_cnt = s_remote_cnt + VALUES(s_remote_cnt)"
 	ol := newInserterSize(t.conn, "bmsql_order_line",
 		"ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_dist_info", nil, 2048)
-	for _, l := range valid {
-		it, ok := items[l.item]
+	for _, l := range tx.valid {
+		it, ok := tx.items[l.item]
 		if !ok {
-			return 0, fmt.Errorf("new_order: item %d not found", l.item)
+			return fmt.Errorf("new_order: item %d not found", l.item)
 		}
-		s := stock[stockKey{l.supplyW, l.item}]
+		s := tx.stock[stockKey{l.supplyW, l.item}]
 		if s == nil {
-			return 0, fmt.Errorf("new_order: stock (%d, %d) not found", l.supplyW, l.item)
+			return fmt.Errorf("new_order: stock (%d, %d) not found", l.supplyW, l.item)
 		}
 		// Tracked in memory so a repeated item sees its earlier line's update.
 		if s.qty >= l.qty+10 {
@@ -165,32 +218,21 @@ func (t *terminal) newOrder(ctx context.Context) (workload.Outcome, error) {
 			s.qty = s.qty - l.qty + 91
 		}
 		remote := 0
-		if l.supplyW != w {
+		if l.supplyW != tx.w {
 			remote = 1
 		}
 		up.row().int(l.supplyW).int(l.item).int(s.qty).int(l.qty).int(1).int(remote)
-		ol.row().int(oID).int(d).int(w).int(l.number).int(l.item).int(l.supplyW).int(l.qty).
+		ol.row().int(tx.oID).int(tx.d).int(tx.w).int(l.number).int(l.item).int(l.supplyW).int(l.qty).
 			raw(cents(it.price * int64(l.qty))).str(s.dist)
 	}
 	t.res.Writes += 2
 	if err := up.flush(ctx); err != nil {
-		return 0, fmt.Errorf("new_order.update_stock: %w", err)
+		return fmt.Errorf("new_order.update_stock: %w", err)
 	}
 	if err := ol.flush(ctx); err != nil {
-		return 0, fmt.Errorf("new_order.insert_order_lines: %w", err)
+		return fmt.Errorf("new_order.insert_order_lines: %w", err)
 	}
-	if rbk {
-		if _, ok := items[lines[n-1].item]; ok {
-			return 0, fmt.Errorf("new_order: the rollback item id %d exists: bmsql_item holds more items than bmsql_config says", lines[n-1].item)
-		}
-		// The spec's user rollback on the unused item, after all the valid
-		// lines were processed: a business outcome, not an error.
-		if err := t.control(ctx, "ROLLBACK"); err != nil {
-			return 0, err
-		}
-		return workload.UserRollback, nil
-	}
-	return workload.Committed, t.commit(ctx)
+	return nil
 }
 
 // customerByName returns the customer at position ceil(n/2) of those with

@@ -1,0 +1,72 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/walab/walab/internal/fingerprint"
+)
+
+// wantPlacement: expect run means off for a run whose scenario is
+// baseline, on for any other.
+func wantPlacement(c Check, run *Run) bool {
+	if c.Expect == "run" {
+		return run.ScenarioLabel() != "baseline"
+	}
+	return c.Expect == "on"
+}
+
+func (e *Executor) checkPlacement(ctx context.Context, c Check, run *Run) (string, error) {
+	want := wantPlacement(c, run)
+	d, err := fingerprint.ReadDrive(ctx, e.client(), e.Plan.Exporter, e.Plan.Device)
+	if d == nil {
+		return "", err
+	}
+	var on bool
+	var what string
+	switch {
+	case d.Simulated && d.SimPlacement != nil:
+		on, what = *d.SimPlacement, "simulated placement"
+	case d.Simulated:
+		return "", fmt.Errorf("simulated drive: placement state not readable: %v", err)
+	default:
+		streams, fdp := d.Directives["streams"], d.FDP != nil && *d.FDP
+		on, what = streams || fdp, fmt.Sprintf("streams directive enabled=%v, FDP enabled=%v", streams, fdp)
+	}
+	msg := fmt.Sprintf("%s: %s (scenario %s expects %s)", what, onOff(on), run.ScenarioLabel(), onOff(want))
+	if on != want {
+		return "", fmt.Errorf("%s", msg)
+	}
+	if c.Daemon != "" && !d.Simulated {
+		running, known := d.Daemons[c.Daemon]
+		if !known {
+			return "", fmt.Errorf("%s; the exporter does not watch placement daemon %q", msg, c.Daemon)
+		}
+		if running != want {
+			return "", fmt.Errorf("%s; placement daemon %s is %s", msg, c.Daemon, runningWord(running))
+		}
+		msg += "; " + c.Daemon + " " + runningWord(running)
+	}
+	return msg, nil
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+var placementCheck = checkKind{
+	keys:  "expect (on|off|run), daemon",
+	needs: needs{exporter: true, device: true},
+	validate: func(_ *Plan, c Check) []string {
+		if c.Expect != "on" && c.Expect != "off" && c.Expect != "run" {
+			return []string{fmt.Sprintf("expect %q: want on, off or run (the run's scenario decides: baseline off, others on)", c.Expect)}
+		}
+		return nil
+	},
+	run: func(e *Executor, ctx context.Context, c Check, run *Run) (string, error) {
+		return e.checkPlacement(ctx, c, run)
+	},
+}

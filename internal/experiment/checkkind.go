@@ -1,0 +1,47 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+)
+
+// A checkKind is one kind of pre-run check: the keys a plan gives it, what
+// it needs of the plan, how a plan's check of that kind is validated, and
+// how it runs. Each kind lives in its own check_*.go file; checkKinds is
+// the one list of them.
+type checkKind struct {
+	keys  string // the keys it takes, for the unknown-check error and docs
+	needs needs  // plan fields it reads
+	// validate returns what is wrong with c beyond the common keys; nil
+	// when nothing is.
+	validate func(p *Plan, c Check) []string
+	run      func(e *Executor, ctx context.Context, c Check, run *Run) (string, error)
+}
+
+// needs are the plan-level fields a check kind reads.
+type needs struct{ exporter, prometheus, device bool }
+
+// problems lists the plan fields a check needs and the plan lacks.
+func (n needs) problems(p *Plan) []string {
+	var out []string
+	for _, f := range []struct {
+		need bool
+		key  string
+		set  bool
+	}{{n.exporter, "exporter", p.Exporter != ""}, {n.prometheus, "prometheus", p.Prometheus != ""}, {n.device, "device", p.Device != ""}} {
+		if f.need && !f.set {
+			out = append(out, fmt.Sprintf("needs the plan's %s", f.key))
+		}
+	}
+	return out
+}
+
+var checkKinds = map[string]checkKind{
+	"target_loaded": loadedCheck,
+	"datadir":       datadirCheck,
+	"fill":          fillCheck,
+	"placement":     placementCheck,
+	"irqbalance":    irqbalanceCheck,
+	"prometheus":    prometheusCheck,
+	"free_space":    freeCheck,
+}

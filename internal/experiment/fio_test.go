@@ -1,0 +1,301 @@
+package experiment
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/walab/walab/internal/blockdev"
+	"github.com/walab/walab/internal/fio"
+	"github.com/walab/walab/internal/testenv"
+)
+
+// seed002RandWrite is seed 002's randwrite line, size and runtime as plan
+// variables.
+const seed002RandWrite = "fio --filename=%s -ioengine=libaio -direct=1 -iodepth=32 -rw=randwrite -bs=4k -size=%s -numjobs=%s -runtime=%s -group_reporting -name=test-rand-write"
+
+func TestFioPlanValidation(t *testing.T) {
+	for _, tc := range []struct{ run, want string }{
+		{`fio: "fio --filename=/dev/loop9 --rw=randwrite --name=x"`, "fio on the raw device /dev/loop9 overwrites it: add destructive: true"},
+		{`fio: "fio --name=x --output=/tmp/o.json"`, "walab sets fio's output file"},
+		{`fio: "fio --name=x --output-format=terse"`, "json or json+ only"},
+		{`fio: "fio --client=h --name=x"`, "this host only"},
+		{`fio: "fio --status-interval=10 --name=x"`, "one final report"},
+		{`fio: "sysbench fileio run"`, "starting with fio"},
+		{`fio: "fio --name=x 'unclosed"`, "invalid command line string"},
+		{`{fio: "fio job.fio", sweep: {threads: [1, 2]}}`, "a job file or several jobs do not take it"},
+		{`{fio: "fio --name=a --name=b", sweep: {threads: [1, 2]}}`, "a job file or several jobs do not take it"},
+		{`{fio: "fio --name=x", duration: 10s}`, "fio's runtime is in its line"},
+		{`{fio: "fio --name=x", command: "true"}`, "give one of workload (loadgen), command or fio"},
+		{`{command: "true", destructive: true}`, "only a fio run may write a raw device"},
+	} {
+		run := "name: r\n    " + tc.run
+		if strings.HasPrefix(tc.run, "{") {
+			run = strings.Replace(tc.run, "{", "{name: r, ", 1)
+		}
+		_, err := Parse([]byte("name: v\nruns:\n  - " + run + "\n"))
+		require.ErrorContains(t, err, tc.want, tc.run)
+	}
+	_, err := Parse([]byte("name: v\nruns:\n  - {name: r, destructive: true, fio: \"fio --filename=/dev/loop9 --name=x\"}\n"))
+	require.NoError(t, err)
+	_, err = Parse([]byte("name: v\nruns:\n  - {name: r, fio: \"fio --filename=/mnt/dev/file:/srv/b --name=x\"}\n"))
+	require.NoError(t, err, "files whose path merely contains /dev/ are files")
+	_, err = Parse([]byte("name: v\nruns:\n  - {name: r, fio: \"fio --filename=/srv/a:/dev/sdb --name=x\"}\n"))
+	require.ErrorContains(t, err, "fio on the raw device /dev/sdb overwrites it")
+	// A step that runs fio on a device is destructive too.
+	_, err = Parse([]byte("name: v\nprecondition:\n  - command: fio --filename=/dev/nvme0n1 --rw=write --loops=2 --name=fill\nruns:\n  - {name: r, fio: \"fio --name=x\"}\n"))
+	require.ErrorContains(t, err, "fio on a raw device overwrites it")
+}
+
+// TestFioDryRun: each fio command exactly as it will run, with the JSON
+// output walab adds and the sweep's numjobs; a raw-device run is flagged.
+func TestFioDryRun(t *testing.T) {
+	p, err := Parse([]byte(`name: d
+runs:
+  - name: rw
+    fio: fio --filename=./testfile -rw=randwrite -bs=4k -size=64M -numjobs=64 -runtime=3 -group_reporting -name=test-rand-write
+    sweep: {threads: [4, 64]}
+  - name: dev
+    destructive: true
+    fio: fio --filename=/dev/loop9 -rw=write -name=w --output-format=json+
+`))
+	require.NoError(t, err)
+	var out bytes.Buffer
+	require.NoError(t, DryRun(p, &out))
+	s := out.String()
+	require.Contains(t, s, "fio --filename=./testfile -rw=randwrite -bs=4k -size=64M -numjobs=64 -runtime=3 -group_reporting -name=test-rand-write --numjobs=4 --output-format=json --output=RUN_DIR/fio.json   (fingerprint at start and end, 3s)")
+	require.Contains(t, s, "--numjobs=64 --output-format=json --output=RUN_DIR/fio.json")
+	require.Regexp(t, `fio --filename=/dev/loop9 -rw=write -name=w --output-format=json\+ --output=RUN_DIR/fio.json .*\[DESTRUCTIVE\]`, s)
+}
+
+func fioPlan(line string) []byte {
+	return []byte("name: f\nruns:\n  - name: w\n    fio: " + line + "\n")
+}
+
+// TestFioRunOnFile: the real fio runs seed 002's randwrite line (scaled)
+// on a file; the run record holds fio's figures and the block layer's
+// view of the file's device, and the report shows both.
+func TestFioRunOnFile(t *testing.T) {
+	testenv.RequireBinary(t, "fio")
+	dir := t.TempDir()
+	line := strings.Replace(seed002RandWrite, "-ioengine=libaio -direct=1", "-ioengine=psync", 1) // tmpfs may refuse O_DIRECT
+	e, err := Create(fioPlan(sprintf(line, filepath.Join(dir, "testfile"), "4M", "2", "1")), filepath.Join(dir, "out"))
+	require.NoError(t, err)
+	require.NoError(t, e.Execute(context.Background()))
+	require.Len(t, e.State().Runs, 1)
+	r := e.State().Runs[0]
+	require.NotNil(t, r.Fio)
+	require.Equal(t, "fio-3.33", r.Fio.Version)
+	require.Len(t, r.Fio.Jobs, 1, "group_reporting: one group")
+	require.Greater(t, r.Fio.Total.WriteIOPS, 0.0)
+	require.Equal(t, uint64(2*4<<20/4096), r.Fio.Total.WriteIOs, "2 jobs × 4 MiB in 4 KiB writes")
+	_, ok := r.Fio.Jobs[0].Write.Clat(99)
+	require.True(t, ok)
+	b, err := os.ReadFile(filepath.Join(dir, "out", r.Dir, FioOutput))
+	require.NoError(t, err)
+	require.True(t, json.Valid(b))
+	rep := e.Report()
+	require.Contains(t, rep, "## fio runs")
+	require.Regexp(t, `\| f-w-r1 \| \(line\) \| 0 \| [0-9]+ \| 0\.00 \| [0-9.]+ \| — \| [0-9.]+ / [0-9.]+ / [0-9.]+ \| 0 \| — \|`, rep)
+}
+
+func sprintf(format string, args ...any) string {
+	return strings.TrimSpace(fmt.Sprintf(format, args...))
+}
+
+// TestFioFailuresCountNothing: a fio that exits non-zero, or writes a
+// report that is not JSON, fails the run with the reason; no run is counted.
+func TestFioFailuresCountNothing(t *testing.T) {
+	testenv.RequireBinary(t, "fio")
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "bin", "fio")
+	require.NoError(t, os.MkdirAll(filepath.Dir(fake), 0o755))
+	require.NoError(t, os.WriteFile(fake, []byte("#!/bin/sh\nfor a; do case $a in --output=*) printf '{\"jobs\": [' > \"${a#--output=}\";; esac; done\n"), 0o755))
+	for i, tc := range []struct{ line, want string }{
+		{"fio --name=x --rw=nonsense", "exit status 1"},
+		{fake + " --name=x", "fio report: unexpected EOF"},
+	} {
+		e, err := Create(fioPlan(tc.line), filepath.Join(dir, "out"+string(rune('a'+i))))
+		require.NoError(t, err)
+		err = e.Execute(context.Background())
+		require.ErrorContains(t, err, tc.want)
+		require.Empty(t, e.State().Runs, "nothing of a failed fio run is counted")
+	}
+}
+
+// TestFioRefusesMountedDevice: fio on the device of a mounted loop
+// filesystem is refused before fio starts: by the plan check without
+// destructive: true, and by the raw-device guard with it.
+func TestFioRefusesMountedDevice(t *testing.T) {
+	testenv.RequireBinary(t, "fio")
+	mkfs := testenv.RequireBinary(t, "mkfs.ext4")
+	dir := t.TempDir()
+	dev := testLoop(t, 32<<20)
+	out, err := exec.Command(mkfs, "-q", dev).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	mnt := filepath.Join(dir, "mnt")
+	require.NoError(t, os.Mkdir(mnt, 0o755))
+	if out, err := exec.Command("mount", dev, mnt).CombinedOutput(); err != nil {
+		testenv.Missing(t, "mount %s: %v: %s", dev, err, out)
+	}
+	t.Cleanup(func() { _ = exec.Command("umount", mnt).Run() })
+	require.NoError(t, os.WriteFile(filepath.Join(mnt, "keep"), []byte("data"), 0o644))
+
+	line := sprintf(seed002RandWrite, dev, "1M", "1", "1")
+	_, err = Parse(fioPlan(line))
+	require.ErrorContains(t, err, "fio on the raw device "+dev+" overwrites it: add destructive: true")
+
+	plan := []byte("name: f\nruns:\n  - name: w\n    destructive: true\n    fio: " + line + "\n")
+	e, err := Create(plan, filepath.Join(dir, "out"))
+	require.NoError(t, err)
+	err = e.Execute(context.Background())
+	require.ErrorContains(t, err, "fio refused before it started: device "+dev+": "+filepath.Base(dev)+" is mounted on "+mnt+": refused")
+	require.Empty(t, e.State().Runs)
+	_, err = os.Stat(filepath.Join(dir, "out", "runs", "f-w-r1", FioOutput))
+	require.ErrorIs(t, err, os.ErrNotExist, "fio never ran")
+	b, err := os.ReadFile(filepath.Join(mnt, "keep"))
+	require.NoError(t, err)
+	require.Equal(t, "data", string(b))
+}
+
+// TestSeed002PlanDryRun: the shipped plan carries seed 002's five fio
+// lines verbatim (with its defaults), and the dry run prints each with the
+// sweep's numjobs and fio's JSON output.
+func TestSeed002PlanDryRun(t *testing.T) {
+	data, err := os.ReadFile("../../deploy/experiments/seed002-fio.yml")
+	require.NoError(t, err)
+	data, err = Expand(data, func(string) (string, bool) { return "", false })
+	require.NoError(t, err)
+	p, err := Parse(data)
+	require.NoError(t, err)
+	var out bytes.Buffer
+	require.NoError(t, DryRun(p, &out))
+	seed, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "shared", "seeds", "002_16f2a51a8daec0d5.txt"))
+	lines := []string{
+		"fio --filename=./testfile -ioengine=libaio -direct=1 -iodepth=32 -rw=randrw -bs=4k -size=64G -numjobs=64 -runtime=60 -group_reporting -name=test-rand-readwrite",
+		"fio --filename=./testfile -ioengine=libaio -direct=1 -iodepth=32 -rw=randread -bs=4k -size=64G -numjobs=64 -runtime=60 -group_reporting -name=test-rand-read",
+		"fio --filename=./testfile -ioengine=libaio -direct=1 -iodepth=32 -rw=randwrite -bs=4k -size=64G -numjobs=64 -runtime=60 -group_reporting -name=test-rand-write",
+		"fio --filename=./testfile -ioengine=libaio --direct=1 -iodepth=32 --rw=read -bs=4k -size=64G -numjobs=4 -runtime=60 --group_reporting --name=test-read",
+		"fio --filename=./testfile -ioengine=libaio -direct=1 -iodepth=32 -rw=write -bs=4k -size=64G -numjobs=4 -runtime=60 -group_reporting -name=test-write",
+	}
+	for i, l := range lines {
+		if err == nil { // the seed text, where this checkout sits beside it
+			require.Contains(t, string(seed), l)
+		}
+		n := []string{"64", "64", "64", "4", "4"}[i]
+		require.Contains(t, out.String(), l+" --numjobs="+n+" --output-format=json --output=RUN_DIR/fio.json")
+	}
+}
+
+// TestSeed001PlanOnLoop: the shipped RAID 5 plan, unchanged but for its
+// variables, on a loop device in place of the md array (this kernel may have
+// no md): the fill, then both fio runs through the raw-device guard, each
+// recorded with the loop device's iostat view.
+func TestSeed001PlanOnLoop(t *testing.T) {
+	testenv.RequireBinary(t, "fio")
+	dev := testLoop(t, 16<<20)
+	data, err := os.ReadFile("../../deploy/experiments/seed001-raid5-fio.yml")
+	require.NoError(t, err)
+	env := map[string]string{"WALAB_ARRAY": dev, "WALAB_FILL_LOOPS": "1", "WALAB_FIO_NUMJOBS": "2", "WALAB_FIO_RUNTIME": "1"}
+	data, err = Expand(data, func(k string) (string, bool) { v, ok := env[k]; return v, ok })
+	require.NoError(t, err)
+	e, err := Create(data, filepath.Join(t.TempDir(), "out"))
+	require.NoError(t, err)
+	require.NoError(t, e.Execute(context.Background()))
+	require.Len(t, e.State().Runs, 2)
+	for _, r := range e.State().Runs {
+		require.NotNil(t, r.Fio)
+		require.Greater(t, r.Fio.Total.WriteIOPS, 0.0, r.RunID)
+		require.Len(t, r.Fio.Block, 1)
+		require.Equal(t, filepath.Base(dev), r.Fio.Block[0].Device)
+		require.Greater(t, r.Fio.Block[0].WritesPerSec, 0.0)
+	}
+}
+
+// testLoop attaches a loop device over a new file of size bytes.
+func testLoop(t *testing.T, size int64) string {
+	t.Helper()
+	losetup := testenv.RequireBinary(t, "losetup")
+	img := filepath.Join(t.TempDir(), "img")
+	require.NoError(t, os.WriteFile(img, nil, 0o644))
+	require.NoError(t, os.Truncate(img, size))
+	out, err := exec.Command(losetup, "-f", "--show", img).CombinedOutput()
+	if err != nil {
+		testenv.Missing(t, "losetup: %v: %s", err, out)
+	}
+	dev := strings.TrimSpace(string(out))
+	t.Cleanup(func() { _ = exec.Command(losetup, "-d", dev).Run() })
+	return dev
+}
+
+// TestFioSymlinkToDeviceIsADevice: a filename that is a symlink outside
+// /dev to a block device is a raw device too: refused before fio starts
+// without destructive: true.
+func TestFioSymlinkToDeviceIsADevice(t *testing.T) {
+	testenv.RequireBinary(t, "fio")
+	dev := testLoop(t, 8<<20)
+	dir := t.TempDir()
+	link := filepath.Join(dir, "innocent")
+	require.NoError(t, os.Symlink(dev, link))
+	e, err := Create(fioPlan("fio --filename="+link+" --rw=write --size=1M --name=x"), filepath.Join(dir, "out"))
+	require.NoError(t, err)
+	err = e.Execute(context.Background())
+	require.ErrorContains(t, err, "fio would write the raw device "+link+": the run needs destructive: true")
+	require.Empty(t, e.State().Runs)
+}
+
+// TestFioReportSteadyState: fio's --steadystate result (fio 3.33's report
+// of a job with iops:20%, 2 s) shows in the report's fio row, and a
+// device the span could not be read for shows as not found, never as 0.
+func TestFioReportSteadyState(t *testing.T) {
+	b, err := os.ReadFile("../fio/testdata/steadystate.json")
+	require.NoError(t, err)
+	out, err := fio.Parse(b)
+	require.NoError(t, err)
+	p, err := Parse(fioPlan("fio --name=ss"))
+	require.NoError(t, err)
+	e := &Executor{Plan: p, state: &State{Steps: map[string]*StepState{}, Runs: []RunRecord{{RunID: "f-w-r1", Run: "w",
+		Fio: &FioRecord{Version: out.Version, Total: out.Total(), Jobs: out.Jobs}}}}}
+	var sb strings.Builder
+	e.reportFio(&sb)
+	require.Contains(t, sb.String(), "| 0 | 1 of 1 jobs attained (iops:20.000000% 4.047131% over 2s) | (not found) | — |")
+}
+
+// TestFioSweepPeak: a swept fio run names the numjobs of highest mean IOPS
+// (read + write) over its repetitions; a run with no counted repetition
+// names none.
+func TestFioSweepPeak(t *testing.T) {
+	p, err := Parse([]byte("name: s\nruns:\n  - {name: rw, fio: \"fio --name=x\", sweep: {threads: [1, 4, 16]}, repeat: 2}\n  - {name: none, fio: \"fio --name=y\", sweep: {threads: [1]}}\n"))
+	require.NoError(t, err)
+	rec := func(n int, r, w float64) RunRecord {
+		return RunRecord{Run: "rw", Threads: n, Fio: &FioRecord{Total: fio.Total{ReadIOPS: r, WriteIOPS: w}}}
+	}
+	e := &Executor{Plan: p, state: &State{Runs: []RunRecord{rec(1, 100, 100), rec(1, 110, 90), rec(4, 300, 300), rec(4, 320, 280), rec(16, 500, 0), rec(16, 400, 0)}}}
+	var sb strings.Builder
+	e.reportFioPeak(&sb)
+	require.Equal(t, "Sweep rw: peak IOPS at **numjobs 4**, 600 IOPS (read + write, mean of 2).\n\nSweep none: no fio run counted, no peak.\n\n", sb.String())
+}
+
+// TestIOStatArithmetic: iostat -x's columns over two diskstats samples 2 s
+// apart: 300 writes of 8 sectors (4 KiB) in 600 ms of write time are 150
+// w/s, 0.586 MiB/s and a 2 ms w_await; no reads, no read await (not 0).
+func TestIOStatArithmetic(t *testing.T) {
+	a := blockdev.Stat{Name: "loop7", WriteIOs: 100, WriteSectors: 800, WriteTicks: 50, IOTicks: 1000}
+	z := blockdev.Stat{Name: "loop7", WriteIOs: 400, WriteSectors: 800 + 300*8, WriteTicks: 650, IOTicks: 2500}
+	s := iostat("loop7", a, z, 2)
+	require.Equal(t, 150.0, s.WritesPerSec)
+	require.Equal(t, 0.0, s.ReadsPerSec)
+	require.Equal(t, float64(300*4096)/2, s.WriteBytesPerSec)
+	require.NotNil(t, s.WriteAwaitMs)
+	require.Equal(t, 2.0, *s.WriteAwaitMs)
+	require.Nil(t, s.ReadAwaitMs)
+	require.Equal(t, 0.75, s.Util)
+}
