@@ -354,7 +354,7 @@ func waExpected(t *testing.T, a *exporterapp.App) (families map[string]bool, ser
 		families[mf.GetName()] = true
 	}
 	for _, d := range a.Sampler().Snapshot() {
-		series += len(d.Windows) + 3 // window seconds each, resets, samples, last sample
+		series += len(d.Windows) + 4 // window seconds each, resets, glitches, samples, last sample
 		for _, w := range d.Windows {
 			if w.HasWA {
 				series++

@@ -25,24 +25,29 @@ func TestMissingSysfsIsAnError(t *testing.T) {
 	require.NotContains(t, logs.String(), "serving the simulated drive")
 }
 
-// TestUnreadableReplayFolderAtStart: a controller folder that cannot be
-// read at start (here its model file is a FIFO) is that device down, as
-// when it fails mid-run; the others are served.
-func TestUnreadableReplayFolderAtStart(t *testing.T) {
+// TestCosmeticIdentityFileAtStart (issue 33, low): an identity file that
+// is refused (a FIFO, a symlinked serial, a 13 MB model) costs its label,
+// with a warning, not the device: it used to take the whole device down.
+func TestCosmeticIdentityFileAtStart(t *testing.T) {
 	seed := fixture.Seed000Drive()
 	seed.Text = true
 	root := writeFleet(t, map[string]fixture.Drive{"nvme0": fixture.OCPDrive(), "nvme1": seed})
 	model := filepath.Join(root, "nvme1", "model")
 	require.NoError(t, os.Remove(model))
 	require.NoError(t, syscall.Mkfifo(model, 0o600))
+	serial := filepath.Join(root, "nvme0", "serial")
+	_ = os.Remove(serial)
+	require.NoError(t, os.Symlink("/etc/hostname", serial))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "nvme1", "firmware_rev"), make([]byte, 13<<20), 0o644))
 	base, logs := startExporter(t, "--nvme.replay="+root, "--config.file="+writeConfig(t, ""))
 	mfs := parse(t, scrape(t, base+"/metrics"))
-	v, ok := value(mfs, "walab_nvme_up", map[string]string{"device": "nvme1"})
-	require.True(t, ok, "the unreadable controller is exported")
-	require.Equal(t, 0.0, v)
-	v, _ = value(mfs, "walab_nvme_up", map[string]string{"device": "nvme0"})
-	require.Equal(t, 1.0, v)
-	require.Contains(t, logs.String(), "cannot open NVMe controller")
+	for _, dev := range []string{"nvme0", "nvme1"} {
+		v, ok := value(mfs, "walab_nvme_up", map[string]string{"device": dev})
+		require.True(t, ok, dev)
+		require.Equal(t, 1.0, v, dev)
+	}
+	require.Contains(t, logs.String(), "replay identity file refused")
+	require.NotContains(t, logs.String(), "cannot open NVMe controller")
 }
 
 // TestUnknownConfigSection: a misspelt top-level section stops the start

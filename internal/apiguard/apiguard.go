@@ -1,7 +1,9 @@
 // Package apiguard puts walab's state-changing HTTP endpoints (the WA
 // run-start mark, the simulator's placement switch) behind the checks a
 // service reachable from a browser needs: off unless enabled, POST only
-// with a header a cross-origin HTML form cannot send, and a rate limit.
+// with a header a cross-origin HTML form cannot send, a Host header that
+// names loopback or a configured host (DNS rebinding), and a rate limit
+// per client.
 // Reads (GET, HEAD) pass through untouched. Authentication and TLS stay
 // with the exporter-toolkit web config, which wraps every endpoint.
 package apiguard
@@ -9,8 +11,11 @@ package apiguard
 import (
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -25,14 +30,24 @@ const (
 	HeaderValue = "1"
 )
 
-// EnableFlag is the exporter flag that turns mutations on (named in errors).
-const EnableFlag = "--web.enable-mutations"
+// EnableFlag is the exporter flag that turns mutations on, HostFlag the
+// one that adds allowed Host values (named in errors).
+const (
+	EnableFlag = "--web.enable-mutations"
+	HostFlag   = "--web.mutations-host"
+)
 
 // Options configure a Guard.
 type Options struct {
 	Enabled bool
-	// Rate and Burst bound mutating requests across all guarded endpoints
-	// (token bucket). Zero Rate means DefaultRate; Burst 0 means DefaultBurst.
+	// Hosts are the Host header values (names or addresses, without port)
+	// a mutating request may carry besides loopback ones (localhost,
+	// 127.0.0.0/8, ::1): DNS rebinding makes a hostile page same-origin,
+	// but its requests still name the hostile host.
+	Hosts []string
+	// Rate and Burst bound each client's mutating requests across all
+	// guarded endpoints (a token bucket per remote address). Zero Rate means
+	// DefaultRate; Burst 0 means DefaultBurst.
 	Rate  rate.Limit
 	Burst int
 }
@@ -45,11 +60,20 @@ const (
 	DefaultBurst            = 10
 )
 
-// Guard wraps mutating endpoints. One Guard's limiter is shared by every
+// maxClients bounds the per-client buckets kept; beyond it the buckets
+// that are full again (idle clients) are dropped, and if none is, all are.
+const maxClients = 1024
+
+// Guard wraps mutating endpoints. One Guard's buckets are shared by every
 // handler it wraps.
 type Guard struct {
 	enabled bool
-	limiter *rate.Limiter
+	hosts   map[string]bool
+	rate    rate.Limit
+	burst   int
+
+	mu      sync.Mutex
+	buckets map[string]*rate.Limiter // by client address
 }
 
 // New returns a Guard.
@@ -60,7 +84,69 @@ func New(o Options) *Guard {
 	if o.Burst == 0 {
 		o.Burst = DefaultBurst
 	}
-	return &Guard{enabled: o.Enabled, limiter: rate.NewLimiter(o.Rate, o.Burst)}
+	g := &Guard{enabled: o.Enabled, hosts: map[string]bool{}, rate: o.Rate, burst: o.Burst, buckets: map[string]*rate.Limiter{}}
+	for _, h := range o.Hosts {
+		g.hosts[normalHost(h)] = true
+	}
+	return g
+}
+
+// hostAllowed reports whether a Host header names loopback or a
+// configured host.
+func (g *Guard) hostAllowed(hostHeader string) bool {
+	h := hostHeader
+	if host, _, err := net.SplitHostPort(hostHeader); err == nil {
+		h = host
+	}
+	h = normalHost(h)
+	if h == "" {
+		return false
+	}
+	if h == "localhost" || g.hosts[h] {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
+// normalHost is a host name as compared: lower case, no brackets, no
+// trailing dot.
+func normalHost(h string) string {
+	h = strings.TrimSuffix(strings.TrimPrefix(h, "["), "]")
+	return strings.TrimSuffix(strings.ToLower(h), ".")
+}
+
+// bucket is the client's token bucket (its remote address without port).
+func (g *Guard) bucket(remote string) *rate.Limiter {
+	client := remote
+	if host, _, err := net.SplitHostPort(remote); err == nil {
+		client = host
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if b := g.buckets[client]; b != nil {
+		return b
+	}
+	if len(g.buckets) >= maxClients {
+		for k, b := range g.buckets {
+			if b.Tokens() >= float64(g.burst) {
+				delete(g.buckets, k)
+			}
+		}
+		if len(g.buckets) >= maxClients {
+			clear(g.buckets)
+		}
+	}
+	b := rate.NewLimiter(g.rate, g.burst)
+	g.buckets[client] = b
+	return b
+}
+
+// clients is how many buckets are kept (tests).
+func (g *Guard) clients() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.buckets)
 }
 
 // Wrap guards h: GET and HEAD reach it as they are; anything else must pass
@@ -76,6 +162,10 @@ func (g *Guard) Wrap(h http.Handler) http.Handler {
 			refuse(w, http.StatusForbidden, fmt.Sprintf("state-changing requests are disabled; start the exporter with %s to allow them", EnableFlag))
 			return
 		}
+		if !g.hostAllowed(r.Host) {
+			refuse(w, http.StatusForbidden, fmt.Sprintf("Host %q is neither loopback nor a configured host (%s); refused against DNS rebinding", r.Host, HostFlag))
+			return
+		}
 		if r.Header.Get("Sec-Fetch-Site") == "cross-site" {
 			refuse(w, http.StatusForbidden, "cross-site request refused")
 			return
@@ -84,7 +174,7 @@ func (g *Guard) Wrap(h http.Handler) http.Handler {
 			refuse(w, http.StatusForbidden, fmt.Sprintf("missing header %s: %s (required on state-changing requests, so that a cross-origin form cannot send one)", Header, HeaderValue))
 			return
 		}
-		if res := g.limiter.Reserve(); !res.OK() || res.Delay() > 0 {
+		if res := g.bucket(r.RemoteAddr).Reserve(); !res.OK() || res.Delay() > 0 {
 			d := res.Delay()
 			res.Cancel()
 			w.Header().Set("Retry-After", strconv.Itoa(int((d+time.Second-1)/time.Second)))

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -91,4 +92,77 @@ func TestFloodIsLimited(t *testing.T) {
 	require.NotEmpty(t, resp.Header.Get("Retry-After"))
 	code, _ := do(t, http.MethodGet, srv.URL, nil, nil)
 	require.Equal(t, http.StatusOK, code, "reads are not rate-limited")
+}
+
+// TestDNSRebindingRefused (issue 33 item 11): a page on evil.example whose
+// name was rebound to 127.0.0.1 is same-origin for the browser, so the
+// custom header does not stop it; its requests carry Host: evil.example.
+// Mutations accept only loopback names and the configured hosts.
+func TestDNSRebindingRefused(t *testing.T) {
+	g := New(Options{Enabled: true, Hosts: []string{"lab.example.org", "10.1.2.3"}})
+	h := g.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") }))
+	for _, tc := range []struct {
+		host string
+		code int
+	}{
+		{"evil.example", http.StatusForbidden},
+		{"evil.example:10131", http.StatusForbidden},
+		{"127.0.0.1.evil.example", http.StatusForbidden},
+		{"localhost.evil.example:10131", http.StatusForbidden},
+		{"", http.StatusForbidden},
+		{"127.0.0.1:10131", http.StatusOK},
+		{"127.8.9.10", http.StatusOK},
+		{"localhost:10131", http.StatusOK},
+		{"LOCALHOST.", http.StatusOK},
+		{"[::1]:10131", http.StatusOK},
+		{"lab.example.org:10131", http.StatusOK},
+		{"Lab.Example.Org", http.StatusOK},
+		{"10.1.2.3:10131", http.StatusOK},
+		{"10.1.2.4:10131", http.StatusForbidden},
+	} {
+		req := httptest.NewRequest(http.MethodPost, "/api/v1/run-start", nil)
+		req.Host = tc.host
+		req.RemoteAddr = "127.0.0.1:5555"
+		req.Header.Set(Header, HeaderValue)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		require.Equal(t, tc.code, rec.Code, "Host %q: %s", tc.host, rec.Body.String())
+		if tc.code == http.StatusForbidden {
+			require.Contains(t, rec.Body.String(), "Host")
+		}
+	}
+	// Reads are not guarded.
+	req := httptest.NewRequest(http.MethodGet, "/api/v1/run-start", nil)
+	req.Host = "evil.example"
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	require.Equal(t, http.StatusOK, rec.Code)
+}
+
+// TestRateLimitIsPerClient (issue 33, low): one client's flood empties its
+// own bucket, not another client's: a legitimate run-start still passes.
+func TestRateLimitIsPerClient(t *testing.T) {
+	g := New(Options{Enabled: true, Rate: 0.001, Burst: 2})
+	h := g.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") }))
+	post := func(remote string) int {
+		req := httptest.NewRequest(http.MethodPost, "/api/v1/run-start", nil)
+		req.Host = "127.0.0.1:10131"
+		req.RemoteAddr = remote
+		req.Header.Set(Header, HeaderValue)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec.Code
+	}
+	for i := range 20 {
+		code := post("10.0.0.66:" + strconv.Itoa(4000+i)) // the port changes, the client does not
+		if i >= 2 {
+			require.Equal(t, http.StatusTooManyRequests, code)
+		}
+	}
+	require.Equal(t, http.StatusOK, post("10.0.0.7:5000"), "another client has its own bucket")
+	// The bucket map is bounded: many clients never grow it without limit.
+	for i := range 3 * maxClients {
+		post("10.1." + strconv.Itoa(i/256) + "." + strconv.Itoa(i%256) + ":1")
+	}
+	require.LessOrEqual(t, g.clients(), maxClients)
 }

@@ -29,6 +29,7 @@ type App struct {
 	fleet    *fleet.Fleet
 	sims     []*sim.Drive // simulated drives in the fleet (the default without NVMe)
 	cfgPath  string
+	cfg      *config.File // the running configuration (Reload replaces it)
 }
 
 // Handler serves the landing page, the metrics and the API endpoints.
@@ -72,6 +73,9 @@ func openFleet(o Options, cfg *config.File, pc probe.Config, logger *slog.Logger
 // New builds the app: configuration, fleet, WA sampler, collectors and the
 // HTTP handler. Close releases the devices.
 func New(o Options, logger *slog.Logger) (*App, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
 	cfg, err := LoadConfig(o.ConfigFile)
 	if err != nil {
 		return nil, err
@@ -80,7 +84,7 @@ func New(o Options, logger *slog.Logger) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &App{fleet: fl, sims: sims, cfgPath: o.ConfigFile}
+	a := &App{fleet: fl, sims: sims, cfgPath: o.ConfigFile, cfg: cfg}
 	if err := a.build(o, cfg, logger); err != nil {
 		a.Close()
 		return nil, err
@@ -120,27 +124,26 @@ func (a *App) build(o Options, cfg *config.File, logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
-	set.Timeout = o.ScrapeTimeout
+	set.Timeout = o.ScrapeTimeout // a scrape's own bound: metricsHandler
 	logger.Info("collectors enabled", "collectors", set.Enabled())
 
 	a.registry = prometheus.NewRegistry()
 	a.registry.MustRegister(set)
-	gatherers := prometheus.Gatherers{a.registry}
+	var self prometheus.Gatherer
 	if !o.DisableExporterMetrics {
-		self := prometheus.NewRegistry()
-		self.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		reg := prometheus.NewRegistry()
+		reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 			versioncollector.NewCollector("walab_exporter"))
-		gatherers = append(gatherers, self)
+		self = reg
 	}
-	metrics := promhttp.HandlerFor(gatherers, promhttp.HandlerOpts{
-		ErrorLog:            slog.NewLogLogger(logger.Handler(), slog.LevelError),
-		ErrorHandling:       promhttp.ContinueOnError,
-		MaxRequestsInFlight: o.MaxRequests,
-	})
+	metrics := newMetricsHandler(set, self, promhttp.HandlerOpts{
+		ErrorLog:      slog.NewLogLogger(logger.Handler(), slog.LevelError),
+		ErrorHandling: promhttp.ContinueOnError,
+	}, o.ScrapeTimeout, o.MaxRequests)
 
 	mux := http.NewServeMux()
 	mux.Handle(o.TelemetryPath, metrics)
-	guard := apiguard.New(apiguard.Options{Enabled: o.EnableMutations})
+	guard := apiguard.New(apiguard.Options{Enabled: o.EnableMutations, Hosts: o.mutationHosts()})
 	if a.sampler != nil {
 		mux.Handle(wa.RunStartPath, guard.Wrap(a.sampler.Handler()))
 	}

@@ -11,14 +11,24 @@ import (
 )
 
 // LoadConfig reads the exporter's configuration file ("" = an empty one)
-// and refuses a top-level section no part of the exporter reads.
+// and refuses a top-level section no part of the exporter reads. The file
+// must be a regular file (readConfigFile): a FIFO never blocks the start.
 func LoadConfig(path string) (*config.File, error) {
 	if path == "" {
 		return config.Empty(), nil
 	}
-	f, err := config.Load(path)
+	b, err := readConfigFile(path)
 	if err != nil {
 		return nil, err
+	}
+	return parseConfig(path, b)
+}
+
+// parseConfig parses the file read from path and checks its sections.
+func parseConfig(path string, b []byte) (*config.File, error) {
+	f, err := config.Parse(b)
+	if err != nil {
+		return nil, fmt.Errorf("config %s: %w", path, err)
 	}
 	// A misspelt section ("filesytem:") would otherwise be ignored in
 	// silence, as a misspelt key inside a section is not.

@@ -7,7 +7,9 @@
 package exporterapp
 
 import (
+	"fmt"
 	"log/slog"
+	"net"
 	"time"
 
 	"github.com/prometheus/exporter-toolkit/web"
@@ -30,10 +32,48 @@ type Options struct {
 	CacheMaxAge            time.Duration
 	ScrapeTimeout          time.Duration
 	ReadTimeout            time.Duration
-	EnableMutations        bool // the state-changing endpoints
+	EnableMutations        bool     // the state-changing endpoints
+	MutationHosts          []string // Host values they accept besides loopback and the listen hosts
 
 	// Simulator builds the simulated drive served when no controller is
 	// found (neither ReplayDir nor Devices given and sysfs has none). Nil:
 	// the drive the configuration's sim: section describes.
 	Simulator func(cfg *config.File, logger *slog.Logger) (*sim.Drive, error)
+}
+
+// Validate refuses flag values that mean nothing, naming the flag.
+func (o *Options) Validate() error {
+	for _, d := range []struct {
+		flag string
+		v    time.Duration
+	}{{"--nvme.cache-max-age", o.CacheMaxAge}, {"--scrape.timeout", o.ScrapeTimeout}, {"--nvme.read-timeout", o.ReadTimeout}} {
+		if d.v < 0 {
+			return fmt.Errorf("%s must not be negative (got %s)", d.flag, d.v)
+		}
+	}
+	if o.MaxRequests < 0 {
+		return fmt.Errorf("--web.max-requests must be 0 (no limit) or more (got %d)", o.MaxRequests)
+	}
+	return nil
+}
+
+// mutationHosts are the Host values the mutation guard accepts besides
+// loopback: MutationHosts and the hosts of the listen addresses (a
+// wildcard address names no host).
+func (o *Options) mutationHosts() []string {
+	hosts := append([]string(nil), o.MutationHosts...)
+	if o.Web == nil || o.Web.WebListenAddresses == nil {
+		return hosts
+	}
+	for _, a := range *o.Web.WebListenAddresses {
+		h, _, err := net.SplitHostPort(a)
+		if err != nil || h == "" {
+			continue
+		}
+		if ip := net.ParseIP(h); ip != nil && ip.IsUnspecified() {
+			continue
+		}
+		hosts = append(hosts, h)
+	}
+	return hosts
 }

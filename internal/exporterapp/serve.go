@@ -65,24 +65,7 @@ func (a *App) reloadOnHUP(ctx context.Context, hup <-chan os.Signal, logger *slo
 		case <-ctx.Done():
 			return
 		case <-hup:
-			a.Reload(logger)
+			_ = a.Reload(logger) // logs its own outcome
 		}
 	}
-}
-
-// Reload applies the re-read configuration file to the simulated drives
-// (a bad file keeps the running configuration) and makes every controller
-// probe again on its next read: a device whose NAND source changed
-// (firmware update, FDP switched) takes its new source now, and its WA
-// windows restart.
-func (a *App) Reload(logger *slog.Logger) {
-	if err := reloadSim(a.cfgPath, a.sims, logger); err != nil {
-		logger.Error("reload failed; keeping the running configuration", "err", err)
-	}
-	for _, c := range a.fleet.Controllers {
-		if c.Poller != nil {
-			c.Poller.Reprobe()
-		}
-	}
-	logger.Info("reload: NVMe controllers will be probed again on their next read")
 }

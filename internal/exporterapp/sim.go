@@ -1,7 +1,6 @@
 package exporterapp
 
 import (
-	"errors"
 	"log/slog"
 	"net/http"
 
@@ -47,31 +46,4 @@ func mountSim(mux *http.ServeMux, guard *apiguard.Guard, drives []*sim.Drive) {
 	if len(drives) > 0 {
 		mux.Handle(sim.PlacementPath, guard.Wrap(drives[0].Handler()))
 	}
-}
-
-// reloadSim applies a re-read configuration file to the simulated drives:
-// placement.streams switches in place; other keys need a restart.
-func reloadSim(path string, drives []*sim.Drive, logger *slog.Logger) error {
-	if len(drives) == 0 {
-		return nil
-	}
-	f, err := LoadConfig(path)
-	if err != nil {
-		return err
-	}
-	sc, err := sim.LoadConfig(f)
-	if err != nil {
-		return err
-	}
-	for _, d := range drives {
-		if err := d.Reload(sc); err != nil {
-			if errors.Is(err, sim.ErrRebuild) {
-				logger.Warn("sim: placement reloaded; other changed sim: keys apply on restart", "placement_streams", d.Placement(), "err", err)
-				continue
-			}
-			return err
-		}
-		logger.Info("sim: configuration reloaded", "placement_streams", d.Placement())
-	}
-	return nil
 }

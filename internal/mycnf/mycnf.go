@@ -58,8 +58,11 @@ func (c Client) Config() *mysql.Config {
 // folder); ParseFile follows them.
 func Parse(r io.Reader) (Client, error) {
 	var c Client
-	err := parseOptionFile(r, "", 0, &c, new(string))
-	return c, err
+	st := &state{}
+	if err := parseOptionFile(r, "", 0, &c, st); err != nil {
+		return c, err
+	}
+	return c, st.check()
 }
 
 // ParseFile reads path and the files it includes (!include FILE,
@@ -67,14 +70,36 @@ func Parse(r io.Reader) (Client, error) {
 // relative include paths are taken from the including file's folder.
 func ParseFile(path string) (Client, error) {
 	var c Client
-	err := parseOptionPath(path, 0, &c, new(string))
-	return c, err
+	st := &state{}
+	if err := parseOptionPath(path, 0, &c, st); err != nil {
+		return c, err
+	}
+	if err := st.check(); err != nil {
+		return c, fmt.Errorf("%s: %w", path, err)
+	}
+	return c, nil
+}
+
+// state is where a parse is: the current group, and whether a [client]
+// group was seen.
+type state struct {
+	section string
+	client  bool
+}
+
+// check refuses a file without a [client] group: it would log in as the
+// anonymous user ”@, not as anyone the file names.
+func (st *state) check() error {
+	if !st.client {
+		return fmt.Errorf("no [client] group: nothing to log in with (the login would be the anonymous ''@)")
+	}
+	return nil
 }
 
 // maxOptionFile bounds one option file (a my.cnf is a few KiB).
 const maxOptionFile = 1 << 20
 
-func parseOptionPath(path string, depth int, c *Client, section *string) error {
+func parseOptionPath(path string, depth int, c *Client, st *state) error {
 	if depth > 10 {
 		return fmt.Errorf("%s: includes nested more than 10 deep", path)
 	}
@@ -85,20 +110,20 @@ func parseOptionPath(path string, depth int, c *Client, section *string) error {
 		return err
 	}
 	defer f.Close()
-	st, err := f.Stat()
+	fi, err := f.Stat()
 	if err != nil {
 		return err
 	}
-	if !st.Mode().IsRegular() {
+	if !fi.Mode().IsRegular() {
 		return fmt.Errorf("%s: not a regular file", path)
 	}
-	if err := parseOptionFile(io.LimitReader(f, maxOptionFile), filepath.Dir(path), depth, c, section); err != nil {
+	if err := parseOptionFile(io.LimitReader(f, maxOptionFile), filepath.Dir(path), depth, c, st); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
 }
 
-func parseOptionFile(r io.Reader, dir string, depth int, c *Client, section *string) error {
+func parseOptionFile(r io.Reader, dir string, depth int, c *Client, st *state) error {
 	sc := bufio.NewScanner(r)
 	for n := 1; sc.Scan(); n++ {
 		line := strings.TrimSpace(sc.Text())
@@ -117,7 +142,7 @@ func parseOptionFile(r io.Reader, dir string, depth int, c *Client, section *str
 			if !filepath.IsAbs(arg) {
 				arg = filepath.Join(dir, arg)
 			}
-			if err := include(verb, arg, depth, c, section); err != nil {
+			if err := include(verb, arg, depth, c, st); err != nil {
 				return fmt.Errorf("line %d: %w", n, err)
 			}
 			continue
@@ -130,7 +155,8 @@ func parseOptionFile(r io.Reader, dir string, depth int, c *Client, section *str
 			if rest := strings.TrimSpace(line[end+1:]); rest != "" && rest[0] != '#' {
 				return fmt.Errorf("line %d: text after the group header", n)
 			}
-			*section = strings.ToLower(strings.TrimSpace(line[1:end]))
+			st.section = strings.ToLower(strings.TrimSpace(line[1:end]))
+			st.client = st.client || st.section == "client"
 			continue
 		}
 		k, raw, hasValue := strings.Cut(line, "=")
@@ -139,13 +165,13 @@ func parseOptionFile(r io.Reader, dir string, depth int, c *Client, section *str
 		}
 		k = strings.ReplaceAll(strings.ToLower(strings.TrimSpace(k)), "_", "-")
 		if !optionName.MatchString(k) {
-			return fmt.Errorf("line %d: %q is not an option", n, k)
+			return notAnOption(n, k)
 		}
 		v, err := optionValue(raw)
 		if err != nil {
 			return fmt.Errorf("line %d: %w", n, err)
 		}
-		if *section != "client" {
+		if st.section != "client" {
 			continue
 		}
 		switch k {
@@ -168,9 +194,9 @@ func parseOptionFile(r io.Reader, dir string, depth int, c *Client, section *str
 	return sc.Err()
 }
 
-func include(verb, path string, depth int, c *Client, section *string) error {
+func include(verb, path string, depth int, c *Client, st *state) error {
 	if verb == "!include" {
-		return parseOptionPath(path, depth+1, c, section)
+		return parseOptionPath(path, depth+1, c, st)
 	}
 	ents, err := os.ReadDir(path)
 	if err != nil {
@@ -178,12 +204,22 @@ func include(verb, path string, depth int, c *Client, section *string) error {
 	}
 	for _, e := range ents { // ReadDir sorts by name
 		if strings.HasSuffix(e.Name(), ".cnf") && e.Type().IsRegular() {
-			if err := parseOptionPath(filepath.Join(path, e.Name()), depth+1, c, section); err != nil {
+			if err := parseOptionPath(filepath.Join(path, e.Name()), depth+1, c, st); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// notAnOption is the error for line n, whose text before any '=' is k. The
+// line is not echoed: "password hunter2" is a password with its '=' lost.
+// Only a first word that is an option name is shown.
+func notAnOption(n int, k string) error {
+	if f := strings.Fields(k); len(f) > 1 && optionName.MatchString(f[0]) {
+		return fmt.Errorf("line %d: option %q followed by text without '=' (the rest is not shown: it may be a password)", n, f[0])
+	}
+	return fmt.Errorf("line %d: not an option, a group or a directive (the line is not shown: it may hold a password)", n)
 }
 
 var optionName = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]*$`)
@@ -202,7 +238,7 @@ func optionValue(raw string) (string, error) {
 				b.WriteByte(unescape(v[i]))
 			case ch == q:
 				if rest := strings.TrimSpace(v[i+1:]); rest != "" && rest[0] != '#' {
-					return "", fmt.Errorf("text after the quoted value: %q", rest)
+					return "", fmt.Errorf("text after the quoted value (not shown: it may be part of a password)")
 				}
 				return b.String(), nil
 			default:

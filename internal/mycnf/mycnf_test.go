@@ -30,7 +30,12 @@ func TestParse(t *testing.T) {
 		{"escapes", "[client]\npassword=a\\sb\\\\c\nuser='x\\ty'\n", Client{Password: "a b\\c", User: "x\ty"}, "127.0.0.1:3306", ""},
 		{"boolean option", "[client]\nskip-ssl\nuser=u\n", Client{User: "u"}, "127.0.0.1:3306", ""},
 		{"underscore name", "[client]\nUSER=u\n", Client{User: "u"}, "127.0.0.1:3306", ""},
-		{"garbage line", "[client]\nuser=u\n%%% nonsense\n", Client{}, "", "line 3: \"%%% nonsense\" is not an option"},
+		{"garbage line", "[client]\nuser=u\n%%% nonsense\n", Client{}, "", "line 3: not an option, a group or a directive"},
+		// Issue 33: a malformed line was echoed, password included.
+		{"password without =", "[client]\npassword hunter2\n", Client{}, "", "line 2: option \"password\" followed by text without '='"},
+		// Issue 33: a file without [client] logged in as ''@.
+		{"no client group", "[mysqld]\nuser=mysql\n", Client{}, "", "no [client] group"},
+		{"empty file", "", Client{}, "", "no [client] group"},
 		{"unclosed quote", "[client]\npassword=\"abc\n", Client{}, "", "line 2: unclosed \" quote"},
 		{"text after quotes", "[client]\npassword=\"abc\" def\n", Client{}, "", "text after the quoted value"},
 		{"include without a path", "!include other.cnf\n", Client{}, "", "needs the file's path"},
@@ -41,6 +46,9 @@ func TestParse(t *testing.T) {
 			c, err := Parse(strings.NewReader(tc.in))
 			if tc.err != "" {
 				require.ErrorContains(t, err, tc.err)
+				for _, secret := range []string{"hunter2", "def", "nonsense"} {
+					require.NotContains(t, err.Error(), secret, "the line is never echoed")
+				}
 				return
 			}
 			require.NoError(t, err)

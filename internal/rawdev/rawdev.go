@@ -1,6 +1,8 @@
 // Package rawdev guards the commands that write a raw block device (loadgen
 // fileio --device, fio on /dev/...): such a device must not be mounted,
-// swap, held by md/dm, or have a partition in any of these states.
+// swap, held by md/dm or open by another process, nor have a partition or
+// an alias (the disk of a partition, another loop device over the same
+// backing file) in any of these states.
 package rawdev
 
 import (
@@ -26,7 +28,10 @@ var Default = Guard{Sys: "/sys", Proc: "/proc"}
 
 // CheckDevice refuses what a raw-device run must never write: a path that
 // is no block device, a device that is mounted, used as swap, held by md,
-// dm or another holder, or that has a partition in any of these states. It
+// dm or another holder, open by another process, or that has a partition
+// or an alias in any of these states (aliases: the disk a partition is
+// on; for a loop device, every other loop device over the same backing
+// file, and the backing file itself open by another process). It
 // returns the device's size in bytes. The open itself adds O_EXCL, with
 // which the kernel refuses a device in use by a filesystem or a holder.
 func (g Guard) CheckDevice(path string) (int64, error) {
@@ -46,17 +51,15 @@ func (g Guard) CheckDevice(path string) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("device %s (%d:%d): not in sysfs: %w", path, maj, min, err)
 	}
-	// The device and its partitions (a partition has none: it is checked alone).
-	devs := []string{dir}
-	entries, _ := os.ReadDir(dir)
-	for _, e := range entries {
-		if _, err := os.Stat(filepath.Join(dir, e.Name(), "partition")); err == nil {
-			devs = append(devs, filepath.Join(dir, e.Name()))
-		}
+	// The device, its partitions and its aliases (the disk of a partition,
+	// other loop devices over the same backing file).
+	devs, backing := g.aliases(dir)
+	devs[dir] = filepath.Base(dir)
+	for _, p := range partitions(dir) {
+		devs[p] = filepath.Base(p)
 	}
 	numbers := map[string]string{} // "maj:min" -> name
-	for _, d := range devs {
-		name := filepath.Base(d)
+	for d, name := range devs {
 		if hs, _ := os.ReadDir(filepath.Join(d, "holders")); len(hs) > 0 {
 			return 0, fmt.Errorf("device %s: %s is held by %s (md, dm or another holder): refused", path, name, hs[0].Name())
 		}
@@ -70,6 +73,9 @@ func (g Guard) CheckDevice(path string) (int64, error) {
 		return 0, err
 	}
 	if err := g.checkSwaps(path, numbers); err != nil {
+		return 0, err
+	}
+	if err := g.checkOpeners(path, numbers, backing); err != nil {
 		return 0, err
 	}
 	b, err := os.ReadFile(filepath.Join(dir, "size"))

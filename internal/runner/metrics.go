@@ -8,16 +8,17 @@ import (
 // Metrics are loadgen's Prometheus series (docs/metrics.md, "loadgen").
 // One Metrics serves all targets of a process; each target is a label value.
 type Metrics struct {
-	RunInfo    *prometheus.GaugeVec
-	RunStart   *prometheus.GaugeVec
-	Txns       *prometheus.CounterVec
-	Duration   *prometheus.HistogramVec
-	Statements *prometheus.CounterVec
-	Errors     *prometheus.CounterVec
-	Reconnects *prometheus.CounterVec
-	Active     *prometheus.GaugeVec
-	TargetRate *prometheus.GaugeVec
-	IOBytes    *prometheus.CounterVec
+	RunInfo      *prometheus.GaugeVec
+	RunStart     *prometheus.GaugeVec
+	Txns         *prometheus.CounterVec
+	Duration     *prometheus.HistogramVec
+	Statements   *prometheus.CounterVec
+	Errors       *prometheus.CounterVec
+	Reconnects   *prometheus.CounterVec
+	ConnFailures *prometheus.CounterVec
+	Active       *prometheus.GaugeVec
+	TargetRate   *prometheus.GaugeVec
+	IOBytes      *prometheus.CounterVec
 }
 
 // DurationBuckets are the classic buckets, 0.5 ms .. 60 s: OLTP point selects
@@ -63,6 +64,10 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Name: ns + "reconnects_total",
 			Help: "Connections re-established after a connection error.",
 		}, []string{"target"}),
+		ConnFailures: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: ns + "connection_failures_total",
+			Help: "Failed connection attempts (the server away or refusing); a target unreachable for long shows here, not in transactions.",
+		}, []string{"target"}),
 		Active: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: ns + "active_terminals",
 			Help: "Terminals (client threads) currently running.",
@@ -76,7 +81,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Bytes an I/O workload (fileio) read or wrote, by op: the host side of a device WA measurement without a database.",
 		}, []string{"target", "op"}),
 	}
-	reg.MustRegister(m.RunInfo, m.RunStart, m.Txns, m.Duration, m.Statements, m.Errors, m.Reconnects, m.Active, m.TargetRate, m.IOBytes)
+	reg.MustRegister(m.RunInfo, m.RunStart, m.Txns, m.Duration, m.Statements, m.Errors, m.Reconnects, m.ConnFailures, m.Active, m.TargetRate, m.IOBytes)
 	return m
 }
 
@@ -92,6 +97,7 @@ type targetObservers struct {
 	reads, writes, others prometheus.Counter
 	readBytes, wroteBytes prometheus.Counter
 	reconnects            prometheus.Counter
+	connFails             prometheus.Counter
 	errs                  map[string]prometheus.Counter
 	active                prometheus.Gauge
 }
@@ -107,6 +113,7 @@ func (m *Metrics) forTarget(target, workload string, types []string, io bool) *t
 		writes:     m.Statements.WithLabelValues(target, "write"),
 		others:     m.Statements.WithLabelValues(target, "other"),
 		reconnects: m.Reconnects.WithLabelValues(target),
+		connFails:  m.ConnFailures.WithLabelValues(target),
 		active:     m.Active.WithLabelValues(target),
 		errs:       map[string]prometheus.Counter{},
 	}

@@ -26,10 +26,11 @@ func intervalLine(prev, cur *snapshot, start time.Time, threads int, pct float64
 	wr := float64(cur.Writes - prev.Writes)
 	ot := float64(cur.Others - prev.Others)
 	reconn := float64(cur.Reconnects - prev.Reconnects)
+	fails := float64(cur.ConnFails - prev.ConnFails)
 	h := c.Hist.sub(&p.Hist)
-	return fmt.Sprintf("[ %ds ] thds: %d tps: %4.2f qps: %4.2f (r/w/o: %4.2f/%4.2f/%4.2f) lat (ms,%s%%): %4.2f err/s: %4.2f reconn/s: %4.2f",
+	return fmt.Sprintf("[ %ds ] thds: %d tps: %4.2f qps: %4.2f (r/w/o: %4.2f/%4.2f/%4.2f) lat (ms,%s%%): %4.2f err/s: %4.2f reconn/s: %4.2f conn-fail/s: %4.2f",
 		int(math.Round(cur.At.Sub(start).Seconds())), threads, events/secs, (rd+wr+ot)/secs,
-		rd/secs, wr/secs, ot/secs, fmtPct(pct), h.percentile(pct), errs/secs, reconn/secs)
+		rd/secs, wr/secs, ot/secs, fmtPct(pct), h.percentile(pct), errs/secs, reconn/secs, fails/secs)
 }
 
 // fileioLine is sysbench fileio's --report-interval line.
@@ -95,8 +96,13 @@ type Result struct {
 	Retried      uint64  `json:"retried"`
 	Errors       uint64  `json:"errors"`
 	Reconnects   uint64  `json:"reconnects"`
-	TPS          float64 `json:"tps"`
-	QPS          float64 `json:"qps"`
+	// ConnFailures are failed connection attempts; UnreachableSeconds the
+	// time the target could not be reached (no terminal held a connection
+	// and attempts failed).
+	ConnFailures       uint64  `json:"connection_failures"`
+	UnreachableSeconds float64 `json:"unreachable_seconds"`
+	TPS                float64 `json:"tps"`
+	QPS                float64 `json:"qps"`
 
 	All   TypeResult   `json:"all"`
 	Types []TypeResult `json:"types"`
@@ -154,7 +160,7 @@ func newResult(cfg *Config, types []string, start, stop, end time.Time, s *snaps
 		Percentile:   cfg.Percentile,
 		TotalSeconds: end.Sub(start).Seconds(),
 		Transactions: all.completed(), Reads: s.Reads, Writes: s.Writes, Other: s.Others,
-		Retried: all.Out[oRetried], Errors: all.Out[oError], Reconnects: s.Reconnects,
+		Retried: all.Out[oRetried], Errors: all.Out[oError], Reconnects: s.Reconnects, ConnFailures: s.ConnFails,
 		ReadBytes: s.ReadBytes, WrittenBytes: s.WroteBytes, NeverConnected: s.NeverConnected,
 		All: typeResult("all", &all, cfg.Percentile),
 	}
@@ -265,7 +271,19 @@ func (r *Result) WriteSysbench(w io.Writer) {
 	fmt.Fprintf(w, "    queries:                             %-6d (%.2f per sec.)\n", total, float64(total)/secs)
 	fmt.Fprintf(w, "    ignored errors:                      %-6d (%.2f per sec.)\n", ignored, float64(ignored)/secs)
 	fmt.Fprintf(w, "    reconnects:                          %-6d (%.2f per sec.)\n", r.Reconnects, float64(r.Reconnects)/secs)
+	r.writeReach(w, "    ")
 	r.writeGeneral(w)
+}
+
+// writeReach says how often connecting failed and how long the target
+// was unreachable, when either happened.
+func (r *Result) writeReach(w io.Writer, indent string) {
+	if r.ConnFailures == 0 && r.UnreachableSeconds == 0 {
+		return
+	}
+	secs := max(r.TotalSeconds, 1e-9)
+	fmt.Fprintf(w, "%sfailed connection attempts:          %-6d (%.2f per sec.)\n", indent, r.ConnFailures, float64(r.ConnFailures)/secs)
+	fmt.Fprintf(w, "%starget unreachable:                  %.1fs (%.1f%% of the run)\n", indent, r.UnreachableSeconds, 100*r.UnreachableSeconds/secs)
 }
 
 // writeGeneral is the part of sysbench's summary every test prints.
@@ -303,6 +321,7 @@ func (r *Result) WriteTPCC(w io.Writer) {
 			t.LatAvgMs, t.LatP50Ms, t.LatP90Ms, t.LatP99Ms, t.LatMaxMs)
 	}
 	fmt.Fprintf(w, "\nreconnects: %d, total time: %.4fs\n", r.Reconnects, r.TotalSeconds)
+	r.writeReach(w, "")
 	if !r.Drained {
 		fmt.Fprintf(w, "warning: in-flight transactions did not finish within the drain timeout; they are counted as errors\n")
 	}

@@ -47,6 +47,7 @@ func fixture(types int) []*termStats {
 		t.writes.Add(400 * uint64(i+1))
 		t.others.Add(200 * uint64(i+1))
 		t.reconnects.Add(uint64(i))
+		t.connFails.Add(uint64(3 * i))
 		t.busyNs.Add(int64(9*time.Second + time.Duration(i)*500*time.Millisecond))
 	}
 	return terms
@@ -77,6 +78,7 @@ func TestSummaryGolden(t *testing.T) {
 	cfg = &Config{Target: "b", Workload: named{name: "tpcc"}, Threads: 2, Percentile: 95}
 	r = newResult(cfg, types, start, end, end.Add(time.Second), takeSnapshot(end, fixture(len(types)), len(types)), false)
 	r.SetNewOrderType("new_order")
+	r.UnreachableSeconds = 4.5
 	// 300 transactions, 60 New-Orders (6 of them user rollbacks) in 21 s.
 	require.InDelta(t, 60/(21.0/60), r.TpmC, 1e-9)
 	require.InDelta(t, 300/(21.0/60), r.TpmTotal, 1e-9)

@@ -112,6 +112,7 @@ type run struct {
 	stopAt  time.Time
 	txCtx   context.Context // never canceled: see Run
 	exited  chan int        // terminal ids as they return
+	reach   reach
 }
 
 // Run drives cfg.Workload until the duration or event count is reached or
@@ -191,6 +192,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	final := takeSnapshot(end, r.terms, len(r.types))
 	res := newResult(&r.cfg, r.types, start, stopAt, end, final, drained)
+	res.UnreachableSeconds = r.reach.unreachable(end).Seconds()
 	if h, ok := cfg.Workload.(workload.Headliner); ok {
 		res.SetNewOrderType(h.HeadlineType())
 	}
@@ -293,159 +295,222 @@ func (r *run) stopCtx() (context.Context, context.CancelFunc) {
 }
 
 func (r *run) terminal(id int) {
-	cfg := &r.cfg
-	st := r.terms[id]
 	r.active.Add(1)
 	if r.obs != nil {
 		r.obs.active.Inc()
 		defer r.obs.active.Dec()
 	}
 	defer r.active.Add(-1)
-
 	waitCtx, cancelWait := r.stopCtx()
 	defer cancelWait()
-	seed := cfg.Seed ^ uint64(id+1)*0x9e3779b97f4a7c15
-	term := cfg.Workload.NewTerminal(id, rand.New(rand.NewPCG(seed, uint64(id))))
-	backoff := driver.NewBackoff(cfg.BackoffMin, cfg.BackoffMax, seed)
-	// errBackoff paces a terminal whose transactions keep failing for a
-	// reason other than a lost connection (a server set read-only, a full
-	// disk, a missing table): without it the terminal retries in a hot loop
-	// and buries the run in errors. A success resets it.
-	errBackoff := driver.NewBackoff(cfg.BackoffMin, cfg.BackoffMax, seed^0x5bd1e995)
-	var conn *sql.Conn
-	// The terminal is closed before its connection: its prepared
-	// statements belong to that connection.
-	defer func() {
-		if c, ok := term.(io.Closer); ok {
-			_ = c.Close()
-		}
-		if conn != nil {
-			conn.Close()
-		}
-	}()
-	lostConn := false
-
+	t := r.newTermRun(id, waitCtx)
+	defer t.close()
 	for !r.stopping() {
 		// Connect before claiming an event: a claimed event always runs.
-		if conn == nil && !cfg.Local {
-			connFailed := func(err error) {
-				if !st.connected.Load() {
-					msg := connErrText(err)
-					st.lastConnErr.Store(&msg)
-				}
-				if cfg.OnError != nil {
-					cfg.OnError(id, driver.Connection, err)
-				}
-			}
-			c, err := driver.Connect(waitCtx, cfg.DB, backoff, connFailed)
-			if err != nil {
-				// Stopping while the server is away, or the server refused
-				// the login: this terminal is done, and says why.
-				if waitCtx.Err() == nil {
-					connFailed(err)
-				}
-				return
-			}
-			conn = c
-			st.connected.Store(true)
-			if lostConn {
-				st.reconnects.Add(1)
-				if r.obs != nil {
-					r.obs.reconnects.Inc()
-				}
-				lostConn = false
-			}
+		if !t.connect() {
+			return
 		}
-		if cfg.Events > 0 && r.issued.Add(1) > cfg.Events {
+		if r.cfg.Events > 0 && r.issued.Add(1) > r.cfg.Events {
 			return // the others finish the claimed events; the run ends when all return
 		}
-		// One clock read serves as intended start and, when nothing waits
-		// in between, as the first attempt's start.
-		intended := cfg.Clock.Now()
-		waited := false
-		if r.sched != nil {
-			waited = true
-			_, intended = r.sched.Claim()
-			if cfg.Clock.SleepUntil(waitCtx, intended) != nil {
-				return
-			}
+		typ, ti, intended, waited, ok := t.pace()
+		if !ok || !t.attempt(typ, ti, intended, waited) {
+			return
 		}
-		typ := term.Next()
-		ti, ok := r.typeIdx[typ]
-		if !ok {
-			// A workload bug; count it under the first type rather than crash.
-			ti = 0
-		}
-		if k := term.KeyingTime(typ); k > 0 {
-			waited = true
-			if cfg.Clock.SleepUntil(waitCtx, cfg.Clock.Now().Add(seconds(k))) != nil {
-				return
-			}
-		}
-		for attempt := 0; ; attempt++ {
-			st.curType.Store(int32(ti))
-			if !st.state.CompareAndSwap(stIdle, stBusy) {
-				return
-			}
-			t0 := intended
-			if waited || attempt > 0 {
-				t0 = cfg.Clock.Now()
-			}
-			res, err := term.Run(r.txCtx, conn, typ)
-			end := cfg.Clock.Now()
-			if !st.state.CompareAndSwap(stBusy, stIdle) {
-				return // abandoned at the drain timeout: the runner counted it
-			}
-			st.busyNs.Add(int64(end.Sub(t0)))
-			r.countStatements(st, res)
-			class := driver.Classify(err)
-			if class == driver.OK {
-				o := oCommitted
-				if res.Outcome == workload.UserRollback {
-					o = oRollback
-				}
-				r.record(st, ti, o, end.Sub(intended))
-				st.events.Add(1)
-				errBackoff.Reset()
-				break
-			}
-			if cfg.OnError != nil {
-				cfg.OnError(id, class, err)
-			}
-			if r.obs != nil {
-				r.obs.errs[class.String()].Inc()
-			}
-			if class.Retryable() && attempt < cfg.MaxRetries && !r.stopping() {
-				r.record(st, ti, oRetried, 0)
-				continue
-			}
-			r.record(st, ti, oError, 0)
-			if conn != nil {
-				switch class {
-				case driver.Connection, driver.Canceled:
-					driver.Discard(conn)
-					conn = nil
-					lostConn = class == driver.Connection
-				case driver.Other:
-					// Leave no transaction open behind an unexpected error.
-					_, _ = conn.ExecContext(r.txCtx, "ROLLBACK")
-				}
-			}
-			if class != driver.Connection && class != driver.Canceled {
-				// Given up on this one: wait before the next (a lost
-				// connection waits in Connect's own backoff instead).
-				if cfg.Clock.SleepUntil(waitCtx, cfg.Clock.Now().Add(errBackoff.Next())) != nil {
-					return
-				}
-			}
-			break
-		}
-		if k := term.ThinkTime(typ); k > 0 {
-			if cfg.Clock.SleepUntil(waitCtx, cfg.Clock.Now().Add(seconds(k))) != nil {
+		if k := t.wl.ThinkTime(typ); k > 0 {
+			if r.cfg.Clock.SleepUntil(waitCtx, r.cfg.Clock.Now().Add(seconds(k))) != nil {
 				return
 			}
 		}
 	}
+}
+
+// termRun is one terminal's state while it runs.
+type termRun struct {
+	r        *run
+	id       int
+	st       *termStats
+	wl       workload.Terminal
+	conn     *sql.Conn
+	lostConn bool // the last connection was lost: the next connect is a reconnect
+	backoff  *driver.Backoff
+	// errBackoff paces a terminal whose transactions keep failing for a
+	// reason other than a lost connection (a server set read-only, a full
+	// disk, a missing table): without it the terminal retries in a hot loop
+	// and buries the run in errors. A success resets it.
+	errBackoff *driver.Backoff
+	waitCtx    context.Context // canceled at the stop
+}
+
+func (r *run) newTermRun(id int, waitCtx context.Context) *termRun {
+	seed := r.cfg.Seed ^ uint64(id+1)*0x9e3779b97f4a7c15
+	return &termRun{
+		r: r, id: id, st: r.terms[id], waitCtx: waitCtx,
+		wl:         r.cfg.Workload.NewTerminal(id, rand.New(rand.NewPCG(seed, uint64(id)))),
+		backoff:    driver.NewBackoff(r.cfg.BackoffMin, r.cfg.BackoffMax, seed),
+		errBackoff: driver.NewBackoff(r.cfg.BackoffMin, r.cfg.BackoffMax, seed^0x5bd1e995),
+	}
+}
+
+// close closes the terminal before its connection: its prepared
+// statements belong to that connection.
+func (t *termRun) close() {
+	if c, ok := t.wl.(io.Closer); ok {
+		_ = c.Close()
+	}
+	t.dropConn(false)
+}
+
+// dropConn closes the connection; discard when it is not to be trusted.
+func (t *termRun) dropConn(discard bool) {
+	if t.conn == nil {
+		return
+	}
+	if discard {
+		driver.Discard(t.conn)
+	} else {
+		t.conn.Close()
+	}
+	t.conn = nil
+	t.r.reach.lost()
+}
+
+// connect makes sure the terminal holds a connection (none for a Local
+// workload), waiting in the reconnect backoff while the server is away.
+// False: stopping, or the server refused the login; the terminal is done.
+func (t *termRun) connect() bool {
+	cfg := &t.r.cfg
+	if t.conn != nil || cfg.Local {
+		return true
+	}
+	c, err := driver.Connect(t.waitCtx, cfg.DB, t.backoff, t.connFailed)
+	if err != nil {
+		if t.waitCtx.Err() == nil {
+			t.connFailed(err) // refused: this terminal says why
+		}
+		return false
+	}
+	t.conn = c
+	t.st.connected.Store(true)
+	t.r.reach.connected(cfg.Clock.Now())
+	if t.lostConn {
+		t.st.reconnects.Add(1)
+		if t.r.obs != nil {
+			t.r.obs.reconnects.Inc()
+		}
+		t.lostConn = false
+	}
+	return true
+}
+
+// connFailed counts one failed connection attempt.
+func (t *termRun) connFailed(err error) {
+	cfg := &t.r.cfg
+	if !t.st.connected.Load() {
+		msg := connErrText(err)
+		t.st.lastConnErr.Store(&msg)
+	}
+	t.st.connFails.Add(1)
+	t.r.reach.failed(cfg.Clock.Now())
+	if t.r.obs != nil {
+		t.r.obs.connFails.Inc()
+	}
+	if cfg.OnError != nil {
+		cfg.OnError(t.id, driver.Connection, err)
+	}
+}
+
+// pace picks the next transaction and waits for its intended start (under
+// --rate) and its keying time. ok false: stopping.
+func (t *termRun) pace() (typ string, ti int, intended time.Time, waited, ok bool) {
+	cfg := &t.r.cfg
+	// One clock read serves as intended start and, when nothing waits
+	// in between, as the first attempt's start.
+	intended = cfg.Clock.Now()
+	if t.r.sched != nil {
+		waited = true
+		_, intended = t.r.sched.Claim()
+		if cfg.Clock.SleepUntil(t.waitCtx, intended) != nil {
+			return "", 0, intended, waited, false
+		}
+	}
+	typ = t.wl.Next()
+	ti = t.r.typeIdx[typ] // a type the workload did not declare (a bug) counts under the first
+	if k := t.wl.KeyingTime(typ); k > 0 {
+		waited = true
+		if cfg.Clock.SleepUntil(t.waitCtx, cfg.Clock.Now().Add(seconds(k))) != nil {
+			return "", 0, intended, waited, false
+		}
+	}
+	return typ, ti, intended, waited, true
+}
+
+// attempt runs one transaction, retrying deadlocks and lock wait timeouts,
+// and counts its outcome once. False: the terminal is done (abandoned at
+// the drain timeout, or stopping during an error backoff).
+func (t *termRun) attempt(typ string, ti int, intended time.Time, waited bool) bool {
+	r, cfg, st := t.r, &t.r.cfg, t.st
+	for attempt := 0; ; attempt++ {
+		st.curType.Store(int32(ti))
+		if !st.state.CompareAndSwap(stIdle, stBusy) {
+			return false
+		}
+		t0 := intended
+		if waited || attempt > 0 {
+			t0 = cfg.Clock.Now()
+		}
+		res, err := t.wl.Run(r.txCtx, t.conn, typ)
+		end := cfg.Clock.Now()
+		if !st.state.CompareAndSwap(stBusy, stIdle) {
+			return false // abandoned at the drain timeout: the runner counted it
+		}
+		st.busyNs.Add(int64(end.Sub(t0)))
+		r.countStatements(st, res)
+		class := driver.Classify(err)
+		if class == driver.OK {
+			o := oCommitted
+			if res.Outcome == workload.UserRollback {
+				o = oRollback
+			}
+			r.record(st, ti, o, end.Sub(intended))
+			st.events.Add(1)
+			t.errBackoff.Reset()
+			return true
+		}
+		if cfg.OnError != nil {
+			cfg.OnError(t.id, class, err)
+		}
+		if r.obs != nil {
+			r.obs.errs[class.String()].Inc()
+		}
+		if class.Retryable() && attempt < cfg.MaxRetries && !r.stopping() {
+			r.record(st, ti, oRetried, 0)
+			continue
+		}
+		r.record(st, ti, oError, 0)
+		return t.afterError(class)
+	}
+}
+
+// afterError leaves the connection clean or drops it after a failed
+// transaction, and waits before the next one unless the connection was
+// lost (Connect's own backoff waits then). False: stopping.
+func (t *termRun) afterError(class driver.Class) bool {
+	cfg := &t.r.cfg
+	switch class {
+	case driver.Connection, driver.Canceled:
+		if t.conn != nil {
+			t.dropConn(true)
+			t.lostConn = class == driver.Connection
+		}
+		return true
+	case driver.Other:
+		if t.conn != nil {
+			// Leave no transaction open behind an unexpected error.
+			_, _ = t.conn.ExecContext(t.r.txCtx, "ROLLBACK")
+		}
+	}
+	return cfg.Clock.SleepUntil(t.waitCtx, cfg.Clock.Now().Add(t.errBackoff.Next())) == nil
 }
 
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }

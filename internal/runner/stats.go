@@ -39,7 +39,8 @@ type termStats struct {
 	reads, writes, others atomic.Uint64
 	readBytes, wroteBytes atomic.Uint64
 	reconnects            atomic.Uint64
-	busyNs                atomic.Int64 // time inside transactions
+	connFails             atomic.Uint64 // failed connection attempts
+	busyNs                atomic.Int64  // time inside transactions
 	events                atomic.Uint64
 	state                 atomic.Int32 // stIdle, stBusy, stAbandoned
 	curType               atomic.Int32 // type index of the transaction in Run
@@ -80,6 +81,7 @@ type snapshot struct {
 	Reads, Writes, Others uint64
 	ReadBytes, WroteBytes uint64
 	Reconnects            uint64
+	ConnFails             uint64
 	PerTermEvents         []uint64
 	PerTermBusy           []time.Duration
 	// NeverConnected counts terminals that never got a connection, by the
@@ -108,6 +110,7 @@ func takeSnapshot(at time.Time, terms []*termStats, nTypes int) *snapshot {
 		s.ReadBytes += t.readBytes.Load()
 		s.WroteBytes += t.wroteBytes.Load()
 		s.Reconnects += t.reconnects.Load()
+		s.ConnFails += t.connFails.Load()
 		if !t.connected.Load() {
 			if e := t.lastConnErr.Load(); e != nil {
 				if s.NeverConnected == nil {

@@ -11,8 +11,7 @@ import (
 // Defaults, as in seed 000 (hourly WA over a 12-24 hour test) but sampled
 // every minute so the 1h window slides instead of jumping.
 const (
-	DefaultInterval  = 60 * time.Second
-	DefaultStatePath = "/var/lib/walab/wa-state.bin"
+	DefaultInterval = 60 * time.Second
 	// RunWindow is the window label of the since-run-start WA.
 	RunWindow = "run"
 )
@@ -25,14 +24,17 @@ var DefaultWindows = []time.Duration{time.Hour, 24 * time.Hour}
 //	wa:
 //	  interval: 60s
 //	  windows: [1h, 24h]
-//	  state_file: /var/lib/walab/wa-state.bin   # "" with persist: false disables
+//	  state_file: /var/lib/walab/wa-state.bin   # none (the default): history in memory only
 //	  persist_every: 1
 type Config struct {
 	Interval     time.Duration   `yaml:"interval"`
 	Windows      []time.Duration `yaml:"windows"`
 	StateFile    string          `yaml:"state_file"`
 	PersistEvery int             `yaml:"persist_every"`
-	// Persist false keeps the history in memory only.
+	// Persist false keeps the history in memory only, even with a
+	// state_file. Without a state_file there is nothing to persist to:
+	// each exporter names its own file (no shared default that a second,
+	// throw-away exporter would adopt).
 	Persist *bool `yaml:"persist"`
 }
 
@@ -45,9 +47,6 @@ func (c Config) Options(r Reader, logger *slog.Logger) Options {
 		StatePath:    c.StateFile,
 		PersistEvery: c.PersistEvery,
 		Logger:       logger,
-	}
-	if o.StatePath == "" {
-		o.StatePath = DefaultStatePath
 	}
 	if c.Persist != nil && !*c.Persist {
 		o.StatePath = ""

@@ -38,11 +38,19 @@ type Counters struct {
 	MediaBytes uint64 // bytes written to NAND (host + GC)
 	Source     string // where the counters came from; a change restarts the windows
 	OK         bool   // false: this device could not be read this time; skip it
+	Err        error  // why OK is false, when known
 }
 
 // Reader reads every device's counters once.
 type Reader interface {
 	ReadCounters(ctx context.Context) (map[string]Counters, error)
+}
+
+// DeviceReader is a Reader that can also read some devices alone, so that
+// a run-start for one device never waits for the others.
+type DeviceReader interface {
+	Reader
+	ReadCountersOf(ctx context.Context, names []string) (map[string]Counters, error)
 }
 
 // ReaderFunc adapts a function to Reader.

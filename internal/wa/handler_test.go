@@ -3,6 +3,7 @@ package wa
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -105,7 +106,7 @@ func TestRunStartMarkWithUnreadableCountersIsPending(t *testing.T) {
 	r.err = errReader
 	marks, err := s.MarkRunStart(ctx, "")
 	require.NoError(t, err)
-	require.Equal(t, []Mark{{Device: "nvme0", Start: clock, Seconds: float64(clock.Unix()), Pending: true}}, marks)
+	require.Equal(t, []Mark{{Device: "nvme0", Start: clock, Seconds: float64(clock.Unix()), Pending: true, Error: "counters unreadable: controller gone"}}, marks)
 	require.Contains(t, logs.String(), "counters unreadable")
 	d, w := windowsOf(t, s, "nvme0")
 	require.True(t, d.RunPending)
@@ -157,4 +158,65 @@ func TestRunStartMarkSurvivesFailedSampleWithoutHistory(t *testing.T) {
 	d, w := windowsOf(t, s, "nvme0")
 	require.Equal(t, t0, d.RunStart.UTC(), "the mark's baseline, not the first later sample")
 	require.Equal(t, want{2.0, true, 120}, want{w["run"].WA, w["run"].HasWA, w["run"].Seconds})
+}
+
+// deviceReader is a fakeReader that can read one device alone, and says
+// which reads it served.
+type deviceReader struct {
+	fakeReader
+	all, one []string
+}
+
+func (d *deviceReader) ReadCounters(ctx context.Context) (map[string]Counters, error) {
+	d.all = append(d.all, "all")
+	return d.fakeReader.ReadCounters(ctx)
+}
+
+func (d *deviceReader) ReadCountersOf(ctx context.Context, names []string) (map[string]Counters, error) {
+	d.one = append(d.one, names...)
+	m, err := d.fakeReader.ReadCounters(ctx)
+	for k := range m {
+		if k != names[0] {
+			delete(m, k)
+		}
+	}
+	return m, err
+}
+
+// TestRunStartPerDevice (issue 33 item 8): a run-start for one device reads
+// that device only (a hung neighbour cannot slow it), and a run-start for
+// all answers for every device, the unreadable one as pending with the
+// reason, never left out to be marked later without a word.
+func TestRunStartPerDevice(t *testing.T) {
+	r := &deviceReader{}
+	s, _ := newTestSampler(t, r, Options{})
+	ctx := context.Background()
+	r.set("nvme0", 10, 10)
+	r.set("nvme1", 10, 10)
+	require.NoError(t, s.Sample(ctx, t0))
+	r.all = nil
+
+	marks, err := s.MarkRunStart(ctx, "nvme1")
+	require.NoError(t, err)
+	require.Len(t, marks, 1)
+	require.Equal(t, "nvme1", marks[0].Device)
+	require.False(t, marks[0].Pending)
+	require.Equal(t, []string{"nvme1"}, r.one)
+	require.Empty(t, r.all, "the other devices are not read")
+
+	// nvme2 appears but cannot be read (hung): it is in the answer.
+	r.set("nvme2", 0, 0)
+	r.fail("nvme2")
+	r.mu.Lock()
+	c := r.cur["nvme2"]
+	c.Err = errors.New("nvme2: device hung")
+	r.cur["nvme2"] = c
+	r.mu.Unlock()
+	marks, err = s.MarkRunStart(ctx, "")
+	require.NoError(t, err)
+	require.Len(t, marks, 3)
+	require.Equal(t, "nvme2", marks[2].Device)
+	require.True(t, marks[2].Pending)
+	require.Contains(t, marks[2].Error, "device hung")
+	require.Empty(t, marks[0].Error)
 }

@@ -13,10 +13,13 @@ var (
 		"Time actually spanned by the samples behind walab_nvme_write_amplification; shorter than the window while the history is younger than it.",
 		[]string{"device", "window"}, nil)
 	resetsDesc = prometheus.NewDesc("walab_nvme_wa_resets_total",
-		"Times the device's counters went backwards or changed source (e.g. drive swapped), which restarts its WA windows.",
+		"Times the device's counters stayed below their last sample for several readings or changed source (e.g. drive swapped), which restarts its WA windows and leaves the run window without WA until the next run-start.",
 		[]string{"device"}, nil)
 	runStartDesc = prometheus.NewDesc("walab_nvme_run_start_timestamp_seconds",
-		"Start of the current run for the run window: first sample, POST /api/v1/run-start, or the last counter reset.",
+		"Start of the current run for the run window: the first sample or POST /api/v1/run-start. A counter reset never moves it; the run window then has no WA until the next run-start.",
+		[]string{"device"}, nil)
+	glitchesDesc = prometheus.NewDesc("walab_nvme_wa_glitches_total",
+		"Counter readings ignored because they were below the device's last sample and did not stay there (an emptied page, a firmware hiccup); WA is absent for those rounds.",
 		[]string{"device"}, nil)
 	samplesDesc = prometheus.NewDesc("walab_nvme_wa_samples",
 		"Counter samples held for the device's WA windows (bounded by the longest window / sampling interval + 1).",
@@ -34,7 +37,7 @@ var (
 
 // Describe implements prometheus.Collector.
 func (s *Sampler) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{waDesc, windowDesc, resetsDesc, runStartDesc, samplesDesc, lastSampleDesc, saveErrorsDesc, lastSavedDesc} {
+	for _, d := range []*prometheus.Desc{waDesc, windowDesc, resetsDesc, glitchesDesc, runStartDesc, samplesDesc, lastSampleDesc, saveErrorsDesc, lastSavedDesc} {
 		ch <- d
 	}
 }
@@ -59,6 +62,7 @@ func (s *Sampler) Collect(ch chan<- prometheus.Metric) {
 			}
 		}
 		ch <- prometheus.MustNewConstMetric(resetsDesc, prometheus.CounterValue, float64(d.Resets), d.Device)
+		ch <- prometheus.MustNewConstMetric(glitchesDesc, prometheus.CounterValue, float64(d.Glitches), d.Device)
 		if !d.RunPending {
 			ch <- prometheus.MustNewConstMetric(runStartDesc, prometheus.GaugeValue, float64(d.RunStart.UnixMilli())/1000, d.Device)
 		}

@@ -19,7 +19,7 @@ import (
 // metricNames is every family the sampler exports (docs/metrics.md).
 var metricNames = []string{
 	"walab_nvme_write_amplification", "walab_nvme_wa_window_seconds", "walab_nvme_wa_resets_total",
-	"walab_nvme_run_start_timestamp_seconds", "walab_nvme_wa_samples", "walab_nvme_wa_last_sample_timestamp_seconds",
+	"walab_nvme_wa_glitches_total", "walab_nvme_run_start_timestamp_seconds", "walab_nvme_wa_samples", "walab_nvme_wa_last_sample_timestamp_seconds",
 	"walab_nvme_wa_state_save_errors_total", "walab_nvme_wa_state_last_save_timestamp_seconds",
 }
 
@@ -74,7 +74,7 @@ func TestMetricsGolden(t *testing.T) {
 }
 
 func TestConfigSection(t *testing.T) {
-	off := false
+	off, on := false, true
 	tests := []struct {
 		name string
 		yaml string
@@ -82,7 +82,10 @@ func TestConfigSection(t *testing.T) {
 		opts Options // Options() result, minus Reader and Logger
 		err  string
 	}{
-		{"absent section takes defaults", "", Config{}, Options{StatePath: DefaultStatePath}, ""},
+		// Issue 33: the default was a shared /var/lib/walab/wa-state.bin, so a
+		// throw-away exporter adopted another instance's history.
+		{"absent section: history in memory only", "", Config{}, Options{}, ""},
+		{"persist without a state file: in memory", "wa:\n  persist: true\n", Config{Persist: &on}, Options{}, ""},
 		{
 			"everything set",
 			"wa:\n  interval: 30s\n  windows: [15m, 1h, 24h]\n  state_file: /tmp/x.state\n  persist_every: 5\n",

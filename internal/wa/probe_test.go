@@ -45,7 +45,8 @@ func TestFromPollers(t *testing.T) {
 	require.NoError(t, os.RemoveAll(filepath.Join(root, "nvme2")))
 	got, err = r.ReadCounters(context.Background())
 	require.NoError(t, err)
-	require.Equal(t, Counters{}, got["nvme2"], "a failed device is present with OK false")
+	require.False(t, got["nvme2"].OK, "a failed device is present with OK false")
+	require.ErrorContains(t, got["nvme2"].Err, "nvme2", "and says why")
 	require.True(t, got["nvme0"].OK)
 }
 
@@ -79,4 +80,35 @@ func TestFromPollersHungDevice(t *testing.T) {
 	}
 	require.EqualValues(t, 2, hung.Timeouts())
 	require.Zero(t, ok.Timeouts())
+}
+
+// TestFromPollersEmptiedPage: a NAND page emptied or truncated mid-write is
+// the source down (OK false, history kept), never counters at zero with
+// the source up (issue 33 item 5), and the run survives it unchanged.
+func TestFromPollersEmptiedPage(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "nvme0")
+	require.NoError(t, fixture.Seed000Drive().Write(dir))
+	page := filepath.Join(dir, "log-c0.bin")
+	good, err := os.ReadFile(page)
+	require.NoError(t, err)
+	p := probe.NewPoller(admin.New("nvme0", replay.NewBackend(dir)), []uint32{1}, probe.Config{}, probe.Options{MaxAge: -1})
+	r := FromPollers([]*probe.Poller{p}, 0)
+	s, _ := newTestSampler(t, r, Options{})
+	ctx := context.Background()
+	require.NoError(t, s.Sample(ctx, t0))
+	before, _ := windowsOf(t, s, "nvme0")
+
+	for i, b := range [][]byte{nil, good[:len(good)/2]} {
+		require.NoError(t, os.WriteFile(page, b, 0o644))
+		got, err := r.ReadCounters(ctx)
+		require.NoError(t, err)
+		require.False(t, got["nvme0"].OK, "page of %d bytes", len(b))
+		require.NoError(t, s.Sample(ctx, t0.Add(time.Duration(i+1)*time.Minute)))
+	}
+	require.NoError(t, os.WriteFile(page, good, 0o644))
+	require.NoError(t, s.Sample(ctx, t0.Add(3*time.Minute)))
+	d, _ := windowsOf(t, s, "nvme0")
+	require.Zero(t, d.Resets)
+	require.Equal(t, before.RunStart, d.RunStart)
+	require.Equal(t, 2, d.Samples)
 }

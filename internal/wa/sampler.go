@@ -12,12 +12,20 @@ import (
 	"github.com/walab/walab/internal/safefile"
 )
 
+// glitchRounds is how many consecutive, mutually consistent readings below
+// the last sample make a counter reset (a swapped drive); fewer are a
+// glitch, not recorded.
+const glitchRounds = 3
+
 // runMark is where the "run" window starts: a time and the counters then.
 type runMark struct {
 	T       int64 // Unix ms
 	Host    uint64
 	Media   uint64
 	Pending bool // no baseline yet: the next successful sample becomes it
+	// Lost: the counters were reset after the mark; the run has no WA
+	// until the next mark. The mark's time stays.
+	Lost bool
 }
 
 type device struct {
@@ -27,6 +35,10 @@ type device struct {
 	resets uint64
 	// down: the last sampling round had no good reading of the device.
 	down bool
+	// suspect holds the consecutive readings below the history, oldest
+	// first (see dropped); glitches counts the readings ignored so.
+	suspect  []sample
+	glitches uint64
 }
 
 // Sampler samples counters on its own interval and computes WA windows.
@@ -85,6 +97,9 @@ func New(opts Options) (*Sampler, error) {
 		capacity: capacityFor(longest, opts.Interval),
 		slackMS:  (opts.Interval / 2).Milliseconds(),
 		devs:     map[string]*device{},
+	}
+	if opts.StatePath == "" {
+		opts.Logger.Info("no wa.state_file: write-amplification history and run marks are kept in memory only and lost at a restart")
 	}
 	if opts.StatePath != "" {
 		// Refuse a non-file at the path before anything is created beside
@@ -184,14 +199,14 @@ func (s *Sampler) Sample(ctx context.Context, now time.Time) error {
 	t := now.UnixMilli()
 	s.mu.Lock()
 	s.roundErr, s.roundAt = nil, s.opts.Now()
+	read := make(map[string]bool, len(readings))
 	for name, c := range readings {
 		if c.OK && name != "" {
-			s.record(name, c, t)
+			read[name] = s.record(name, c, t)
 		}
 	}
 	for name, d := range s.devs {
-		c, ok := readings[name]
-		d.down = !ok || !c.OK
+		d.down = !read[name]
 	}
 	s.prune(t)
 	s.unsaved++
@@ -203,8 +218,9 @@ func (s *Sampler) Sample(ctx context.Context, now time.Time) error {
 	return nil
 }
 
-// record adds one reading; s.mu held.
-func (s *Sampler) record(name string, c Counters, t int64) {
+// record adds one reading and reports whether the device counts as read
+// this round (false while its counters glitch); s.mu held.
+func (s *Sampler) record(name string, c Counters, t int64) bool {
 	d := s.devs[name]
 	if d == nil {
 		// First sight of the device: its run starts here.
@@ -214,7 +230,7 @@ func (s *Sampler) record(name string, c Counters, t int64) {
 	ref, have := d.hist.last()
 	if have && t == ref.T {
 		s.opts.Logger.Debug("write-amplification sample at the same instant as the last one; dropped", "device", name)
-		return
+		return true
 	}
 	if have && t < ref.T {
 		// The history holds samples from the future: the clock was ahead
@@ -229,22 +245,79 @@ func (s *Sampler) record(name string, c Counters, t int64) {
 	if d.mark.T > t {
 		d.mark.T = t // a run mark in the future: its counters stand, its time cannot
 	}
-	if !have && !d.mark.Pending {
-		ref = sample{T: d.mark.T, Host: d.mark.Host, Media: d.mark.Media}
+	if !have && !d.mark.Pending && !d.mark.Lost {
+		ref, have = sample{T: d.mark.T, Host: d.mark.Host, Media: d.mark.Media}, true
 	}
-	if c.HostBytes < ref.Host || c.MediaBytes < ref.Media || c.Source != d.source {
-		s.opts.Logger.Warn("write-amplification counters not comparable with the previous sample (drive swapped or source changed); windows reset",
-			"device", name, "host_bytes", c.HostBytes, "previous_host_bytes", ref.Host,
-			"media_bytes", c.MediaBytes, "previous_media_bytes", ref.Media,
-			"source", c.Source, "previous_source", d.source)
-		d.hist.clear()
-		d.resets++
-		d.source = c.Source
-		d.mark = runMark{T: t, Host: c.HostBytes, Media: c.MediaBytes}
+	smp := sample{T: t, Host: c.HostBytes, Media: c.MediaBytes}
+	switch {
+	case c.Source != d.source:
+		s.reset(name, d, c.Source, nil, ref)
+	case have && (smp.Host < ref.Host || smp.Media < ref.Media):
+		if !s.dropped(name, d, smp, ref) {
+			return false
+		}
+		s.reset(name, d, c.Source, d.suspect[:len(d.suspect)-1], ref)
+	case len(d.suspect) > 0:
+		s.opts.Logger.Info("write-amplification counters back after a glitch; the readings below them were ignored",
+			"device", name, "ignored", len(d.suspect), "host_bytes", smp.Host, "media_bytes", smp.Media)
+		d.suspect = nil
 	}
-	d.hist.push(sample{T: t, Host: c.HostBytes, Media: c.MediaBytes})
+	d.hist.push(smp)
 	if d.mark.Pending {
 		d.mark = runMark{T: t, Host: c.HostBytes, Media: c.MediaBytes}
+	}
+	return true
+}
+
+// dropped handles a reading below the last sample: a glitch (not
+// recorded; false) until glitchRounds consecutive readings agree with each
+// other, which is a reset (true). An all-zero reading (an emptied page)
+// never starts a new baseline; s.mu held.
+func (s *Sampler) dropped(name string, d *device, smp, ref sample) bool {
+	if n := len(d.suspect); n > 0 && (smp.Host < d.suspect[n-1].Host || smp.Media < d.suspect[n-1].Media) {
+		d.suspect = d.suspect[:0] // the drops disagree: start counting again
+	}
+	if smp.Host != 0 || smp.Media != 0 {
+		d.suspect = append(d.suspect, smp)
+	} else {
+		d.suspect = d.suspect[:0]
+	}
+	if len(d.suspect) >= glitchRounds {
+		return true
+	}
+	d.glitches++
+	log := s.opts.Logger.Debug
+	if !d.down {
+		log = s.opts.Logger.Warn
+	}
+	log("write-amplification counters went backwards; reading ignored and WA absent until they come back (a glitch), or a reset if they stay there",
+		"device", name, "host_bytes", smp.Host, "previous_host_bytes", ref.Host,
+		"media_bytes", smp.Media, "previous_media_bytes", ref.Media, "rounds_to_reset", glitchRounds-len(d.suspect))
+	return false
+}
+
+// reset restarts a device's windows from carry (older readings of the new
+// counters, oldest first). The run mark keeps its time, but its counters
+// belong to the old ones: the run has no WA until the next run-start; s.mu
+// held.
+func (s *Sampler) reset(name string, d *device, source string, carry []sample, ref sample) {
+	last := sample{}
+	if len(carry) > 0 {
+		last = carry[len(carry)-1]
+	}
+	s.opts.Logger.Warn("write-amplification counters not comparable with the previous sample (drive swapped or source changed); windows reset, run WA absent until the next run-start",
+		"device", name, "host_bytes", last.Host, "previous_host_bytes", ref.Host,
+		"media_bytes", last.Media, "previous_media_bytes", ref.Media,
+		"source", source, "previous_source", d.source)
+	d.hist.clear()
+	for _, c := range carry {
+		d.hist.push(c)
+	}
+	d.suspect = nil
+	d.resets++
+	d.source = source
+	if !d.mark.Pending {
+		d.mark.Lost = true
 	}
 }
 
@@ -278,7 +351,13 @@ type DeviceWA struct {
 	LastSample time.Time
 	RunStart   time.Time
 	RunPending bool
-	Resets     uint64
+	// RunLost: the counters were reset after the run's mark (drive
+	// swapped, source changed); the run has no WA until the next mark.
+	RunLost bool
+	Resets  uint64
+	// Glitches counts readings ignored because the counters went
+	// backwards without staying there.
+	Glitches uint64
 	// Down: the last sampling round could not read the device's counters;
 	// its windows then carry no WA (HasWA false) until it reads again.
 	Down    bool
@@ -302,7 +381,9 @@ func (s *Sampler) Snapshot() []DeviceWA {
 			LastSample: time.UnixMilli(last.T),
 			RunStart:   time.UnixMilli(d.mark.T),
 			RunPending: d.mark.Pending,
+			RunLost:    d.mark.Lost,
 			Resets:     d.resets,
+			Glitches:   d.glitches,
 			Down:       d.down,
 			Windows:    make([]WindowWA, 0, len(s.windows)+1),
 		}
@@ -310,7 +391,7 @@ func (s *Sampler) Snapshot() []DeviceWA {
 			first := d.hist.at(d.hist.firstAtOrAfter(last.T - w.span.Milliseconds() - s.slackMS))
 			r.Windows = append(r.Windows, ratio(w.name, first, last))
 		}
-		if !d.mark.Pending {
+		if !d.mark.Pending && !d.mark.Lost {
 			r.Windows = append(r.Windows, ratio(RunWindow, sample{T: d.mark.T, Host: d.mark.Host, Media: d.mark.Media}, last))
 		}
 		if d.down {

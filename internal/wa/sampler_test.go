@@ -145,16 +145,20 @@ func TestWindowEdgeTolerance(t *testing.T) {
 	require.Equal(t, want{2.0, true, 2399.75}, want{got["1h"].WA, got["1h"].HasWA, got["1h"].Seconds})
 }
 
-func TestCounterReset(t *testing.T) {
+// A counter that drops for a round or two and comes back (an emptied or
+// half-written page, a firmware hiccup) is a glitch: the reading is not
+// recorded, the device's WA is absent for those rounds, and nothing else
+// changes. Issue 33 item 5: one zero reading used to reset the windows and
+// move the run mark, and the lifetime ratio was then exported as every
+// window's WA.
+func TestCounterGlitchIsNotANewBaseline(t *testing.T) {
 	tests := []struct {
 		name        string
 		host, media uint64
-		source      string
 	}{
-		{"host counter backwards", 10 * mib, 999999 * mib, "test"},
-		{"media counter backwards", 999999 * mib, 10 * mib, "test"},
-		{"both backwards (new drive)", 1 * mib, 1 * mib, "test"},
-		{"counter source changed", 999999 * mib, 999999 * mib, "ocp_c0"},
+		{"both read zero", 0, 0},
+		{"host counter backwards", 10 * mib, 999999 * mib},
+		{"media counter backwards", 999999 * mib, 10 * mib},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -162,30 +166,141 @@ func TestCounterReset(t *testing.T) {
 			s, logs := newTestSampler(t, r, Options{})
 			last := feed(t, s, r, "nvme0", []rate{{90, 10 * mib, 10 * mib}})
 			ctx := context.Background()
+			before, wBefore := windowsOf(t, s, "nvme0")
 
-			swap := last.Add(time.Minute)
-			r.setSource("nvme0", tc.host, tc.media, tc.source)
-			require.NoError(t, s.Sample(ctx, swap))
+			for i := range glitchRounds - 1 {
+				r.set("nvme0", tc.host, tc.media)
+				require.NoError(t, s.Sample(ctx, last.Add(time.Duration(i+1)*time.Minute)))
+				d, got := windowsOf(t, s, "nvme0")
+				require.True(t, d.Down, "a glitching device is down")
+				require.Equal(t, before.Samples, d.Samples, "the glitch is not recorded")
+				require.Equal(t, before.RunStart, d.RunStart, "the run mark never moves")
+				require.Zero(t, d.Resets)
+				for _, w := range got {
+					require.False(t, w.HasWA, "window %s during a glitch", w.Window)
+				}
+			}
+			require.Contains(t, logs.String(), "counters went backwards")
+
+			// The counters come back where they were, plus 1h of writes at WA 2.
+			back := last.Add(glitchRounds * time.Minute)
+			r.set("nvme0", 1000*mib+900*mib+10*mib, 1200*mib+1800*mib+20*mib)
+			require.NoError(t, s.Sample(ctx, back))
+			d, got := windowsOf(t, s, "nvme0")
+			require.False(t, d.Down)
+			require.Zero(t, d.Resets)
+			require.Equal(t, before.RunStart, d.RunStart, "the run mark never moves")
+			require.True(t, got["run"].HasWA)
+			require.InDelta(t, 1820.0/910, got["run"].WA, 1e-9, "the run spans the glitch")
+			require.InDelta(t, wBefore["run"].Seconds+float64(glitchRounds*60), got["run"].Seconds, 1e-9)
+			require.InDelta(t, 2.0, got["1h"].WA, 0.02, "1h window, not the lifetime ratio")
+		})
+	}
+}
+
+// A drop that persists for glitchRounds consistent readings is a new drive
+// (or a counter reset): the rolling windows restart from it. The run mark
+// stays where it was, and the run's WA is absent until the next run-start,
+// since the mark's counters belong to the old drive. A changed counter
+// source is a reset at once.
+func TestCounterReset(t *testing.T) {
+	tests := []struct {
+		name        string
+		host, media uint64
+		source      string
+		rounds      int
+	}{
+		{"host counter backwards", 10 * mib, 999999 * mib, "test", glitchRounds},
+		{"media counter backwards", 999999 * mib, 10 * mib, "test", glitchRounds},
+		{"both backwards (new drive)", 1 * mib, 1 * mib, "test", glitchRounds},
+		{"counter source changed", 999999 * mib, 999999 * mib, "ocp_c0", 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &fakeReader{}
+			s, logs := newTestSampler(t, r, Options{})
+			last := feed(t, s, r, "nvme0", []rate{{90, 10 * mib, 10 * mib}})
+			ctx := context.Background()
+			before, _ := windowsOf(t, s, "nvme0")
+
+			var swap time.Time
+			for i := range tc.rounds {
+				swap = last.Add(time.Duration(i+1) * time.Minute)
+				r.setSource("nvme0", tc.host+uint64(i), tc.media+uint64(i), tc.source)
+				require.NoError(t, s.Sample(ctx, swap))
+			}
 			d, got := windowsOf(t, s, "nvme0")
 			require.Equal(t, uint64(1), d.Resets)
-			require.Equal(t, 1, d.Samples, "history cleared")
-			require.Equal(t, swap, d.RunStart.UTC(), "run start moved to the reset")
-			for _, w := range got {
-				require.False(t, w.HasWA, "window %s right after a reset", w.Window)
-			}
+			require.False(t, d.Down)
+			require.Equal(t, tc.rounds, d.Samples, "history restarts at the first reading of the new counters")
+			require.Equal(t, before.RunStart, d.RunStart, "the run mark never moves")
+			require.True(t, d.RunLost)
+			_, hasRun := got["run"]
+			require.False(t, hasRun, "no run WA across a reset")
 			require.Contains(t, logs.String(), "windows reset")
 
 			// The windows continue from the new drive's counters only.
 			r.setSource("nvme0", tc.host+4*mib, tc.media+6*mib, tc.source)
-			require.NoError(t, s.Sample(ctx, swap.Add(time.Minute)))
+			next := swap.Add(time.Minute)
+			require.NoError(t, s.Sample(ctx, next))
 			_, got = windowsOf(t, s, "nvme0")
-			for _, name := range []string{"1h", "24h", "run"} {
+			for _, name := range []string{"1h", "24h"} {
 				require.True(t, got[name].HasWA)
-				require.Equal(t, 1.5, got[name].WA, name)
-				require.Equal(t, 60.0, got[name].Seconds, name)
+				require.InDelta(t, 1.5, got[name].WA, 1e-5, name)
+				require.Equal(t, float64(tc.rounds*60), got[name].Seconds, name)
 			}
+			_, hasRun = got["run"]
+			require.False(t, hasRun, "the run stays lost until a run-start")
+
+			// A run-start gives the run back.
+			marks, err := s.MarkRunStart(ctx, "nvme0")
+			require.NoError(t, err)
+			require.False(t, marks[0].Lost)
+			r.setSource("nvme0", tc.host+6*mib, tc.media+9*mib, tc.source)
+			require.NoError(t, s.Sample(ctx, next.Add(time.Minute)))
+			_, got = windowsOf(t, s, "nvme0")
+			require.True(t, got["run"].HasWA)
 		})
 	}
+}
+
+// Readings that drop but disagree with each other (a page that is
+// half-written in different ways) never confirm a reset.
+func TestInconsistentDropsStayGlitches(t *testing.T) {
+	r := &fakeReader{}
+	s, _ := newTestSampler(t, r, Options{})
+	last := feed(t, s, r, "nvme0", []rate{{10, 10 * mib, 10 * mib}})
+	ctx := context.Background()
+	for i := range 3 * glitchRounds {
+		if i%2 == 0 {
+			r.set("nvme0", 5*mib, 5*mib)
+		} else {
+			r.set("nvme0", 0, 0)
+		}
+		require.NoError(t, s.Sample(ctx, last.Add(time.Duration(i+1)*time.Minute)))
+	}
+	d, _ := windowsOf(t, s, "nvme0")
+	require.Zero(t, d.Resets)
+	require.True(t, d.Down)
+}
+
+// A run-start taken while the counters glitch does not take the glitched
+// reading as the run's baseline: the mark waits for the next good sample.
+func TestRunStartDuringGlitchIsPending(t *testing.T) {
+	r := &fakeReader{}
+	s, _ := newTestSampler(t, r, Options{})
+	last := feed(t, s, r, "nvme0", []rate{{10, 10 * mib, 10 * mib}})
+	ctx := context.Background()
+	r.set("nvme0", 0, 0)
+	marks, err := s.MarkRunStart(ctx, "nvme0")
+	require.NoError(t, err)
+	require.True(t, marks[0].Pending)
+	r.set("nvme0", 1100*mib, 1400*mib)
+	require.NoError(t, s.Sample(ctx, last.Add(time.Minute)))
+	r.set("nvme0", 1110*mib, 1430*mib)
+	require.NoError(t, s.Sample(ctx, last.Add(2*time.Minute)))
+	_, got := windowsOf(t, s, "nvme0")
+	require.InDelta(t, 3.0, got["run"].WA, 1e-9)
 }
 
 func TestUnreadableDevicesAreSkipped(t *testing.T) {

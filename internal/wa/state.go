@@ -15,7 +15,7 @@ import (
 //	header  magic "WALABWA\x00" [8] | version u16 | reserved u16 | payload length u32 | CRC-32C of payload u32
 //	payload saved_at i64 ms | device count u32 | devices...
 //	device  name len u8 | name | source len u8 | source | resets u64 |
-//	        mark: t i64 ms | host u64 | media u64 | pending u8 |
+//	        mark: t i64 ms | host u64 | media u64 | flags u8 (1 pending, 2 lost) |
 //	        sample count u32 | samples: t i64 ms | host u64 | media u64
 //
 // Binary rather than JSON: 24 devices x 1441 samples is ~0.8 MB binary and
@@ -104,9 +104,12 @@ func encodeState(b []byte, st state) []byte {
 		b = binary.LittleEndian.AppendUint64(b, uint64(d.Mark.T))
 		b = binary.LittleEndian.AppendUint64(b, d.Mark.Host)
 		b = binary.LittleEndian.AppendUint64(b, d.Mark.Media)
-		var p byte
+		var p byte // mark flags: 1 pending, 2 lost
 		if d.Mark.Pending {
-			p = 1
+			p |= 1
+		}
+		if d.Mark.Lost {
+			p |= 2
 		}
 		b = append(b, p)
 		b = binary.LittleEndian.AppendUint32(b, uint32(len(d.Samples)))
@@ -174,8 +177,10 @@ func decodeState(b []byte) (state, error) {
 		case 0:
 		case 1:
 			d.Mark.Pending = true
+		case 2:
+			d.Mark.Lost = true
 		default:
-			r.fail(fmt.Errorf("device %q: pending flag %d", d.Name, p))
+			r.fail(fmt.Errorf("device %q: mark flags %d", d.Name, p))
 		}
 		ns := r.u32()
 		if r.err != nil {

@@ -131,6 +131,7 @@ func TestStateRoundTrip(t *testing.T) {
 	}{
 		{"no devices", state{SavedAt: 1}},
 		{"pending mark, no samples", state{SavedAt: 2, Devices: []deviceState{{Name: "nvme3", Mark: runMark{T: 5, Pending: true}, Samples: []sample{}}}}},
+		{"lost mark (counters reset after it)", state{SavedAt: 4, Devices: []deviceState{{Name: "nvme2", Source: "ocp_c0", Resets: 1, Mark: runMark{T: 7, Host: 9, Media: 11, Lost: true}, Samples: []sample{{8, 1, 1}}}}}},
 		{"two devices", state{SavedAt: 3, Devices: []deviceState{
 			{Name: "nvme0", Source: "ocp_c0", Resets: 2, Mark: runMark{T: 10, Host: 1, Media: 2}, Samples: []sample{{10, 1, 2}, {20, 1 << 62, 1<<63 + 5}}},
 			{Name: "nvme1", Source: "seed000_c0", Mark: runMark{T: -1}, Samples: []sample{{-5, 0, 0}}},

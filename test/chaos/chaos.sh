@@ -79,9 +79,9 @@ rm "$WORK/wa-state.bin"; mv "$WORK/wa-state.saved" "$WORK/wa-state.bin"
 
 echo "== 3. the NAND page goes away mid-run (replay of a capture)"
 "$WORK/exporter" capture "${args[@]}" --out="$WORK/replay" >>"$WORK/exporter.log" 2>&1
-rargs=(--config.file=/dev/null --web.listen-address=127.0.0.1:$PORT --nvme.replay="$WORK/replay" --no-collector.innodb
+printf 'wa:\n  persist: false\n  interval: 1s\n' > "$WORK/replay.yml"
+rargs=(--config.file="$WORK/replay.yml" --web.listen-address=127.0.0.1:$PORT --nvme.replay="$WORK/replay" --no-collector.innodb
 	--no-collector.irq --no-collector.filesystem --no-collector.streams --nvme.cache-max-age=100ms)
-printf 'wa:\n  persist: false\n  interval: 1s\n' > "$WORK/replay.yml"; rargs[0]=--config.file="$WORK/replay.yml"
 "$WORK/exporter" "${rargs[@]}" >>"$WORK/exporter.log" 2>&1 & PID=$!; disown "$PID"
 up
 echo "source_up before: $(metric 'walab_nvme_source_up{device="nvmesim0"')"

@@ -57,7 +57,7 @@ func Open(o Options) (*Fleet, error) {
 	var err error
 	switch {
 	case o.ReplayDir != "":
-		ctrls, err = replayControllers(o.ReplayDir)
+		ctrls, err = replayControllers(o.ReplayDir, logger)
 	case len(o.Devices) > 0:
 		ctrls, err = explicitControllers(o.Devices, o.SysFS)
 	default:
@@ -85,8 +85,10 @@ var idNSFile = regexp.MustCompile(`^id-ns-([0-9]+)\.bin$`)
 
 // replayControllers builds one controller per subfolder of root. A
 // subfolder that cannot be read is that controller down (OpenErr), exactly
-// as when it fails mid-run; only an unreadable root is an error.
-func replayControllers(root string) ([]*Controller, error) {
+// as when it fails mid-run; only an unreadable root is an error. An
+// identity text file that is refused (a FIFO, a symlink out of the folder,
+// a hard link, too large) costs only its label, with a warning.
+func replayControllers(root string, logger *slog.Logger) ([]*Controller, error) {
 	names, err := replay.Controllers(root)
 	if err != nil {
 		return nil, err
@@ -94,7 +96,7 @@ func replayControllers(root string) ([]*Controller, error) {
 	var out []*Controller
 	for _, name := range names {
 		c := &Controller{Name: name, NUMANode: -1}
-		if err := replayController(c, filepath.Join(root, name)); err != nil {
+		if err := replayController(c, filepath.Join(root, name), logger); err != nil {
 			c.Device, c.OpenErr = nil, err
 		}
 		out = append(out, c)
@@ -102,7 +104,7 @@ func replayControllers(root string) ([]*Controller, error) {
 	return out, nil
 }
 
-func replayController(c *Controller, dir string) error {
+func replayController(c *Controller, dir string, logger *slog.Logger) error {
 	dev, err := replay.Open(c.Name, dir)
 	if err != nil {
 		return err
@@ -112,8 +114,7 @@ func replayController(c *Controller, dir string) error {
 		to   *string
 	}{{replay.FileModel, &c.Model}, {replay.FileSerial, &c.Serial}, {replay.FileFirmware, &c.Firmware}} {
 		if *f.to, err = replay.ReadText(dir, f.name); err != nil {
-			dev.Close()
-			return err
+			logger.Warn("replay identity file refused; its label is left empty, the device is served", "device", c.Name, "file", f.name, "err", err)
 		}
 	}
 	ents, err := os.ReadDir(dir)

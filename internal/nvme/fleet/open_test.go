@@ -127,7 +127,8 @@ func TestOpenMissingSysfsRoot(t *testing.T) {
 }
 
 // TestOpenReplayDir: one controller per subfolder with its identity and
-// namespaces; a subfolder that cannot be read is that controller down.
+// namespaces; an identity file that is refused (here a directory at
+// serial) costs its label only, not the device (issue 33).
 func TestOpenReplayDir(t *testing.T) {
 	root := t.TempDir()
 	require.NoError(t, fixture.OCPDrive().Write(filepath.Join(root, "nvme0")))
@@ -146,8 +147,10 @@ func TestOpenReplayDir(t *testing.T) {
 	require.NotNil(t, c0.Poller)
 	require.Equal(t, []uint32{1}, c0.NSIDs())
 	require.Equal(t, "nvme0n1", c0.Namespaces[0].Block)
-	require.Nil(t, c1.Device)
-	require.Error(t, c1.OpenErr)
+	require.NotNil(t, c1.Device, "a cosmetic identity file does not take the device down")
+	require.NoError(t, c1.OpenErr)
+	require.Empty(t, c1.Serial)
+	require.NotEmpty(t, c1.Model)
 
 	_, err = fleet.Open(fleet.Options{ReplayDir: filepath.Join(root, "missing")})
 	require.Error(t, err)

@@ -26,9 +26,13 @@ type flight[T any] struct {
 }
 
 type flightCall[T any] struct {
-	done chan struct{}
-	v    T
-	err  error
+	done  chan struct{}
+	v     T
+	err   error
+	since time.Time
+	// hung: a caller's deadline passed while this read was in flight;
+	// later callers do not wait for it (ErrHung).
+	hung bool
 }
 
 // get returns a cached result, the read in flight's, or a new read's.
@@ -40,8 +44,15 @@ func (f *flight[T]) get(ctx context.Context, name string, read func(context.Cont
 		return v, err
 	}
 	c := f.inflight
+	if c != nil && c.hung {
+		f.timeouts++ // served without an answer, as a deadline passing would be
+		since := f.now().Sub(c.since)
+		f.mu.Unlock()
+		var zero T
+		return zero, fmt.Errorf("%s: %w (in flight for %s; served as down until it ends)", name, ErrHung, since.Round(time.Millisecond))
+	}
 	if c == nil {
-		c = &flightCall[T]{done: make(chan struct{})}
+		c = &flightCall[T]{done: make(chan struct{}), since: f.now()}
 		f.inflight = c
 		go func() {
 			c.v, c.err = read(context.WithoutCancel(ctx))
@@ -60,6 +71,7 @@ func (f *flight[T]) get(ctx context.Context, name string, read func(context.Cont
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			f.mu.Lock()
 			f.timeouts++
+			c.hung = true
 			f.mu.Unlock()
 		}
 		var zero T

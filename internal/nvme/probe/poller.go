@@ -34,6 +34,11 @@ type Poller struct {
 	placement pollerPlacement
 }
 
+// ErrHung is a device whose read in flight already outlasted a caller's
+// deadline: it is served as down at once, without waiting again, until
+// that read ends.
+var ErrHung = errors.New("device hung: a read in flight already outlasted a deadline")
+
 // Options configure a Poller.
 type Options struct {
 	MaxAge time.Duration    // 0: DefaultMaxAge; negative: no caching (every call reads)
@@ -126,7 +131,8 @@ func (p *Poller) Reprobe() {
 }
 
 // Timeouts counts calls to Sample and Placement whose deadline passed
-// while the device was still being read (a slow or hung controller).
+// while the device was still being read (a slow or hung controller), and
+// the calls then served ErrHung without waiting.
 func (p *Poller) Timeouts() uint64 {
 	return p.samples.timeoutCount() + p.placement.flight.timeoutCount()
 }

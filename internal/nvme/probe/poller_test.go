@@ -2,6 +2,7 @@ package probe
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"sync"
@@ -211,4 +212,42 @@ func TestPollerCallerTimeoutLeavesTheReadRunning(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, SourceOCP, s.Source)
 	require.EqualValues(t, 5, cb.n.Load(), "the abandoned read was not restarted")
+}
+
+// hungBackend blocks every command until released.
+type hungBackend struct{ release chan struct{} }
+
+func (h hungBackend) Exec(context.Context, admin.Command) (admin.Result, error) {
+	<-h.release
+	return admin.Result{}, errors.New("released")
+}
+func (hungBackend) Close() error { return nil }
+
+// TestHungDeviceIsDownAtOnce (issue 33 item 8): once a caller's deadline
+// has passed on a device read, the device is hung: later callers get it as
+// down at once, from its last state, instead of waiting out their own
+// deadline on the same read; when the read ends, the device reads again.
+func TestHungDeviceIsDownAtOnce(t *testing.T) {
+	h := hungBackend{release: make(chan struct{})}
+	p := NewPoller(admin.New("nvme0", h), []uint32{1}, Config{}, Options{MaxAge: -1})
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	_, err := p.Sample(ctx)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+
+	done := make(chan error, 1)
+	go func() {
+		_, err := p.Sample(context.Background()) // no deadline: waiting would block for ever
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		require.ErrorIs(t, err, ErrHung)
+		require.ErrorContains(t, err, "nvme0")
+	case <-time.After(30 * time.Second):
+		close(h.release)
+		t.Fatal("a caller waited on a hung device")
+	}
+	require.EqualValues(t, 2, p.Timeouts(), "the caller served at once counts too")
+	close(h.release)
 }

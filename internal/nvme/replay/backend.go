@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"syscall"
 
 	"github.com/walab/walab/internal/safefile"
 
@@ -21,8 +22,10 @@ import (
 //
 // Every command re-reads its file, so a test advances a counter by rewriting
 // the file between scrapes. Reads are served at the command's offset from the
-// file; bytes past the end of the file read as zero, the way a device pads a
-// log page shorter than the transfer (and the way reserved bytes look).
+// file. A log page file must hold the whole transfer: a truncated or emptied
+// page is an error, never counters at zero. Other responses (Identify,
+// Directive Receive, feature data) read as zero past the end of the file, the
+// way reserved bytes look.
 //
 // The folder is not trusted: a page must be a regular file inside it
 // (a symlink that leaves the folder, a FIFO or a device node is an error,
@@ -103,8 +106,14 @@ func (b *Backend) read(cmd admin.Command, name string) (admin.Result, error) {
 	}
 	// The transfer, zero past the end of the file.
 	res.Data = make([]byte, cmd.DataLen)
-	if _, err := f.ReadAt(res.Data, off); err != nil && !errors.Is(err, io.EOF) {
+	n, err := f.ReadAt(res.Data, off)
+	if err != nil && !errors.Is(err, io.EOF) {
 		return admin.Result{}, err
+	}
+	if cmd.Opcode == admin.OpGetLogPage && n < len(res.Data) {
+		// A log page is counters: zeros past a truncated or emptied file
+		// would read as counters at zero with the source up.
+		return admin.Result{}, fmt.Errorf("%s holds %d bytes at offset %d, the transfer needs %d: a truncated or emptied page", name, n, off, len(res.Data))
 	}
 	return res, nil
 }
@@ -139,14 +148,21 @@ const MaxTextBytes = 4096
 
 // ReadText returns an optional text file of a controller folder as a
 // label value (safefile.CleanText): "" if absent. A file that is not a
-// regular file inside dir, or larger than MaxTextBytes, is an error, so
-// that a model file symlinked to a secret never becomes a label.
+// regular file inside dir, a hard link, or larger than MaxTextBytes, is an
+// error, so that a model file linked to a secret never becomes a label.
 func ReadText(dir, name string) (string, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return "", fmt.Errorf("replay: %w", err)
 	}
 	defer root.Close()
+	if fi, err := root.Lstat(name); err == nil {
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok && fi.Mode().IsRegular() && st.Nlink > 1 {
+			// Another name of the same file may be anywhere on the
+			// filesystem (a root-only file): not a label to export.
+			return "", fmt.Errorf("replay: %s in %s is a hard link (%d names): refusing it as a label", name, dir, st.Nlink)
+		}
+	}
 	b, err := safefile.ReadFileIn(root, name, MaxTextBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil

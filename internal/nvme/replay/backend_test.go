@@ -59,6 +59,7 @@ func TestExec(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "log-c0.bin"), seq(1000), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "id-ctrl.bin"), seq(100), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "log-02.bin"), nil, 0o644))
 	feat := make([]byte, 8)
 	binary.LittleEndian.PutUint32(feat, 0x0301)
 	copy(feat[4:], []byte{9, 8, 7, 6})
@@ -77,8 +78,11 @@ func TestExec(t *testing.T) {
 	}{
 		{name: "whole page", cmd: logCmd(t, admin.LogPage{LID: 0xC0, Len: 512}), wantData: seq(512)},
 		{name: "offset read", cmd: logCmd(t, admin.LogPage{LID: 0xC0, Offset: 512, Len: 256}), wantData: seq(768)[512:]},
-		{name: "read past end is zero padded", cmd: logCmd(t, admin.LogPage{LID: 0xC0, Offset: 996, Len: 8}), wantData: []byte{0xe4, 0xe5, 0xe6, 0xe7, 0, 0, 0, 0}},
-		{name: "offset beyond file is all zeros", cmd: logCmd(t, admin.LogPage{LID: 0xC0, Offset: 4096, Len: 8}), wantData: make([]byte, 8)},
+		{name: "log read to the last byte", cmd: logCmd(t, admin.LogPage{LID: 0xC0, Offset: 992, Len: 8}), wantData: seq(1000)[992:]},
+		// A truncated or emptied page is not zero counters (issue 33 item 5).
+		{name: "log read past end is an error", cmd: logCmd(t, admin.LogPage{LID: 0xC0, Offset: 996, Len: 8}), errContains: "truncated or emptied"},
+		{name: "log offset beyond file is an error", cmd: logCmd(t, admin.LogPage{LID: 0xC0, Offset: 4096, Len: 8}), errContains: "truncated or emptied"},
+		{name: "empty log page is an error", cmd: logCmd(t, admin.LogPage{LID: 0x02, Len: 512}), errContains: "holds 0 bytes"},
 		{name: "identify padded to 4096", cmd: admin.Identify(admin.CNSController, 0), wantData: append(seq(100), make([]byte, 3996)...)},
 		{name: "missing log page is unsupported", cmd: logCmd(t, admin.LogPage{LID: 0x22, LSI: 1, Len: 64}), unsupported: true},
 		{name: "missing namespace is unsupported", cmd: admin.Identify(admin.CNSNamespace, 9), unsupported: true},

@@ -91,11 +91,16 @@ func TestReadTextRefusesWhatIsNotAFileOfTheFolder(t *testing.T) {
 	require.NoError(t, os.Symlink(secret, filepath.Join(dir, FileModel)))
 	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, FileSerial), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, FileFirmware), make([]byte, MaxTextBytes+1), 0o644))
+	linked := t.TempDir() // issue 33: a hard link to a root-only file was exported as a label
+	require.NoError(t, os.Link(secret, filepath.Join(linked, FileModel)))
 
-	for name, want := range map[string]string{FileModel: "path escapes", FileSerial: "is a FIFO", FileFirmware: "larger than 4096"} {
+	for _, tc := range []struct{ dir, name, want string }{
+		{dir, FileModel, "path escapes"}, {dir, FileSerial, "is a FIFO"}, {dir, FileFirmware, "larger than 4096"},
+		{linked, FileModel, "hard link"},
+	} {
 		var got string
-		err := within(t, func() (err error) { got, err = ReadText(dir, name); return err })
-		require.ErrorContains(t, err, want, name)
+		err := within(t, func() (err error) { got, err = ReadText(tc.dir, tc.name); return err })
+		require.ErrorContains(t, err, tc.want, tc.name)
 		require.Empty(t, got)
 	}
 	got, err := ReadText(t.TempDir(), FileModel)

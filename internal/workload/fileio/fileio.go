@@ -177,8 +177,19 @@ func humanSize(n int64) string {
 // raw device once, sequentially: the first step of preconditioning.
 func (w *Workload) Prepare(ctx context.Context, _ *sql.DB, opts workload.PrepareOptions) error {
 	mp := filepath.Join(w.o.Dir, markerName)
-	if w.o.Device == "" {
+	if w.o.Device != "" {
+		// A device has no folder of its own: its marker sits in --file-dir,
+		// so that a run from there sees a prepare that did not finish.
+		mp = w.deviceMarker()
+		b, _ := json.Marshal(marker{Files: 1, FileSize: w.fileSize})
+		if err := safefile.WriteAtomic(mp, b, nil); err != nil {
+			return fmt.Errorf("fileio prepare: --file-dir: %w", err)
+		}
+	} else {
 		if err := w.claimDir(); err != nil {
+			return err
+		}
+		if err := w.checkFreeSpace(); err != nil {
 			return err
 		}
 		if b, err := os.ReadFile(mp); err == nil {
@@ -236,11 +247,53 @@ func (w *Workload) Prepare(ctx context.Context, _ *sql.DB, opts workload.Prepare
 			return fmt.Errorf("fileio prepare: %s: %w", p, err)
 		}
 	}
-	if w.o.Device != "" {
-		return nil
-	}
 	b, _ := json.Marshal(marker{Files: len(w.paths), FileSize: w.fileSize, Complete: true})
 	return safefile.WriteAtomic(mp, b, nil)
+}
+
+// deviceMarker is the marker of a raw device's prepare, in --file-dir,
+// named by the device's number.
+func (w *Workload) deviceMarker() string {
+	var st unix.Stat_t
+	_ = unix.Stat(w.o.Device, &st) // CheckDevice stat'ed it
+	return filepath.Join(w.o.Dir, fmt.Sprintf(".walab-fileio-device-%d-%d.json", unix.Major(st.Rdev), unix.Minor(st.Rdev)))
+}
+
+// devicePrepared refuses a run on a device whose last prepare from this
+// --file-dir did not finish. No marker: prepared elsewhere, or never; the
+// run goes on.
+func (w *Workload) devicePrepared() error {
+	b, err := os.ReadFile(w.deviceMarker())
+	if err != nil {
+		return nil
+	}
+	var m marker
+	if json.Unmarshal(b, &m) == nil && !m.Complete {
+		return fmt.Errorf("--device %s: the last prepare did not finish (killed?; %s): run loadgen fileio prepare again", w.o.Device, w.deviceMarker())
+	}
+	return nil
+}
+
+// checkFreeSpace refuses a file set the filesystem of --file-dir cannot
+// hold (counting what the files already have), before a byte is written.
+func (w *Workload) checkFreeSpace() error {
+	var need int64
+	for _, p := range w.paths {
+		have := int64(0)
+		if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() {
+			have = min(fi.Size(), w.fileSize)
+		}
+		need += w.fileSize - have
+	}
+	var fs unix.Statfs_t
+	if err := unix.Statfs(w.o.Dir, &fs); err != nil {
+		return fmt.Errorf("--file-dir %s: %w", w.o.Dir, err)
+	}
+	free := int64(fs.Bavail) * fs.Bsize
+	if need > free {
+		return fmt.Errorf("--file-dir %s: the file set needs %s more, the filesystem has %s free: lower --file-total-size", w.o.Dir, humanSize(need), humanSize(free))
+	}
+	return nil
 }
 
 // claimDir makes sure the directory holds no test files but loadgen's:
@@ -296,10 +349,12 @@ func (w *Workload) Init(context.Context, *sql.DB) error {
 	if w.o.TestMode == "" {
 		return errors.New("--file-test-mode is required for run (" + strings.Join(Modes, ", ") + ")")
 	}
-	if w.o.Device == "" {
-		if err := w.prepared(); err != nil {
-			return err
-		}
+	check := w.prepared
+	if w.o.Device != "" {
+		check = w.devicePrepared
+	}
+	if err := check(); err != nil {
+		return err
 	}
 	flags := unix.O_RDWR | unix.O_CLOEXEC | unix.O_NOFOLLOW
 	for _, fl := range w.o.ExtraFlags {

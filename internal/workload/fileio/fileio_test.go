@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -235,18 +234,10 @@ func TestDeviceGuard(t *testing.T) {
 // file): prepare fills it once, a random-write run writes through
 // O_DIRECT|O_EXCL, and the bytes are in the backing file.
 func TestRawDeviceOnLoop(t *testing.T) {
-	losetup := testenv.RequireBinary(t, "losetup")
-	img := filepath.Join(t.TempDir(), "loop.img")
-	require.NoError(t, os.WriteFile(img, nil, 0o644))
-	require.NoError(t, os.Truncate(img, 64<<20))
-	out, err := exec.Command(losetup, "-f", "--show", img).CombinedOutput()
-	if err != nil {
-		testenv.Missing(t, "losetup -f --show: %v: %s", err, out)
-	}
-	loop := strings.TrimSpace(string(out))
-	t.Cleanup(func() { _ = exec.Command(losetup, "-d", loop).Run() })
+	img := loopImage(t)
+	loop := attachLoop(t, img)
 
-	o := opts("", RndWr)
+	o := opts(t.TempDir(), RndWr)
 	o.Device, o.DestroyData, o.ExtraFlags = loop, true, []string{"direct"}
 	w, err := New(o)
 	require.NoError(t, err)

@@ -74,6 +74,7 @@ type runFlags struct {
 	maxRetries     int
 	drainTimeout   time.Duration
 	maxErrorRate   float64
+	maxUnreachable float64
 
 	threadsF, timeF, eventsF, rateF *workload.Flag
 }
@@ -82,17 +83,22 @@ func defineRunFlags(fs *workload.FlagSet, r *runFlags) {
 	r.threadsF = fs.Int(&r.threads, "threads", 1, "Client threads (terminals) per target.").Range(1, maxThreads)
 	r.timeF = fs.Int(&r.timeSec, "time", 10, "Run time in seconds (0: no limit); overrides a props file's runMins.").Min(0)
 	r.eventsF = fs.Int64(&r.events, "events", 0, "Total transactions per target (0: no limit).").Min(0)
-	r.rateF = fs.Float(&r.rate, "rate", 0, "Transactions per second per target, scheduled at fixed intended start times (0: unlimited).").Min(0)
+	r.rateF = fs.Float(&r.rate, "rate", 0, "Transactions per second per target, scheduled at fixed intended start times (0: unlimited; at most 10000000).").Range(0, maxRate)
 	fs.Int(&r.reportInterval, "report-interval", 0, "Seconds between report lines (0: none).").Min(0)
 	fs.Float(&r.percentile, "percentile", 95, "Latency percentile in reports.").Range(1, 100)
 	fs.Uint64(&r.seed, "rand-seed", 0, "Seed of the terminals' random streams (0: from time).")
 	fs.Int(&r.maxRetries, "max-retries", 10, "Retries of a transaction after a deadlock or lock wait timeout.").Min(0)
 	fs.Duration(&r.drainTimeout, "drain-timeout", 30*time.Second, "After the stop, how long in-flight transactions may take.").Min(0)
+	fs.Float(&r.maxUnreachable, "max-unreachable", 0.05, "Exit 3 when a target could not be reached (its server down: no terminal connected and connecting failed) for more than this share of the run (1: never).").Range(0, 1)
 	fs.Float(&r.maxErrorRate, "max-error-rate", 1, "Exit 1 when failed attempts / (completed + failed) of a target exceed this share (1: never; a run in which nothing completed always exits 1).").Range(0, 1)
 }
 
 // maxThreads bounds --threads: each thread holds a connection.
 const maxThreads = 100000
+
+// maxRate bounds --rate: ten million transactions per second per target is
+// beyond any server, and keeps the intended-start interval at 100 ns.
+const maxRate = 1e7
 
 // command is one registered workload with its parsed flags.
 type command struct {
@@ -101,10 +107,20 @@ type command struct {
 	factory workload.Factory
 }
 
+// Exit codes beyond 0 (ok), 1 (a failed check, a run that measured nothing
+// or failed more than --max-error-rate) and 2 (an error).
+const (
+	// exitUnreachable: a target was unreachable for more than
+	// --max-unreachable of the run; its figures do not describe the load
+	// asked for, and walab experiment does not count the run.
+	exitUnreachable = 3
+)
+
 // Main runs loadgen with args (without the program name) and returns the
 // exit code: 0 ok (also after SIGINT/SIGTERM), 1 a failed check or a run
 // that measured nothing (no transaction completed on a target) or failed
-// more than --max-error-rate, 2 an error.
+// more than --max-error-rate, 2 an error, 3 (exitUnreachable) a target
+// unreachable for more than --max-unreachable of the run.
 func Main(args []string, stdout, stderr io.Writer) int {
 	f, c, phase, err := parse(args, stderr)
 	if err != nil {

@@ -182,6 +182,9 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"oltp_read_write", "run", "--rand-type", "zipf", "--web.disable"}, "invalid --rand-type"},
 		{[]string{"oltp_read_write", "run", "--target", "a=p.conf"}, "props file is for tpcc only"},
 		{[]string{"nosuch", "run"}, "expected command"},
+		// Issue 33: --rate 1e12 was accepted (an intended start every picosecond).
+		{[]string{"oltp_read_write", "run", "--rate", "1e12", "--web.disable"}, "--rate="},
+		{[]string{"oltp_read_write", "run", "--max-unreachable", "1.5", "--web.disable"}, "--max-unreachable="},
 	} {
 		var stderr strings.Builder
 		code := Main(tc.args, io.Discard, &stderr)

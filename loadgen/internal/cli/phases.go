@@ -388,15 +388,20 @@ func runPhase(ctx context.Context, f *flags, c *command, targets []*target, stdo
 			return 0, err
 		}
 	}
-	return judgeRun(ctx.Err() != nil, f.run.maxErrorRate, results, stderr), nil
+	return judgeRun(ctx.Err() != nil, limits{errorRate: f.run.maxErrorRate, unreachable: f.run.maxUnreachable}, results, stderr), nil
 }
 
+// limits are the shares of a run that may fail (--max-error-rate) or find
+// its target unreachable (--max-unreachable).
+type limits struct{ errorRate, unreachable float64 }
+
 // judgeRun is the run's exit code: 1 when a target completed no
-// transaction (an unreachable or dead server: zero TPS is not a result),
-// failed more than maxErrorRate of its attempts, or had terminals that
-// never connected (max_connections), with one line each on w;
-// 0 otherwise, and 0 after SIGINT/SIGTERM (the user stopped it).
-func judgeRun(interrupted bool, maxErrorRate float64, results []*runner.Result, w io.Writer) int {
+// transaction (the run measured nothing, and the reason is on w), or
+// failed more than the error-rate limit of its attempts, or had terminals
+// that never connected; exitUnreachable when a target was unreachable for
+// more than the unreachable limit of the run (it wins over 1: the run is not
+// a measurement of the load asked for). An interrupted run is 0.
+func judgeRun(interrupted bool, lim limits, results []*runner.Result, w io.Writer) int {
 	if interrupted {
 		return 0
 	}
@@ -405,17 +410,21 @@ func judgeRun(interrupted bool, maxErrorRate float64, results []*runner.Result, 
 		attempts := r.Transactions + r.Errors
 		switch {
 		case r.Transactions == 0:
-			fmt.Fprintf(w, "loadgen: target %s: no transaction completed in %.0fs (%d failed attempts, %d reconnects): the run measured nothing\n",
-				r.Target, r.TotalSeconds, r.Errors, r.Reconnects)
-			code = 1
-		case maxErrorRate < 1 && float64(r.Errors) > maxErrorRate*float64(attempts):
+			fmt.Fprintf(w, "loadgen: target %s: no transaction completed in %.0fs (%d failed attempts, %d failed connection attempts, %d reconnects): the run measured nothing\n",
+				r.Target, r.TotalSeconds, r.Errors, r.ConnFailures, r.Reconnects)
+			code = max(code, 1)
+		case lim.unreachable < 1 && r.UnreachableSeconds > lim.unreachable*r.TotalSeconds:
+			fmt.Fprintf(w, "loadgen: target %s: unreachable for %.1fs of %.1fs (%.1f%%), more than --max-unreachable %g (%g%%): %d failed connection attempts; the run does not measure the load asked for\n",
+				r.Target, r.UnreachableSeconds, r.TotalSeconds, 100*r.UnreachableSeconds/max(r.TotalSeconds, 1e-9), lim.unreachable, 100*lim.unreachable, r.ConnFailures)
+			code = exitUnreachable
+		case lim.errorRate < 1 && float64(r.Errors) > lim.errorRate*float64(attempts):
 			fmt.Fprintf(w, "loadgen: target %s: %d of %d attempts failed (%.3g%%), more than --max-error-rate %g (%g%%)\n",
-				r.Target, r.Errors, attempts, 100*float64(r.Errors)/float64(attempts), maxErrorRate, 100*maxErrorRate)
-			code = 1
+				r.Target, r.Errors, attempts, 100*float64(r.Errors)/float64(attempts), lim.errorRate, 100*lim.errorRate)
+			code = max(code, 1)
 		case r.NeverConnectedTotal() > 0:
 			fmt.Fprintf(w, "loadgen: target %s: %d of %d terminals never connected: the run did not offer the load asked for (see the summary)\n",
 				r.Target, r.NeverConnectedTotal(), r.Threads)
-			code = 1
+			code = max(code, 1)
 		}
 	}
 	return code
