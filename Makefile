@@ -1,4 +1,4 @@
-.PHONY: run test lab generate build bench
+.PHONY: run exporter test lab generate build bench
 
 # The commit for --version and walab_build_info: the Go toolchain stamps it
 # only for go build in a plain git checkout, not for go run, a worktree or
@@ -6,16 +6,25 @@
 BUILDINFO := github.com/walab/walab/internal/buildinfo
 LDFLAGS := -X $(BUILDINFO).revision=$(shell git rev-parse HEAD 2>/dev/null) -X $(BUILDINFO).modified=$(shell git diff --quiet HEAD 2>/dev/null || echo true)
 
-# The main job: the exporter on 127.0.0.1:10131. Without an NVMe controller it
-# serves the embedded simulated drive; the local MariaDB is its InnoDB target.
-run:
+# The main job: the lab's whole loop on this machine, on loopback. The exporter
+# on a small simulated drive, Prometheus with walab's rules, and seed 000's plan
+# in a short form (baseline vs streams under TPC-C on the local MariaDB); prints
+# the verdict and the HTML report's path, then stays up until Ctrl-C.
+run: build
+	bin/walab lab
+
+# The exporter alone on 127.0.0.1:10131 (what a real database host runs).
+# Without an NVMe controller it serves the embedded simulated drive; the local
+# MariaDB is its InnoDB target.
+exporter:
 	go run -ldflags "$(LDFLAGS)" ./exporter --config.file=deploy/local/exporter.yml --web.listen-address=127.0.0.1:10131 --web.enable-mutations --collector.placement_trace
 
 # Every test: installs what the tests need (scripts/setup.sh), then go vet and go test.
 test:
 	bash scripts/test.sh
 
-# The lab without Docker, on loopback: exporter, loadgen, Prometheus, Alertmanager.
+# A long-running lab without Docker, on loopback: exporter, loadgen TPC-C for
+# 12 h, Prometheus, Alertmanager.
 lab:
 	sh deploy/local/lab.sh
 

@@ -8,6 +8,7 @@ require (
 	github.com/compose-spec/compose-go/v2 v2.16.2
 	github.com/go-sql-driver/mysql v1.10.2
 	github.com/grafana-tools/sdk v0.0.0-20220919052116-6562121319fc
+	github.com/grafana/grafana-foundation-sdk/go v0.0.22
 	github.com/mattn/go-shellwords v1.0.12
 	github.com/prometheus/client_golang v1.25.0
 	github.com/prometheus/client_model v0.6.3

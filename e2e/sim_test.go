@@ -11,11 +11,12 @@ import (
 
 	"github.com/walab/walab/alerts"
 	"github.com/walab/walab/internal/apiguard"
+	"github.com/walab/walab/internal/lab"
 	"github.com/walab/walab/internal/testenv"
 )
 
 const (
-	simDevice = "nvmesim0"
+	simDevice = lab.Device
 	// simCapacity is the simulated drive's size; "drive turns" below are
 	// multiples of it.
 	simCapacity = 256 << 20
@@ -24,34 +25,10 @@ const (
 	simWindow = 20 * time.Second
 )
 
-// simExporterConfig is a small, fast simulated drive: 256 MiB at full scale,
-// 10 % spare, 64-page blocks, the MySQL-like mix with astream-like rules.
-// 64 MiB/s × speed_up 8 is about two drive turns per real second, so the
-// 20 s window spans ~40 turns, while simulated time moves slowly enough
-// (8 s per second) that the tablespaces barely grow during the test and the
-// fill, hence the steady WA, stays put. tick 0s: the drive advances when the
-// exporter reads it (scrapes and the 1 s WA sampler), by real time elapsed.
-const simExporterConfig = `wa:
-  persist: false
-  interval: 1s
-  windows: [20s]
-sim:
-  name: ` + simDevice + `
-  capacity: 256MiB
-  scale: 1
-  spare_factor: 0.1
-  block_pages: 64
-  rate: 64MiB
-  speed_up: 8
-  tick: 0s
-  seed: 3
-  workload:
-    name: mysql
-    mysql:
-      binlog_retain_space: 0.05
-  placement:
-    streams: true
-`
+// simExporterConfig is walab lab's small, fast simulated drive (256 MiB,
+// 64 MiB/s × speed_up 8: two drive turns per real second, so the 20 s window
+// spans ~40 turns while the fill, hence the steady WA, stays put).
+const simExporterConfig = lab.ExporterConfig
 
 // simState is the part of GET /api/v1/sim/placement the test reads.
 type simState struct {

@@ -1,7 +1,7 @@
-// Command walab holds lab utilities. `walab compare` prints seed 000's
-// hourly WA table for a baseline and a candidate loadgen run from
-// Prometheus, the last 12 non-zero hours of each and the WA reduction, and
-// can write the tables as CSV and a PNG chart. See docs/lab.md.
+// Command walab holds the lab's commands: `walab lab` runs the whole loop
+// on this machine (make run), `walab compare` judges a candidate run
+// against a baseline (docs/compare.md), `walab experiment` runs a plan
+// (docs/experiment.md).
 package main
 
 import (
@@ -10,7 +10,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
@@ -61,6 +63,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	pngPath := cmp.Flag("png", "Draw both runs' WA per round into this PNG file (a new file).").String()
 	timeout := cmp.Flag("timeout", "Overall timeout.").Default("2m").Duration()
 	exp := defineExperiment(app)
+	lab := defineLab(app)
 
 	cmd, err := app.Parse(args)
 	if *versionAsked {
@@ -72,6 +75,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if exp.handles(cmd) {
 		return exp.execute(cmd, stdout, stderr)
+	}
+	if lab.handles(cmd) {
+		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+		defer stop()
+		return lab.execute(ctx, stdout, stderr)
 	}
 	if cmd != cmp.FullCommand() {
 		return 0 // --help

@@ -3,8 +3,10 @@
 // layout, and it lacks stat fieldConfig and the modern heatmap; this
 // package fills those gaps so that the generated JSON is deterministic and
 // loads in current Grafana: stable uids, refIds A, B, ..., panel ids in
-// order, a 24-column grid, one datasource variable, and sdk.CustomPanel for
-// what the sdk cannot express.
+// order, a 24-column grid, one datasource variable, sdk.CustomPanel for
+// what the sdk cannot express, and the sdk's JSON rewritten into Grafana's
+// current schema (schema.go; dashboards/schema_test.go decodes every board
+// strictly with grafana-foundation-sdk).
 package dashboard
 
 import (
@@ -164,7 +166,8 @@ func (b *Builder) Stat(title, unit, description string, w int, qs ...Query) {
 		"options": map[string]any{
 			"reduceOptions": map[string]any{"calcs": []string{"lastNotNull"}, "fields": "", "values": false},
 			"orientation":   "auto", "textMode": "value_and_name", "colorMode": "value",
-			"graphMode": "area", "justifyMode": "auto",
+			"graphMode": "area", "justifyMode": "auto", "wideLayout": true,
+			"showPercentChange": false, "percentChangeColorMode": "standard",
 		},
 	})
 }
@@ -179,6 +182,7 @@ func (b *Builder) Labels(title, description string, w int, qs ...Query) {
 		"options": map[string]any{
 			"reduceOptions": map[string]any{"calcs": []string{"lastNotNull"}, "fields": "", "values": false},
 			"orientation":   "auto", "textMode": "name", "colorMode": "background", "graphMode": "none", "justifyMode": "auto",
+			"wideLayout": true, "showPercentChange": false, "percentChangeColorMode": "standard",
 		},
 	})
 }
@@ -197,7 +201,7 @@ func (b *Builder) Heatmap(title, unit, description string, w int, qs ...Query) {
 			"color":        map[string]any{"mode": "scheme", "scheme": "Oranges", "steps": 64, "exponent": 0.5, "fill": "dark-orange", "reverse": false, "scale": "exponential"},
 			"yAxis":        map[string]any{"axisPlacement": "left", "reverse": false, "unit": "short"},
 			"rowsFrame":    map[string]any{"layout": "auto"},
-			"tooltip":      map[string]any{"show": true, "yHistogram": false},
+			"tooltip":      map[string]any{"mode": "single", "yHistogram": false},
 			"legend":       map[string]any{"show": true},
 			"cellValues":   map[string]any{"unit": unit},
 			"showValue":    "never",
@@ -253,6 +257,9 @@ func (b *Builder) Board() *sdk.Board { return b.board }
 // JSON renders the dashboard as indented JSON with a trailing newline.
 func (b *Builder) JSON() ([]byte, error) {
 	raw, err := json.Marshal(b.board)
+	if err == nil {
+		raw, err = conform(raw)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("dashboard %s: %w", b.board.UID, err)
 	}

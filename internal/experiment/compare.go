@@ -66,6 +66,9 @@ func (e *Executor) compare(ctx context.Context, logPath string) error {
 		Baseline: base.RunID, Candidate: cand.RunID, Device: e.Plan.Device, From: from, To: to, LastHours: 12,
 		Round: time.Duration(e.Plan.Round),
 	})
+	if err == nil && e.OnCompare != nil {
+		e.OnCompare(res)
+	}
 	var out bytes.Buffer
 	if err != nil {
 		rec.Error = "walab compare: " + err.Error()

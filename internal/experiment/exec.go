@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/walab/walab/internal/compare"
 	"github.com/walab/walab/internal/fingerprint"
 	"github.com/walab/walab/internal/runner"
 )
@@ -40,6 +41,9 @@ type Executor struct {
 	// GroupWait how long resume waits for an interrupted step's group to
 	// be gone after SIGKILL (default 2 min).
 	KillGrace, GroupWait time.Duration
+	// OnCompare, when set, gets the verdict the compare step recorded
+	// (walab lab writes its HTML report from it).
+	OnCompare func(*compare.Result)
 
 	state  *State
 	items  []Item

@@ -26,6 +26,7 @@ type Instance struct {
 // stops it when the test ends. extra are additional server options.
 func StartMariaDB(t testing.TB, extra ...string) *Instance {
 	t.Helper()
+	skipShort(t, "a private mariadbd")
 	server := findServer(t)
 	install := firstOnPath("mariadb-install-db", "mysql_install_db")
 	if install == "" {

@@ -1,7 +1,9 @@
 // Package testenv gives integration tests the real services they need:
 // the machine's MariaDB, a second mariadbd of the test's own, and binaries
 // such as promtool. Under CI=true a missing service fails the test; elsewhere
-// it skips, so a laptop without MariaDB can still run the unit tests.
+// it skips, so a laptop without MariaDB can still run the unit tests. With
+// -short every test that needs one of them skips, under CI=true too: `go
+// test -short ./...` needs neither root nor a service.
 package testenv
 
 import (
@@ -19,19 +21,32 @@ import (
 // CI reports whether the tests run under CI (CI=true).
 func CI() bool { return os.Getenv("CI") == "true" }
 
-// Missing fails under CI and skips elsewhere.
+// Missing fails under CI and skips elsewhere; with -short it skips even
+// under CI (the user asked for the tests that need no service and no root).
 func Missing(t testing.TB, format string, args ...any) {
 	t.Helper()
 	msg := fmt.Sprintf(format, args...)
-	if CI() {
+	if CI() && !testing.Short() {
 		t.Fatalf("required by this test under CI=true: %s", msg)
 	}
 	t.Skipf("skipping: %s", msg)
 }
 
-// RequireBinary returns the path of a binary on PATH, or fails/skips.
+// skipShort skips a test that needs a service, a tool or root when the
+// tests run with -short: `go test -short ./...` needs neither root nor
+// anything installed beyond Go.
+func skipShort(t testing.TB, what string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skipf("-short: needs %s", what)
+	}
+}
+
+// RequireBinary returns the path of a binary on PATH, or fails/skips;
+// with -short it skips.
 func RequireBinary(t testing.TB, name string) string {
 	t.Helper()
+	skipShort(t, name)
 	p, err := exec.LookPath(name)
 	if err != nil {
 		Missing(t, "%s not on PATH (make test installs it)", name)
@@ -60,6 +75,7 @@ func DSN(addr, db string) string {
 // runs packages in parallel against the same server.
 func MariaDB(t testing.TB, db string) (*sql.DB, string) {
 	t.Helper()
+	skipShort(t, "the machine's MariaDB")
 	addr := MariaDBAddr()
 	if err := ping(addr, 5*time.Second); err != nil {
 		Missing(t, "MariaDB at %s: %v", addr, err)
@@ -80,6 +96,7 @@ func prepare(t testing.TB, addr, db string) (*sql.DB, string) {
 				t.Fatalf("%s: %v", q, err)
 			}
 		}
+		t.Cleanup(func() { dropDatabase(t, addr, db) })
 	}
 	dsn := DSN(addr, db)
 	conn, err := sql.Open("mysql", dsn)
@@ -88,6 +105,20 @@ func prepare(t testing.TB, addr, db string) (*sql.DB, string) {
 	}
 	t.Cleanup(func() { conn.Close() })
 	return conn, dsn
+}
+
+// dropDatabase removes a test's database when the test ends, so that the
+// tests leave nothing on the machine's MariaDB. A server the test stopped
+// or killed is not an error here: its data goes with it.
+func dropDatabase(t testing.TB, addr, db string) {
+	admin, err := sql.Open("mysql", DSN(addr, "")+"&timeout=2s")
+	if err != nil {
+		return
+	}
+	defer admin.Close()
+	if _, err := admin.Exec("DROP DATABASE IF EXISTS `" + db + "`"); err != nil {
+		t.Logf("cleanup: drop database %s on %s: %v", db, addr, err)
+	}
 }
 
 func ping(addr string, within time.Duration) error {

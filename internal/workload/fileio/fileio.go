@@ -132,14 +132,23 @@ func (w *Workload) Describe(out io.Writer) {
 		fmt.Fprintf(out, "%d files, %s each\n%s total file size\n", len(w.paths), humanSize(w.fileSize), humanSize(w.fileSize*int64(len(w.paths))))
 	}
 	fmt.Fprintf(out, "Block size %s\n", humanSize(o.BlockSize))
-	if o.TestMode == RndRW {
+	if o.MergedRequests > 0 {
+		fmt.Fprintf(out, "Merging requests up to %s for sequential IO.\n", humanSize(int64(o.MergedRequests)*o.BlockSize))
+	}
+	if o.TestMode == RndRd || o.TestMode == RndWr || o.TestMode == RndRW {
+		// sysbench prints the ratio for every random mode, used or not.
 		fmt.Fprintf(out, "Read/Write ratio for combined random IO test: %.2f\n", o.RWRatio)
 	}
-	if o.FsyncFreq > 0 {
-		fmt.Fprintf(out, "Periodic FSYNC enabled, calling fsync() each %d requests.\n", o.FsyncFreq)
-	}
-	if o.FsyncEnd {
-		fmt.Fprintf(out, "Calling fsync() at the end of test, Enabled.\n")
+	switch {
+	case o.FsyncAll: // sysbench then prints neither line below
+		fmt.Fprintf(out, "Calling fsync() after each write operation.\n")
+	default:
+		if o.FsyncFreq > 0 {
+			fmt.Fprintf(out, "Periodic FSYNC enabled, calling fsync() each %d requests.\n", o.FsyncFreq)
+		}
+		if o.FsyncEnd {
+			fmt.Fprintf(out, "Calling fsync() at the end of test, Enabled.\n")
+		}
 	}
 	if o.IOMode == "mmap" {
 		fmt.Fprintf(out, "Using mmap I/O mode\n")

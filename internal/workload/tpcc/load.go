@@ -26,14 +26,58 @@ const districtsPerWarehouse = 10
 type loadUnit struct {
 	item      bool
 	warehouse int
-	district  int // 0: the warehouse row and its stock
+	district  int    // 0: the warehouse row and its stock
+	lineKey   uint64 // a district's order-line counts (lineCounts)
 }
 
-// rowsPerWarehouse is the expected row count of one warehouse, for progress.
-func (s scale) rowsPerWarehouse() int64 {
-	perDistrict := 1 + 4*s.Customers + s.newOrders() + 10*s.Customers // orders average 10 lines
-	return 1 + int64(s.Items) + districtsPerWarehouse*int64(perDistrict)
+// rows is the exact number of rows the unit loads, for progress.
+func (u loadUnit) rows(s scale) int64 {
+	switch {
+	case u.item:
+		return int64(s.Items)
+	case u.district == 0:
+		return 1 + int64(s.Items) // the warehouse and its stock
+	}
+	n := int64(1 + 3*s.Customers + s.newOrders()) // district, customers, history, orders, new orders
+	for _, c := range lineCounts(u.lineKey, s.Customers) {
+		n += int64(c)
+	}
+	return n
 }
+
+// lineCounts are the order-line counts of a district's orders, 5 to 15
+// each (spec 4.3.3.1), drawn from a stream of their own so that Prepare
+// knows the load's row count before it starts.
+func lineCounts(key uint64, orders int) []int {
+	r := rand.New(rand.NewPCG(key, 0x011e5))
+	out := make([]int, orders)
+	for i := range out {
+		out[i] = uniform(r, 5, 15)
+	}
+	return out
+}
+
+// loadUnits lists what is left to load: the items unless loaded, then each
+// missing warehouse's stock and its districts.
+func (w *Workload) loadUnits(itemLoaded bool, missing []int) []loadUnit {
+	var units []loadUnit
+	if !itemLoaded {
+		units = append(units, loadUnit{item: true})
+	}
+	for _, wh := range missing {
+		for d := 0; d <= districtsPerWarehouse; d++ {
+			key := unitKey(w.opts.Seed, wh, d)
+			if w.opts.Seed == 0 {
+				key = rand.Uint64()
+			}
+			units = append(units, loadUnit{warehouse: wh, district: d, lineKey: key})
+		}
+	}
+	return units
+}
+
+// unitKey is a unit's deterministic stream key for a seeded load.
+func unitKey(seed uint64, wh, d int) uint64 { return seed ^ uint64(wh)<<20 ^ uint64(d)<<8 }
 
 // Prepare creates the schema and loads opts.Warehouses warehouses with
 // popts.Workers parallel loaders. It resumes a load that stopped half way:
@@ -58,10 +102,6 @@ func (w *Workload) Prepare(ctx context.Context, db *sql.DB, popts workload.Prepa
 		return err
 	}
 
-	var units []loadUnit
-	if !cfg.itemLoaded {
-		units = append(units, loadUnit{item: true})
-	}
 	var missing []int
 	for wh := 1; wh <= w.opts.Warehouses; wh++ {
 		if !cfg.done[wh] {
@@ -88,16 +128,11 @@ func (w *Workload) Prepare(ctx context.Context, db *sql.DB, popts workload.Prepa
 			}
 		}
 	}
-	for _, wh := range missing {
-		for d := 0; d <= districtsPerWarehouse; d++ {
-			units = append(units, loadUnit{warehouse: wh, district: d})
-		}
-	}
-
+	units := w.loadUnits(cfg.itemLoaded, missing)
 	sc := w.opts.scale
-	total := int64(len(missing)) * sc.rowsPerWarehouse()
-	if !cfg.itemLoaded {
-		total += int64(sc.Items)
+	var total int64
+	for _, u := range units {
+		total += u.rows(sc)
 	}
 	var rows atomic.Int64
 	var progMu sync.Mutex
@@ -308,7 +343,7 @@ func (l *loader) loadUnit(ctx context.Context, conn *sql.Conn, u loadUnit) error
 func (l *loader) loadUnitTxn(ctx context.Context, conn *sql.Conn, u loadUnit) error {
 	// Each unit has its own deterministic stream, so a seeded load is
 	// reproducible whatever the worker interleaving.
-	r := rand.New(rand.NewPCG(l.seed^uint64(u.warehouse)<<20^uint64(u.district)<<8, 0x5eed))
+	r := rand.New(rand.NewPCG(unitKey(l.seed, u.warehouse, u.district), 0x5eed))
 	if l.seed == 0 {
 		r = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
 	}
@@ -325,7 +360,7 @@ func (l *loader) loadUnitTxn(ctx context.Context, conn *sql.Conn, u loadUnit) er
 	case u.district == 0:
 		err = l.loadWarehouse(ctx, conn, r, u.warehouse)
 	default:
-		err = l.loadDistrict(ctx, conn, r, u.warehouse, u.district)
+		err = l.loadDistrict(ctx, conn, r, u)
 	}
 	if err == nil {
 		_, err = conn.ExecContext(ctx, "COMMIT")
@@ -408,8 +443,8 @@ func (l *loader) loadWarehouse(ctx context.Context, conn *sql.Conn, r *rand.Rand
 	return in.flush(ctx)
 }
 
-func (l *loader) loadDistrict(ctx context.Context, conn *sql.Conn, r *rand.Rand, wh, d int) error {
-	sc := l.scale
+func (l *loader) loadDistrict(ctx context.Context, conn *sql.Conn, r *rand.Rand, u loadUnit) error {
+	sc, wh, d := l.scale, u.warehouse, u.district
 	in := l.newInserter(conn, "bmsql_district",
 		"d_w_id, d_id, d_ytd, d_tax, d_next_o_id, d_name, d_street_1, d_street_2, d_city, d_state, d_zip", l.progress)
 	address(in.row().int(wh).int(d).raw(cents(int64(sc.Customers)*1000)).raw(fraction4(uniform(r, 0, 2000))).
@@ -459,8 +494,9 @@ func (l *loader) loadDistrict(ctx context.Context, conn *sql.Conn, r *rand.Rand,
 	line := l.newInserter(conn, "bmsql_order_line",
 		"ol_w_id, ol_d_id, ol_o_id, ol_number, ol_i_id, ol_delivery_d, ol_amount, ol_supply_w_id, ol_quantity, ol_dist_info", l.progress)
 	delivered := sc.delivered()
+	counts := lineCounts(u.lineKey, sc.Customers)
 	for o := 1; o <= sc.Customers; o++ {
-		cnt := uniform(r, 5, 15)
+		cnt := counts[o-1]
 		ord.row().int(wh).int(d).int(o).int(perm[o-1] + 1)
 		if o <= delivered {
 			ord.int(uniform(r, 1, 10))

@@ -1,0 +1,102 @@
+package lab
+
+import (
+	_ "embed"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/walab/walab/alerts"
+)
+
+// Device is the simulated drive's name (the exporter's device label).
+const Device = "nvmesim0"
+
+// ExporterConfig is a small, fast simulated drive: 256 MiB, 10 % spare,
+// 64-page blocks, the MySQL-like mix with astream-like rules. At 64 MiB/s
+// and 8x time it turns over about twice a real second, so its WA is steady
+// within the first minute of a run, and the fill barely moves during the
+// lab. tick 0s: the drive advances when the exporter reads it.
+const ExporterConfig = `wa:
+  persist: false
+  interval: 1s
+  windows: [20s]
+sim:
+  name: ` + Device + `
+  capacity: 256MiB
+  scale: 1
+  spare_factor: 0.1
+  block_pages: 64
+  rate: 64MiB
+  speed_up: 8
+  tick: 0s
+  seed: 3
+  workload:
+    name: mysql
+    mysql:
+      binlog_retain_space: 0.05
+  placement:
+    streams: true
+`
+
+//go:embed rules-override.yml
+var rulesOverride []byte
+
+// rules is walab's rule file with the lab's short windows.
+func rules() ([]byte, error) {
+	cfg, err := alerts.ParseOver(alerts.Default(), rulesOverride)
+	if err != nil {
+		return nil, err
+	}
+	return alerts.Generate(cfg).Marshal()
+}
+
+// prometheusConfig scrapes the exporter and loadgen every second and
+// evaluates rules.yml as often.
+func prometheusConfig(exporter, loadgen string) string {
+	var b strings.Builder
+	b.WriteString("global: {scrape_interval: 1s, evaluation_interval: 1s}\nrule_files: [rules.yml]\nscrape_configs:\n")
+	for _, j := range [][2]string{{"walab-exporter", exporter}, {"walab-loadgen", loadgen}} {
+		fmt.Fprintf(&b, "  - job_name: %s\n    static_configs: [{targets: [%q]}]\n", j[0], j[1])
+	}
+	return b.String()
+}
+
+// exporterConfig is ExporterConfig with the lab's two MySQL instances as
+// InnoDB targets, named as the plan names them, so the verdict can check
+// that both runs had the same MySQL settings.
+func exporterConfig(port1, port2 int) string {
+	return ExporterConfig + fmt.Sprintf(`innodb:
+  targets:
+    - {name: mysql-1, dsn: "root@tcp(127.0.0.1:%d)/"}
+    - {name: mysql-2, dsn: "root@tcp(127.0.0.1:%d)/"}
+`, port1, port2)
+}
+
+// writeConfigs writes the exporter's, Prometheus' and the rule file into
+// dir, each a new file.
+func writeConfigs(dir string, o Options) error {
+	r, err := rules()
+	if err != nil {
+		return err
+	}
+	for name, content := range map[string][]byte{
+		"exporter.yml":   []byte(exporterConfig(o.MySQLPort1, o.MySQLPort2)),
+		"rules.yml":      r,
+		"prometheus.yml": []byte(prometheusConfig(o.ExporterAddr, o.LoadgenAddr)),
+	} {
+		f, err := os.OpenFile(filepath.Join(dir, name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err != nil {
+			return err
+		}
+		_, err = f.Write(content)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

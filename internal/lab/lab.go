@@ -1,0 +1,280 @@
+// Package lab runs walab's whole loop on one machine, on loopback only:
+// the exporter on a small simulated drive, a Prometheus with walab's rules,
+// and a seed 000 plan (baseline vs streams under TPC-C) through the
+// experiment executor, then the verdict and its HTML report. Every process
+// it starts runs in a process group of its own and is stopped when Run
+// returns, whether it succeeded, failed or was cancelled.
+package lab
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/walab/walab/internal/compare"
+	"github.com/walab/walab/internal/experiment"
+)
+
+// Options are the lab's binaries, addresses and plan values.
+type Options struct {
+	Plan string // the plan file (deploy/experiments/seed000-sim.yml)
+	Out  string // work directory: new or empty
+
+	Exporter, Loadgen, Prometheus string // binaries
+
+	// Loopback host:port each service listens on.
+	ExporterAddr, PrometheusAddr, LoadgenAddr string
+
+	// The plan's two MySQL/MariaDB instances on 127.0.0.1 and the
+	// databases the lab loads there (created, then restored before each run).
+	MySQLPort1, MySQLPort2 int
+	DB1, DB2               string
+
+	RunFor   time.Duration // each run's length
+	Round    time.Duration // one row of the WA table
+	Progress time.Duration // period of progress lines during a run
+
+	// Hold keeps the stack up after the verdict until ctx is done.
+	Hold bool
+	// Ready, when set, is called with the result before the lab holds.
+	Ready  func(*Result)
+	Stdout io.Writer
+}
+
+// Result is what the lab found and where it put it.
+type Result struct {
+	Verdict    string // walab compare's headline: VALID  WA -x% [a, b] ...
+	Valid      bool
+	HTML       string // compare's self-contained report
+	Report     string // the experiment's Markdown report
+	Prometheus string // base URL
+	Exporter   string // metrics URL
+}
+
+// Run brings the stack up, runs the plan and, with Hold, keeps the stack
+// up until ctx is done. Whatever happens, every process it started is
+// stopped before it returns.
+func Run(ctx context.Context, o Options) (*Result, error) {
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
+	// The services run in the work directory: every path they get is absolute.
+	for _, p := range []*string{&o.Out, &o.Exporter, &o.Loadgen, &o.Prometheus} {
+		abs, err := filepath.Abs(*p)
+		if err != nil {
+			return nil, err
+		}
+		*p = abs
+	}
+	for _, port := range []int{o.MySQLPort1, o.MySQLPort2} {
+		c, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), 5*time.Second)
+		if err != nil {
+			return nil, fmt.Errorf("MySQL/MariaDB on 127.0.0.1:%d: %w (bash scripts/setup.sh installs and starts MariaDB)", port, err)
+		}
+		c.Close()
+	}
+	if err := newDir(o.Out); err != nil {
+		return nil, err
+	}
+	if err := writeConfigs(o.Out, o); err != nil {
+		return nil, err
+	}
+	var procs []*proc
+	defer func() {
+		for i := len(procs) - 1; i >= 0; i-- {
+			procs[i].stop(10 * time.Second)
+		}
+		o.printf("lab: stopped every process it started; logs in %s", filepath.Join(o.Out, "log"))
+	}()
+	for _, s := range o.services() {
+		o.printf("lab: starting %s on %s", s.name, s.addr)
+		p, err := start(o.Out, s.name, s.bin, s.args...)
+		if err != nil {
+			return nil, err
+		}
+		procs = append(procs, p)
+		if err := p.waitReady(ctx, s.ready, 90*time.Second); err != nil {
+			return nil, err
+		}
+	}
+	res, err := o.experiment(ctx)
+	if err != nil {
+		return nil, err
+	}
+	o.summary(res)
+	if o.Ready != nil {
+		o.Ready(res)
+	}
+	if o.Hold {
+		o.printf("lab: up for exploring; Ctrl-C stops everything")
+		select {
+		case <-ctx.Done():
+		case <-anyExited(procs):
+			return res, errors.New("a lab service exited; see its log in " + filepath.Join(o.Out, "log"))
+		}
+	}
+	return res, nil
+}
+
+// service is one process the lab runs for the whole session.
+type service struct {
+	name, addr, bin, ready string
+	args                   []string
+}
+
+func (o Options) services() []service {
+	return []service{
+		{name: "exporter", addr: o.ExporterAddr, bin: o.Exporter, ready: "http://" + o.ExporterAddr + "/metrics", args: []string{
+			"--config.file=" + filepath.Join(o.Out, "exporter.yml"), "--web.listen-address=" + o.ExporterAddr,
+			// Empty sysfs and devfs: the simulated drive even on a host with NVMe drives.
+			"--path.sysfs=" + filepath.Join(o.Out, "empty"), "--path.devfs=" + filepath.Join(o.Out, "empty"),
+			"--nvme.cache-max-age=500ms", "--web.enable-mutations", "--collector.placement_trace",
+			"--no-collector.filesystem", "--no-collector.irq"}},
+		{name: "prometheus", addr: o.PrometheusAddr, bin: o.Prometheus, ready: "http://" + o.PrometheusAddr + "/-/ready", args: []string{
+			"--config.file=" + filepath.Join(o.Out, "prometheus.yml"), "--storage.tsdb.path=" + filepath.Join(o.Out, "prom-data"),
+			"--storage.tsdb.retention.time=7d",
+			"--web.listen-address=" + o.PrometheusAddr}},
+	}
+}
+
+// experiment runs the plan with the lab's values and writes compare's HTML
+// report from the verdict the experiment recorded.
+func (o Options) experiment(ctx context.Context) (*Result, error) {
+	data, err := os.ReadFile(o.Plan)
+	if err != nil {
+		return nil, err
+	}
+	env := o.planEnv()
+	data, err = experiment.Expand(data, func(k string) (string, bool) {
+		if v, ok := env[k]; ok {
+			return v, true
+		}
+		return os.LookupEnv(k)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", o.Plan, err)
+	}
+	out := filepath.Join(o.Out, "experiment")
+	e, err := experiment.Create(data, out)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", o.Plan, err)
+	}
+	var verdict *compare.Result
+	e.Stdout, e.ProgressEvery = o.Stdout, o.Progress
+	e.OnCompare = func(r *compare.Result) { verdict = r }
+	o.printf("lab: running %s (%s per run, %s rounds) in %s", o.Plan, o.RunFor, o.Round, out)
+	if err := e.Execute(ctx); err != nil {
+		_ = e.WriteReport()
+		return nil, fmt.Errorf("experiment: %w (report so far: %s)", err, filepath.Join(out, experiment.ReportFile))
+	}
+	if verdict == nil {
+		return nil, fmt.Errorf("experiment: no verdict (see %s)", filepath.Join(out, experiment.ReportFile))
+	}
+	res := &Result{
+		Verdict: verdict.Verdict.Headline(verdict), Valid: verdict.Verdict.Valid,
+		HTML: filepath.Join(o.Out, "report.html"), Report: filepath.Join(out, experiment.ReportFile),
+		Prometheus: "http://" + o.PrometheusAddr, Exporter: "http://" + o.ExporterAddr + "/metrics",
+	}
+	f, err := os.OpenFile(res.HTML, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	err = verdict.WriteHTML(f, true)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return res, err
+}
+
+// planEnv are the plan's ${...} values for the lab.
+func (o Options) planEnv() map[string]string {
+	return map[string]string{
+		"WALAB_EXPORTER": "http://" + o.ExporterAddr, "WALAB_PROMETHEUS": "http://" + o.PrometheusAddr,
+		"WALAB_DEVICE": Device, "WALAB_ROUND": o.Round.String(), "WALAB_RUN": o.RunFor.String(),
+		"WALAB_LOADGEN": o.Loadgen, "WALAB_LOADGEN_LISTEN": o.LoadgenAddr,
+		"WALAB_MYSQL_1_PORT": strconv.Itoa(o.MySQLPort1), "WALAB_DB_1": o.DB1,
+		"WALAB_MYSQL_2_PORT": strconv.Itoa(o.MySQLPort2), "WALAB_DB_2": o.DB2,
+		"WALAB_BACKUP": filepath.Join(o.Out, "backup"),
+	}
+}
+
+func (o Options) summary(r *Result) {
+	o.printf("")
+	o.printf("%s", r.Verdict)
+	o.printf("")
+	o.printf("HTML report:       %s", r.HTML)
+	o.printf("experiment report: %s", r.Report)
+	o.printf("Prometheus:        %s", r.Prometheus)
+	o.printf("  WA per device:   %s/graph?%s", r.Prometheus, url.Values{
+		"g0.expr": {"device:walab_nvme_write_amplification:ratio_increase1h"}, "g0.range_input": {"15m"}}.Encode())
+	o.printf("exporter:          %s", r.Exporter)
+}
+
+func (o Options) printf(format string, args ...any) {
+	fmt.Fprintf(o.Stdout, format+"\n", args...)
+}
+
+// validate: every address is on loopback, every binary and value given.
+func (o Options) validate() error {
+	for flag, a := range map[string]string{"exporter": o.ExporterAddr, "prometheus": o.PrometheusAddr, "loadgen": o.LoadgenAddr} {
+		if err := loopback(a); err != nil {
+			return fmt.Errorf("%s address: %w", flag, err)
+		}
+	}
+	for name, v := range map[string]string{"exporter binary": o.Exporter, "loadgen binary": o.Loadgen,
+		"prometheus binary": o.Prometheus, "plan": o.Plan, "work directory": o.Out, "database 1": o.DB1, "database 2": o.DB2} {
+		if v == "" {
+			return fmt.Errorf("%s not given", name)
+		}
+	}
+	if o.RunFor <= 0 || o.Round <= 0 || o.RunFor < 5*o.Round {
+		return fmt.Errorf("run length %s and round %s: want positive, a run at least 5 rounds long", o.RunFor, o.Round)
+	}
+	return nil
+}
+
+// loopback accepts host:port with a loopback IP address.
+func loopback(addr string) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("%q: %w", addr, err)
+	}
+	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+		return fmt.Errorf("%q: the lab listens on loopback only (127.0.0.1 or ::1)", addr)
+	}
+	if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+		return fmt.Errorf("%q: port: %w", addr, err)
+	}
+	return nil
+}
+
+// newDir creates dir (and the empty sysfs/devfs under it), which must not
+// exist or be empty: the lab writes only into a directory of its own.
+func newDir(dir string) error {
+	if ents, err := os.ReadDir(dir); err == nil && len(ents) > 0 {
+		return fmt.Errorf("%s is not empty: the lab writes only into a new or empty directory", dir)
+	}
+	return os.MkdirAll(filepath.Join(dir, "empty"), 0o755)
+}
+
+// anyExited is closed when any of procs exits.
+func anyExited(procs []*proc) <-chan struct{} {
+	ch := make(chan struct{})
+	var once sync.Once
+	for _, p := range procs {
+		go func() {
+			<-p.done
+			once.Do(func() { close(ch) })
+		}()
+	}
+	return ch
+}

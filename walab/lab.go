@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	"github.com/alecthomas/kingpin/v2"
+
+	"github.com/walab/walab/internal/lab"
+)
+
+// labCmd is `walab lab`: the lab's whole loop on this machine (make run).
+type labCmd struct {
+	cmd  *kingpin.CmdClause
+	opts lab.Options
+	out  string
+}
+
+func defineLab(app *kingpin.Application) *labCmd {
+	c := &labCmd{}
+	o := &c.opts
+	c.cmd = app.Command("lab", "Run the lab on this machine, on loopback: the exporter on a small simulated drive, Prometheus with walab's rules, "+
+		"and seed 000's plan in a short form (baseline vs streams under TPC-C on the local MariaDB); print the verdict and write its HTML report; "+
+		"then stay up for exploring until Ctrl-C. Exit 0 VALID, 3 NOT VALID, 1 error, 2 usage, 130 interrupted before the verdict.")
+	c.cmd.Flag("plan", "The plan file.").Default("deploy/experiments/seed000-sim.yml").StringVar(&o.Plan)
+	c.cmd.Flag("out", "Work directory, new or empty: configs, logs, Prometheus data, the experiment, report.html (default $TMPDIR/walab-lab-<time>).").StringVar(&c.out)
+	c.cmd.Flag("exporter.bin", "The exporter binary (default: exporter next to walab, else on PATH).").StringVar(&o.Exporter)
+	c.cmd.Flag("loadgen.bin", "The loadgen binary (default: loadgen next to walab, else on PATH).").StringVar(&o.Loadgen)
+	c.cmd.Flag("prometheus.bin", "The Prometheus binary (Debian package prometheus).").Default("prometheus").StringVar(&o.Prometheus)
+	c.cmd.Flag("exporter.listen", "Loopback address of the exporter.").Default("127.0.0.1:10131").StringVar(&o.ExporterAddr)
+	c.cmd.Flag("prometheus.listen", "Loopback address of Prometheus.").Default("127.0.0.1:9090").StringVar(&o.PrometheusAddr)
+	c.cmd.Flag("loadgen.listen", "Loopback address of loadgen's metrics during a run.").Default("127.0.0.1:10132").StringVar(&o.LoadgenAddr)
+	c.cmd.Flag("mysql.port-1", "Port of MySQL/MariaDB instance 1 on 127.0.0.1 (user root, no password).").Default("3306").IntVar(&o.MySQLPort1)
+	c.cmd.Flag("mysql.port-2", "Port of instance 2 (the same server as instance 1 by default, another database).").Default("3306").IntVar(&o.MySQLPort2)
+	c.cmd.Flag("mysql.db-1", "Database the lab creates and loads on instance 1 (TPC-C, one warehouse; restored before each run).").Default("walab_lab_1").StringVar(&o.DB1)
+	c.cmd.Flag("mysql.db-2", "Database on instance 2.").Default("walab_lab_2").StringVar(&o.DB2)
+	c.cmd.Flag("run", "Length of each run (baseline, then streams).").Default("100s").DurationVar(&o.RunFor)
+	c.cmd.Flag("round", "One row of the WA table (the simulated drive's \"hour\").").Default("10s").DurationVar(&o.Round)
+	c.cmd.Flag("progress", "Period of progress lines during a run.").Default("15s").DurationVar(&o.Progress)
+	c.cmd.Flag("hold", "Stay up after the verdict until Ctrl-C (--no-hold: stop at once).").Default("true").BoolVar(&o.Hold)
+	return c
+}
+
+func (c *labCmd) handles(cmd string) bool { return cmd == c.cmd.FullCommand() }
+
+func (c *labCmd) execute(ctx context.Context, stdout, stderr io.Writer) int {
+	o := c.opts
+	o.Stdout, o.Out = stdout, c.out
+	if o.Out == "" {
+		o.Out = filepath.Join(os.TempDir(), "walab-lab-"+time.Now().Format("20060102-150405"))
+	}
+	for _, b := range []struct {
+		flag, name, hint string
+		bin              *string
+	}{
+		{"--exporter.bin", "exporter", "make run builds it into bin/", &o.Exporter},
+		{"--loadgen.bin", "loadgen", "make run builds it into bin/", &o.Loadgen},
+		{"--prometheus.bin", "prometheus", "Debian package prometheus; bash scripts/setup.sh installs it", &o.Prometheus},
+	} {
+		p, err := findBinary(*b.bin, b.name)
+		if err != nil {
+			fmt.Fprintf(stderr, "walab lab: %s: %v (%s)\n", b.flag, err, b.hint)
+			return 2
+		}
+		*b.bin = p
+	}
+	// The plan's steps run these.
+	for _, tool := range []string{"mariadb", "mariadb-dump", "curl"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			fmt.Fprintf(stderr, "walab lab: %s not on PATH: the plan's steps run it (bash scripts/setup.sh installs it)\n", tool)
+			return 2
+		}
+	}
+	res, err := lab.Run(ctx, o)
+	switch {
+	case err != nil && res == nil && ctx.Err() != nil:
+		fmt.Fprintln(stderr, "walab lab: interrupted before the verdict")
+		return 130
+	case err != nil:
+		fmt.Fprintln(stderr, "walab lab:", err)
+		return 1
+	case !res.Valid:
+		return 3
+	}
+	return 0
+}
+
+// findBinary resolves a binary: the flag's value if given (a path or a name
+// on PATH), else name next to this executable, else name on PATH.
+func findBinary(flag, name string) (string, error) {
+	if flag != "" {
+		p, err := exec.LookPath(flag)
+		if err != nil {
+			return "", err
+		}
+		return filepath.Abs(p)
+	}
+	if self, err := os.Executable(); err == nil {
+		p := filepath.Join(filepath.Dir(self), name)
+		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	p, err := exec.LookPath(name)
+	if err != nil {
+		return "", fmt.Errorf("%s: not next to walab nor on PATH", name)
+	}
+	return filepath.Abs(p)
+}
