@@ -39,7 +39,8 @@ type Run struct {
 	Duration time.Duration // wall time of the QEMU process
 }
 
-// Args is the QEMU command line: TCG (no KVM on CI), no network, no
+// Args is the QEMU command line: TCG (no KVM on CI; $WALAB_QEMU_ACCEL
+// names another accelerator), no network, no
 // display, serial ports into files, and -no-reboot so a guest panic ends
 // the process instead of looping.
 func (v VM) Args() ([]string, error) {
@@ -47,8 +48,12 @@ func (v VM) Args() ([]string, error) {
 	if mem == 0 {
 		mem = 512
 	}
+	accel := os.Getenv(AccelEnv)
+	if accel == "" {
+		accel = "tcg"
+	}
 	args := []string{
-		"-accel", "tcg", "-m", strconv.Itoa(mem), "-smp", "1",
+		"-accel", accel, "-m", strconv.Itoa(mem), "-smp", "1",
 		"-display", "none", "-vga", "none", "-monitor", "none", "-nic", "none", "-no-reboot",
 		"-kernel", v.Kernel.Image, "-initrd", v.Initramfs,
 		"-append", strings.TrimSpace("console=ttyS0 panic=-1 rdinit=/init " + v.Cmdline),
