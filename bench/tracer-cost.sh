@@ -11,7 +11,8 @@
 # Under emulation the device, not the tracer, sets the pace and the shared
 # machine adds noise: read the per-run figure before the ratio.
 #
-# Usage: bench/tracer-cost.sh   (PAIRS=5 SECS=3; WALAB_QEMU_ACCEL=tcg|kvm to force)
+# Usage: bench/tracer-cost.sh   (PAIRS=5 SECS=3; the arms, 2 x (2 x PAIRS + 1) x SECS
+# seconds, must fit in 80 s; WALAB_QEMU_ACCEL=tcg|kvm forces the accelerator)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 report=$(mktemp)

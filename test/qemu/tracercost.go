@@ -7,6 +7,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"time"
 )
 
 // AccelEnv names the accelerator VM.Args gives QEMU ("kvm"); unset, TCG.
@@ -64,7 +65,8 @@ type TracerCost struct {
 	Runs              uint64
 	NsPerWriteOff     float64 // wall time per write without the tracer, 1/IOPS
 	Verdict           string
-	PairsWithoutMatch int // pairs missing their off or on arm
+	PairsWithoutMatch int     // pairs missing their off or on arm
+	Slowdown          float64 // emulated CPU time / native time of CalibrationWork (0: not measured)
 }
 
 // SummarizeTracerCost groups arms by queue depth (ascending) and pairs
@@ -175,8 +177,39 @@ func (c TracerCost) Format() string {
 	if c.Runs > 0 {
 		fmt.Fprintf(&b, "  program: %.0f ns per run over %d runs = %.2f %% of the %.0f ns per write without it\n",
 			c.NsPerRun, c.Runs, 100*c.NsPerRun/c.NsPerWriteOff, c.NsPerWriteOff)
+		if c.Slowdown > 0 {
+			fmt.Fprintf(&b, "  estimate on the host's CPU (emulated CPU %.1fx slower on a calibration loop): %.0f ns per run\n",
+				c.Slowdown, c.NsPerRun/c.Slowdown)
+		}
 	} else {
 		b.WriteString("  program: no run-time statistics\n")
 	}
 	return b.String()
 }
+
+// CalibrationWork is a fixed CPU-bound job (FNV-1a over a 4 KiB buffer,
+// 2,000 times); it returns the fastest of five runs. Timed natively and in
+// the guest, the ratio is how much slower the emulated CPU runs ordinary
+// code: the bench divides the program's time per run by it for an estimate
+// of that time on the host's CPU.
+func CalibrationWork() time.Duration {
+	buf := make([]byte, 4096)
+	for i := range buf {
+		buf[i] = byte(i * 7)
+	}
+	best := time.Duration(1<<63 - 1)
+	for range 5 {
+		start := time.Now()
+		h := uint32(2166136261)
+		for range 2000 {
+			for _, b := range buf {
+				h = (h ^ uint32(b)) * 16777619
+			}
+		}
+		calibrationSink = h
+		best = min(best, time.Since(start))
+	}
+	return best
+}
+
+var calibrationSink uint32 // keeps the loop from being optimized away

@@ -55,6 +55,9 @@ func TestSummarizeTracerCost(t *testing.T) {
 	require.InDelta(t, 1e6, qd1.NsPerWriteOff, 1e-6)
 	require.Equal(t, "cost <= 1 % in every pair", qd1.Verdict)
 	require.Contains(t, qd1.Format(), "250 ns per run over 1000 runs = 0.03 % of the 1000000 ns per write without it")
+	require.NotContains(t, qd1.Format(), "estimate")
+	qd1.Slowdown = 12.5
+	require.Contains(t, qd1.Format(), "(emulated CPU 12.5x slower on a calibration loop): 20 ns per run")
 
 	qd32 := got[1]
 	require.InDeltaSlice(t, []float64{0.95, 1.02}, qd32.Ratios, 1e-12)
@@ -62,6 +65,11 @@ func TestSummarizeTracerCost(t *testing.T) {
 	require.Contains(t, qd32.Verdict, "NOT RESOLVED at 1 %: the pairs' ratios span 0.950-1.020")
 	require.Zero(t, qd32.Runs)
 	require.Contains(t, qd32.Format(), "no run-time statistics")
+}
+
+func TestCalibrationWork(t *testing.T) {
+	require.Positive(t, CalibrationWork())
+	require.NotZero(t, calibrationSink, "the loop ran")
 }
 
 func TestTracerCostVerdicts(t *testing.T) {

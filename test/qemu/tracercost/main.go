@@ -10,7 +10,8 @@
 // Queue depth N is N goroutines, each with one pwrite(2) in flight on the
 // same O_DIRECT descriptor (like fio's psync engine with numjobs=N): the
 // nvme driver has up to N commands outstanding. One JSON line per arm
-// (qemu.TracerArm) goes to -out.
+// (qemu.TracerArm) goes to -out. With -calibrate it only times
+// qemu.CalibrationWork, for the emulated CPU's slowdown.
 //
 //	tracercost -dev /dev/nvme0n1 -qd 1,32 -pairs 5 -secs 3 -out /out/arms.jsonl
 //
@@ -45,7 +46,12 @@ func main() {
 	secs := flag.Float64("secs", 3, "seconds per arm")
 	spanMiB := flag.Int("span-mib", 128, "MiB of the device the writes cycle over")
 	out := flag.String("out", "", "file for one JSON line per arm")
+	calibrate := flag.Bool("calibrate", false, "only print qemu.CalibrationWork's nanoseconds")
 	flag.Parse()
+	if *calibrate {
+		fmt.Println(qemu.CalibrationWork().Nanoseconds())
+		return
+	}
 	depths, err := parseDepths(*qds)
 	if err != nil || *dev == "" || *out == "" || *pairs < 1 || *secs <= 0 || *spanMiB < 1 {
 		fmt.Fprintf(os.Stderr, "usage: tracercost -dev /dev/nvme0n1 -out FILE [-qd 1,32] [-pairs 5] [-secs 3] (%v)\n", err)
