@@ -57,8 +57,9 @@ func ParseTracerArms(r io.Reader) ([]TracerArm, error) {
 // TracerCost is the bench's result at one queue depth.
 type TracerCost struct {
 	QD                int
-	OffIOPS, OnIOPS   float64   // mean over the pairs' arms
-	Ratios            []float64 // on/off IOPS of each pair, sorted
+	OffIOPS, OnIOPS   float64      // mean over the pairs' arms
+	Ratios            []float64    // on/off IOPS of each pair, sorted
+	PairIOPS          [][2]float64 // off and on IOPS of each complete pair, in pair order
 	Median            float64
 	Untraced          uint64  // writes of the on-arms the tracer did not count
 	NsPerRun          float64 // program time per run (0: no stats arm)
@@ -114,12 +115,19 @@ func summarizeQD(qd int, arms []TracerArm, limit float64) TracerCost {
 			p.off, offSum, nOff = a, offSum+a.IOPS(), nOff+1
 		}
 	}
-	for _, p := range pairs {
+	var ids []int
+	for id := range pairs {
+		ids = append(ids, id)
+	}
+	sort.Ints(ids)
+	for _, id := range ids {
+		p := pairs[id]
 		if p.off == nil || p.on == nil {
 			c.PairsWithoutMatch++
 			continue
 		}
 		c.Ratios = append(c.Ratios, p.on.IOPS()/p.off.IOPS())
+		c.PairIOPS = append(c.PairIOPS, [2]float64{p.off.IOPS(), p.on.IOPS()})
 	}
 	sort.Float64s(c.Ratios)
 	if nOff > 0 {
@@ -162,9 +170,14 @@ func verdict(ratios []float64, limit float64) string {
 // Format prints one queue depth's result as the bench shows it.
 func (c TracerCost) Format() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "QD %d: %.0f IOPS without the tracer, %.0f with it (mean of %d pairs)\n", c.QD, c.OffIOPS, c.OnIOPS, len(c.Ratios))
+	fmt.Fprintf(&b, "QD %d: %.0f IOPS without the tracer, %.0f with it (means of the arms; %d complete pairs)\n", c.QD, c.OffIOPS, c.OnIOPS, len(c.Ratios))
 	if len(c.Ratios) > 0 {
 		fmt.Fprintf(&b, "  on/off ratio: median %.3f, pairs %.3f-%.3f: %s\n", c.Median, c.Ratios[0], c.Ratios[len(c.Ratios)-1], c.Verdict)
+		b.WriteString("  IOPS off/on per pair:")
+		for _, p := range c.PairIOPS {
+			fmt.Fprintf(&b, " %.0f/%.0f", p[0], p[1])
+		}
+		b.WriteString("\n")
 	} else {
 		fmt.Fprintf(&b, "  on/off ratio: %s\n", c.Verdict)
 	}

@@ -49,6 +49,8 @@ func TestSummarizeTracerCost(t *testing.T) {
 	require.Equal(t, 1, qd1.QD)
 	require.InDeltaSlice(t, []float64{0.995, 0.999, 1.01}, qd1.Ratios, 1e-12)
 	require.InDelta(t, 0.999, qd1.Median, 1e-12)
+	require.Equal(t, [][2]float64{{1000, 995}, {1000, 1010}, {1000, 999}}, qd1.PairIOPS)
+	require.Contains(t, qd1.Format(), "IOPS off/on per pair: 1000/995 1000/1010 1000/999\n")
 	require.InDelta(t, 1000.0, qd1.OffIOPS, 1e-9)
 	require.InDelta(t, (995+1010+999)/3.0, qd1.OnIOPS, 1e-9)
 	require.InDelta(t, 250.0, qd1.NsPerRun, 1e-12)
