@@ -1,6 +1,10 @@
 package alerts
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/walab/walab/internal/promql"
+)
 
 // Seed 001's RAID chain, per array (md or dm device; label `array`): the
 // members' block writes per array write (RAID WA: 1.518 in the seed against
@@ -36,12 +40,11 @@ func raidExprs(fn, window string) (array, members, nand string) {
 	written := fmt.Sprintf("%s(walab_blockdev_written_bytes_total[%s])", fn, window)
 	// Array writes: devices that have members.
 	array = fmt.Sprintf("sum by (instance, job, array) (%s and on (instance, job, array) walab_blockdev_member_info)", arrayOf(written))
-	perMember := fmt.Sprintf("walab_blockdev_member_info * on (instance, job, device) group_left () %s", written)
+	perMember := promql.MemberWritten("", fn, window)
 	members = fmt.Sprintf("sum by (instance, job, array) (%[1]s) and on (instance, job, array) (count by (instance, job, array) (%[1]s) == count by (instance, job, array) (walab_blockdev_member_info))", perMember)
 	// One controller counts once per array even when two of its partitions are leaves.
 	leafCtrls := `max by (instance, job, array, controller) (walab_blockdev_leaf_info)`
-	media := fmt.Sprintf(`label_replace(sum without (source) (%s(walab_nvme_media_written_bytes_total[%s])), "controller", "$1", "device", "(.+)")`, fn, window)
-	perCtrl := fmt.Sprintf("%s * on (instance, job, controller) group_left () %s", leafCtrls, media)
+	perCtrl := promql.LeafControllerNAND(leafCtrls, fn, window)
 	nand = fmt.Sprintf("sum by (instance, job, array) (%[1]s) and on (instance, job, array) (count by (instance, job, array) (%[1]s) == count by (instance, job, array) (%[2]s))", perCtrl, leafCtrls)
 	return array, members, nand
 }

@@ -20,11 +20,12 @@ import (
 
 	"github.com/walab/walab/internal/config"
 	"github.com/walab/walab/internal/nvme/fleet"
+	"github.com/walab/walab/internal/promql"
 	"github.com/walab/walab/internal/wa"
 )
 
 // Namespace prefixes every metric walab exports.
-const Namespace = "walab"
+const Namespace = promql.Prefix
 
 // Collector produces one source's metrics for a scrape.
 type Collector interface {

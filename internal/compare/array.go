@@ -27,64 +27,34 @@ func (s Source) ArrayTable(ctx context.Context, run Run, array string, round tim
 		return nil, err
 	}
 	first, rs := r.Start, model.Duration(round).String()
-	get := func(q string) (map[int64]float64, error) {
-		m, err := s.perRound(ctx, q, r)
-		if err != nil {
-			return nil, fmt.Errorf("array %s: %s: %w", array, q, err)
-		}
-		return m, nil
-	}
-	members := fmt.Sprintf(`walab_blockdev_member_info{array=%q} * on (instance, job, device) group_left () increase(walab_blockdev_written_bytes_total[%s])`, array, rs)
-	ctrls := fmt.Sprintf(`max by (instance, job, controller) (walab_blockdev_leaf_info{array=%q})`, array)
-	media := func(fn string) string {
-		return fmt.Sprintf(`%s * on (instance, job, controller) group_left () label_replace(sum without (source) (%s(walab_nvme_media_written_bytes_total[%s])), "controller", "$1", "device", "(.+)")`, ctrls, fn, rs)
-	}
-	queries := []string{
-		fmt.Sprintf(`sum(increase(walab_blockdev_written_bytes_total{device=%q}[%s]))`, array, rs), // 0 array bytes
-		"sum(" + members + ")",   // 1
-		"count(" + members + ")", // 2
-		fmt.Sprintf(`count(max_over_time(walab_blockdev_member_info{array=%q}[%s]))`, array, rs), // 3 members expected
-		"sum(" + media("increase") + ")",   // 4 NAND
-		"count(" + media("increase") + ")", // 5
-		fmt.Sprintf(`count(max by (instance, job, controller) (max_over_time(walab_blockdev_leaf_info{array=%q}[%s])))`, array, rs), // 6 controllers expected
-		fmt.Sprintf(`count(max_over_time(walab_blockdev_leaf_info{array=%q,controller=""}[%s]))`, array, rs),                        // 7 leaves without NAND
-		fmt.Sprintf(`max(max_over_time(walab_md_sync_active{device=%q}[%s]))`, array, rs),                                           // 8 sync
-		fmt.Sprintf(`sum(count_over_time(walab_blockdev_written_bytes_total{device=%q}[%s]))`, array, rs),                           // 9 array samples
-		"min(" + media("count_over_time") + ")", // 10 fewest NAND samples
-		"max(" + media("count_over_time") + ")", // 11 most NAND samples
-	}
-	q := make([]map[int64]float64, len(queries))
-	for i, e := range queries {
-		m, err := get(e)
-		if err != nil {
-			return nil, err
-		}
-		q[i] = m
+	q, err := s.arrayRounds(ctx, array, rs, r)
+	if err != nil {
+		return nil, err
 	}
 	var hours []Hour
 	seen := false
 	for at := first; !at.After(run.End); at = at.Add(round) {
 		k := int64(model.TimeFromUnixNano(at.UnixNano()))
 		h := Hour{Hour: int((at.Sub(run.Start) + round/2) / round), At: at}
-		av, aok := q[0][k]
+		av, aok := q.arrayBytes[k]
 		seen = seen || aok
-		mv, mok := q[1][k]
-		nv, nok := q[4][k]
+		mv, mok := q.memberBytes[k]
+		nv, nok := q.nandBytes[k]
 		switch {
 		case !aok:
 			h.Missing = "no array counter: exporter or Prometheus not scraping"
-		case q[8][k] > 0:
+		case q.sync[k] > 0:
 			h.Missing = "an md sync (resync, check, recovery) ran in the round"
-		case !mok || q[2][k] < q[3][k]:
-			h.Missing = fmt.Sprintf("block data for %.0f of %.0f members", q[2][k], q[3][k])
-		case q[7][k] > 0:
+		case !mok || q.members[k] < q.membersExpected[k]:
+			h.Missing = fmt.Sprintf("block data for %.0f of %.0f members", q.members[k], q.membersExpected[k])
+		case q.leavesWithoutNAND[k] > 0:
 			h.Missing = "a member at the bottom of the stack is no NVMe namespace: no NAND total"
-		case !nok || q[5][k] < q[6][k]:
-			h.Missing = fmt.Sprintf("NAND data for %.0f of %.0f controllers", q[5][k], q[6][k])
-		case arrayNonFinite(q, k) != "":
-			h.Missing = arrayNonFinite(q, k)
+		case !nok || q.controllers[k] < q.controllersExpected[k]:
+			h.Missing = fmt.Sprintf("NAND data for %.0f of %.0f controllers", q.controllers[k], q.controllersExpected[k])
+		case q.nonFinite(k) != "":
+			h.Missing = q.nonFinite(k)
 		default:
-			lo, hi := min(q[9][k], q[10][k]), max(q[9][k], q[11][k])
+			lo, hi := min(q.arraySamples[k], q.nandSamplesMin[k]), max(q.arraySamples[k], q.nandSamplesMax[k])
 			if hi > 0 && lo < Coverage*hi {
 				h.Missing = fmt.Sprintf("a counter sampled for %.0f%% of the round", 100*lo/hi)
 			} else {

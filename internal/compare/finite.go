@@ -33,10 +33,9 @@ func fmtNonFinite(v float64) string {
 	return "-Inf"
 }
 
-// arrayNonFinite is nonFinite over the figures ArrayTable counts a round
-// with (its queries 0, 1, 4, 9, 10 and 11).
-func arrayNonFinite(q []map[int64]float64, k int64) string {
-	return nonFinite(figure{"the array's byte increase", q[0][k]}, figure{"the members' byte increase", q[1][k]},
-		figure{"NAND counter increase", q[4][k]}, figure{"the array's sample count", q[9][k]},
-		figure{"NAND sample count", q[10][k]}, figure{"NAND sample count", q[11][k]})
+// nonFinite is nonFinite over the figures ArrayTable counts a round with.
+func (q *arrayRounds) nonFinite(k int64) string {
+	return nonFinite(figure{"the array's byte increase", q.arrayBytes[k]}, figure{"the members' byte increase", q.memberBytes[k]},
+		figure{"NAND counter increase", q.nandBytes[k]}, figure{"the array's sample count", q.arraySamples[k]},
+		figure{"NAND sample count", q.nandSamplesMin[k]}, figure{"NAND sample count", q.nandSamplesMax[k]})
 }
