@@ -82,6 +82,7 @@ func TestStreamsFDPEvents(t *testing.T) {
 		require.ErrorContains(t, err, "claims 4294967295 events (limit 1023)")
 		require.NotContains(t, got, "walab_nvme_fdp_events{")
 		require.Contains(t, got, `walab_nvme_fdp_enabled{device="nvme1"} 1`, "what was read before the bad page is kept")
+		require.Contains(t, got, `walab_placement_hints_effective{device="nvme1",reason="fdp_write_streams_block_only"} 1`, "a bad events log leaves the placement state known")
 	})
 
 	t.Run("more than 4 KiB of events: a second, whole read", func(t *testing.T) {

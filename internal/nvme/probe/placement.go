@@ -129,15 +129,16 @@ func (d *PlacementReader) Read(ctx context.Context) (Placement, error) {
 	if st.FDPSupported {
 		errs = append(errs, d.readFDP(ctx, &st))
 	}
+	st.Complete = errors.Join(errs...) == nil && (!st.FDPSupported || st.FDPKnown)
+	// The events logs say what happened, not whether placement works: a
+	// failed read of one is an error, yet leaves the placement state known.
 	if st.FDPEnabled {
 		st.FDPHostEvents, err = d.readFDPEvents(ctx, "FDP host events log", true)
 		errs = append(errs, err)
 		st.FDPCtrlEvents, err = d.readFDPEvents(ctx, "FDP controller events log", false)
 		errs = append(errs, err)
 	}
-	err = errors.Join(errs...)
-	st.Complete = err == nil && (!st.FDPSupported || st.FDPKnown)
-	return st, err
+	return st, errors.Join(errs...)
 }
 
 // submit sends a command unless the controller already said it lacks it.
