@@ -262,6 +262,7 @@ func (c *streamsCollector) emitDevice(ch chan<- prometheus.Metric, name string, 
 			g(fdpRUHUsedDesc, host, "host")
 			g(fdpRUHUsedDesc, ctrl, "controller")
 		}
+		emitFDPEvents(g, st)
 	}
 	eff, reason := placement.HintsEffective(in)
 	g(hintsEffDesc, hostBoolFloat(eff), reason)

@@ -41,6 +41,9 @@ func pageKey(c admin.Command) string {
 	case admin.OpGetFeatures:
 		return fmt.Sprintf("feature/0x%02x/%d", uint8(c.CDW10), c.CDW11)
 	case admin.OpGetLogPage:
+		if c.LSP() != 0 {
+			return fmt.Sprintf("log/0x%02x/%d/lsp%d", uint8(c.CDW10), c.LSI(), c.LSP())
+		}
 		return fmt.Sprintf("log/0x%02x/%d", uint8(c.CDW10), c.LSI())
 	}
 	return "?"

@@ -162,6 +162,42 @@ func TestQEMUFDP(t *testing.T) {
 		require.Equal(t, string(raw("feature-1d.txt")), fmt.Sprintf("0x%08x\n", binary.LittleEndian.Uint32(mustRead(t, filepath.Join(out, "2", fdp, "feat-1d.bin")))), "walab's capture of Get Features 0x1D")
 	})
 
+	t.Run("walab's 0x23 series are the events fdpctl read", func(t *testing.T) {
+		want := map[string]float64{}
+		var newest float64
+		for _, name := range []string{"log-23-host.bin", "log-23-ctrl.bin"} {
+			ev, err := decode.ParseFDPEvents(raw(name))
+			require.NoError(t, err, name)
+			for _, e := range ev.Events {
+				want[e.Type.Name()]++
+				if e.Timestamp.WallClock() {
+					newest = max(newest, float64(e.Timestamp.Millis)/1000)
+				}
+			}
+		}
+		require.Equal(t, map[string]float64{"ru_not_fully_written": 1}, want, "what QEMU logged")
+		for _, typ := range decode.FDPEventTypeNames() {
+			require.Equal(t, want[typ], get(t, "walab_nvme_fdp_events", "device="+fdp+",type="+typ), typ)
+			v, ok := series(m1["walab_nvme_fdp_events"])["walab_nvme_fdp_events{device="+fdp+",type="+typ+"}"]
+			require.True(t, ok && v == 0, "%s before events were enabled: %v %v", typ, v, ok)
+		}
+		require.Equal(t, newest, get(t, "walab_nvme_fdp_event_newest_timestamp_seconds", "device="+fdp))
+		t.Logf("QEMU 0x23 read by fdpctl: %v, newest at %.3f; walab: ru_not_fully_written %v, newest %.3f", want, newest,
+			get(t, "walab_nvme_fdp_events", "device="+fdp+",type=ru_not_fully_written"), get(t, "walab_nvme_fdp_event_newest_timestamp_seconds", "device="+fdp))
+		require.NotContains(t, series(m1["walab_nvme_fdp_event_newest_timestamp_seconds"]), "walab_nvme_fdp_event_newest_timestamp_seconds{device="+fdp+"}", "no event, no timestamp")
+		for raw23, captured := range map[string]string{"log-23-host.bin": "log-23-lsi1-lsp1.bin", "log-23-ctrl.bin": "log-23-lsi1.bin"} {
+			a, err := decode.ParseFDPEvents(raw(raw23))
+			require.NoError(t, err)
+			b, err := decode.ParseFDPEvents(mustRead(t, filepath.Join(out, "2", fdp, captured)))
+			require.NoError(t, err, captured)
+			require.Equal(t, a, b, "walab's capture %s holds fdpctl's %s", captured, raw23)
+		}
+		for _, typ := range decode.FDPEventTypeNames() {
+			_, ok := series(m2["walab_nvme_fdp_events"])["walab_nvme_fdp_events{device="+ocp+",type="+typ+"}"]
+			require.False(t, ok, "the OCP drive has no FDP: no events series")
+		}
+	})
+
 	t.Run("the placement tracer counts the same commands by placement id", func(t *testing.T) {
 		w1, w2 := series(m1["walab_nvme_write_commands_total"]), series(m2["walab_nvme_write_commands_total"])
 		b2 := series(m2["walab_nvme_write_bytes_total"])
@@ -223,20 +259,20 @@ func requireQEMUPages(t *testing.T, page func(name string) []byte) {
 	require.Equal(t, []uint8{2, 1, 0, 1, 0, 1, 0, 0}, usage.Attributes, "handle 0 controller-specified; 1, 3, 5 host-specified")
 	require.Equal(t, "0x00000001\n", string(page("feature-1d.txt")), "Get Features 0x1D: enabled, configuration 0")
 
-	// walab reads no FDP events page; these offsets are the
-	// specification's (nvme-layouts.md 5.4), checked here by hand.
-	host := page("log-23-host.bin")
-	le := binary.LittleEndian
-	require.Len(t, host, 128)
-	require.Equal(t, uint32(1), le.Uint32(host), "one host event")
-	ev := host[64:]
-	require.Equal(t, byte(0x00), ev[0], "type: reclaim unit not fully written")
-	require.Equal(t, byte(0x07), ev[1], "flags: PID, NSID and location valid")
-	require.Equal(t, uint16(fdpRUHUpdated), le.Uint16(ev[2:]), "PID")
-	require.Equal(t, uint32(1), le.Uint32(ev[12:]), "NSID")
-	require.Equal(t, uint16(0), le.Uint16(ev[32:]), "reclaim group")
-	require.Equal(t, byte(3), ev[34], "reclaim unit handle 3: namespace 1's placement handle 1")
-	require.Equal(t, uint32(0), le.Uint32(page("log-23-ctrl.bin")), "no controller events")
+	host, err := decode.ParseFDPEvents(page("log-23-host.bin"))
+	require.NoError(t, err)
+	require.Len(t, host.Events, 1, "one host event: the reclaim unit ended early")
+	ev := host.Events[0]
+	require.Equal(t, decode.FDPEventRUNotFullyWritten, ev.Type)
+	require.Equal(t, uint8(0x07), ev.Flags, "flags: PID, NSID and location valid")
+	require.Equal(t, uint16(fdpRUHUpdated), ev.PID)
+	require.Equal(t, uint32(1), ev.NSID)
+	require.Equal(t, uint16(0), ev.RGID, "reclaim group")
+	require.Equal(t, uint8(3), ev.RUHID, "reclaim unit handle 3: namespace 1's placement handle 1")
+	require.True(t, ev.Timestamp.WallClock(), "origin 1: the guest kernel set the controller's clock (Set Features Timestamp)")
+	ctrl, err := decode.ParseFDPEvents(page("log-23-ctrl.bin"))
+	require.NoError(t, err)
+	require.Empty(t, ctrl.Events, "no controller events")
 
 	o, err := decode.ParseOCPSmartExtended(page("log-c0.bin"))
 	require.NoError(t, err)

@@ -125,6 +125,9 @@ func (c Command) LogOffset() uint64 { return uint64(c.CDW13)<<32 | uint64(c.CDW1
 // LSI returns the log specific identifier of a Get Log Page command.
 func (c Command) LSI() uint16 { return uint16(c.CDW11 >> 16) }
 
+// LSP is a Get Log Page's log specific parameter (CDW10 bits 14:8).
+func (c Command) LSP() uint8 { return uint8(c.CDW10>>8) & 0x7f }
+
 // String names the command for errors and logs.
 func (c Command) String() string {
 	switch c.Opcode {

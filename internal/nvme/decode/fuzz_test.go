@@ -1,6 +1,7 @@
 package decode
 
 import (
+	"encoding/binary"
 	"flag"
 	"fmt"
 	"math"
@@ -28,6 +29,7 @@ func byteSeeds() map[string][][]byte {
 	zeroDSZE[16], zeroDSZE[17] = 0, 0
 	ruh := make([]byte, 8+8*2)
 	ruh[0], ruh[8], ruh[16] = 2, 1, 2
+	fdpEvents := fdpEventsPage(2, fdpEventBytes(0x00, 0x07, 1, 1796404432496, 0x02, 1, 0, 3), fdpEventBytes(0x81, 0x04, 0, 1<<47, 0x0F, 0, 1, 7))
 	streams := make([]byte, StreamsParamsSize)
 	putU(streams, 0, 2, 16)
 	putU(streams, 16, 4, 64)
@@ -40,6 +42,7 @@ func byteSeeds() map[string][][]byte {
 		"FuzzParseFDPStats":           {nil, make([]byte, FDPStatsSize)},
 		"FuzzParseFDPConfigs":         {nil, fdp, zeroDSZE},
 		"FuzzParseRUHUsage":           {nil, ruh, {0xff, 0xff, 0, 0, 0, 0, 0, 0}},
+		"FuzzParseFDPEvents":          {nil, fdpEvents, fdpEventsPage(0xFFFFFFFF), make([]byte, 4096)},
 		"FuzzParseDirectivesIdentify": {nil, append([]byte{0x07}, make([]byte, DirectivesIdentifySize-1)...)},
 		"FuzzParseStreamsParams":      {nil, streams},
 		"FuzzParseStreamsStatus":      {nil, {2, 0, 1, 0, 7, 0}, {0xff, 0xff, 1, 0}},
@@ -175,6 +178,22 @@ func FuzzParseRUHUsage(f *testing.F) {
 			require.NoError(t, err)
 			require.Equal(t, u, back, "the encoder writes what the parser reads")
 		}
+	})
+}
+
+func FuzzParseFDPEvents(f *testing.F) {
+	addByteSeeds(f)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ev, err := ParseFDPEvents(b)
+		if err != nil {
+			return
+		}
+		if n := uint64(binary.LittleEndian.Uint32(b)); uint64(len(ev.Events)) != n || FDPEventsLen(uint32(n)) > uint32(len(b)) {
+			t.Fatalf("%d events for a count of %d in %d bytes", len(ev.Events), n, len(b))
+		}
+		back, err := ParseFDPEvents(AppendFDPEvents(nil, ev))
+		require.NoError(t, err)
+		require.Equal(t, ev, back, "the encoder writes what the parser reads")
 	})
 }
 

@@ -17,6 +17,12 @@ const (
 	// ruhMax bounds the handle count the 0x21 header may claim (the 16-bit
 	// field allows 65,535, a 512 KiB read; real drives have a few dozen).
 	ruhMax = 4096
+	// fdpEventsFirst is the events the first 0x23 read covers: 4 KiB, the
+	// whole log on QEMU (63 events at most) and one command per scrape.
+	fdpEventsFirst = 63
+	// fdpEventsMax bounds the event count the 0x23 header may claim (a
+	// 32-bit field: 2^32 events would be a 256 GiB read).
+	fdpEventsMax = 1023
 )
 
 // Placement is one read of a controller's data placement state: the
@@ -35,6 +41,10 @@ type Placement struct {
 	FDPEnabled    bool
 	FDPConfig     *decode.FDPConfig // the active configuration
 	RUHUsage      *decode.RUHUsage
+	// The FDP Events logs (0x23) of the endurance group, read only while
+	// FDP is enabled: host events (LSP bit 0 set) and controller events.
+	FDPHostEvents *decode.FDPEvents
+	FDPCtrlEvents *decode.FDPEvents
 }
 
 // PlacementReader reads a controller's placement pages through the probe's
@@ -112,15 +122,23 @@ func (d *PlacementReader) Read(ctx context.Context) (Placement, error) {
 		st.LBASize = d.ns.LBADataSize
 	}
 	var errs []error
+	var err error
 	if st.Directives && d.nsid != 0 {
 		errs = append(errs, d.readDirectives(ctx, &st))
 	}
 	if st.FDPSupported {
 		errs = append(errs, d.readFDP(ctx, &st))
 	}
-	err := errors.Join(errs...)
-	st.Complete = err == nil && (!st.FDPSupported || st.FDPKnown)
-	return st, err
+	st.Complete = errors.Join(errs...) == nil && (!st.FDPSupported || st.FDPKnown)
+	// The events logs say what happened, not whether placement works: a
+	// failed read of one is an error, yet leaves the placement state known.
+	if st.FDPEnabled {
+		st.FDPHostEvents, err = d.readFDPEvents(ctx, "FDP host events log", true)
+		errs = append(errs, err)
+		st.FDPCtrlEvents, err = d.readFDPEvents(ctx, "FDP controller events log", false)
+		errs = append(errs, err)
+	}
+	return st, errors.Join(errs...)
 }
 
 // submit sends a command unless the controller already said it lacks it.
@@ -248,7 +266,41 @@ func (d *PlacementReader) readFDP(ctx context.Context, st *Placement) error {
 }
 
 func (d *PlacementReader) log(ctx context.Context, what string, lid uint8, eg uint16, n uint32) ([]byte, bool, error) {
-	cmd, err := admin.GetLogPage(admin.LogPage{LID: lid, LSI: eg, Len: n, RAE: true})
+	return d.logLSP(ctx, what, lid, 0, eg, n)
+}
+
+func (d *PlacementReader) logLSP(ctx context.Context, what string, lid, lsp uint8, eg uint16, n uint32) ([]byte, bool, error) {
+	cmd, err := admin.GetLogPage(admin.LogPage{LID: lid, LSP: lsp, LSI: eg, Len: n, RAE: true})
 	res, ok, err := d.submit(ctx, what, cmd, err)
 	return res.Data, ok, err
+}
+
+// readFDPEvents reads one FDP Events log (0x23) of the endurance group:
+// 4 KiB first, the whole log when its header claims more events than that
+// holds (up to fdpEventsMax). nil without an error: the controller does not
+// have the log.
+func (d *PlacementReader) readFDPEvents(ctx context.Context, what string, host bool) (*decode.FDPEvents, error) {
+	var lsp uint8
+	if host {
+		lsp = decode.FDPEventsLSPHost
+	}
+	eg := d.endGroup()
+	page, ok, err := d.logLSP(ctx, what, decode.LogFDPEvents, lsp, eg, decode.FDPEventsLen(fdpEventsFirst))
+	if err != nil || !ok {
+		return nil, err
+	}
+	n, err := decode.FDPEventsCount(page, fdpEventsMax)
+	if err != nil {
+		return nil, &ReadError{Device: d.r.Dev.Name(), What: what, Err: err}
+	}
+	if n > fdpEventsFirst {
+		if page, ok, err = d.logLSP(ctx, what, decode.LogFDPEvents, lsp, eg, decode.FDPEventsLen(n)); err != nil || !ok {
+			return nil, err
+		}
+	}
+	ev, err := decode.ParseFDPEvents(page)
+	if err != nil {
+		return nil, &ReadError{Device: d.r.Dev.Name(), What: what, Err: err}
+	}
+	return &ev, nil
 }

@@ -10,6 +10,8 @@
 //	id-uuid.bin          Identify UUID List (CNS 0x17), when the controller has one
 //	log-<lid>.bin        whole log page, lid as two lowercase hex digits
 //	log-<lid>-lsi<n>.bin log page with a log specific identifier (e.g. log-09-lsi1.bin)
+//	log-<lid>-lsi<n>-lsp<p>.bin the same with a non-zero log specific parameter
+//	                     (e.g. log-23-lsi1-lsp1.bin: FDP host events; log-23-lsi1.bin: controller events)
 //	dir-<dtype>-<doper>.bin Directive Receive data, two hex digits each
 //	feat-<fid>.bin       Get Features: 4 bytes LE completion dword 0, then data
 //	model, serial, firmware_rev  optional text (what sysfs would say)
@@ -29,8 +31,10 @@ const (
 )
 
 // FileName maps a command to the file that answers it. Fields the format
-// does not key on (NSID of a log page, LSP, UUID index, offset) are ignored:
-// a capture holds one version of each page. ok is false for commands the
+// does not key on (NSID of a log page, UUID index, offset) are ignored: a
+// capture holds one version of each page. A non-zero LSP is part of the
+// name, because it selects a different page (0x23: host or controller
+// events). ok is false for commands the
 // format has no file for.
 func FileName(cmd admin.Command) (name string, ok bool) {
 	switch cmd.Opcode {
@@ -45,11 +49,14 @@ func FileName(cmd admin.Command) (name string, ok bool) {
 		}
 		return "", false
 	case admin.OpGetLogPage:
-		lid := uint8(cmd.CDW10)
+		name := fmt.Sprintf("log-%02x", uint8(cmd.CDW10))
 		if lsi := cmd.LSI(); lsi != 0 {
-			return fmt.Sprintf("log-%02x-lsi%d.bin", lid, lsi), true
+			name += fmt.Sprintf("-lsi%d", lsi)
 		}
-		return fmt.Sprintf("log-%02x.bin", lid), true
+		if lsp := cmd.LSP(); lsp != 0 {
+			name += fmt.Sprintf("-lsp%d", lsp)
+		}
+		return name + ".bin", true
 	case admin.OpDirectiveReceive:
 		return fmt.Sprintf("dir-%02x-%02x.bin", uint8(cmd.CDW11>>8), uint8(cmd.CDW11)), true
 	case admin.OpGetFeatures:
