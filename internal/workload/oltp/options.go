@@ -52,15 +52,21 @@ func DefaultOptions(script string) Options {
 	return o
 }
 
+// Bounds of the options, for the flags (register.go) and for validate.
+const (
+	maxTables    = 100000
+	maxTableSize = 1<<31 - 1 // id is an INT
+)
+
 func (o Options) validate(script string) error {
 	if !slices.Contains(Scripts, script) {
 		return fmt.Errorf("unknown OLTP script %q (have %v)", script, Scripts)
 	}
-	if o.Tables < 1 || o.Tables > 100000 {
-		return fmt.Errorf("--tables must be within 1..100000, got %d", o.Tables)
+	if o.Tables < 1 || o.Tables > maxTables {
+		return fmt.Errorf("--tables must be within 1..%d, got %d", maxTables, o.Tables)
 	}
-	if o.TableSize < 1 || o.TableSize > 1<<31-1 {
-		return fmt.Errorf("--table-size must be within 1..2147483647, got %d", o.TableSize)
+	if o.TableSize < 1 || o.TableSize > maxTableSize {
+		return fmt.Errorf("--table-size must be within 1..%d, got %d", maxTableSize, o.TableSize)
 	}
 	if o.RangeSize < 1 {
 		return fmt.Errorf("--range-size must be >= 1, got %d", o.RangeSize)

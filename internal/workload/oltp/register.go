@@ -17,8 +17,8 @@ func init() {
 func defineFlags(fs *workload.FlagSet, script string) workload.Factory {
 	d := DefaultOptions(script)
 	o := &Options{}
-	fs.Int(&o.Tables, "tables", d.Tables, "Number of sbtest tables.").Range(1, 100000)
-	fs.Int64(&o.TableSize, "table-size", d.TableSize, "Rows per table.").Range(1, 1<<31-1)
+	fs.Int(&o.Tables, "tables", d.Tables, "Number of sbtest tables.").Range(1, maxTables)
+	fs.Int64(&o.TableSize, "table-size", d.TableSize, "Rows per table.").Range(1, maxTableSize)
 	fs.Int64(&o.RangeSize, "range-size", d.RangeSize, "Rows per range query.").Min(1)
 	fs.Int(&o.PointSelects, "point-selects", d.PointSelects, "Point SELECTs per transaction.").Min(0)
 	fs.Int(&o.SimpleRanges, "simple-ranges", d.SimpleRanges, "Simple range SELECTs per transaction.").Min(0)
