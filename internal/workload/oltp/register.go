@@ -39,5 +39,5 @@ func defineFlags(fs *workload.FlagSet, script string) workload.Factory {
 	fs.Float(&o.Rand.SpecRes, "rand-spec-res", d.Rand.SpecRes, "special: % of draws in the hot slice.").Range(0, 100)
 	fs.Float(&o.Rand.ParetoH, "rand-pareto-h", d.Rand.ParetoH, "pareto: h.")
 	fs.Float(&o.Rand.ZipfianExp, "rand-zipfian-exp", d.Rand.ZipfianExp, "zipfian: exponent.")
-	return func(workload.Target) (workload.Workload, error) { return New(script, *o) }
+	return workload.Factory{SQL: func(workload.Target) (workload.SQL, error) { return New(script, *o) }}
 }
