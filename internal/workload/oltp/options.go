@@ -54,12 +54,6 @@ func DefaultOptions(script string) Options {
 	return o
 }
 
-// Upper bounds of the options (register.go's flags hold all the bounds).
-const (
-	maxTables    = 100000
-	maxTableSize = 1<<31 - 1 // id is an INT
-)
-
 // validate checks o by the flags' own ranges, so that a library caller
 // and the command line meet the same bounds, written once.
 func (o Options) validate(script string) error {

@@ -20,6 +20,12 @@ func defineFlags(fs *workload.FlagSet, script string) workload.Factory {
 	return workload.Factory{SQL: func(workload.Target) (workload.SQL, error) { return New(script, *o) }}
 }
 
+// Upper bounds of --tables and --table-size.
+const (
+	maxTables    = 100000
+	maxTableSize = 1<<31 - 1 // id is an INT
+)
+
 // bindOptions declares the options on fs, bound to o, with the defaults
 // d; their ranges are the options' only bounds (validate checks them too).
 func bindOptions(fs *workload.FlagSet, o *Options, d Options) {
