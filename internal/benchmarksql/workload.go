@@ -14,6 +14,7 @@ func init() {
 	workload.Register(workload.Spec{
 		Name:   "tpcc",
 		Help:   "TPC-C, BenchmarkSQL 5.0 compatible (targets may be props files)",
+		Report: workload.Report{Headline: tpcc.TxNewOrder}, // tpmC: New-Orders per minute
 		Define: defineTPCC,
 		TargetFile: func(path string) (*workload.TargetFile, error) {
 			c, err := Load(path)
@@ -31,7 +32,7 @@ func defineTPCC(fs *workload.FlagSet) workload.Factory {
 	wf := fs.Int(&warehouses, "warehouses", 0, "TPC-C warehouses (prepare: to load; run: to use, 0 = all loaded; default: the props file's).").Range(0, maxWarehouses)
 	fs.Int(&terminals, "terminals", 0, "TPC-C terminals per target (overrides --threads and the props file).").Min(0)
 	fs.Int(&limit, "limit-txns-per-min", 0, "TPC-C rate limit per target in transactions per minute (BenchmarkSQL limitTxnsPerMin).").Min(0)
-	return func(t workload.Target) (workload.Workload, error) {
+	return workload.Factory{SQL: func(t workload.Target) (workload.SQL, error) {
 		opts := tpcc.Options{}
 		if t.File != nil {
 			if c, ok := t.File.Config.(*Config); ok {
@@ -47,7 +48,7 @@ func defineTPCC(fs *workload.FlagSet) workload.Factory {
 			return nil, err
 		}
 		return &tpccWorkload{Workload: w, run: workload.RunOptions{Threads: terminals, Rate: rate(limit)}}, nil
-	}
+	}}
 }
 
 // maxWarehouses bounds --warehouses: far above any lab (seed 000 loads

@@ -155,7 +155,7 @@ func typeResult(name string, t *typeSnap, pct float64) TypeResult {
 func newResult(cfg *Config, types []string, start, stop, end time.Time, s *snapshot, drained bool) *Result {
 	all := s.all()
 	r := &Result{
-		Target: cfg.Target, Workload: cfg.Workload.Name(), RunID: cfg.RunID, Scenario: cfg.Scenario,
+		Target: cfg.Target, Workload: cfg.info().Name(), RunID: cfg.RunID, Scenario: cfg.Scenario,
 		Threads: cfg.Threads, Rate: cfg.Rate, Start: start, Stop: stop, End: end, Drained: drained,
 		Percentile:   cfg.Percentile,
 		TotalSeconds: end.Sub(start).Seconds(),

@@ -1,5 +1,6 @@
-// Package runner drives a workload.Workload against one target: terminals
-// with their own connections, pacing by an intended-start schedule, retries
+// Package runner drives a workload against one target: a local
+// workload.Workload on the client alone, or a workload.SQL wrapped in
+// terminals with their own connections; pacing by an intended-start schedule, retries
 // of deadlocks and lock wait timeouts, reconnects with backoff, metrics,
 // sysbench-style report lines, and the final summary.
 package runner
@@ -23,12 +24,17 @@ import (
 
 // Config of one run against one target.
 type Config struct {
-	Target   string // label value; "" becomes "default"
+	Target string // label value; "" becomes "default"
+	// Workload is a local workload (sysbench cpu, memory, fileio): its
+	// terminals run without a connection. Set it or SQL, not both.
 	Workload workload.Workload
-	DB       *sql.DB
-	// Local workloads run without a database: DB may be nil and terminals
-	// get a nil connection.
-	Local   bool
+	// SQL is a database workload, run on DB: each terminal holds a
+	// connection of DB's, which the runner opens and reopens.
+	SQL workload.SQL
+	DB  *sql.DB
+	// Report is the style of the report lines and summary (the workload's
+	// registration gives it).
+	Report  workload.Report
 	Threads int
 	// Duration and Events bound the run; 0 means no bound for that one. With
 	// both 0 the run goes until ctx ends.
@@ -59,11 +65,11 @@ type Config struct {
 }
 
 func (c *Config) defaults() error {
-	if c.Workload == nil {
-		return errors.New("runner: Workload is required")
+	if (c.Workload == nil) == (c.SQL == nil) {
+		return errors.New("runner: Workload or SQL is required, and not both")
 	}
-	if c.DB == nil && !c.Local {
-		return errors.New("runner: DB is required unless the workload is Local")
+	if (c.DB == nil) != (c.Workload != nil) {
+		return errors.New("runner: DB is required with an SQL workload, and for it alone")
 	}
 	if c.Threads < 1 {
 		return fmt.Errorf("runner: Threads must be >= 1 (got %d)", c.Threads)
@@ -98,8 +104,29 @@ func (c *Config) defaults() error {
 	return nil
 }
 
+// info is the workload, local or SQL.
+func (c *Config) info() workload.Info {
+	if c.SQL != nil {
+		return c.SQL
+	}
+	return c.Workload
+}
+
+// init lets the workload open or read what the run needs before the
+// terminals start.
+func (c *Config) init(ctx context.Context) error {
+	if in, ok := c.SQL.(workload.SQLInitializer); ok {
+		return in.Init(ctx, c.DB)
+	}
+	if in, ok := c.Workload.(workload.Initializer); ok {
+		return in.Init(ctx)
+	}
+	return nil
+}
+
 type run struct {
 	cfg     Config
+	info    workload.Info // cfg.Workload or cfg.SQL
 	types   []string
 	typeIdx map[string]int
 	terms   []*termStats
@@ -115,24 +142,22 @@ type run struct {
 	reach   reach
 }
 
-// Run drives cfg.Workload until the duration or event count is reached or
+// Run drives the workload until the duration or event count is reached or
 // ctx ends (SIGINT/SIGTERM): then no new transaction starts, in-flight ones
 // get DrainTimeout to finish, and the Result covers every transaction once.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := cfg.defaults(); err != nil {
 		return nil, err
 	}
-	if in, ok := cfg.Workload.(workload.Initializer); ok && (cfg.DB != nil || cfg.Local) {
-		if err := in.Init(ctx, cfg.DB); err != nil {
-			return nil, err
-		}
+	if err := cfg.init(ctx); err != nil {
+		return nil, err
 	}
-	r := &run{cfg: cfg, types: cfg.Workload.TxTypes(), typeIdx: map[string]int{}, stop: make(chan struct{})}
+	r := &run{cfg: cfg, info: cfg.info(), typeIdx: map[string]int{}, stop: make(chan struct{})}
+	r.types = r.info.TxTypes()
 	for i, t := range r.types {
 		r.typeIdx[t] = i
 	}
-	_, io := cfg.Workload.(workload.IOWorkload)
-	r.obs = cfg.Metrics.forTarget(cfg.Target, cfg.Workload.Name(), r.types, io)
+	r.obs = cfg.Metrics.forTarget(cfg.Target, r.info.Name(), r.types, cfg.Report.IO)
 	// Transactions run under a context that is never canceled: go-sql-driver
 	// hands every query on a cancelable context to a watcher goroutine, a
 	// cost per statement that shows next to sysbench. The drain timeout
@@ -142,7 +167,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 
 	start := cfg.Clock.Now()
 	if cfg.Metrics != nil {
-		cfg.Metrics.RunInfo.WithLabelValues(cfg.RunID, cfg.Workload.Name(), cfg.Scenario, cfg.Target).Set(1)
+		cfg.Metrics.RunInfo.WithLabelValues(cfg.RunID, r.info.Name(), cfg.Scenario, cfg.Target).Set(1)
 		cfg.Metrics.RunStart.WithLabelValues(cfg.Target).Set(float64(start.UnixNano()) / 1e9)
 		cfg.Metrics.TargetRate.WithLabelValues(cfg.Target).Set(cfg.Rate)
 	}
@@ -191,19 +216,22 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if cfg.Metrics != nil {
 		cfg.Metrics.Active.WithLabelValues(cfg.Target).Set(0)
 	}
+	return r.result(start, stopAt, end, drained), nil
+}
+
+// result is the run's Result in the workload's report style.
+func (r *run) result(start, stopAt, end time.Time, drained bool) *Result {
 	final := takeSnapshot(end, r.terms, len(r.types))
 	res := newResult(&r.cfg, r.types, start, stopAt, end, final, drained)
 	res.UnreachableSeconds = r.reach.unreachable(end).Seconds()
-	if h, ok := cfg.Workload.(workload.Headliner); ok {
-		res.SetNewOrderType(h.HeadlineType())
+	if h := r.cfg.Report.Headline; h != "" {
+		res.SetNewOrderType(h)
 	}
-	if _, ok := cfg.Workload.(workload.IOWorkload); ok {
-		res.IO = true
-	}
-	if h, ok := cfg.Workload.(workload.Headed); ok {
+	res.IO = r.cfg.Report.IO
+	if h, ok := r.info.(workload.Headed); ok {
 		res.Head = h.SummaryHead(res.Transactions, res.TotalSeconds)
 	}
-	return res, nil
+	return res
 }
 
 // wait returns when all terminals have returned (the event count was
@@ -331,7 +359,9 @@ type termRun struct {
 	r        *run
 	id       int
 	st       *termStats
-	wl       workload.Terminal
+	wl       workload.Mix
+	local    workload.Terminal    // a local workload's terminal, or
+	onConn   workload.SQLTerminal // an SQL workload's, run on conn
 	conn     *sql.Conn
 	lostConn bool // the last connection was lost: the next connect is a reconnect
 	backoff  *driver.Backoff
@@ -345,12 +375,28 @@ type termRun struct {
 
 func (r *run) newTermRun(id int, waitCtx context.Context) *termRun {
 	seed := r.cfg.Seed ^ uint64(id+1)*0x9e3779b97f4a7c15
-	return &termRun{
+	t := &termRun{
 		r: r, id: id, st: r.terms[id], waitCtx: waitCtx,
-		wl:         r.cfg.Workload.NewTerminal(id, rand.New(rand.NewPCG(seed, uint64(id)))),
 		backoff:    driver.NewBackoff(r.cfg.BackoffMin, r.cfg.BackoffMax, seed),
 		errBackoff: driver.NewBackoff(r.cfg.BackoffMin, r.cfg.BackoffMax, seed^0x5bd1e995),
 	}
+	rng := rand.New(rand.NewPCG(seed, uint64(id)))
+	if r.cfg.SQL != nil {
+		t.onConn = r.cfg.SQL.NewTerminal(id, rng)
+		t.wl = t.onConn
+	} else {
+		t.local = r.cfg.Workload.NewTerminal(id, rng)
+		t.wl = t.local
+	}
+	return t
+}
+
+// exec runs one transaction: an SQL terminal's on the terminal's connection.
+func (t *termRun) exec(typ string) (workload.Result, error) {
+	if t.onConn != nil {
+		return t.onConn.Run(t.r.txCtx, t.conn, typ)
+	}
+	return t.local.Run(t.r.txCtx, typ)
 }
 
 // close closes the terminal before its connection: its prepared
@@ -376,12 +422,12 @@ func (t *termRun) dropConn(discard bool) {
 	t.r.reach.lost()
 }
 
-// connect makes sure the terminal holds a connection (none for a Local
+// connect makes sure the terminal holds a connection (none for a local
 // workload), waiting in the reconnect backoff while the server is away.
 // False: stopping, or the server refused the login; the terminal is done.
 func (t *termRun) connect() bool {
 	cfg := &t.r.cfg
-	if t.conn != nil || cfg.Local {
+	if t.conn != nil || cfg.SQL == nil {
 		return true
 	}
 	c, err := driver.Connect(t.waitCtx, cfg.DB, t.backoff, t.connFailed)
@@ -460,7 +506,7 @@ func (t *termRun) attempt(typ string, ti int, intended time.Time, waited bool) b
 		if waited || attempt > 0 {
 			t0 = cfg.Clock.Now()
 		}
-		res, err := t.wl.Run(r.txCtx, t.conn, typ)
+		res, err := t.exec(typ)
 		end := cfg.Clock.Now()
 		if !st.state.CompareAndSwap(stBusy, stIdle) {
 			return false // abandoned at the drain timeout: the runner counted it
@@ -577,7 +623,7 @@ func (r *run) report(start time.Time, done <-chan struct{}) {
 		}
 		cur := takeSnapshot(cfg.Clock.Now(), r.terms, len(r.types))
 		line := intervalLine(prev, cur, start, int(r.active.Load()), cfg.Percentile)
-		if _, io := cfg.Workload.(workload.IOWorkload); io {
+		if cfg.Report.IO {
 			line = fileioLine(prev, cur, start, cfg.Percentile)
 		}
 		fmt.Fprintf(cfg.Out, "%s%s\n", cfg.LinePrefix, line)

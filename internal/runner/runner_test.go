@@ -33,7 +33,7 @@ func (s *sleeper) Prepare(context.Context, *sql.DB, workload.PrepareOptions) err
 }
 func (s *sleeper) Check(context.Context, *sql.DB) ([]workload.CheckResult, error) { return nil, nil }
 func (s *sleeper) Cleanup(context.Context, *sql.DB) error                         { return nil }
-func (s *sleeper) NewTerminal(int, *rand.Rand) workload.Terminal                  { return sleeperTerm{s} }
+func (s *sleeper) NewTerminal(int, *rand.Rand) workload.SQLTerminal               { return sleeperTerm{s} }
 
 type sleeperTerm struct{ s *sleeper }
 
@@ -93,7 +93,7 @@ func TestInFlightCountedOnce(t *testing.T) {
 					time.Sleep(20 * time.Millisecond)
 				}
 			}()
-			res, err := Run(ctx, Config{Target: "t", Workload: w, DB: db, Threads: 3, DrainTimeout: tc.drain, Metrics: m, RunID: "x", Scenario: "test",
+			res, err := Run(ctx, Config{Target: "t", SQL: w, DB: db, Threads: 3, DrainTimeout: tc.drain, Metrics: m, RunID: "x", Scenario: "test",
 				OnError: func(term int, c driver.Class, err error) { t.Logf("terminal %d: %v: %v", term, c, err) }})
 			require.NoError(t, err)
 			require.Equal(t, tc.wantDrain, res.Drained)
@@ -129,7 +129,7 @@ func TestRateCount(t *testing.T) {
 	db, _ := testenv.MariaDB(t, "walab_test_runner")
 	w := &sleeper{d: 0, tag: "rate"}
 	const rate, threads = 20, 4
-	res, err := Run(context.Background(), Config{Workload: w, DB: db, Threads: threads, Rate: rate, Duration: 2 * time.Second})
+	res, err := Run(context.Background(), Config{SQL: w, DB: db, Threads: threads, Rate: rate, Duration: 2 * time.Second})
 	require.NoError(t, err)
 	require.Zero(t, res.Errors)
 	due := NewSchedule(res.Start, rate).Due(res.Stop)
@@ -148,13 +148,17 @@ func TestRateCount(t *testing.T) {
 
 func TestConfigErrors(t *testing.T) {
 	_, err := Run(context.Background(), Config{})
-	require.ErrorContains(t, err, "Workload is required")
-	_, err = Run(context.Background(), Config{Workload: &sleeper{}, Threads: 1})
-	require.ErrorContains(t, err, "DB is required unless the workload is Local")
+	require.ErrorContains(t, err, "Workload or SQL is required")
+	_, err = Run(context.Background(), Config{SQL: &sleeper{}, Threads: 1})
+	require.ErrorContains(t, err, "DB is required with an SQL workload")
 	db, err := sql.Open("mysql", "u@tcp(127.0.0.1:1)/x")
 	require.NoError(t, err)
-	_, err = Run(context.Background(), Config{Workload: &sleeper{}, DB: db})
+	_, err = Run(context.Background(), Config{Workload: named{name: "cpu"}, SQL: &sleeper{}, DB: db, Threads: 1})
+	require.ErrorContains(t, err, "and not both")
+	_, err = Run(context.Background(), Config{Workload: named{name: "cpu"}, DB: db, Threads: 1})
+	require.ErrorContains(t, err, "and for it alone")
+	_, err = Run(context.Background(), Config{SQL: &sleeper{}, DB: db})
 	require.ErrorContains(t, err, "Threads must be >= 1 (got 0)")
-	_, err = Run(context.Background(), Config{Workload: &sleeper{}, DB: db, Threads: 1, Rate: -1})
+	_, err = Run(context.Background(), Config{SQL: &sleeper{}, DB: db, Threads: 1, Rate: -1})
 	require.ErrorContains(t, err, ">= 0")
 }

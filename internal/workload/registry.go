@@ -1,10 +1,7 @@
 package workload
 
 import (
-	"context"
-	"database/sql"
 	"fmt"
-	"io"
 	"slices"
 	"sync"
 	"time"
@@ -19,9 +16,8 @@ type Spec struct {
 	Help string
 	// Phases the workload has, in order; nil means DefaultPhases.
 	Phases []string
-	// Local workloads run on the client alone (sysbench cpu, memory,
-	// fileio): no database target and no connection per terminal.
-	Local bool
+	// Report is the style of the workload's report lines and summary.
+	Report Report
 	// Define declares the workload's options on fs and returns the factory.
 	// It is called once per registration, before parsing; the factory is
 	// called after parsing, once per target.
@@ -31,11 +27,30 @@ type Spec struct {
 	TargetFile func(path string) (*TargetFile, error)
 }
 
+// Report is how the runner reports a workload: sysbench's SQL lines and
+// summary unless a field says otherwise.
+type Report struct {
+	// IO: the events are I/O requests (fileio); the report lines and
+	// summary are sysbench fileio's (MiB/s, fsyncs/s) instead of queries
+	// and transactions.
+	IO bool
+	// Headline names the transaction type whose completions per minute are
+	// the workload's headline figure (tpcc: New-Order, for tpmC); the
+	// summary is then BenchmarkSQL's instead of sysbench's.
+	Headline string
+}
+
 // DefaultPhases are the phases of a database workload.
 var DefaultPhases = []string{"prepare", "run", "check", "cleanup"}
 
-// Factory builds the workload for one target.
-type Factory func(t Target) (Workload, error)
+// Factory builds the workload for one target. Exactly one field is set:
+// Local for a workload that runs on the client alone (sysbench cpu,
+// memory, fileio: no database target and no connection per terminal), SQL
+// for one on a database.
+type Factory struct {
+	Local func(t Target) (Workload, error)
+	SQL   func(t Target) (SQL, error)
+}
 
 // Target is what a factory learns about the target it builds for.
 type Target struct {
@@ -69,45 +84,6 @@ type RunOptions struct {
 	// it sooner.
 	MaxEvents int64
 }
-
-// Optional interfaces a Workload may implement.
-type (
-	// Initializer reads what a run needs from the loaded database before the
-	// terminals start (tpcc: the warehouse count and C-Load constants), so a
-	// run against an unprepared database fails before it starts.
-	Initializer interface {
-		Init(ctx context.Context, db *sql.DB) error
-	}
-	// Headliner names the transaction type whose completions per minute are
-	// the workload's headline figure (tpcc: New-Order, for tpmC); its
-	// summary is then BenchmarkSQL's instead of sysbench's.
-	Headliner interface {
-		HeadlineType() string
-	}
-	// Describer prints the option block sysbench prints before a run of
-	// the workload (fileio's file set and mode, cpu's prime limit).
-	Describer interface {
-		Describe(w io.Writer)
-	}
-	// IOWorkload marks a workload whose events are I/O requests (fileio):
-	// its report lines and summary are sysbench fileio's (MiB/s, fsyncs/s)
-	// instead of queries and transactions.
-	IOWorkload interface {
-		Describer
-		IOReport()
-	}
-	// Headed workloads open the summary with their own figures (sysbench
-	// cpu's "events per second") instead of SQL statistics.
-	Headed interface {
-		SummaryHead(events uint64, seconds float64) string
-	}
-	// RunOptioner gives run settings from the workload's own flags (tpcc:
-	// --terminals, --limit-txns-per-min); they win over the target file's
-	// and the runner flags.
-	RunOptioner interface {
-		RunOptions() RunOptions
-	}
-)
 
 var (
 	regMu sync.Mutex

@@ -1,46 +1,87 @@
-// Package workload is the contract between the benchmarks (TPC-C, the
-// sysbench-style OLTP scripts) and the runner that drives them. A workload
-// knows its schema and its transactions; the runner owns connections,
-// reconnects, retries, pacing, metrics and reports.
+// Package workload is the contract between the benchmarks and the runner
+// that drives them. The core (Workload, Terminal) names no database: the
+// client-side tests (sysbench cpu, memory, fileio) are workloads as they
+// are. A benchmark on a database (TPC-C, the sysbench-style OLTP scripts)
+// is the SQL extension (sql.go), which the runner wraps: it owns the
+// connections, reconnects, retries, pacing, metrics and reports.
 package workload
 
 import (
 	"context"
-	"database/sql"
+	"io"
 	"math/rand/v2"
 )
 
-// Workload is one benchmark.
+// Workload is one benchmark that runs on the client alone.
 type Workload interface {
-	// Name is the workload label in metrics and reports ("tpcc", "oltp_read_write").
-	Name() string
-	// Prepare creates and loads the schema with opts.Workers parallel loaders.
-	// It resumes a half-loaded schema or refuses it with a clear error.
-	Prepare(ctx context.Context, db *sql.DB, opts PrepareOptions) error
-	// Check verifies the loaded (and run) database; one result per condition.
-	Check(ctx context.Context, db *sql.DB) ([]CheckResult, error)
-	// Cleanup drops what Prepare created.
-	Cleanup(ctx context.Context, db *sql.DB) error
+	Info
 	// NewTerminal returns the state of one client terminal (thread). id is
 	// 0-based; rng is the terminal's own deterministic source.
 	NewTerminal(id int, rng *rand.Rand) Terminal
+}
+
+// Info is what every workload, core or SQL, tells the runner about itself.
+type Info interface {
+	// Name is the workload label in metrics and reports ("tpcc", "oltp_read_write").
+	Name() string
 	// TxTypes lists the transaction type labels this workload can report.
 	TxTypes() []string
 }
 
 // Terminal is one client's sequence of transactions. Not used concurrently.
 type Terminal interface {
+	Mix
+	// Run executes one transaction (event) of that type.
+	Run(ctx context.Context, txType string) (Result, error)
+}
+
+// Mix is how a terminal picks and paces its transactions.
+type Mix interface {
 	// Next picks the next transaction type (by the workload's mix).
 	Next() string
-	// Run executes one transaction of that type on conn. A retryable error
-	// (deadlock, lock wait timeout) or a connection error is returned as is;
-	// the runner classifies it with the driver package and retries or reconnects.
-	Run(ctx context.Context, conn *sql.Conn, txType string) (Result, error)
 	// ThinkTime and KeyingTime are the pauses around a transaction when the
 	// workload enables them (TPC-C keying/think times); zero otherwise.
 	KeyingTime(txType string) float64
 	ThinkTime(txType string) float64
 }
+
+// Stages are the phases around run of a core workload that has them
+// (fileio's file set); its Spec.Phases names them.
+type Stages interface {
+	// Prepare creates what the run needs, resuming or refusing a
+	// half-prepared state with a clear error.
+	Prepare(ctx context.Context, opts PrepareOptions) error
+	// Check verifies what Prepare made; one result per condition.
+	Check(ctx context.Context) ([]CheckResult, error)
+	// Cleanup removes what Prepare made, and nothing else.
+	Cleanup(ctx context.Context) error
+}
+
+// Optional interfaces a workload (core or SQL) may implement.
+type (
+	// Initializer is a core workload that opens or reads what a run needs
+	// before the terminals start (fileio: its files), so a run on an
+	// unprepared set fails before it starts.
+	Initializer interface {
+		Init(ctx context.Context) error
+	}
+	// Describer prints the option block sysbench prints before a run of
+	// the workload (fileio's file set and mode, cpu's prime limit).
+	Describer interface {
+		Describe(w io.Writer)
+	}
+	// Headed workloads open the summary with their own figures (sysbench
+	// cpu's "events per second") instead of SQL statistics.
+	Headed interface {
+		SummaryHead(events uint64, seconds float64) string
+	}
+	// RunOptioner gives run settings from the workload's own flags (tpcc:
+	// --terminals, --limit-txns-per-min); they win over the target file's
+	// and the runner flags.
+	RunOptioner interface {
+		RunOptions() RunOptions
+	}
+)
 
 // Outcome of a transaction that did not error.
 type Outcome int

@@ -6,7 +6,6 @@ package cpu
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"io"
 	"math"
@@ -20,11 +19,10 @@ func init() {
 		Name:   "cpu",
 		Help:   "sysbench 1.0.20's cpu test: primes by trial division, no database",
 		Phases: []string{"run"},
-		Local:  true,
 		Define: func(fs *workload.FlagSet) workload.Factory {
 			var max int
 			fs.Int(&max, "cpu-max-prime", 10000, "Upper limit of the primes searched by each event.").Range(3, 1<<30)
-			return func(workload.Target) (workload.Workload, error) { return &Workload{MaxPrime: max}, nil }
+			return workload.Factory{Local: func(workload.Target) (workload.Workload, error) { return &Workload{MaxPrime: max}, nil }}
 		},
 	})
 }
@@ -33,19 +31,13 @@ func init() {
 type Workload struct{ MaxPrime int }
 
 var (
+	_ workload.Workload  = (*Workload)(nil)
 	_ workload.Describer = (*Workload)(nil)
 	_ workload.Headed    = (*Workload)(nil)
 )
 
 func (w *Workload) Name() string      { return "cpu" }
 func (w *Workload) TxTypes() []string { return []string{"event"} }
-
-// Prepare, Check and Cleanup have nothing to do: the test needs no data.
-func (w *Workload) Prepare(context.Context, *sql.DB, workload.PrepareOptions) error { return nil }
-func (w *Workload) Check(context.Context, *sql.DB) ([]workload.CheckResult, error) {
-	return nil, nil
-}
-func (w *Workload) Cleanup(context.Context, *sql.DB) error { return nil }
 
 // Describe prints sysbench's option line.
 func (w *Workload) Describe(out io.Writer) { fmt.Fprintf(out, "Prime numbers limit: %d\n", w.MaxPrime) }
@@ -62,7 +54,7 @@ type terminal struct{ max int }
 func (terminal) Next() string              { return "event" }
 func (terminal) KeyingTime(string) float64 { return 0 }
 func (terminal) ThinkTime(string) float64  { return 0 }
-func (t terminal) Run(ctx context.Context, _ *sql.Conn, _ string) (workload.Result, error) {
+func (t terminal) Run(ctx context.Context, _ string) (workload.Result, error) {
 	Primes(t.max)
 	return workload.Result{}, ctx.Err()
 }

@@ -19,7 +19,7 @@ func TestPrimes(t *testing.T) {
 // TestRunsAsSysbenchCPU: 200 events on 2 threads through the runner, with
 // sysbench's CPU speed block leading the summary.
 func TestRunsAsSysbenchCPU(t *testing.T) {
-	res, err := runner.Run(context.Background(), runner.Config{Workload: &Workload{MaxPrime: 2000}, Local: true, Threads: 2, Events: 200, Seed: 1})
+	res, err := runner.Run(context.Background(), runner.Config{Workload: &Workload{MaxPrime: 2000}, Threads: 2, Events: 200, Seed: 1})
 	require.NoError(t, err)
 	require.Equal(t, uint64(200), res.Transactions)
 	var b strings.Builder

@@ -101,7 +101,7 @@ func TestPrepareChecksFreeSpace(t *testing.T) {
 	o.TotalSize = 1000 << 40
 	w, err := New(o)
 	require.NoError(t, err)
-	err = w.Prepare(context.Background(), nil, workload.PrepareOptions{})
+	err = w.Prepare(context.Background(), workload.PrepareOptions{})
 	require.ErrorContains(t, err, "free")
 	require.ErrorContains(t, err, "--file-total-size")
 	ents, err := os.ReadDir(dir)
@@ -120,15 +120,15 @@ func TestInterruptedPrepareOnDevice(t *testing.T) {
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	n := 0
-	err = w.Prepare(ctx, nil, workload.PrepareOptions{Progress: func(workload.ProgressEvent) {
+	err = w.Prepare(ctx, workload.PrepareOptions{Progress: func(workload.ProgressEvent) {
 		if n++; n == 3 {
 			cancel()
 		}
 	}})
 	require.ErrorIs(t, err, context.Canceled)
-	require.ErrorContains(t, w.Init(context.Background(), nil), "did not finish")
+	require.ErrorContains(t, w.Init(context.Background()), "did not finish")
 
-	require.NoError(t, w.Prepare(context.Background(), nil, workload.PrepareOptions{}))
-	require.NoError(t, w.Init(context.Background(), nil))
+	require.NoError(t, w.Prepare(context.Background(), workload.PrepareOptions{}))
+	require.NoError(t, w.Init(context.Background()))
 	require.NoError(t, w.closeLocked())
 }

@@ -8,7 +8,6 @@ package fileio
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -31,7 +30,7 @@ func init() {
 		Name:   "fileio",
 		Help:   "sysbench 1.0.20's fileio test: file or raw-device I/O without a database",
 		Phases: []string{"prepare", "run", "check", "cleanup"},
-		Local:  true,
+		Report: workload.Report{IO: true},
 		Define: define,
 	})
 }
@@ -76,7 +75,8 @@ type Workload struct {
 var (
 	_ workload.Workload    = (*Workload)(nil)
 	_ workload.Initializer = (*Workload)(nil)
-	_ workload.IOWorkload  = (*Workload)(nil)
+	_ workload.Stages      = (*Workload)(nil)
+	_ workload.Describer   = (*Workload)(nil)
 )
 
 // New checks the options (and, for a raw device, that it may be written).
@@ -115,7 +115,6 @@ func newWithGuard(o Options, g Guard) (*Workload, error) {
 }
 
 func (w *Workload) Name() string      { return "fileio" }
-func (w *Workload) IOReport()         {}
 func (w *Workload) TxTypes() []string { return []string{TxRead, TxWrite, TxFsync} }
 
 // Describe prints sysbench's option block before a run.
@@ -175,7 +174,7 @@ func humanSize(n int64) string {
 
 // Prepare writes every byte of the file set (creating the files) or of the
 // raw device once, sequentially: the first step of preconditioning.
-func (w *Workload) Prepare(ctx context.Context, _ *sql.DB, opts workload.PrepareOptions) error {
+func (w *Workload) Prepare(ctx context.Context, opts workload.PrepareOptions) error {
 	mp := filepath.Join(w.o.Dir, markerName)
 	if w.o.Device != "" {
 		// A device has no folder of its own: its marker sits in --file-dir,
@@ -345,7 +344,7 @@ func (w *Workload) prepared() error {
 }
 
 // Init opens the files (or the device) for the run.
-func (w *Workload) Init(context.Context, *sql.DB) error {
+func (w *Workload) Init(context.Context) error {
 	if w.o.TestMode == "" {
 		return errors.New("--file-test-mode is required for run (" + strings.Join(Modes, ", ") + ")")
 	}
@@ -411,7 +410,7 @@ func (w *Workload) syncFile(i int) error {
 }
 
 // Check reports whether the file set is loadgen's and complete.
-func (w *Workload) Check(context.Context, *sql.DB) ([]workload.CheckResult, error) {
+func (w *Workload) Check(context.Context) ([]workload.CheckResult, error) {
 	if w.o.Device != "" {
 		return []workload.CheckResult{{Name: "device", Passed: true, Detail: fmt.Sprintf("%s may be written (%s)", w.o.Device, humanSize(w.fileSize))}}, nil
 	}
@@ -424,7 +423,7 @@ func (w *Workload) Check(context.Context, *sql.DB) ([]workload.CheckResult, erro
 }
 
 // Cleanup removes the files prepare made, and nothing else.
-func (w *Workload) Cleanup(context.Context, *sql.DB) error {
+func (w *Workload) Cleanup(context.Context) error {
 	if w.o.Device != "" {
 		return nil
 	}
@@ -497,7 +496,7 @@ func (t *terminal) Next() string {
 	return TxWrite
 }
 
-func (t *terminal) Run(ctx context.Context, _ *sql.Conn, typ string) (workload.Result, error) {
+func (t *terminal) Run(ctx context.Context, typ string) (workload.Result, error) {
 	if t.bufErr != nil {
 		return workload.Result{}, t.bufErr
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -26,9 +27,18 @@ func run(t *testing.T, o Options, events int64, threads int) *runner.Result {
 	t.Helper()
 	w, err := New(o)
 	require.NoError(t, err)
-	res, err := runner.Run(context.Background(), runner.Config{Workload: w, Local: true, Threads: threads, Events: events, Seed: 7})
+	res, err := runner.Run(context.Background(), runner.Config{Workload: w, Report: registered(t).Report, Threads: threads, Events: events, Seed: 7})
 	require.NoError(t, err)
 	return res
+}
+
+// registered is fileio's registration, as loadgen finds it.
+func registered(t *testing.T) workload.Spec {
+	t.Helper()
+	specs := workload.Specs()
+	i := slices.IndexFunc(specs, func(s workload.Spec) bool { return s.Name == "fileio" })
+	require.GreaterOrEqual(t, i, 0, "fileio is not registered")
+	return specs[i]
 }
 
 // TestEveryModeOnFiles: prepare a 1 MiB set of 4 files on this machine's
@@ -39,7 +49,7 @@ func TestEveryModeOnFiles(t *testing.T) {
 	dir := t.TempDir()
 	w, err := New(opts(dir, ""))
 	require.NoError(t, err)
-	require.NoError(t, w.Prepare(context.Background(), nil, workload.PrepareOptions{}))
+	require.NoError(t, w.Prepare(context.Background(), workload.PrepareOptions{}))
 	before, err := os.ReadFile(filepath.Join(dir, "test_file.0"))
 	require.NoError(t, err)
 	require.Len(t, before, 1<<18)
@@ -77,10 +87,10 @@ func TestEveryModeOnFiles(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEqual(t, before, after, "the write modes changed the file on disk")
 
-	checks, err := w.Check(context.Background(), nil)
+	checks, err := w.Check(context.Background())
 	require.NoError(t, err)
 	require.True(t, checks[0].Passed, checks[0].Detail)
-	require.NoError(t, w.Cleanup(context.Background(), nil))
+	require.NoError(t, w.Cleanup(context.Background()))
 	ents, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	require.Empty(t, ents, "cleanup removed the files and the marker")
@@ -94,7 +104,7 @@ func TestSequentialMergeAndDirect(t *testing.T) {
 	o.ExtraFlags, o.MergedRequests, o.FsyncFreq = []string{"direct"}, 4, 0
 	w, err := New(o)
 	require.NoError(t, err)
-	require.NoError(t, w.Prepare(context.Background(), nil, workload.PrepareOptions{}))
+	require.NoError(t, w.Prepare(context.Background(), workload.PrepareOptions{}))
 	res := run(t, o, 64, 1)
 	require.Equal(t, uint64(64), res.Writes)
 	require.Equal(t, uint64(64*16384), res.WrittenBytes, "a whole file set (1 MiB) in 16 KiB requests")
@@ -109,9 +119,9 @@ func TestOwnFilesOnly(t *testing.T) {
 	require.NoError(t, os.WriteFile(foreign, []byte("someone else's"), 0o644))
 	w, err := New(opts(dir, RndWr))
 	require.NoError(t, err)
-	require.ErrorContains(t, w.Prepare(context.Background(), nil, workload.PrepareOptions{}), "loadgen did not make it")
-	require.ErrorContains(t, w.Cleanup(context.Background(), nil), "loadgen did not make it")
-	require.ErrorContains(t, w.Init(context.Background(), nil), "no file set prepared by loadgen")
+	require.ErrorContains(t, w.Prepare(context.Background(), workload.PrepareOptions{}), "loadgen did not make it")
+	require.ErrorContains(t, w.Cleanup(context.Background()), "loadgen did not make it")
+	require.ErrorContains(t, w.Init(context.Background()), "no file set prepared by loadgen")
 	b, err := os.ReadFile(foreign)
 	require.NoError(t, err)
 	require.Equal(t, "someone else's", string(b))
@@ -120,13 +130,13 @@ func TestOwnFilesOnly(t *testing.T) {
 	dir2 := t.TempDir()
 	w2, err := New(opts(dir2, RndWr))
 	require.NoError(t, err)
-	require.NoError(t, w2.Prepare(context.Background(), nil, workload.PrepareOptions{}))
+	require.NoError(t, w2.Prepare(context.Background(), workload.PrepareOptions{}))
 	target := filepath.Join(t.TempDir(), "precious")
 	require.NoError(t, os.WriteFile(target, []byte("keep"), 0o644))
 	require.NoError(t, os.Remove(filepath.Join(dir2, "test_file.1")))
 	require.NoError(t, os.Symlink(target, filepath.Join(dir2, "test_file.1")))
-	require.ErrorContains(t, w2.Init(context.Background(), nil), "not a regular file")
-	require.ErrorContains(t, w2.Cleanup(context.Background(), nil), "not a regular file")
+	require.ErrorContains(t, w2.Init(context.Background()), "not a regular file")
+	require.ErrorContains(t, w2.Cleanup(context.Background()), "not a regular file")
 	b, err = os.ReadFile(target)
 	require.NoError(t, err)
 	require.Equal(t, "keep", string(b))
@@ -136,7 +146,7 @@ func TestOwnFilesOnly(t *testing.T) {
 	o.FileNum = 8
 	w3, err := New(o)
 	require.NoError(t, err)
-	require.ErrorContains(t, w3.Init(context.Background(), nil), "--file-num 8")
+	require.ErrorContains(t, w3.Init(context.Background()), "--file-num 8")
 }
 
 func TestOptionErrors(t *testing.T) {
@@ -160,7 +170,7 @@ func TestOptionErrors(t *testing.T) {
 	}
 	w, err := New(opts(t.TempDir(), ""))
 	require.NoError(t, err)
-	require.ErrorContains(t, w.Init(context.Background(), nil), "--file-test-mode is required")
+	require.ErrorContains(t, w.Init(context.Background()), "--file-test-mode is required")
 }
 
 // guardTree is a fixture sysfs and procfs for CheckDevice, and a block
@@ -241,7 +251,7 @@ func TestRawDeviceOnLoop(t *testing.T) {
 	o.Device, o.DestroyData, o.ExtraFlags = loop, true, []string{"direct"}
 	w, err := New(o)
 	require.NoError(t, err)
-	require.NoError(t, w.Prepare(context.Background(), nil, workload.PrepareOptions{}))
+	require.NoError(t, w.Prepare(context.Background(), workload.PrepareOptions{}))
 	b, err := os.ReadFile(img)
 	require.NoError(t, err)
 	require.False(t, bytes.Equal(b[:4096], make([]byte, 4096)), "prepare wrote the device")
@@ -258,7 +268,7 @@ func TestRawDeviceOnLoop(t *testing.T) {
 	require.NoError(t, err)
 	w2, err := New(o)
 	require.NoError(t, err)
-	require.ErrorContains(t, w2.Init(context.Background(), nil), fmt.Sprintf("open %s", loop))
+	require.ErrorContains(t, w2.Init(context.Background()), fmt.Sprintf("open %s", loop))
 	unix.Close(fd)
 }
 
@@ -273,24 +283,24 @@ func TestInterruptedPrepare(t *testing.T) {
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
 	n := 0
-	err = w.Prepare(ctx, nil, workload.PrepareOptions{Progress: func(workload.ProgressEvent) {
+	err = w.Prepare(ctx, workload.PrepareOptions{Progress: func(workload.ProgressEvent) {
 		if n++; n == 3 {
 			cancel()
 		}
 	}})
 	require.ErrorIs(t, err, context.Canceled)
-	require.ErrorContains(t, w.Init(context.Background(), nil), "the last prepare did not finish")
+	require.ErrorContains(t, w.Init(context.Background()), "the last prepare did not finish")
 
 	o2 := opts(dir, RndWr)
 	o2.FileNum = 2
 	w2, err := New(o2)
 	require.NoError(t, err)
-	require.ErrorContains(t, w2.Prepare(context.Background(), nil, workload.PrepareOptions{}), "holds another prepared set")
+	require.ErrorContains(t, w2.Prepare(context.Background(), workload.PrepareOptions{}), "holds another prepared set")
 
-	require.NoError(t, w.Prepare(context.Background(), nil, workload.PrepareOptions{}))
-	require.NoError(t, w.Init(context.Background(), nil))
+	require.NoError(t, w.Prepare(context.Background(), workload.PrepareOptions{}))
+	require.NoError(t, w.Init(context.Background()))
 	require.NoError(t, w.closeLocked())
-	require.NoError(t, w.Cleanup(context.Background(), nil))
+	require.NoError(t, w.Cleanup(context.Background()))
 	ents, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	require.Empty(t, ents)

@@ -66,7 +66,7 @@ func define(fs *workload.FlagSet) workload.Factory {
 	fs.String(&f.o.Dir, "file-dir", ".", "Directory of the test files (walab; sysbench uses the current directory).")
 	fs.String(&f.o.Device, "device", "", "Run on this raw block device instead of files (destroys its data; needs --i-know-this-destroys-data; refused when mounted, in use or held).")
 	fs.Bool(&f.o.DestroyData, "i-know-this-destroys-data", false, "Allow --device to overwrite the device.")
-	return func(workload.Target) (workload.Workload, error) {
+	return workload.Factory{Local: func(workload.Target) (workload.Workload, error) {
 		o := f.o
 		var err error
 		if o.BlockSize, err = workload.ParseSize(f.blockSize); err != nil {
@@ -79,7 +79,7 @@ func define(fs *workload.FlagSet) workload.Factory {
 			o.ExtraFlags = strings.Split(f.extraFlags, ",")
 		}
 		return New(o)
-	}
+	}}
 }
 
 // Validate checks the options; errors name the flag.

@@ -8,7 +8,6 @@ package memory
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"io"
 	"math/bits"
@@ -24,7 +23,6 @@ func init() {
 		Name:   "memory",
 		Help:   "sysbench 1.0.20's memory test: block reads or writes in RAM, no database",
 		Phases: []string{"run"},
-		Local:  true,
 		Define: func(fs *workload.FlagSet) workload.Factory {
 			var block, total, scope, oper, mode string
 			var hugetlb bool
@@ -34,7 +32,7 @@ func init() {
 			fs.String(&oper, "memory-oper", "write", "Memory operation: read, write or none.")
 			fs.String(&mode, "memory-access-mode", "seq", "Memory access mode: seq or rnd.")
 			fs.Bool(&hugetlb, "memory-hugetlb", false, "sysbench's HugeTLB allocation; accepted only off (Go allocates the buffers).")
-			return func(workload.Target) (workload.Workload, error) {
+			return workload.Factory{Local: func(workload.Target) (workload.Workload, error) {
 				o, err := parseOptions(block, total, scope, oper, mode)
 				if err != nil {
 					return nil, err
@@ -43,7 +41,7 @@ func init() {
 					return nil, fmt.Errorf("--memory-hugetlb: not supported (Go allocates the buffers); leave it off")
 				}
 				return New(o)
-			}
+			}}
 		},
 	})
 }
@@ -84,6 +82,7 @@ type Workload struct {
 }
 
 var (
+	_ workload.Workload    = (*Workload)(nil)
 	_ workload.Describer   = (*Workload)(nil)
 	_ workload.Headed      = (*Workload)(nil)
 	_ workload.RunOptioner = (*Workload)(nil)
@@ -123,13 +122,6 @@ func New(o Options) (*Workload, error) {
 
 func (w *Workload) Name() string      { return "memory" }
 func (w *Workload) TxTypes() []string { return []string{"event"} }
-
-// Prepare, Check and Cleanup have nothing to do: the test needs no data.
-func (w *Workload) Prepare(context.Context, *sql.DB, workload.PrepareOptions) error { return nil }
-func (w *Workload) Check(context.Context, *sql.DB) ([]workload.CheckResult, error) {
-	return nil, nil
-}
-func (w *Workload) Cleanup(context.Context, *sql.DB) error { return nil }
 
 // RunOptions ends the run when the total size is transferred, as sysbench
 // does (a lower --events ends it sooner).
@@ -172,7 +164,7 @@ func (*terminal) ThinkTime(string) float64  { return 0 }
 
 // Run does one event: a pass over the block's words (seq) or as many
 // accesses at random words (rnd).
-func (t *terminal) Run(ctx context.Context, _ *sql.Conn, _ string) (workload.Result, error) {
+func (t *terminal) Run(ctx context.Context, _ string) (workload.Result, error) {
 	t.acc = Event(t.buf, t.w.o.Oper, t.w.o.Mode == "rnd", t.r, t.acc)
 	t.w.sink.Store(t.acc)
 	return workload.Result{}, ctx.Err()

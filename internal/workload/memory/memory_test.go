@@ -43,7 +43,7 @@ func TestRunsAsSysbenchMemory(t *testing.T) {
 		require.NoError(t, err)
 		ro := w.RunOptions()
 		require.Equal(t, int64(100), ro.MaxEvents)
-		res, err := runner.Run(context.Background(), runner.Config{Workload: w, Local: true, Threads: 2, Events: ro.MaxEvents, Seed: 1})
+		res, err := runner.Run(context.Background(), runner.Config{Workload: w, Threads: 2, Events: ro.MaxEvents, Seed: 1})
 		require.NoError(t, err)
 		require.Equal(t, uint64(100), res.Transactions)
 		var b strings.Builder

@@ -54,7 +54,7 @@ func TestFaults(t *testing.T) {
 	classes := map[driver.Class]int{}
 	wg.Go(func() {
 		res, runErr = runner.Run(runCtx, runner.Config{
-			Target: "faulty", Workload: w, DB: db, Threads: 4, Seed: 7, Metrics: m,
+			Target: "faulty", SQL: w, DB: db, Threads: 4, Seed: 7, Metrics: m,
 			BackoffMin: 20 * time.Millisecond, BackoffMax: 300 * time.Millisecond,
 			OnError: func(_ int, c driver.Class, _ error) { mu.Lock(); classes[c]++; mu.Unlock() },
 		})

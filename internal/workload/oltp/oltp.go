@@ -31,7 +31,7 @@ func New(script string, opt Options) (*Workload, error) {
 	return &Workload{script: script, opt: opt, dist: d}, nil
 }
 
-var _ workload.Workload = (*Workload)(nil)
+var _ workload.SQL = (*Workload)(nil)
 
 // Name is the script name.
 func (w *Workload) Name() string { return w.script }

@@ -29,7 +29,7 @@ func TestScripts(t *testing.T) {
 			require.NoError(t, w.Prepare(ctx, db, workload.PrepareOptions{Workers: 2, Progress: func(e workload.ProgressEvent) { last = e }}))
 			require.Equal(t, workload.ProgressEvent{Rows: 1000, TotalRows: 1000}, last)
 
-			res, err := runner.Run(ctx, runner.Config{Workload: w, DB: db, Threads: 3, Events: 60, Seed: 1, DrainTimeout: 10 * time.Second})
+			res, err := runner.Run(ctx, runner.Config{SQL: w, DB: db, Threads: 3, Events: 60, Seed: 1, DrainTimeout: 10 * time.Second})
 			require.NoError(t, err)
 			require.Equal(t, uint64(60), res.Transactions+res.Errors, "every claimed event counted once")
 			require.Zero(t, res.Errors)

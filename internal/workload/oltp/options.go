@@ -7,6 +7,8 @@ package oltp
 import (
 	"fmt"
 	"slices"
+
+	"github.com/walab/walab/internal/workload"
 )
 
 // Scripts are the supported sysbench script names.
@@ -52,26 +54,17 @@ func DefaultOptions(script string) Options {
 	return o
 }
 
+// validate checks o by the flags' own ranges, so that a library caller
+// and the command line meet the same bounds, written once.
 func (o Options) validate(script string) error {
 	if !slices.Contains(Scripts, script) {
 		return fmt.Errorf("unknown OLTP script %q (have %v)", script, Scripts)
 	}
-	if o.Tables < 1 || o.Tables > 100000 {
-		return fmt.Errorf("--tables must be within 1..100000, got %d", o.Tables)
-	}
-	if o.TableSize < 1 || o.TableSize > 1<<31-1 {
-		return fmt.Errorf("--table-size must be within 1..2147483647, got %d", o.TableSize)
-	}
-	if o.RangeSize < 1 {
-		return fmt.Errorf("--range-size must be >= 1, got %d", o.RangeSize)
-	}
-	for name, v := range map[string]int{
-		"--point-selects": o.PointSelects, "--simple-ranges": o.SimpleRanges, "--sum-ranges": o.SumRanges,
-		"--order-ranges": o.OrderRanges, "--distinct-ranges": o.DistinctRanges, "--index-updates": o.IndexUpdates,
-		"--non-index-updates": o.NonIndexUpdates, "--delete-inserts": o.DeleteInserts,
-	} {
-		if v < 0 {
-			return fmt.Errorf("%s must be >= 0, got %d", name, v)
+	fs, c := &workload.FlagSet{}, o
+	bindOptions(fs, &c, o)
+	for _, fl := range fs.Flags() {
+		if err := fl.Check(); err != nil {
+			return fmt.Errorf("--%s=%w", fl.Name, err)
 		}
 	}
 	for _, r := range o.StorageEngine {

@@ -101,10 +101,13 @@ func TestOptionsValidate(t *testing.T) {
 		mod  func(*Options)
 		want string
 	}{
-		{func(o *Options) { o.Tables = 0 }, "--tables"},
-		{func(o *Options) { o.TableSize = 0 }, "--table-size"},
-		{func(o *Options) { o.RangeSize = 0 }, "--range-size"},
-		{func(o *Options) { o.PointSelects = -1 }, "--point-selects"},
+		// The flags' ranges, in the command line's words.
+		{func(o *Options) { o.Tables = 0 }, "--tables=0 out of range 1..100000"},
+		{func(o *Options) { o.Tables = maxTables + 1 }, "--tables=100001 out of range 1..100000"},
+		{func(o *Options) { o.TableSize = 0 }, "--table-size=0 out of range"},
+		{func(o *Options) { o.RangeSize = 0 }, "--range-size=0 is below the minimum 1"},
+		{func(o *Options) { o.PointSelects = -1 }, "--point-selects=-1 is below the minimum 0"},
+		{func(o *Options) { o.DeleteInserts = -1 }, "--delete-inserts=-1 is below the minimum 0"},
 		{func(o *Options) { o.StorageEngine = "innodb; DROP" }, "not an identifier"},
 		{func(o *Options) { o.Rand.Type = "x" }, "--rand-type"},
 	} {

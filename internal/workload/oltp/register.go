@@ -15,10 +15,22 @@ func init() {
 // defineFlags declares sysbench's oltp_common options with the script's
 // defaults; every script has its own copy.
 func defineFlags(fs *workload.FlagSet, script string) workload.Factory {
-	d := DefaultOptions(script)
 	o := &Options{}
-	fs.Int(&o.Tables, "tables", d.Tables, "Number of sbtest tables.").Range(1, 100000)
-	fs.Int64(&o.TableSize, "table-size", d.TableSize, "Rows per table.").Range(1, 1<<31-1)
+	bindOptions(fs, o, DefaultOptions(script))
+	return workload.Factory{SQL: func(workload.Target) (workload.SQL, error) { return New(script, *o) }}
+}
+
+// Upper bounds of --tables and --table-size.
+const (
+	maxTables    = 100000
+	maxTableSize = 1<<31 - 1 // id is an INT
+)
+
+// bindOptions declares the options on fs, bound to o, with the defaults
+// d; their ranges are the options' only bounds (validate checks them too).
+func bindOptions(fs *workload.FlagSet, o *Options, d Options) {
+	fs.Int(&o.Tables, "tables", d.Tables, "Number of sbtest tables.").Range(1, maxTables)
+	fs.Int64(&o.TableSize, "table-size", d.TableSize, "Rows per table.").Range(1, maxTableSize)
 	fs.Int64(&o.RangeSize, "range-size", d.RangeSize, "Rows per range query.").Min(1)
 	fs.Int(&o.PointSelects, "point-selects", d.PointSelects, "Point SELECTs per transaction.").Min(0)
 	fs.Int(&o.SimpleRanges, "simple-ranges", d.SimpleRanges, "Simple range SELECTs per transaction.").Min(0)
@@ -39,5 +51,4 @@ func defineFlags(fs *workload.FlagSet, script string) workload.Factory {
 	fs.Float(&o.Rand.SpecRes, "rand-spec-res", d.Rand.SpecRes, "special: % of draws in the hot slice.").Range(0, 100)
 	fs.Float(&o.Rand.ParetoH, "rand-pareto-h", d.Rand.ParetoH, "pareto: h.")
 	fs.Float(&o.Rand.ZipfianExp, "rand-zipfian-exp", d.Rand.ZipfianExp, "zipfian: exponent.")
-	return func(workload.Target) (workload.Workload, error) { return New(script, *o) }
 }

@@ -80,7 +80,7 @@ type terminal struct {
 }
 
 // NewTerminal returns one sysbench thread.
-func (w *Workload) NewTerminal(id int, rng *rand.Rand) workload.Terminal {
+func (w *Workload) NewTerminal(id int, rng *rand.Rand) workload.SQLTerminal {
 	t := &terminal{w: w, rng: rng, stmts: make([][nStmts]rawStmt, w.opt.Tables),
 		cbuf: make([]byte, 0, cLen), pbuf: make([]byte, 0, padLen)}
 	for i := range t.args {

@@ -22,7 +22,7 @@ var (
 	thinkSeconds  = map[string]float64{TxNewOrder: 12, TxPayment: 12, TxOrderStatus: 10, TxDelivery: 5, TxStockLevel: 5}
 )
 
-// terminal is one client of the workload; see workload.Terminal.
+// terminal is one client of the workload; see workload.SQLTerminal.
 type terminal struct {
 	w  *Workload
 	id int
@@ -43,7 +43,7 @@ type terminal struct {
 // when the run state is known (first Run): warehouse id%W+1, district
 // (id/W)%10+1, so the first 10*W terminals get distinct (W, D) pairs as in
 // BenchmarkSQL.
-func (w *Workload) NewTerminal(id int, r *rand.Rand) workload.Terminal {
+func (w *Workload) NewTerminal(id int, r *rand.Rand) workload.SQLTerminal {
 	return &terminal{w: w, id: id, r: r, deck: newDeck(w.opts.Weights), pos: deckSize}
 }
 

@@ -105,9 +105,8 @@ type runState struct {
 }
 
 var (
-	_ workload.Workload    = (*Workload)(nil)
-	_ workload.Initializer = (*Workload)(nil)
-	_ workload.Headliner   = (*Workload)(nil)
+	_ workload.SQL            = (*Workload)(nil)
+	_ workload.SQLInitializer = (*Workload)(nil)
 )
 
 // New validates opts and returns the workload.
@@ -138,9 +137,6 @@ func New(opts Options) (*Workload, error) {
 
 // Name is the workload label.
 func (w *Workload) Name() string { return "tpcc" }
-
-// HeadlineType is New-Order: its completions per minute are tpmC.
-func (w *Workload) HeadlineType() string { return TxNewOrder }
 
 // TxTypes lists the five transaction labels.
 func (w *Workload) TxTypes() []string { return append([]string(nil), txTypes...) }

@@ -174,6 +174,9 @@ func parse(args []string, stderr io.Writer) (*flags, *command, string, error) {
 	for _, spec := range workload.Specs() {
 		c := &command{spec: spec, fs: &workload.FlagSet{}}
 		c.factory = spec.Define(c.fs)
+		if err := c.checkFactory(); err != nil {
+			panic("cli: " + err.Error())
+		}
 		cmd := app.Command(spec.Name, spec.Help)
 		bindFlags(cmd, c.fs)
 		for _, p := range spec.Phases {

@@ -19,7 +19,6 @@ import (
 
 	"github.com/walab/walab/internal/runner"
 	"github.com/walab/walab/internal/testenv"
-	"github.com/walab/walab/internal/workload"
 )
 
 var (
@@ -212,9 +211,9 @@ func TestTPCCProps(t *testing.T) {
 		require.NoError(t, err)
 		tf, err := c.spec.TargetFile(props)
 		require.NoError(t, err)
-		w, err := c.factory(workload.Target{Name: "x", File: tf})
-		require.NoError(t, err)
-		return runConfig(f, &target{name: "x", file: tf, wl: w})
+		tg := &target{name: "x", file: tf}
+		require.NoError(t, c.build(f, tg))
+		return tg.run
 	}
 	cfg := runCfg()
 	require.Equal(t, 2, cfg.Threads)

@@ -34,12 +34,23 @@ import (
 
 // target is one resolved target with its workload.
 type target struct {
-	name string
-	dsn  string
-	file *workload.TargetFile // nil unless given as a file
-	wl   workload.Workload
-	db   *sql.DB // nil for a local workload
+	name  string
+	dsn   string               // "" for a local workload, and until a props file is read
+	props string               // the props file the target was given as ("" for none)
+	file  *workload.TargetFile // props read; nil unless given as a file
+	// The workload: local (wl) or on the database (sql, on db).
+	wl     workload.Workload
+	sql    workload.SQL
+	db     *sql.DB
+	stages workload.Stages // prepare, check and cleanup; nil when the workload has none
+	// run is the runner's configuration, computed once (runConfig);
+	// workers are prepare's loaders.
+	run     runner.Config
+	workers int
 }
+
+// conns is how many connections the target's phases hold at most.
+func (t *target) conns() int { return max(t.run.Threads, t.workers) }
 
 func execute(f *flags, c *command, phase string, stdout, stderr io.Writer, logger *slog.Logger) (int, error) {
 	if f.run.seed == 0 {
@@ -49,6 +60,10 @@ func execute(f *flags, c *command, phase string, stdout, stderr io.Writer, logge
 	if err != nil {
 		return 0, err
 	}
+	plan := planConns(f, targets, os.Getenv("GOMAXPROCS") != "", runtime.GOMAXPROCS(0))
+	if plan.procs != runtime.GOMAXPROCS(0) {
+		runtime.GOMAXPROCS(plan.procs) // the process's one place that sets it
+	}
 	defer func() {
 		for _, t := range targets {
 			if t.db != nil {
@@ -56,6 +71,9 @@ func execute(f *flags, c *command, phase string, stdout, stderr io.Writer, logge
 			}
 		}
 	}()
+	if err := openDBs(f, targets, plan.opts); err != nil {
+		return 0, err
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 
@@ -70,13 +88,13 @@ func execute(f *flags, c *command, phase string, stdout, stderr io.Writer, logge
 			pm = runner.NewPrepareMetrics(reg)
 			defer serveMetrics(f, reg, logger)()
 		}
-		return 0, forEach(targets, func(t *target) error { return prepare(ctx, f, t, c.spec.Name, stderr, len(targets) > 1, pm) })
+		return 0, forEach(targets, func(t *target) error { return prepare(ctx, t, c.spec.Name, stderr, len(targets) > 1, pm) })
 	case "cleanup":
-		return 0, forEach(targets, func(t *target) error { return t.wl.Cleanup(ctx, t.db) })
+		return 0, forEach(targets, func(t *target) error { return t.stages.Cleanup(ctx) })
 	case "check":
 		return check(ctx, targets, stdout)
 	case "run":
-		return runPhase(ctx, f, c, targets, stdout, stderr, logger)
+		return runPhase(ctx, f, targets, stdout, stderr, logger)
 	}
 	return 0, fmt.Errorf("unknown phase %q", phase)
 }
@@ -109,17 +127,37 @@ func fileWorkloads() string {
 	return strings.Join(names, ", ") + " only"
 }
 
+// resolveTargets names the targets of the command line (--props, --target,
+// or the connection flags; "local" for a local workload), reads their
+// props files and builds each one's workload and run configuration. It
+// opens nothing.
 func resolveTargets(f *flags, c *command, stderr io.Writer) ([]*target, error) {
-	if c.spec.Local {
+	if c.local() {
 		if len(f.targets) > 0 || len(f.props) > 0 {
 			return nil, fmt.Errorf("%s runs on the client alone: --target and --props do not apply", c.spec.Name)
 		}
-		w, err := c.factory(workload.Target{Name: "local", Seed: f.run.seed})
-		if err != nil {
-			return nil, err
-		}
-		return []*target{{name: "local", wl: w}}, nil
+		t := &target{name: "local"}
+		return []*target{t}, c.build(f, t)
 	}
+	out, err := namedTargets(f)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range out {
+		if t.props != "" {
+			if err := readProps(c, t, stderr); err != nil {
+				return nil, err
+			}
+		}
+		if err := c.build(f, t); err != nil {
+			return nil, fmt.Errorf("target %s: %w", t.name, err)
+		}
+	}
+	return out, nil
+}
+
+// namedTargets are the database targets the command line names, each once.
+func namedTargets(f *flags) ([]*target, error) {
 	var out []*target
 	seen := map[string]bool{}
 	add := func(t *target) error {
@@ -132,7 +170,7 @@ func resolveTargets(f *flags, c *command, stderr io.Writer) ([]*target, error) {
 	}
 	for _, p := range f.props {
 		name := strings.TrimSuffix(filepath.Base(p), filepath.Ext(p))
-		if err := add(&target{name: name, dsn: "file:" + p}); err != nil {
+		if err := add(&target{name: name, props: p}); err != nil {
 			return nil, err
 		}
 	}
@@ -141,11 +179,7 @@ func resolveTargets(f *flags, c *command, stderr io.Writer) ([]*target, error) {
 		if err != nil {
 			return nil, err
 		}
-		t := &target{name: tg.Name, dsn: tg.DSN}
-		if tg.Props != "" {
-			t.dsn = "file:" + tg.Props
-		}
-		if err := add(t); err != nil {
+		if err := add(&target{name: tg.Name, dsn: tg.DSN, props: tg.Props}); err != nil {
 			return nil, err
 		}
 	}
@@ -156,39 +190,57 @@ func resolveTargets(f *flags, c *command, stderr io.Writer) ([]*target, error) {
 		}
 		out = append(out, &target{name: "default", dsn: dsn})
 	}
-	for _, t := range out {
-		if p, ok := strings.CutPrefix(t.dsn, "file:"); ok {
-			if c.spec.TargetFile == nil {
-				return nil, fmt.Errorf("target %s: a props file is for %s", t.name, fileWorkloads())
-			}
-			tf, err := c.spec.TargetFile(p)
-			if err != nil {
-				return nil, fmt.Errorf("target %s: %w", t.name, err)
-			}
-			for _, w := range tf.Warnings {
-				fmt.Fprintf(stderr, "target %s: %s: %s\n", t.name, p, w)
-			}
-			t.file, t.dsn = tf, tf.DSN
-		}
-		var err error
-		if t.wl, err = c.factory(workload.Target{Name: t.name, File: t.file, Seed: f.run.seed}); err != nil {
-			return nil, fmt.Errorf("target %s: %w", t.name, err)
-		}
+	return out, nil
+}
+
+// readProps reads the props file t was given as: its DSN and settings.
+func readProps(c *command, t *target, stderr io.Writer) error {
+	if c.spec.TargetFile == nil {
+		return fmt.Errorf("target %s: a props file is for %s", t.name, fileWorkloads())
 	}
+	tf, err := c.spec.TargetFile(t.props)
+	if err != nil {
+		return fmt.Errorf("target %s: %w", t.name, err)
+	}
+	for _, w := range tf.Warnings {
+		fmt.Fprintf(stderr, "target %s: %s: %s\n", t.name, t.props, w)
+	}
+	t.file, t.dsn = tf, tf.DSN
+	return nil
+}
+
+// connPlan is how a run's connections are opened: the driver's options
+// and the Ps (GOMAXPROCS) the process needs for them, which execute
+// applies.
+type connPlan struct {
+	opts  driver.Options
+	procs int
+}
+
+// planConns decides the raw read wait of the targets' connections (see
+// rawReadPlan) given the process's procs and whether the user set them.
+func planConns(f *flags, targets []*target, userSetProcs bool, procs int) connPlan {
+	plan := connPlan{procs: procs}
 	terminals, blocking := 0, false
-	for _, t := range out {
-		terminals += max(runConfig(f, t).Threads, prepareWorkers(f, t))
-		blocking = blocking || driver.BlockingSocket(t.dsn)
-	}
-	var o driver.Options
-	if f.blockingIO && blocking {
-		var procs int
-		o.RawReadWait, procs = rawReadPlan(f.rawReadWait, terminals, os.Getenv("GOMAXPROCS") != "", runtime.GOMAXPROCS(0))
-		if procs != runtime.GOMAXPROCS(0) {
-			runtime.GOMAXPROCS(procs)
+	for _, t := range targets {
+		if t.sql != nil {
+			terminals += t.conns()
+			blocking = blocking || driver.BlockingSocket(t.dsn)
 		}
 	}
-	for _, t := range out {
+	if f.blockingIO && blocking {
+		plan.opts.RawReadWait, plan.procs = rawReadPlan(f.rawReadWait, terminals, userSetProcs, procs)
+	}
+	return plan
+}
+
+// openDBs opens the connection pool of every database target, sized for
+// its phases.
+func openDBs(f *flags, targets []*target, o driver.Options) error {
+	for _, t := range targets {
+		if t.sql == nil {
+			continue
+		}
 		var err error
 		if f.blockingIO {
 			t.db, err = driver.OpenDB(t.dsn, o)
@@ -196,13 +248,15 @@ func resolveTargets(f *flags, c *command, stderr io.Writer) ([]*target, error) {
 			t.db, err = sql.Open("mysql", t.dsn)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("target %s: %w", t.name, err)
+			return fmt.Errorf("target %s: %w", t.name, err)
 		}
-		n := max(runConfig(f, t).Threads, prepareWorkers(f, t)) + 2
+		n := t.conns() + 2
 		t.db.SetMaxOpenConns(n)
 		t.db.SetMaxIdleConns(n)
+		t.run.DB = t.db
+		t.stages = workload.OnDB(t.sql, t.db)
 	}
-	return out, nil
+	return nil
 }
 
 // maxRawReadProcs bounds the Ps loadgen asks for so that every terminal
@@ -266,13 +320,13 @@ func prepareWorkers(f *flags, t *target) int {
 	return f.run.threads
 }
 
-func prepare(ctx context.Context, f *flags, t *target, wl string, stderr io.Writer, multi bool, pm *runner.PrepareMetrics) error {
+func prepare(ctx context.Context, t *target, wl string, stderr io.Writer, multi bool, pm *runner.PrepareMetrics) error {
 	if t.db != nil {
 		if err := ensureDatabase(ctx, t.dsn); err != nil {
 			return err
 		}
 	}
-	workers := prepareWorkers(f, t)
+	workers := t.workers
 	prefix := ""
 	if multi {
 		prefix = "[" + t.name + "] "
@@ -286,7 +340,7 @@ func prepare(ctx context.Context, f *flags, t *target, wl string, stderr io.Writ
 			p.Update(e)
 		}
 	}
-	err := t.wl.Prepare(ctx, t.db, workload.PrepareOptions{Workers: workers, Progress: update})
+	err := t.stages.Prepare(ctx, workload.PrepareOptions{Workers: workers, Progress: update})
 	p.Done()
 	return err
 }
@@ -294,7 +348,7 @@ func prepare(ctx context.Context, f *flags, t *target, wl string, stderr io.Writ
 func check(ctx context.Context, targets []*target, stdout io.Writer) (int, error) {
 	failed := false
 	for _, t := range targets {
-		res, err := t.wl.Check(ctx, t.db)
+		res, err := t.stages.Check(ctx)
 		for _, c := range res {
 			status := "PASS"
 			if !c.Passed {
@@ -332,7 +386,7 @@ func serveMetrics(f *flags, reg *prometheus.Registry, logger *slog.Logger) (stop
 	return func() { srv.Close() }
 }
 
-func runPhase(ctx context.Context, f *flags, c *command, targets []*target, stdout, stderr io.Writer, logger *slog.Logger) (int, error) {
+func runPhase(ctx context.Context, f *flags, targets []*target, stdout, stderr io.Writer, logger *slog.Logger) (int, error) {
 	if f.runID == "" {
 		f.runID = newRunID()
 	}
@@ -348,8 +402,8 @@ func runPhase(ctx context.Context, f *flags, c *command, targets []*target, stdo
 	out := &lockedWriter{w: stdout, mu: &outMu}
 	results := make([]*runner.Result, len(targets))
 	err := forEach(targets, func(t *target) error {
-		cfg := runConfig(f, t)
-		cfg.Local = c.spec.Local
+		cfg := t.run
+		cfg.RunID = f.runID
 		cfg.Out, cfg.Metrics = out, metrics
 		if multi {
 			cfg.LinePrefix = "[" + t.name + "] "
@@ -362,7 +416,7 @@ func runPhase(ctx context.Context, f *flags, c *command, targets []*target, stdo
 			name = t.name
 		}
 		var describe func(io.Writer)
-		if d, ok := t.wl.(workload.Describer); ok {
+		if d, ok := t.info().(workload.Describer); ok {
 			describe = d.Describe
 		}
 		fmt.Fprint(out, runner.Banner(cfg.Threads, cfg.Rate, name, describe))
@@ -430,16 +484,17 @@ func judgeRun(interrupted bool, lim limits, results []*runner.Result, w io.Write
 	return code
 }
 
-// runConfig is the runner's configuration for t: the runner flags, under
-// the target file's settings where the user gave no flag, under the
-// workload's own settings (tpcc --terminals).
-func runConfig(f *flags, t *target) runner.Config {
+// runConfig is the runner's configuration for t (without its DB, run id
+// and outputs): the runner flags, under the target file's settings where
+// the user gave no flag, under the workload's own settings (tpcc
+// --terminals).
+func runConfig(f *flags, c *command, t *target) runner.Config {
 	r := &f.run
 	cfg := runner.Config{
-		Target: t.name, Workload: t.wl, DB: t.db, Threads: r.threads,
+		Target: t.name, Workload: t.wl, SQL: t.sql, Report: c.spec.Report, Threads: r.threads,
 		Duration: time.Duration(r.timeSec) * time.Second, Events: r.events, Rate: r.rate,
 		ReportInterval: time.Duration(r.reportInterval) * time.Second, Percentile: r.percentile,
-		RunID: f.runID, Scenario: f.scenario, Seed: r.seed, MaxRetries: r.maxRetries, DrainTimeout: r.drainTimeout,
+		Scenario: f.scenario, Seed: r.seed, MaxRetries: r.maxRetries, DrainTimeout: r.drainTimeout,
 	}
 	var perThread int64
 	if t.file != nil {
@@ -457,7 +512,7 @@ func runConfig(f *flags, t *target) runner.Config {
 			cfg.Rate = o.Rate
 		}
 	}
-	if ro, ok := t.wl.(workload.RunOptioner); ok {
+	if ro, ok := t.info().(workload.RunOptioner); ok {
 		o := ro.RunOptions()
 		if o.Threads > 0 {
 			cfg.Threads = o.Threads

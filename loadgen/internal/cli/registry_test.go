@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"math/rand/v2"
 	"os"
@@ -30,32 +29,31 @@ var lastEcho atomic.Pointer[echoWorkload]
 
 func init() {
 	workload.Register(workload.Spec{
-		Name:  "echo_test",
-		Help:  "a workload registered only by the cli tests",
-		Local: true,
+		Name: "echo_test",
+		Help: "a workload registered only by the cli tests",
 		Define: func(fs *workload.FlagSet) workload.Factory {
 			var word string
 			var weight int
 			fs.String(&word, "echo-word", "hello", "Word each event says.")
 			fs.Int(&weight, "echo-weight", 1, "Statements per event.").Range(1, 10)
-			return func(workload.Target) (workload.Workload, error) {
+			return workload.Factory{Local: func(workload.Target) (workload.Workload, error) {
 				w := &echoWorkload{word: word, weight: weight}
 				lastEcho.Store(w)
 				return w, nil
-			}
+			}}
 		},
 	})
 }
 
 func (w *echoWorkload) Name() string { return "echo_test" }
-func (w *echoWorkload) Prepare(context.Context, *sql.DB, workload.PrepareOptions) error {
+func (w *echoWorkload) Prepare(context.Context, workload.PrepareOptions) error {
 	return nil
 }
-func (w *echoWorkload) Check(context.Context, *sql.DB) ([]workload.CheckResult, error) {
+func (w *echoWorkload) Check(context.Context) ([]workload.CheckResult, error) {
 	return []workload.CheckResult{{Name: "word", Passed: w.word != "", Detail: w.word}}, nil
 }
-func (w *echoWorkload) Cleanup(context.Context, *sql.DB) error { return nil }
-func (w *echoWorkload) TxTypes() []string                      { return []string{w.word} }
+func (w *echoWorkload) Cleanup(context.Context) error { return nil }
+func (w *echoWorkload) TxTypes() []string             { return []string{w.word} }
 func (w *echoWorkload) NewTerminal(int, *rand.Rand) workload.Terminal {
 	return &echoTerminal{w: w}
 }
@@ -63,10 +61,10 @@ func (w *echoWorkload) NewTerminal(int, *rand.Rand) workload.Terminal {
 type echoTerminal struct{ w *echoWorkload }
 
 func (t *echoTerminal) Next() string { return t.w.word }
-func (t *echoTerminal) Run(_ context.Context, conn *sql.Conn, _ string) (workload.Result, error) {
-	if conn != nil {
-		panic("a local workload got a connection")
-	}
+
+// Run has no connection to get: a local workload's terminal is a core
+// workload.Terminal.
+func (t *echoTerminal) Run(context.Context, string) (workload.Result, error) {
 	t.w.runs.Add(1)
 	return workload.Result{Reads: t.w.weight}, nil
 }

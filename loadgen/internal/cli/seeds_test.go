@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"github.com/walab/walab/internal/workload"
 )
 
 // TestSeedCommandLines: every sysbench command line of the seeds (002 and
@@ -47,7 +46,7 @@ func TestSeedCommandLines(t *testing.T) {
 		{seed: "002", line: "--threads=8 --time=60 --test=cpu --cpu-max-prime=1000 run", wl: "cpu", phase: "run"},
 		{seed: "002", line: "memory --events=0 --threads=XXX --memory-block-size=1M --memory-total-size=100G --memory-scope=global --memory-oper=read --memory-access-mode=rnd run", wl: "memory", phase: "run",
 			checkOptions: func(t *testing.T, f *flags, c *command) {
-				cfg := runConfig(f, &target{wl: mustFactory(t, c)})
+				cfg := mustBuild(t, f, c).run
 				require.Equal(t, int64(100*1024), cfg.Events, "100G in 1M blocks: the run ends there or at --time")
 			}},
 	} {
@@ -89,10 +88,10 @@ func TestCompatOptions(t *testing.T) {
 	require.Equal(t, "flag", f.conn.Password, "the flag wins over MYSQL_PWD")
 }
 
-// mustFactory builds the command's workload as a run would.
-func mustFactory(t *testing.T, c *command) workload.Workload {
+// mustBuild builds the command's workload as a run would.
+func mustBuild(t *testing.T, f *flags, c *command) *target {
 	t.Helper()
-	w, err := c.factory(workload.Target{Name: "x"})
-	require.NoError(t, err)
-	return w
+	tg := &target{name: "x"}
+	require.NoError(t, c.build(f, tg))
+	return tg
 }
