@@ -17,7 +17,7 @@ import (
 var LoadgenFlags = []string{
 	"completion-bash", "completion-script-bash", "completion-script-zsh", "cpuprofile", "db-driver", "db-ps-mode",
 	"defaults-extra-file", "drain-timeout", "events", "help", "help-long", "help-man", "histogram", "log.level",
-	"max-error-rate", "max-requests", "max-retries", "max-time", "memprofile", "mysql-blocking-io", "mysql-db",
+	"max-error-rate", "max-requests", "max-retries", "max-time", "max-unreachable", "memprofile", "mysql-blocking-io", "mysql-db",
 	"mysql-host", "mysql-ignore-errors", "mysql-password", "mysql-password-file", "mysql-port", "mysql-raw-read-wait",
 	"mysql-socket", "mysql-user", "num-threads", "oltp-table-size", "oltp-tables-count", "percentile", "props",
 	"rand-seed", "rate", "report-interval", "result-json", "run-id", "scale", "scenario", "tables", "target", "test",
