@@ -55,7 +55,7 @@ func TestExperimentSeed000Sim(t *testing.T) {
 	promAddr, _ := startPrometheus(t, dir, promBin, [2]string{"walab-exporter", exporterAddr}, [2]string{"walab-loadgen", loadgenAddr})
 
 	out := filepath.Join(dir, "experiment")
-	runExperiment(t, 4*time.Minute, bins["walab"], []string{"../deploy/experiments/seed000-sim.yml", "--out", out, "--progress", "10s"},
+	runExperiment(t, 8*time.Minute, bins["walab"], []string{"../deploy/experiments/seed000-sim.yml", "--out", out, "--progress", "10s"},
 		"WALAB_EXPORTER=http://"+exporterAddr, "WALAB_PROMETHEUS=http://"+promAddr,
 		"WALAB_DEVICE="+simDevice, "WALAB_ROUND=5s", "WALAB_LOADGEN="+bins["loadgen"],
 		"WALAB_MYSQL_1_PORT=3306", "WALAB_DB_1=i19_seed000_1",
