@@ -24,14 +24,15 @@ func (e *Executor) writeReport() error {
 // aggregates and the comparison as Markdown.
 func (e *Executor) Report() string {
 	var b strings.Builder
-	groups := Aggregate(e.Plan, e.state.Runs)
-	e.reportHeader(&b)
+	p, st := e.Plan, e.state
+	groups := Aggregate(p, st.Runs)
+	reportHeader(&b, p, st, e.Out)
 	e.reportVerdict(&b, groups)
-	e.reportRuns(&b, groups)
+	reportRuns(&b, p, st.Runs, groups)
 	e.reportFio(&b)
-	e.reportChecks(&b)
+	reportChecks(&b, st.Checks)
 	e.reportFingerprints(&b)
-	e.reportSteps(&b)
+	reportSteps(&b, e.items, st.Steps)
 	fmt.Fprintf(&b, "\n## Plan\n\n%s", fenced(string(e.PlanBytes), "yaml"))
 	return b.String()
 }

@@ -10,9 +10,8 @@ import (
 // (report.go, fio_report.go), in the order Report writes them.
 
 // reportHeader is the title line: when, which device, where.
-func (e *Executor) reportHeader(b *strings.Builder) {
+func reportHeader(b *strings.Builder, p *Plan, st *State, out string) {
 	w := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
-	p, st := e.Plan, e.state
 	w("# Experiment %s\n\n", p.Name)
 	w("Started %s", st.Created.Format(time.RFC3339))
 	if st.Finished != nil {
@@ -24,12 +23,12 @@ func (e *Executor) reportHeader(b *strings.Builder) {
 	if p.Exporter != "" {
 		w(" (exporter %s)", p.Exporter)
 	}
-	w(". Output directory `%s`.\n\n", e.Out)
+	w(". Output directory `%s`.\n\n", out)
 }
 
 // reportRuns is the runs' aggregates, each sweep's peak and every counted
 // run.
-func (e *Executor) reportRuns(b *strings.Builder, groups []Group) {
+func reportRuns(b *strings.Builder, p *Plan, runs []RunRecord, groups []Group) {
 	w := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	w("## Runs (mean [95%% interval] min–max over repetitions)\n\n")
 	w("| run | scenario | threads | n | TPS | tpmC | WA (drive counters, start→end) | p95 ms (max over targets) |\n|---|---|---|---|---|---|---|---|\n")
@@ -38,9 +37,9 @@ func (e *Executor) reportRuns(b *strings.Builder, groups []Group) {
 			statsText(g.TPS, 1), statsText(g.TpmC, 0), statsText(g.WA, 3), statsText(g.P95Ms, 2))
 	}
 	w("\n")
-	e.reportSweeps(b, groups)
+	reportSweeps(b, p, groups)
 	w("### Every counted run\n\n| run id | step | attempt | start | duration | TPS | WA | host MiB | NAND MiB | drift start→end |\n|---|---|---|---|---|---|---|---|---|---|\n")
-	for _, r := range e.state.Runs {
+	for _, r := range runs {
 		w("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %d |\n", r.RunID, r.Step, r.Attempt, r.Start.Format("15:04:05"),
 			r.End.Sub(r.Start).Round(time.Second), opt(r.TPS, 1, 1), opt(r.WA, 3, 1), opt(r.HostBytes, 1, 1<<20), opt(r.MediaBytes, 1, 1<<20), len(r.Drift))
 	}
@@ -49,9 +48,9 @@ func (e *Executor) reportRuns(b *strings.Builder, groups []Group) {
 
 // reportSweeps names each sweep's peak throughput and the thread counts
 // it cannot be told apart from.
-func (e *Executor) reportSweeps(b *strings.Builder, groups []Group) {
+func reportSweeps(b *strings.Builder, p *Plan, groups []Group) {
 	w := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
-	for _, r := range e.Plan.Runs {
+	for _, r := range p.Runs {
 		if r.Sweep == nil {
 			continue
 		}
@@ -75,24 +74,24 @@ func (e *Executor) reportSweeps(b *strings.Builder, groups []Group) {
 }
 
 // reportChecks is the pre-run checks' outcomes.
-func (e *Executor) reportChecks(b *strings.Builder) {
+func reportChecks(b *strings.Builder, checks []CheckResult) {
 	w := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	w("## Pre-run checks\n\n| run | check | result | detail |\n|---|---|---|---|\n")
-	for _, c := range e.state.Checks {
+	for _, c := range checks {
 		w("| %s | %s | %s | %s |\n", c.Run, c.Check, strings.ToUpper(c.Status), cell(c.Reason))
 	}
-	if len(e.state.Checks) == 0 {
+	if len(checks) == 0 {
 		w("| | (none in the plan) | | |\n")
 	}
 	w("\n")
 }
 
 // reportSteps is every step's status, attempts, time and log.
-func (e *Executor) reportSteps(b *strings.Builder) {
+func reportSteps(b *strings.Builder, items []Item, steps map[string]*StepState) {
 	w := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	w("## Steps\n\n| step | phase | status | attempts | took | log |\n|---|---|---|---|---|---|\n")
-	for _, it := range e.items {
-		s := e.state.Steps[it.ID]
+	for _, it := range items {
+		s := steps[it.ID]
 		if s == nil {
 			w("| %s | %s | not run | 0 | | |\n", it.ID, it.Phase)
 			continue
