@@ -35,8 +35,9 @@ type outputPaths struct{ csv, json, html, png string }
 var compareFlagOf = map[string]string{"LastHours": "--last-hours", "Round": "--round", "Select": "--select", "Checks.Placement": "--placement-check"}
 
 func defineCompare(app *kingpin.Application) *compareCmd {
-	c := &compareCmd{opts: compare.DefaultOptions()}
-	d, o := compare.DefaultOptions(), &c.opts
+	d := compare.DefaultOptions()
+	c := &compareCmd{opts: d}
+	o := &c.opts
 	cmd := app.Command("compare", "Judge a candidate run against a baseline run: steady state, comparability checks, WA and throughput changes with 95% intervals. Exit 0 VALID, 3 NOT VALID, 1 error, 2 usage.")
 	c.cmd = cmd
 	cmd.Flag("prometheus.url", "Prometheus base URL (or any store with its HTTP API).").Default("http://127.0.0.1:9090").StringVar(&c.promURL)
