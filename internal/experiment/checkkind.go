@@ -50,3 +50,10 @@ var checkKinds = map[string]checkKind{
 	"mount_options": mountOptionsCheck,
 	"alignment":     alignmentCheck,
 }
+
+func (c Check) onFail() string {
+	if c.OnFail == "" {
+		return "stop"
+	}
+	return c.OnFail
+}

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/walab/walab/internal/fingerprint"
 )
@@ -26,92 +25,15 @@ func (e *Executor) writeReport() error {
 func (e *Executor) Report() string {
 	var b strings.Builder
 	p, st := e.Plan, e.state
-	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
-	w("# Experiment %s\n\n", p.Name)
-	w("Started %s", st.Created.Format(time.RFC3339))
-	if st.Finished != nil {
-		w(", finished %s", st.Finished.Format(time.RFC3339))
-	}
-	if p.Device != "" {
-		w(". Device `%s`", p.Device)
-	}
-	if p.Exporter != "" {
-		w(" (exporter %s)", p.Exporter)
-	}
-	w(". Output directory `%s`.\n\n", e.Out)
-
 	groups := Aggregate(p, st.Runs)
+	reportHeader(&b, p, st, e.Out)
 	e.reportVerdict(&b, groups)
-
-	w("## Runs (mean [95%% interval] min–max over repetitions)\n\n")
-	w("| run | scenario | threads | n | TPS | tpmC | WA (drive counters, start→end) | p95 ms (max over targets) |\n|---|---|---|---|---|---|---|---|\n")
-	for _, g := range groups {
-		w("| %s | %s | %s | %d | %s | %s | %s | %s |\n", g.Run, g.Scenario, threadsText(g.Threads), len(g.Runs),
-			statsText(g.TPS, 1), statsText(g.TpmC, 0), statsText(g.WA, 3), statsText(g.P95Ms, 2))
-	}
-	w("\n")
-	for _, r := range p.Runs {
-		if r.Sweep == nil {
-			continue
-		}
-		if th, s, ok := Peak(groups, r.Name); ok {
-			w("Sweep %s: peak throughput at **%d threads**, %.1f TPS (mean of %d)", r.Name, th, s.Mean, s.N)
-			var close []string
-			for _, g := range groups {
-				if g.Run == r.Name && g.Threads != th && g.TPS != nil && overlaps(s, *g.TPS) {
-					close = append(close, fmt.Sprint(g.Threads))
-				}
-			}
-			if len(close) > 0 {
-				w("; its 95%% interval overlaps that of %s threads: the peak is not clearly above them", strings.Join(close, ", "))
-			}
-			w(".\n\n")
-		} else {
-			w("Sweep %s: no throughput recorded, no peak.\n\n", r.Name)
-		}
-	}
-
-	w("### Every counted run\n\n| run id | step | attempt | start | duration | TPS | WA | host MiB | NAND MiB | drift start→end |\n|---|---|---|---|---|---|---|---|---|---|\n")
-	for _, r := range st.Runs {
-		w("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %d |\n", r.RunID, r.Step, r.Attempt, r.Start.Format("15:04:05"),
-			r.End.Sub(r.Start).Round(time.Second), opt(r.TPS, 1, 1), opt(r.WA, 3, 1), opt(r.HostBytes, 1, 1<<20), opt(r.MediaBytes, 1, 1<<20), len(r.Drift))
-	}
-	w("\n")
+	reportRuns(&b, p, st.Runs, groups)
 	e.reportFio(&b)
-
-	w("## Pre-run checks\n\n| run | check | result | detail |\n|---|---|---|---|\n")
-	for _, c := range st.Checks {
-		w("| %s | %s | %s | %s |\n", c.Run, c.Check, strings.ToUpper(c.Status), cell(c.Reason))
-	}
-	if len(st.Checks) == 0 {
-		w("| | (none in the plan) | | |\n")
-	}
-	w("\n")
-
+	reportChecks(&b, st.Checks)
 	e.reportFingerprints(&b)
-
-	w("## Steps\n\n| step | phase | status | attempts | took | log |\n|---|---|---|---|---|---|\n")
-	for _, it := range e.items {
-		s := st.Steps[it.ID]
-		if s == nil {
-			w("| %s | %s | not run | 0 | | |\n", it.ID, it.Phase)
-			continue
-		}
-		took := ""
-		if !s.End.IsZero() {
-			took = s.End.Sub(s.Start).Round(time.Millisecond).String()
-		}
-		flag := ""
-		if it.Destructive {
-			flag = " (destructive)"
-		}
-		status := s.Status
-		if it.Phase == PhaseReport && s.Status == StatusStarted {
-			status = "writing"
-		}
-		w("| %s%s | %s | %s | %d | %s | %s |\n", it.ID, flag, it.Phase, status, s.Attempts, took, s.Log)
-	}
-	w("\n## Plan\n\n%s", fenced(string(e.PlanBytes), "yaml"))
+	reportSteps(&b, e.items, st.Steps)
+	fmt.Fprintf(&b, "\n## Plan\n\n%s", fenced(string(e.PlanBytes), "yaml"))
 	return b.String()
 }
 

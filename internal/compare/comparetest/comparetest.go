@@ -79,12 +79,13 @@ type Array struct {
 type series struct {
 	families []string
 	byFamily map[string][]string // family -> its series in order
+	types    map[string]string   // family -> OpenMetrics type
 	lines    map[string]*bytes.Buffer
 	value    map[string]float64
 }
 
 func newSeries() *series {
-	return &series{byFamily: map[string][]string{}, lines: map[string]*bytes.Buffer{}, value: map[string]float64{}}
+	return &series{byFamily: map[string][]string{}, types: map[string]string{}, lines: map[string]*bytes.Buffer{}, value: map[string]float64{}}
 }
 
 // add appends a sample of family{labels}: a counter grows by inc, a gauge
@@ -106,6 +107,21 @@ func (s *series) add(family, labels string, inc float64, set bool, ts int64) {
 	fmt.Fprintf(s.lines[key], "%s %g %d\n", key, s.value[key], ts)
 }
 
+func (s *series) counter(f, l string, inc float64, ts int64) {
+	s.types[f] = "counter"
+	s.add(f, l, inc, false, ts)
+}
+
+func (s *series) gauge(f, l string, v float64, ts int64) {
+	s.types[f] = "gauge"
+	s.add(f, l, v, true, ts)
+}
+
+func (s *series) untyped(f, l string, inc float64, ts int64) {
+	s.types[f] = "unknown"
+	s.add(f, l, inc, false, ts)
+}
+
 // bad replaces the sample add just wrote for family{labels} with v,
 // leaving the series' running value as it was.
 func (s *series) bad(family, labels string, v float64, ts int64) {
@@ -115,10 +131,10 @@ func (s *series) bad(family, labels string, v float64, ts int64) {
 	fmt.Fprintf(b, "%s{%s} %g %d\n", family, labels, v, ts)
 }
 
-func (s *series) bytes(types map[string]string) []byte {
+func (s *series) bytes() []byte {
 	var out bytes.Buffer
 	for _, f := range s.families {
-		name, typ := f, types[f]
+		name, typ := f, s.types[f]
 		if typ == "counter" {
 			name = strings.TrimSuffix(f, "_total")
 		}
@@ -131,121 +147,158 @@ func (s *series) bytes(types map[string]string) []byte {
 	return out.Bytes()
 }
 
+// minute is one sample time of a run: its minute m from the start, the
+// table's hour (1-based) it counts in, and the bytes the host and the NAND
+// wrote in the minute before it.
+type minute struct {
+	r          *Run
+	m, hour    int
+	ts         int64
+	host, nand float64
+	nandUp     bool // the NAND counter has a sample (not in NoNAND)
+}
+
 // OpenMetrics writes per-minute counters and run_info for the runs, in the
 // format `promtool tsdb create-blocks-from openmetrics` backfills.
 func OpenMetrics(runs []Run) []byte {
 	s := newSeries()
-	types := map[string]string{}
-	counter := func(f, l string, inc float64, ts int64) { types[f] = "counter"; s.add(f, l, inc, false, ts) }
-	gauge := func(f, l string, v float64, ts int64) { types[f] = "gauge"; s.add(f, l, v, true, ts) }
-	untyped := func(f, l string, inc float64, ts int64) { types[f] = "unknown"; s.add(f, l, inc, false, ts) }
-	ctrls := []string{"nvme0", "nvme1", "nvme2"}
-	for _, r := range runs {
-		minutes := 60 * len(r.WA)
-		for m := 0; m <= minutes; m++ {
-			ts := r.Start.Add(time.Duration(m) * time.Minute).Unix()
-			hour := (m-1)/60 + 1
-			var host, nand float64
+	for i := range runs {
+		r := &runs[i]
+		for m := 0; m <= 60*len(r.WA); m++ {
+			mn := minute{r: r, m: m, hour: (m-1)/60 + 1, ts: r.Start.Add(time.Duration(m) * time.Minute).Unix()}
 			if m > 0 {
-				if wa := r.WA[hour-1]; wa > 0 {
-					host, nand = compare.MiB, wa*compare.MiB
+				if wa := r.WA[mn.hour-1]; wa > 0 {
+					mn.host, mn.nand = compare.MiB, wa*compare.MiB
 				}
 			}
-			nandUp := m == 0 || !slices.Contains(r.NoNAND, hour)
+			mn.nandUp = m == 0 || !slices.Contains(r.NoNAND, mn.hour)
 			if r.Array == nil {
-				dl := `device="nvme0",source="ocp_c0"`
-				if r.Instance != "" {
-					dl = fmt.Sprintf("instance=%q,%s", r.Instance, dl)
-				}
-				counter("walab_nvme_host_written_bytes_total", dl, host, ts)
-				if v, ok := r.BadHost[hour]; ok && m == 60*hour {
-					s.bad("walab_nvme_host_written_bytes_total", dl, v, ts)
-				}
-				if r.Placed != nil {
-					counter("walab_nvme_write_bytes_total", `device="nvme0",directive="data_placement",placement_id="5"`, host**r.Placed, ts)
-					counter("walab_nvme_write_bytes_total", `device="nvme0",directive="none",placement_id="none"`, host*(1-*r.Placed), ts)
-				}
-				if nandUp {
-					counter("walab_nvme_media_written_bytes_total", dl, nand, ts)
-					if v, ok := r.BadNAND[hour]; ok && m == 60*hour {
-						s.bad("walab_nvme_media_written_bytes_total", dl, v, ts)
-					}
-				}
+				s.drive(mn)
 			} else {
-				counter("walab_blockdev_written_bytes_total", `device="md0"`, host, ts)
-				sync := m > 0 && slices.Contains(r.Array.SyncHours, hour)
-				for _, c := range ctrls {
-					member := host * r.Array.RAIDWA / 3
-					counter("walab_blockdev_written_bytes_total", fmt.Sprintf("device=%q", c+"n1"), member, ts)
-					counter("walab_nvme_host_written_bytes_total", fmt.Sprintf(`device=%q,source="ocp_c0"`, c), member, ts)
-					if nandUp {
-						counter("walab_nvme_media_written_bytes_total", fmt.Sprintf(`device=%q,source="ocp_c0"`, c), nand/3, ts)
-					}
-					gauge("walab_blockdev_member_info", fmt.Sprintf(`array="md0",device=%q`, c+"n1"), 1, ts)
-					gauge("walab_blockdev_leaf_info", fmt.Sprintf(`array="md0",controller=%q,device=%q`, c, c+"n1"), 1, ts)
-				}
-				gauge("walab_md_theoretical_write_amplification", `device="md0"`, 1.5, ts)
-				if sync {
-					gauge("walab_md_sync_active", `action="resync",device="md0"`, 1, ts)
-				} else {
-					gauge("walab_md_sync_active", `action="idle",device="md0"`, 0, ts)
-				}
+				s.array(mn)
 			}
-			gauge("walab_loadgen_run_info", fmt.Sprintf(`run_id=%q,scenario=%q,target="mysql1",workload="tpcc"`, r.ID, r.Scenario), 1, ts)
-			if r.TxnPerMin > 0 {
-				inc := 0.0
-				if host > 0 {
-					inc = r.TxnPerMin
-				}
-				counter("walab_loadgen_transactions_total", `outcome="committed",target="mysql1",type="new_order",workload="tpcc"`, inc, ts)
-				// Every transaction takes 10-20 ms: p95 19.5 ms, p99 19.9 ms
-				// by histogram_quantile's interpolation; with half of them
-				// 20-40 ms, 38.0 and 39.6 ms.
-				fast := inc * (1 - r.SlowShare)
-				for _, b := range []struct {
-					le  string
-					inc float64
-				}{{"0.01", 0}, {"0.02", fast}, {"0.04", inc}, {"+Inf", inc}} {
-					untyped("walab_loadgen_transaction_duration_seconds_bucket",
-						fmt.Sprintf(`le=%q,target="mysql1",type="new_order",workload="tpcc"`, b.le), b.inc, ts)
-				}
-			}
-			if r.Terminals > 0 {
-				gauge("walab_loadgen_active_terminals", `target="mysql1"`, r.Terminals, ts)
-				gauge("walab_loadgen_target_rate_per_second", `target="mysql1"`, r.RateLimit, ts)
-			}
-			if r.ServerCommitsPerMin > 0 {
-				inc := 0.0
-				if host > 0 {
-					inc = r.ServerCommitsPerMin
-				}
-				counter("walab_mysql_commands_total", `command="commit",target="mysql1"`, inc, ts)
-			}
-			for _, name := range slices.Sorted(maps.Keys(r.Settings)) {
-				gauge("walab_mysql_setting", fmt.Sprintf(`name=%q,target="mysql1"`, name), r.Settings[name], ts)
-			}
+			s.loadgen(mn)
+			s.mysql(mn)
 			if r.Block {
-				gauge("walab_blockdev_info", `controller="nvme0",device="nvme0n1",dm_name="",kind="nvme",parent=""`, 1, ts)
-				inc := 0.0
-				if m > 0 {
-					inc = 1
-				}
-				counter("walab_blockdev_writes_completed_total", `device="nvme0n1"`, 600*inc, ts)
-				counter("walab_blockdev_written_bytes_total", `device="nvme0n1"`, host, ts)
-				counter("walab_blockdev_write_time_seconds_total", `device="nvme0n1"`, 0.6*inc, ts)
-				counter("walab_blockdev_io_time_seconds_total", `device="nvme0n1"`, 30*inc, ts)
-				if len(r.SyncHours) > 0 {
-					gauge("walab_blockdev_leaf_info", `array="md0",controller="nvme0",device="nvme0n1"`, 1, ts)
-					if m > 0 && slices.Contains(r.SyncHours, hour) {
-						gauge("walab_md_sync_active", `action="check",device="md0"`, 1, ts)
-					} else {
-						gauge("walab_md_sync_active", `action="idle",device="md0"`, 0, ts)
-					}
-				}
+				s.block(mn)
 			}
 		}
 	}
-	return s.bytes(types)
+	return s.bytes()
+}
+
+// drive is one NVMe drive's counters (nvme0), with the placement tracer's
+// counts and the broken samples the run asks for.
+func (s *series) drive(mn minute) {
+	r, ts := mn.r, mn.ts
+	dl := `device="nvme0",source="ocp_c0"`
+	if r.Instance != "" {
+		dl = fmt.Sprintf("instance=%q,%s", r.Instance, dl)
+	}
+	s.counter("walab_nvme_host_written_bytes_total", dl, mn.host, ts)
+	if v, ok := r.BadHost[mn.hour]; ok && mn.m == 60*mn.hour {
+		s.bad("walab_nvme_host_written_bytes_total", dl, v, ts)
+	}
+	if r.Placed != nil {
+		s.counter("walab_nvme_write_bytes_total", `device="nvme0",directive="data_placement",placement_id="5"`, mn.host**r.Placed, ts)
+		s.counter("walab_nvme_write_bytes_total", `device="nvme0",directive="none",placement_id="none"`, mn.host*(1-*r.Placed), ts)
+	}
+	if mn.nandUp {
+		s.counter("walab_nvme_media_written_bytes_total", dl, mn.nand, ts)
+		if v, ok := r.BadNAND[mn.hour]; ok && mn.m == 60*mn.hour {
+			s.bad("walab_nvme_media_written_bytes_total", dl, v, ts)
+		}
+	}
+}
+
+// array is md0's chain: RAID 5 (2+1) over nvme0n1..nvme2n1 of controllers
+// nvme0..nvme2, with its theory and resyncs.
+func (s *series) array(mn minute) {
+	r, ts := mn.r, mn.ts
+	s.counter("walab_blockdev_written_bytes_total", `device="md0"`, mn.host, ts)
+	for _, c := range []string{"nvme0", "nvme1", "nvme2"} {
+		member := mn.host * r.Array.RAIDWA / 3
+		s.counter("walab_blockdev_written_bytes_total", fmt.Sprintf("device=%q", c+"n1"), member, ts)
+		s.counter("walab_nvme_host_written_bytes_total", fmt.Sprintf(`device=%q,source="ocp_c0"`, c), member, ts)
+		if mn.nandUp {
+			s.counter("walab_nvme_media_written_bytes_total", fmt.Sprintf(`device=%q,source="ocp_c0"`, c), mn.nand/3, ts)
+		}
+		s.gauge("walab_blockdev_member_info", fmt.Sprintf(`array="md0",device=%q`, c+"n1"), 1, ts)
+		s.gauge("walab_blockdev_leaf_info", fmt.Sprintf(`array="md0",controller=%q,device=%q`, c, c+"n1"), 1, ts)
+	}
+	s.gauge("walab_md_theoretical_write_amplification", `device="md0"`, 1.5, ts)
+	s.syncActive(mn.m > 0 && slices.Contains(r.Array.SyncHours, mn.hour), "resync", ts)
+}
+
+// syncActive is md0's sync state: action busy, or idle.
+func (s *series) syncActive(on bool, action string, ts int64) {
+	if on {
+		s.gauge("walab_md_sync_active", fmt.Sprintf(`action=%q,device="md0"`, action), 1, ts)
+	} else {
+		s.gauge("walab_md_sync_active", `action="idle",device="md0"`, 0, ts)
+	}
+}
+
+// loadgen is loadgen's run_info, committed New-Orders with their latency
+// histogram, and its offered load.
+func (s *series) loadgen(mn minute) {
+	r, ts := mn.r, mn.ts
+	s.gauge("walab_loadgen_run_info", fmt.Sprintf(`run_id=%q,scenario=%q,target="mysql1",workload="tpcc"`, r.ID, r.Scenario), 1, ts)
+	if r.TxnPerMin > 0 {
+		inc := 0.0
+		if mn.host > 0 {
+			inc = r.TxnPerMin
+		}
+		s.counter("walab_loadgen_transactions_total", `outcome="committed",target="mysql1",type="new_order",workload="tpcc"`, inc, ts)
+		// Every transaction takes 10-20 ms: p95 19.5 ms, p99 19.9 ms
+		// by histogram_quantile's interpolation; with half of them
+		// 20-40 ms, 38.0 and 39.6 ms.
+		fast := inc * (1 - r.SlowShare)
+		for _, b := range []struct {
+			le  string
+			inc float64
+		}{{"0.01", 0}, {"0.02", fast}, {"0.04", inc}, {"+Inf", inc}} {
+			s.untyped("walab_loadgen_transaction_duration_seconds_bucket",
+				fmt.Sprintf(`le=%q,target="mysql1",type="new_order",workload="tpcc"`, b.le), b.inc, ts)
+		}
+	}
+	if r.Terminals > 0 {
+		s.gauge("walab_loadgen_active_terminals", `target="mysql1"`, r.Terminals, ts)
+		s.gauge("walab_loadgen_target_rate_per_second", `target="mysql1"`, r.RateLimit, ts)
+	}
+}
+
+// mysql is server mysql1's COMMITs and variables.
+func (s *series) mysql(mn minute) {
+	r, ts := mn.r, mn.ts
+	if r.ServerCommitsPerMin > 0 {
+		inc := 0.0
+		if mn.host > 0 {
+			inc = r.ServerCommitsPerMin
+		}
+		s.counter("walab_mysql_commands_total", `command="commit",target="mysql1"`, inc, ts)
+	}
+	for _, name := range slices.Sorted(maps.Keys(r.Settings)) {
+		s.gauge("walab_mysql_setting", fmt.Sprintf(`name=%q,target="mysql1"`, name), r.Settings[name], ts)
+	}
+}
+
+// block is nvme0n1's block-layer counters, under md0 with SyncHours.
+func (s *series) block(mn minute) {
+	r, ts := mn.r, mn.ts
+	s.gauge("walab_blockdev_info", `controller="nvme0",device="nvme0n1",dm_name="",kind="nvme",parent=""`, 1, ts)
+	inc := 0.0
+	if mn.m > 0 {
+		inc = 1
+	}
+	s.counter("walab_blockdev_writes_completed_total", `device="nvme0n1"`, 600*inc, ts)
+	s.counter("walab_blockdev_written_bytes_total", `device="nvme0n1"`, mn.host, ts)
+	s.counter("walab_blockdev_write_time_seconds_total", `device="nvme0n1"`, 0.6*inc, ts)
+	s.counter("walab_blockdev_io_time_seconds_total", `device="nvme0n1"`, 30*inc, ts)
+	if len(r.SyncHours) > 0 {
+		s.gauge("walab_blockdev_leaf_info", `array="md0",controller="nvme0",device="nvme0n1"`, 1, ts)
+		s.syncActive(mn.m > 0 && slices.Contains(r.SyncHours, mn.hour), "check", ts)
+	}
 }
 
 // StartPrometheus backfills the runs into a TSDB and serves it on loopback.

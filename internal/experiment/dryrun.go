@@ -1,0 +1,90 @@
+package experiment
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// Dry run: every step of a plan with the command it would run, nothing run.
+
+// DryRun prints every step with its command; destructive ones are flagged.
+func DryRun(p *Plan, w io.Writer) error { return dryRun(p, w, redactor{}) }
+
+// DryRunFile is DryRun of a plan file as written: its ${NAME} expanded from
+// the environment, the secret ones hidden in the output.
+func DryRunFile(raw []byte, w io.Writer) error {
+	p, _, err := parseEnv(raw)
+	if err != nil {
+		return err
+	}
+	return dryRun(p, w, redactor{secretsOf(raw, os.LookupEnv)})
+}
+
+func dryRun(p *Plan, w io.Writer, r redactor) error {
+	items, err := Steps(p)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "experiment %s: %d steps\n", p.Name, len(items))
+	for i, it := range items {
+		flag := ""
+		if it.Destructive {
+			flag = "  [DESTRUCTIVE]"
+		}
+		line := ""
+		switch it.Phase {
+		case PhaseChecks:
+			var names []string
+			for _, c := range p.Checks {
+				names = append(names, c.Check+"("+c.onFail()+")")
+			}
+			line = "checks: " + strings.Join(names, ", ")
+		case PhaseCompare:
+			line = fmt.Sprintf("walab compare --baseline %s --candidate %s (device %s, %s)", p.Compare.Baseline, p.Compare.Candidate, p.Device, p.Prometheus)
+		case PhaseReport:
+			line = "write report.md"
+		default:
+			argv, err := p.Argv(it, 1, "RUN_DIR/result.json")
+			if err != nil {
+				return err
+			}
+			line = shellQuote(r.argv(argv))
+			if it.Phase == PhaseRun {
+				line += fmt.Sprintf("   (fingerprint at start and end%s)", durNote(it.Expected))
+			}
+			if it.Step != nil && it.Step.Written > 0 {
+				line += fmt.Sprintf("   (stopped once the drive took %.3g capacities of host writes)", it.Step.Written)
+			}
+		}
+		fmt.Fprintf(w, "%3d %-12s %-28s %s%s\n", i+1, it.Phase, it.ID, line, flag)
+	}
+	return nil
+}
+
+func durNote(d time.Duration) string {
+	if d <= 0 {
+		return ""
+	}
+	return ", " + d.String()
+}
+
+var plainArg = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`)
+
+func shellQuote(argv []string) string {
+	if len(argv) == 3 && argv[0] == "/bin/sh" && argv[1] == "-c" {
+		return argv[2]
+	}
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		if plainArg.MatchString(a) {
+			out[i] = a
+		} else {
+			out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(out, " ")
+}

@@ -1,0 +1,147 @@
+package experiment
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/walab/walab/internal/fingerprint"
+	"github.com/walab/walab/internal/runner"
+)
+
+// One run item: the workload between two fingerprints, and its record.
+
+// run executes one run item: fingerprint, the workload, fingerprint, and
+// the record of the run.
+func (e *Executor) run(ctx context.Context, i int, it Item, st *StepState, logPath string) (*RunRecord, error) {
+	runID := e.Plan.RunID(it, st.Attempts)
+	dir := filepath.Join("runs", runID)
+	abs := filepath.Join(e.Out, dir)
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return nil, err
+	}
+	resultJSON := filepath.Join(abs, "result.json")
+	argv, err := e.Plan.Argv(it, st.Attempts, resultJSON)
+	if err != nil {
+		return nil, err
+	}
+	fpStart := e.fingerprint(ctx, runID, "start", argv)
+	if err := writeJSON(filepath.Join(abs, "fingerprint-start.json"), fpStart); err != nil {
+		return nil, err
+	}
+	e.Metrics.fingerprint(e.Plan, runID, it, fpStart)
+	tick := func(elapsed time.Duration) {
+		wa := ""
+		if d, err := fingerprint.ReadDrive(ctx, e.client(), e.Plan.Exporter, e.Plan.Device); e.Plan.Exporter != "" && d != nil && err == nil && d.WA1h != nil {
+			wa = fmt.Sprintf(" · WA(1h) %.3f", *d.WA1h)
+			e.Metrics.setWA(*d.WA1h)
+		}
+		left := e.timeLeft(i, elapsed)
+		e.Metrics.setLeft(left)
+		e.printf("[run] %s: %s of %s%s%s", runID, elapsed.Round(time.Second), it.Expected, leftNote(left), wa)
+	}
+	var fw *fioWatch
+	endSpan := func() {}
+	if it.Run.Fio != "" {
+		if fw, err = fioBefore(it.Run); err != nil {
+			return nil, fmt.Errorf("run %s: %w", runID, err)
+		}
+		endSpan = e.Metrics.runSpan(e.Plan, it, runID)
+	}
+	start, end, _, err := e.command(ctx, it, st.Attempts, argv, e.env(it, st.Attempts, resultJSON), logPath, 0, nil, tick)
+	endSpan()
+	if err != nil {
+		return nil, err
+	}
+	fpEnd := e.fingerprint(ctx, runID, "end", argv)
+	if err := writeJSON(filepath.Join(abs, "fingerprint-end.json"), fpEnd); err != nil {
+		return nil, err
+	}
+	rec := &RunRecord{Step: it.ID, Run: it.Run.Name, Scenario: it.Run.ScenarioLabel(), RunID: runID,
+		Threads: it.Threads, Rep: it.Rep, Attempt: st.Attempts, Start: start, End: end, Dir: dir,
+		WA: fingerprint.WA(fpStart, fpEnd), Drift: fingerprint.Diff(fpStart, fpEnd)}
+	if fpStart.Drive != nil && fpEnd.Drive != nil {
+		rec.HostBytes = fingerprint.Delta(fpStart.Drive.HostWrittenBytes, fpEnd.Drive.HostWrittenBytes)
+		rec.MediaBytes = fingerprint.Delta(fpStart.Drive.MediaWrittenBytes, fpEnd.Drive.MediaWrittenBytes)
+	}
+	if fw != nil {
+		if rec.Fio, err = fw.after(abs, dir, start, end); err != nil {
+			return nil, fmt.Errorf("run %s: %w", runID, err)
+		}
+	}
+	if err := readResult(resultJSON, rec); err != nil {
+		if it.Run.Workload != "" || !errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("run %s: result: %w", runID, err)
+		}
+	}
+	return rec, nil
+}
+
+// readResult sums loadgen's per-target results into the record.
+func readResult(path string, rec *RunRecord) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var doc struct {
+		Results []*runner.Result `json:"results"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if len(doc.Results) == 0 {
+		return fmt.Errorf("%s: no results", path)
+	}
+	var tps, tpmC, tpmT, p95 float64
+	var txn, errs uint64
+	for _, r := range doc.Results {
+		tps += r.TPS
+		tpmC += r.TpmC
+		tpmT += r.TpmTotal
+		txn += r.Transactions
+		errs += r.Errors
+		p95 = max(p95, r.All.LatP95Ms)
+	}
+	rec.TPS, rec.Transactions, rec.Errors, rec.P95Ms = &tps, &txn, &errs, &p95
+	if doc.Results[0].NewOrderType != "" {
+		rec.TpmC, rec.TpmTotal = &tpmC, &tpmT
+	}
+	return nil
+}
+
+// fingerprint takes a run's fingerprint; what cannot be read is named in
+// its Errors, never filled in.
+func (e *Executor) fingerprint(ctx context.Context, runID, point string, argv []string) *fingerprint.Fingerprint {
+	f := &fingerprint.Fingerprint{Schema: fingerprint.Schema, Run: runID, Point: point, Taken: time.Now().UTC(), Loadgen: e.redact.argv(argv)}
+	if e.Plan.Exporter != "" {
+		d, err := fingerprint.ReadDrive(ctx, e.client(), e.Plan.Exporter, e.Plan.Device)
+		f.Drive = d
+		if err != nil {
+			f.Errors = append(f.Errors, "drive: "+err.Error())
+		}
+	}
+	var dirs []string
+	for _, t := range e.Plan.Targets {
+		m := fingerprint.QueryMySQL(ctx, t.Name, t.DSN)
+		f.MySQL = append(f.MySQL, m)
+		if m.Error != "" {
+			f.Errors = append(f.Errors, "mysql "+t.Name+": "+m.Error)
+		}
+		if d := m.Variables["datadir"]; d != "" {
+			dirs = append(dirs, d)
+		}
+	}
+	h, facts, errs := fingerprint.ReadHost(ctx, e.client(), e.Plan.Exporter, dirs)
+	f.Host, f.Tools = h, fingerprint.Tools(facts)
+	if e.Plan.usesLoadgen() {
+		if v := e.loadgenVersion(ctx); v != "" {
+			f.Tools["loadgen"] = v
+		}
+	}
+	f.Errors = append(f.Errors, errs...)
+	return f
+}
