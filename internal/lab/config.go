@@ -65,9 +65,15 @@ func prometheusConfig(exporter, loadgen string) string {
 
 // exporterConfig is ExporterConfig with the lab's two MySQL instances as
 // InnoDB targets, named as the plan names them, so the verdict can check
-// that both runs had the same MySQL settings.
+// that both runs had the same MySQL settings. The plan's datadir and
+// free_space checks read the database host's mounts from the exporter
+// (host: data_dirs); the lab's database host is this machine and its
+// MariaDB's data directory may be anywhere on it, so the whole tree is
+// watched.
 func exporterConfig(port1, port2 int) string {
-	return ExporterConfig + fmt.Sprintf(`innodb:
+	return ExporterConfig + fmt.Sprintf(`host:
+  data_dirs: [/]
+innodb:
   targets:
     - {name: mysql-1, dsn: "root@tcp(127.0.0.1:%d)/"}
     - {name: mysql-2, dsn: "root@tcp(127.0.0.1:%d)/"}
