@@ -38,3 +38,22 @@ func roundCell(xs []*float64, j int, k float64, format string) string {
 	}
 	return strings.TrimSpace(fmt.Sprintf(format, *xs[j]*k))
 }
+
+// RoundsTPS is run i's mean committed transactions per second over its
+// compared rounds, the figure the verdict's throughput change is about;
+// nil when a compared round has no figure. n is the number of rounds.
+func (r *Result) RoundsTPS(i int) (tps *float64, n int) {
+	xs := r.Facts[i].Txn
+	if len(xs) == 0 {
+		return nil, 0
+	}
+	var s float64
+	for _, x := range xs {
+		if x == nil {
+			return nil, len(xs)
+		}
+		s += *x
+	}
+	v := s / float64(len(xs)) / r.Round.Seconds()
+	return &v, len(xs)
+}

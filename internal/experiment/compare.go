@@ -72,6 +72,9 @@ func (e *Executor) compare(ctx context.Context, logPath string) error {
 	} else if err := res.Write(&out, true); err != nil {
 		rec.Error = "walab compare: " + err.Error()
 	}
+	if err == nil {
+		rec.Rounds = roundsThroughput(res)
+	}
 	rec.Text = out.String()
 	e.printf("[compare] %s vs %s: %s", base.RunID, cand.RunID, firstLine(rec.Text, rec.Error))
 	return writeAtomic(logPath, []byte(rec.Text+rec.Error+"\n"))

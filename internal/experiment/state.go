@@ -95,6 +95,8 @@ type CompareRecord struct {
 	Text                string   `json:"text"`  // walab compare's output
 	Error               string   `json:"error"` // why there is no verdict
 	Drift               []string `json:"drift,omitempty"`
+	// Rounds is the verdict's throughput: over the compared rounds.
+	Rounds *RoundsThroughput `json:"rounds,omitempty"`
 }
 
 func loadState(dir string) (*State, error) {
