@@ -41,8 +41,12 @@ func (e *Executor) reportRoundsThroughput(b *strings.Builder) {
 		return
 	}
 	r := cr.Rounds
+	change := r.Candidate/r.Baseline - 1
+	if r.Change.OK {
+		change = r.Change.Est // the same figure, the verdict's digits
+	}
 	fmt.Fprintf(b, "- Throughput over the compared rounds (the verdict's figure: rounds %d–%d of the baseline, %d–%d of the candidate, %gs each): %.1f → %.1f TPS, **%+.1f%%**",
-		r.FirstCompared[0], r.LastCompared[0], r.FirstCompared[1], r.LastCompared[1], r.RoundSeconds, r.Baseline, r.Candidate, 100*(r.Candidate/r.Baseline-1))
+		r.FirstCompared[0], r.LastCompared[0], r.FirstCompared[1], r.LastCompared[1], r.RoundSeconds, r.Baseline, r.Candidate, 100*change)
 	if r.Change.OK {
 		fmt.Fprintf(b, " [%+.1f, %+.1f]", 100*r.Change.Lo, 100*r.Change.Hi)
 		if !r.Change.Significant() {
