@@ -80,10 +80,10 @@ func pooledChange(ps []pairResult) float64 {
 
 func writePairs(t *testing.T, path string, ps []pairResult) {
 	var b strings.Builder
-	b.WriteString("kind\tvalid\twa_est\twa_lo\twa_hi\ttput_est\ttput_lo\ttput_hi\tbase_tps\treasons\n")
+	b.WriteString("kind\tvalid\twa_est\twa_lo\twa_hi\ttput_est\ttput_lo\ttput_hi\tbase_rounds_tps\tcand_rounds_tps\treasons\n")
 	for _, p := range ps {
-		fmt.Fprintf(&b, "%s\t%t\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.1f\t%s\n", p.kind, p.valid, p.wa.Est, p.wa.Lo, p.wa.Hi,
-			p.tput.Est, p.tput.Lo, p.tput.Hi, p.baseTPS, p.reasons)
+		fmt.Fprintf(&b, "%s\t%t\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%s\t%s\t%s\n", p.kind, p.valid, p.wa.Est, p.wa.Lo, p.wa.Hi,
+			p.tput.Est, p.tput.Lo, p.tput.Hi, p.roundsTPS[0], p.roundsTPS[1], p.reasons)
 	}
 	t.Logf("pairs:\n%s", b.String())
 	require.NoError(t, os.WriteFile(path, []byte(b.String()), 0o644))

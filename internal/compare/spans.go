@@ -35,8 +35,10 @@ func roundBounds(compared []Hour, round time.Duration) []bound {
 // the rounds and returns, per value of the label by ("" for one total),
 // each round's increase. A round is nil when a series selected has
 // samples on only one side of one of its bounds, or a gap of more than
-// maxGap around a bound (a partial round is not counted); a series with no
-// sample within the round's span and none across it adds nothing.
+// maxGap around a bound (a partial round is not counted), and when no
+// series spans it (the counters were not there: absent, not 0); a series
+// with no sample within the round's span and none across it adds nothing
+// to the others'.
 func (s Source) roundIncreases(ctx context.Context, sel, by string, bs []bound) (map[string][]*float64, error) {
 	if len(bs) == 0 {
 		return nil, nil
@@ -54,7 +56,7 @@ func (s Source) roundIncreases(ctx context.Context, sel, by string, bs []bound) 
 		return nil, nil
 	}
 	out := map[string][]*float64{}
-	partial := make([]bool, len(bs))
+	partial, covered := make([]bool, len(bs)), make([]bool, len(bs))
 	for _, ss := range m {
 		key := string(ss.Metric[model.LabelName(by)])
 		if out[key] == nil {
@@ -67,6 +69,7 @@ func (s Source) roundIncreases(ctx context.Context, sel, by string, bs []bound) 
 				partial[i] = true
 				continue
 			}
+			covered[i] = covered[i] || c.spans(b.from, b.to)
 			if out[key][i] == nil {
 				out[key][i] = new(float64)
 			}
@@ -75,7 +78,7 @@ func (s Source) roundIncreases(ctx context.Context, sel, by string, bs []bound) 
 	}
 	for _, xs := range out {
 		for i := range xs {
-			if partial[i] {
+			if partial[i] || !covered[i] {
 				xs[i] = nil
 			}
 		}
@@ -144,6 +147,12 @@ func (c cumulative) at(t time.Time, gap time.Duration) (float64, bool) {
 	}
 	f := float64(t.Sub(t0)) / float64(t1.Sub(t0))
 	return c.v[i-1] + f*(c.v[i]-c.v[i-1]), true
+}
+
+// spans reports whether the samples reach from at or before from to at or
+// after to.
+func (c cumulative) spans(from, to time.Time) bool {
+	return len(c.t) > 0 && !c.t[0].After(from) && !c.t[len(c.t)-1].Before(to)
 }
 
 // increase is the counter's increase over [from, to]: 0 when the series

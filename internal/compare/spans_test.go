@@ -1,9 +1,11 @@
 package compare
 
 import (
+	"context"
 	"testing"
 	"time"
 
+	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	"github.com/prometheus/common/model"
 	"github.com/stretchr/testify/require"
 )
@@ -64,4 +66,31 @@ func TestBucketQuantile(t *testing.T) {
 	require.Nil(t, bucketQuantile(0.99, map[string][]*float64{"0.1": {f(1)}, "+Inf": {f(0)}}, 0), "no observations")
 	require.Nil(t, bucketQuantile(0.99, map[string][]*float64{"0.1": {f(1)}, "+Inf": {nil}}, 0), "partial round")
 	require.Nil(t, bucketQuantile(0.99, map[string][]*float64{"0.1": {f(1)}}, 0), "no +Inf bucket")
+}
+
+// matrixAPI answers every instant query with one matrix.
+type matrixAPI struct {
+	v1.API
+	m model.Matrix
+}
+
+func (a matrixAPI) Query(context.Context, string, time.Time, ...v1.Option) (model.Value, v1.Warnings, v1.Infos, error) {
+	return a.m, nil, nil, nil
+}
+
+// TestRoundIncreasesAbsent: rounds after the counters' last sample are
+// absent (nil), not 0; a round one series covers while another has not
+// started yet counts the one that was there.
+func TestRoundIncreasesAbsent(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	a := &model.SampleStream{Metric: model.Metric{"type": "a"}, Values: samples(t0, time.Second, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10)}
+	b := &model.SampleStream{Metric: model.Metric{"type": "b"}, Values: samples(t0.Add(6*time.Second), time.Second, 0, 2, 4, 6, 8)}
+	src := Source{API: matrixAPI{m: model.Matrix{a, b}}}
+	bs := []bound{{t0, t0.Add(5 * time.Second)}, {t0.Add(5 * time.Second), t0.Add(10 * time.Second)}, {t0.Add(10 * time.Second), t0.Add(15 * time.Second)}}
+	got, err := src.roundIncreases(context.Background(), "x", "", bs)
+	require.NoError(t, err)
+	require.NotNil(t, got[""][0])
+	require.InDelta(t, 5, *got[""][0], 1e-9, "b had not started: a alone")
+	require.Nil(t, got[""][1], "b started inside the round: partial")
+	require.Nil(t, got[""][2], "after both series ended: absent, not 0")
 }
