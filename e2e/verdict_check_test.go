@@ -26,8 +26,8 @@ func TestVerdictAAandAB(t *testing.T) {
 	ab := h.compare(t, "placement", win(0), win(1), rounds, "differs")
 	rt := h.ratePair(t, "vc-rate", 40, rounds, round)
 	for _, p := range []pairResult{aa, ab, rt} {
-		t.Logf("%s: valid %t %s; WA %+.2f%% [%+.2f, %+.2f]; throughput %+.2f%% [%+.2f, %+.2f]; p99 [%+.1f, %+.1f]", p.kind, p.valid, p.reasons,
-			100*p.wa.Est, 100*p.wa.Lo, 100*p.wa.Hi, 100*p.tput.Est, 100*p.tput.Lo, 100*p.tput.Hi, 100*p.p99.Lo, 100*p.p99.Hi)
+		t.Logf("%s: valid %t %s; WA %+.2f%% [%+.2f, %+.2f]; throughput %+.2f%% [%+.2f, %+.2f] (rounds %s vs %s transactions/s); p99 [%+.1f, %+.1f]", p.kind, p.valid, p.reasons,
+			100*p.wa.Est, 100*p.wa.Lo, 100*p.wa.Hi, 100*p.tput.Est, 100*p.tput.Lo, 100*p.tput.Hi, p.roundsTPS[0], p.roundsTPS[1], 100*p.p99.Lo, 100*p.p99.Hi)
 		require.True(t, p.valid, "%s: %s", p.kind, p.reasons)
 		require.True(t, p.tput.OK, p.kind)
 		if p.p99.OK {

@@ -7,12 +7,15 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/walab/walab/internal/compare"
 )
 
 // TestVerdictErrorRates measures the verdict's error rates on the whole
@@ -97,6 +100,7 @@ func writePairs(t *testing.T, path string, ps []pairResult) {
 func report(t *testing.T, name string, ps []pairResult, waTrue, tputTrue float64, rounds int) {
 	var valid, waSig, tpSig, waCov, tpCov int
 	var wa, tp []float64
+	var waIv, tpIv []compare.Interval
 	for _, p := range ps {
 		if !p.valid {
 			continue
@@ -115,6 +119,7 @@ func report(t *testing.T, name string, ps []pairResult, waTrue, tputTrue float64
 			tpCov++
 		}
 		wa, tp = append(wa, p.wa.Est), append(tp, p.tput.Est)
+		waIv, tpIv = append(waIv, p.wa), append(tpIv, p.tput)
 	}
 	pct := func(k int) string {
 		return fmt.Sprintf("%d/%d (%.0f%%)", k, valid, 100*float64(k)/math.Max(float64(valid), 1))
@@ -122,6 +127,22 @@ func report(t *testing.T, name string, ps []pairResult, waTrue, tputTrue float64
 	need := func(xs []float64) string {
 		sd := sdOf(xs)
 		return fmt.Sprintf("sd %.2f%% -> %.0f rounds for 5%%", 100*sd, math.Ceil(float64(rounds)*math.Pow(2.80*sd/0.05, 2)))
+	}
+	// The same from the intervals' own width (the spread within windows):
+	// the median half-width over 1.96 is one pair's standard error.
+	needWidth := func(ivs []compare.Interval) string {
+		var hs []float64
+		for _, iv := range ivs {
+			if iv.OK {
+				hs = append(hs, math.Log1p(iv.Hi)-math.Log1p(iv.Est)) // log scale: the interval is symmetric there
+			}
+		}
+		if len(hs) == 0 {
+			return "no interval"
+		}
+		sort.Float64s(hs)
+		se := hs[len(hs)/2] / 1.96
+		return fmt.Sprintf("median interval ±%.2f%% (log) -> %.0f rounds for 5%%", 100*hs[len(hs)/2], math.Ceil(float64(rounds)*math.Pow(2.80*se/math.Log(1.05), 2)))
 	}
 	t.Logf("RATES %s: %d pairs, VALID %d; WA significant %s, throughput significant %s", name, len(ps), valid, pct(waSig), pct(tpSig))
 	if !math.IsNaN(waTrue) {
@@ -131,6 +152,7 @@ func report(t *testing.T, name string, ps []pairResult, waTrue, tputTrue float64
 		t.Logf("RATES %s: throughput true change %+.2f%%, covered %s", name, 100*tputTrue, pct(tpCov))
 	}
 	t.Logf("RATES %s: estimates over %d rounds: WA %s; throughput %s", name, rounds, need(wa), need(tp))
+	t.Logf("RATES %s: intervals over %d rounds: WA %s; throughput %s", name, rounds, needWidth(waIv), needWidth(tpIv))
 }
 
 func sdOf(xs []float64) float64 {

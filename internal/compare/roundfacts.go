@@ -2,16 +2,22 @@ package compare
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"sort"
 	"strconv"
+	"strings"
+	"time"
+
+	"github.com/prometheus/common/model"
 )
 
 // roundFacts reads the compared rounds' throughput and latency from the
 // counters' raw samples over exactly each round's span (roundIncreases):
 // committed transactions and New-Orders per round, and the p95/p99 of
 // each round and of all compared rounds together from the latency
-// histogram's bucket increases. A partial round has no figure.
+// histogram's bucket increases. A partial round has no figure, nor has a
+// round loadgen did not drive from end to end (outsideLoad).
 func (s Source) roundFacts(ctx context.Context, f *RunFacts, bs []bound, tsel string) error {
 	total := func(sel string) ([]*float64, error) {
 		m, err := s.roundIncreases(ctx, sel, "", bs)
@@ -44,6 +50,23 @@ func (s Source) roundFacts(ctx context.Context, f *RunFacts, bs []bound, tsel st
 	if err != nil {
 		return err
 	}
+	edge, err := s.outsideLoad(ctx, bs, tsel)
+	if err != nil {
+		return err
+	}
+	for i, out := range edge {
+		if !out {
+			continue
+		}
+		for _, xs := range append([][]*float64{f.NewOrder}, mapValues(byLE)...) {
+			if i < len(xs) {
+				xs[i] = nil
+			}
+		}
+		if f.TxnSource == TxnLoadgen {
+			f.Txn[i] = nil
+		}
+	}
 	whole := map[string][]*float64{}
 	for le, xs := range byLE {
 		var sum float64
@@ -63,6 +86,14 @@ func (s Source) roundFacts(ctx context.Context, f *RunFacts, bs []bound, tsel st
 		f.P95Rounds, f.P99Rounds = nil, nil
 	}
 	return nil
+}
+
+func mapValues(m map[string][]*float64) [][]*float64 {
+	out := make([][]*float64, 0, len(m))
+	for _, xs := range m {
+		out = append(out, xs)
+	}
+	return out
 }
 
 func anySet(xs []*float64) bool {
@@ -114,4 +145,44 @@ func bucketQuantile(phi float64, byLE map[string][]*float64, i int) *float64 {
 	}
 	q := lo + (bs[j].le-lo)*(rank-below)/(bs[j].n-below)
 	return &q
+}
+
+// outsideLoad marks the rounds loadgen did not drive from end to end: a
+// round is partial when, for a target whose terminals were active in the
+// window, it starts before the first sample with active terminals or ends
+// after the last one (the run's first and last rounds hold the start-up
+// and the drain, and run_info outlives the load by a scrape or more).
+// Nothing is marked without loadgen's terminal gauge (load from another
+// client).
+func (s Source) outsideLoad(ctx context.Context, bs []bound, tsel string) ([]bool, error) {
+	out := make([]bool, len(bs))
+	if len(bs) == 0 {
+		return out, nil
+	}
+	round := bs[0].to.Sub(bs[0].from)
+	end := bs[len(bs)-1].to.Add(round)
+	q := fmt.Sprintf("walab_loadgen_active_terminals{%s}[%s]", strings.TrimPrefix(tsel, ","), model.Duration(end.Sub(bs[0].from.Add(-round))))
+	res, _, _, err := s.API.Query(ctx, q, end)
+	if err != nil {
+		return nil, fmt.Errorf("query %s: %w", q, err)
+	}
+	m, _ := res.(model.Matrix)
+	for _, ss := range m {
+		var first, last time.Time
+		for _, p := range ss.Values {
+			if p.Value > 0 {
+				if first.IsZero() {
+					first = p.Timestamp.Time()
+				}
+				last = p.Timestamp.Time()
+			}
+		}
+		if first.IsZero() {
+			continue
+		}
+		for i, b := range bs {
+			out[i] = out[i] || b.from.Before(first) || b.to.After(last)
+		}
+	}
+	return out, nil
 }

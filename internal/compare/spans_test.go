@@ -94,3 +94,19 @@ func TestRoundIncreasesAbsent(t *testing.T) {
 	require.Nil(t, got[""][1], "b started inside the round: partial")
 	require.Nil(t, got[""][2], "after both series ended: absent, not 0")
 }
+
+// TestOutsideLoad: rounds before loadgen's terminals were active, or past
+// their last active sample (the drain, run_info's last scrapes), are
+// marked; a window without the gauge marks nothing.
+func TestOutsideLoad(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	act := &model.SampleStream{Metric: model.Metric{"target": "m1"}, Values: samples(t0, time.Second, 0, 0, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 0, 0)}
+	src := Source{API: matrixAPI{m: model.Matrix{act}}}
+	bs := []bound{{t0, t0.Add(4 * time.Second)}, {t0.Add(4 * time.Second), t0.Add(8 * time.Second)}, {t0.Add(8 * time.Second), t0.Add(12 * time.Second)}, {t0.Add(12 * time.Second), t0.Add(16 * time.Second)}}
+	got, err := src.outsideLoad(context.Background(), bs, "")
+	require.NoError(t, err)
+	require.Equal(t, []bool{true, false, false, true}, got)
+	none, err := Source{API: matrixAPI{}}.outsideLoad(context.Background(), bs, "")
+	require.NoError(t, err)
+	require.Equal(t, []bool{false, false, false, false}, none)
+}
