@@ -43,7 +43,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	steadyCrit := cmp.Flag("steady.criterion", "Steady state: snia (excursion and slope), or fio's forms fio-dev:P% (every round within P% of the window's mean) and fio-slope:P% (least-squares slope per round at most P% of the mean).").Default("snia").String()
 	steadyExc := cmp.Flag("steady.excursion", "Steady state: largest max-min of the window's WA, as a share of its mean.").Default("0.2").Float64()
 	steadySlope := cmp.Flag("steady.slope", "Steady state: largest least-squares slope excursion across the window, as a share of its mean.").Default("0.1").Float64()
-	batch := cmp.Flag("batch", "Rounds per batch for the 95% intervals (batch means; 0: sqrt of the rounds).").Default("0").Int()
+	batch := cmp.Flag("batch", "Rounds per batch for the 95% intervals (batch means; 0: 1 when the rounds show no positive lag-1 autocorrelation, else sqrt of the rounds).").Default("0").Int()
 	fillTol := cmp.Flag("fill-tolerance", "Largest difference of filesystem fill at the runs' starts (share of the filesystem).").Default("0.10").Float64()
 	rateTol := cmp.Flag("rate-tolerance", "Largest relative difference of the host write rate.").Default("0.25").Float64()
 	placementChk := cmp.Flag("placement-check", "differs: the candidate must have streams/FDP on and the baseline off; off: no placement check.").Default("differs").Enum("differs", "off")
