@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -90,6 +91,12 @@ func TestExperimentSeed000Sim(t *testing.T) {
 	// 95% interval excludes 0.
 	require.Regexp(t, "```\nVALID  WA -[0-9.]+% \\[-[0-9.]+, -[0-9.]+\\] \\(steady from r[0-9]+ / r[0-9]+\\)", r)
 	require.Contains(t, r, "pass    placement (observed)")
+	// One throughput change on the page: the headline's is the verdict's,
+	// over the compared rounds, which the report lists one by one.
+	head := regexp.MustCompile(`Throughput over the compared rounds [^\n]*: [0-9.]+ → [0-9.]+ TPS, \*\*([-+][0-9.]+%)\*\*`).FindStringSubmatch(r)
+	require.NotNil(t, head, "headline throughput over the compared rounds")
+	require.Regexp(t, "```\nVALID [^\n]*  throughput "+regexp.QuoteMeta(head[1])+" ", r)
+	require.Contains(t, r, "compared rounds, one line each")
 }
 
 // runExperiment runs `walab experiment run args...` with env added and

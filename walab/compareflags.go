@@ -56,7 +56,7 @@ func defineCompare(app *kingpin.Application) *compareCmd {
 	cmd.Flag("steady.criterion", "Steady state: snia (excursion and slope), or fio's forms fio-dev:P% (every round within P% of the window's mean) and fio-slope:P% (least-squares slope per round at most P% of the mean).").Default("snia").StringVar(&c.criterion)
 	cmd.Flag("steady.excursion", "Steady state: largest max-min of the window's WA, as a share of its mean.").Default(ftoa(d.Steady.MaxExcursion)).Float64Var(&o.Steady.MaxExcursion)
 	cmd.Flag("steady.slope", "Steady state: largest least-squares slope excursion across the window, as a share of its mean.").Default(ftoa(d.Steady.MaxSlope)).Float64Var(&o.Steady.MaxSlope)
-	cmd.Flag("batch", "Rounds per batch for the 95% intervals (batch means; 0: sqrt of the rounds).").Default(strconv.Itoa(d.Interval.Batch)).IntVar(&o.Interval.Batch)
+	cmd.Flag("batch", "Rounds per batch for the 95% intervals (batch means; 0: 1 when the rounds show no positive lag-1 autocorrelation, else sqrt of the rounds).").Default(strconv.Itoa(d.Interval.Batch)).IntVar(&o.Interval.Batch)
 	cmd.Flag("fill-tolerance", "Largest difference of filesystem fill at the runs' starts (share of the filesystem).").Default(fmt.Sprintf("%.2f", d.Checks.FillTolerance)).Float64Var(&o.Checks.FillTolerance)
 	cmd.Flag("rate-tolerance", "Largest relative difference of the host write rate.").Default(ftoa(d.Checks.RateTolerance)).Float64Var(&o.Checks.RateTolerance)
 	cmd.Flag("placement-check", "differs: the candidate must have streams/FDP on and the baseline off; off: no placement check.").Default(d.Checks.Placement).EnumVar(&o.Checks.Placement, compare.PlacementDiffers, compare.PlacementOff)

@@ -219,6 +219,7 @@ func (r *Result) Write(w io.Writer, allowInvalid bool) error {
 		fmt.Fprintln(w)
 	}
 	r.writePerformance(w)
+	r.writeRounds(w)
 	if !v.Valid && !allowInvalid {
 		_, err := fmt.Fprintln(w, "The comparison is NOT VALID: no reduction is reported (--allow-invalid prints it anyway).")
 		return err

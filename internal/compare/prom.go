@@ -258,25 +258,6 @@ func (s Source) Facts(ctx context.Context, run Run, devices []string, compared [
 	if f.PlacedShare, err = scalar(fmt.Sprintf(`(sum(increase(walab_nvme_write_bytes_total{%[1]s,directive!="none"}[%[2]s])) or sum(increase(walab_nvme_write_bytes_total{%[1]s}[%[2]s])) * 0) / (sum(increase(walab_nvme_write_bytes_total{%[1]s}[%[2]s])) > 0)`, dev, win), winEnd); err != nil {
 		return f, err
 	}
-	rs := model.Duration(round).String()
-	// perRound evaluates expr (%[1]s: the round's length) at the end of
-	// each compared round.
-	perRound := func(expr string) ([]*float64, error) {
-		var out []*float64
-		have := false
-		for _, h := range compared {
-			x, err := scalar(fmt.Sprintf(expr, rs), h.At)
-			if err != nil {
-				return nil, err
-			}
-			have = have || x != nil
-			out = append(out, x)
-		}
-		if !have {
-			return nil, nil
-		}
-		return out, nil
-	}
 	// The load loadgen offered over the run, on the run's targets.
 	tsel := targetSelector(targets)
 	if f.Terminals, err = scalar(fmt.Sprintf(`sum(max_over_time(walab_loadgen_active_terminals{%s}[%s]))`, strings.TrimPrefix(tsel, ","), runDur), run.End); err != nil {
@@ -285,37 +266,8 @@ func (s Source) Facts(ctx context.Context, run Run, devices []string, compared [
 	if f.RateLimit, err = scalar(fmt.Sprintf(`sum(max_over_time(walab_loadgen_target_rate_per_second{%s}[%s]))`, strings.TrimPrefix(tsel, ","), runDur), run.End); err != nil {
 		return f, err
 	}
-	if f.Txn, err = perRound(`sum(increase(walab_loadgen_transactions_total{outcome="committed"}[%[1]s]))`); err != nil {
+	if err := s.roundFacts(ctx, &f, roundBounds(compared, round), tsel); err != nil {
 		return f, err
-	}
-	if f.Txn != nil {
-		f.TxnSource = TxnLoadgen
-	} else {
-		// Load from another client (sysbench, BenchmarkSQL): the COMMITs the
-		// servers of the run's targets executed (every target for a run
-		// given as a time range).
-		if f.Txn, err = perRound(`sum(increase(walab_mysql_commands_total{command="commit"` + tsel + `}[%[1]s]))`); err != nil {
-			return f, err
-		}
-		if f.Txn != nil {
-			f.TxnSource = TxnServer
-		}
-	}
-	if f.NewOrder, err = perRound(`sum(increase(walab_loadgen_transactions_total{outcome="committed",type="new_order"}[%[1]s]))`); err != nil {
-		return f, err
-	}
-	for _, q := range []struct {
-		whole, rounds *[]*float64
-		p             **float64
-		phi           string
-	}{{p: &f.P95, rounds: &f.P95Rounds, phi: "0.95"}, {p: &f.P99, rounds: &f.P99Rounds, phi: "0.99"}} {
-		hq := "histogram_quantile(" + q.phi + ", sum by (le) (increase(walab_loadgen_transaction_duration_seconds_bucket[%[1]s])))"
-		if *q.p, err = scalar(fmt.Sprintf(hq, win), winEnd); err != nil {
-			return f, err
-		}
-		if *q.rounds, err = perRound(hq); err != nil {
-			return f, err
-		}
 	}
 	return f, nil
 }

@@ -77,6 +77,9 @@ func (e *Executor) compare(ctx context.Context, logPath string) error {
 	} else {
 		rec.Valid = &res.Verdict.Valid
 	}
+	if err == nil {
+		rec.Rounds = roundsThroughput(res)
+	}
 	rec.Text = out.String() + fioBeside(base, cand)
 	e.printf("[compare] %s vs %s: %s", base.RunID, cand.RunID, firstLine(rec.Text, rec.Error))
 	return writeAtomic(logPath, []byte(rec.Text+rec.Error+"\n"))

@@ -104,6 +104,8 @@ type CompareRecord struct {
 	Error               string   `json:"error"`           // why there is no verdict
 	Valid               *bool    `json:"valid,omitempty"` // the verdict: VALID or NOT VALID
 	Drift               []string `json:"drift,omitempty"`
+	// Rounds is the verdict's throughput: over the compared rounds.
+	Rounds *RoundsThroughput `json:"rounds,omitempty"`
 }
 
 func loadState(dir string) (*State, error) {

@@ -1,0 +1,59 @@
+package compare
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// writeRounds prints each compared round's figures of both runs (WA,
+// transactions/s, p95 and p99 latency), so a reader sees the spread the
+// intervals come from. A figure a round lacks is "-".
+func (r *Result) writeRounds(w io.Writer) {
+	if len(r.Last[0]) == 0 && len(r.Last[1]) == 0 {
+		return
+	}
+	unit := roundName(r.Round)
+	fmt.Fprintf(w, "compared %ss, one line each (the intervals come from their spread):\n", unit)
+	fmt.Fprintf(w, "%-10s %6s %9s %14s %10s %10s\n", "run", unit, "WA", "transactions/s", "p95 (ms)", "p99 (ms)")
+	for i, role := range roles {
+		f := r.Facts[i]
+		for j, h := range r.Last[i] {
+			wa := "-"
+			if h.NonZero() {
+				wa = fmt.Sprintf("%.4f", h.WA())
+			}
+			fmt.Fprintf(w, "%-10s %6d %9s %14s %10s %10s\n", role, h.Hour, wa,
+				roundCell(f.Txn, j, 1/r.Round.Seconds(), "%.2f"),
+				roundCell(f.P95Rounds, j, 1000, "%.2f"), roundCell(f.P99Rounds, j, 1000, "%.2f"))
+		}
+	}
+	fmt.Fprintln(w)
+}
+
+// roundCell formats xs[j]·k, or "-" when the round has no figure.
+func roundCell(xs []*float64, j int, k float64, format string) string {
+	if j >= len(xs) || xs[j] == nil {
+		return "-"
+	}
+	return strings.TrimSpace(fmt.Sprintf(format, *xs[j]*k))
+}
+
+// RoundsTPS is run i's mean committed transactions per second over its
+// compared rounds, the figure the verdict's throughput change is about;
+// nil when a compared round has no figure. n is the number of rounds.
+func (r *Result) RoundsTPS(i int) (tps *float64, n int) {
+	xs := r.Facts[i].Txn
+	if len(xs) == 0 {
+		return nil, 0
+	}
+	var s float64
+	for _, x := range xs {
+		if x == nil {
+			return nil, len(xs)
+		}
+		s += *x
+	}
+	v := s / float64(len(xs)) / r.Round.Seconds()
+	return &v, len(xs)
+}

@@ -1,0 +1,57 @@
+package experiment
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/walab/walab/internal/compare"
+)
+
+// RoundsThroughput is the verdict's throughput of a comparison: the mean
+// transactions per second of each run over its compared rounds, and the
+// change with its 95% interval, as walab compare judged it.
+type RoundsThroughput struct {
+	Baseline      float64          `json:"baseline_tps"`
+	Candidate     float64          `json:"candidate_tps"`
+	Change        compare.Interval `json:"change"`
+	RoundSeconds  float64          `json:"round_seconds"`
+	FirstCompared [2]int           `json:"first_compared"` // round numbers, baseline and candidate
+	LastCompared  [2]int           `json:"last_compared"`
+}
+
+// roundsThroughput is nil when either run lacks a figure for a compared round.
+func roundsThroughput(res *compare.Result) *RoundsThroughput {
+	b, _ := res.RoundsTPS(0)
+	c, _ := res.RoundsTPS(1)
+	if b == nil || c == nil || len(res.Last[0]) == 0 || len(res.Last[1]) == 0 {
+		return nil
+	}
+	rt := &RoundsThroughput{Baseline: *b, Candidate: *c, Change: res.Verdict.Throughput, RoundSeconds: res.Round.Seconds()}
+	for i := range 2 {
+		rt.FirstCompared[i], rt.LastCompared[i] = res.Last[i][0].Hour, res.Last[i][len(res.Last[i])-1].Hour
+	}
+	return rt
+}
+
+// reportRoundsThroughput writes the headline throughput: the verdict's,
+// over the compared rounds, so the page has one throughput change.
+func (e *Executor) reportRoundsThroughput(b *strings.Builder) {
+	cr := e.state.Compare
+	if cr == nil || cr.Rounds == nil {
+		return
+	}
+	r := cr.Rounds
+	change := r.Candidate/r.Baseline - 1
+	if r.Change.OK {
+		change = r.Change.Est // the same figure, the verdict's digits
+	}
+	fmt.Fprintf(b, "- Throughput over the compared rounds (the verdict's figure: rounds %d–%d of the baseline, %d–%d of the candidate, %gs each): %.1f → %.1f TPS, **%+.1f%%**",
+		r.FirstCompared[0], r.LastCompared[0], r.FirstCompared[1], r.LastCompared[1], r.RoundSeconds, r.Baseline, r.Candidate, 100*change)
+	if r.Change.OK {
+		fmt.Fprintf(b, " [%+.1f, %+.1f]", 100*r.Change.Lo, 100*r.Change.Hi)
+		if !r.Change.Significant() {
+			b.WriteString(" not significant")
+		}
+	}
+	b.WriteString(".\n")
+}

@@ -1,0 +1,36 @@
+package experiment
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/walab/walab/internal/compare"
+)
+
+// TestReportThroughputHeadline: the headline's throughput change is the
+// verdict's (over the compared rounds); the whole-run figure is labelled as
+// such, with why it differs.
+func TestReportThroughputHeadline(t *testing.T) {
+	e := &Executor{Plan: &Plan{Compare: &Compare{Baseline: "a", Candidate: "b"}}, state: &State{
+		Compare: &CompareRecord{Baseline: "a", Candidate: "b", Text: "VALID ...\n", Rounds: &RoundsThroughput{
+			Baseline: 800, Candidate: 760, RoundSeconds: 5, FirstCompared: [2]int{3, 3}, LastCompared: [2]int{14, 14},
+			Change: compare.Interval{Est: -0.05, Lo: -0.09, Hi: -0.01, OK: true},
+		}},
+	}}
+	groups := []Group{{Run: "a", TPS: &Stats{Mean: 821.4}}, {Run: "b", TPS: &Stats{Mean: 786.1}}}
+	var b strings.Builder
+	e.reportVerdict(&b, groups)
+	r := b.String()
+	require.Contains(t, r, "- Throughput over the compared rounds (the verdict's figure: rounds 3–14 of the baseline, 3–14 of the candidate, 5s each): 800.0 → 760.0 TPS, **-5.0%** [-9.0, -1.0].\n")
+	require.Contains(t, r, "- Throughput over whole runs (loadgen's summary): 821.4 → 786.1 TPS, -4.3%")
+	require.NotContains(t, r, "**-4.3%**", "only the verdict's change is the headline")
+	require.Contains(t, r, "include every round from the first transaction to the last")
+
+	e.state.Compare.Rounds = nil // no per-round figures: only the whole-run line, labelled
+	b.Reset()
+	e.reportVerdict(&b, groups)
+	require.NotContains(t, b.String(), "compared rounds (the verdict's figure")
+	require.Contains(t, b.String(), "Throughput over whole runs")
+}
