@@ -1,6 +1,10 @@
 package main
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"os"
 	"regexp"
 	"sort"
@@ -11,6 +15,7 @@ import (
 
 	"github.com/walab/walab/alerts"
 	"github.com/walab/walab/internal/dashboard"
+	"github.com/walab/walab/internal/promql"
 )
 
 var (
@@ -108,5 +113,43 @@ func TestDocumented(t *testing.T) {
 		"walab_nvme_open":                                   false,
 	} {
 		require.Equal(t, want, documented(doc, name), name)
+	}
+}
+
+// TestReadBackNamesAreInTheContract: every metric name walab compare, the
+// experiment's checks and the fingerprint read (internal/promql, their one
+// owner) is a row of docs/metrics.md, and those packages spell no metric
+// name of their own in a string: a query that decides VALID reads only
+// contract metrics.
+func TestReadBackNamesAreInTheContract(t *testing.T) {
+	b, err := os.ReadFile("../docs/metrics.md")
+	require.NoError(t, err)
+	doc := strings.Split(string(b), "\n")
+	var missing []string
+	for _, m := range promql.Names() {
+		if !documented(doc, m) {
+			missing = append(missing, m)
+		}
+	}
+	require.Empty(t, missing, "not in docs/metrics.md")
+
+	for _, dir := range []string{"../internal/compare", "../internal/experiment", "../internal/fingerprint"} {
+		fset := token.NewFileSet()
+		pkgs, err := parser.ParseDir(fset, dir, func(fi fs.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
+		require.NoError(t, err)
+		for _, pkg := range pkgs {
+			for _, f := range pkg.Files {
+				ast.Inspect(f, func(n ast.Node) bool {
+					if fld, ok := n.(*ast.Field); ok {
+						return fld.Tag == nil // struct tags name JSON keys, not metrics
+					}
+					lit, ok := n.(*ast.BasicLit)
+					if ok && lit.Kind == token.STRING {
+						require.Empty(t, metricName.FindAllString(lit.Value, -1), "%s: a metric name spelled outside internal/promql", fset.Position(lit.Pos()))
+					}
+					return true
+				})
+			}
+		}
 	}
 }

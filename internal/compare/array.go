@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/prometheus/common/model"
+
+	"github.com/walab/walab/internal/promql"
 )
 
 // ArrayTable is Table over an md/dm array's chain (seed 001): per round,
@@ -72,7 +74,7 @@ func (s Source) ArrayTable(ctx context.Context, run Run, array string, round tim
 // ArrayControllers lists the NVMe controllers at the bottom of an array's
 // stack during the run, for the drive facts (serial, firmware, placement).
 func (s Source) ArrayControllers(ctx context.Context, run Run, array string) ([]string, error) {
-	q := fmt.Sprintf(`max by (controller) (max_over_time(walab_blockdev_leaf_info{array=%q,controller!=""}[%s]))`, array, model.Duration(max(run.End.Sub(run.Start), time.Minute)))
+	q := fmt.Sprintf(`max by (controller) (max_over_time(`+promql.BlockdevLeafInfo+`{array=%q,controller!=""}[%s]))`, array, model.Duration(max(run.End.Sub(run.Start), time.Minute)))
 	res, _, _, err := s.API.Query(ctx, q, run.End)
 	if err != nil {
 		return nil, fmt.Errorf("array %s: %w", array, err)

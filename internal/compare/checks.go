@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/walab/walab/internal/promql"
 )
 
 // judgement is the state one comparison's checks share: the result, the
@@ -66,7 +68,7 @@ func checkSameDrive(j *judgement) {
 	b, c := j.b, j.c
 	switch {
 	case b.Serial == "" || c.Serial == "":
-		j.add("same drive", Unknown, "walab_nvme_info not found for both runs")
+		j.add("same drive", Unknown, "%s not found for both runs", promql.NVMeInfo)
 	case b.Serial != c.Serial || b.Firmware != c.Firmware:
 		st := Fail
 		if j.o.Checks.AllowDifferentDevice {
@@ -81,7 +83,7 @@ func checkSameDrive(j *judgement) {
 func checkFillAtStart(j *judgement) {
 	b, c := j.b, j.c
 	if b.FillStart == nil || c.FillStart == nil {
-		j.add("fill at start", Unknown, "walab_filesystem_used_bytes not found at both starts")
+		j.add("fill at start", Unknown, "%s not found at both starts", promql.FilesystemUsed)
 	} else if d := math.Abs(*b.FillStart - *c.FillStart); d > j.o.Checks.FillTolerance {
 		j.add("fill at start", Fail, "%.0f%% vs %.0f%% (tolerance %.0f points)", 100**b.FillStart, 100**c.FillStart, 100*j.o.Checks.FillTolerance)
 	} else {
@@ -116,7 +118,7 @@ func checkOfferedLoad(j *judgement) {
 	b, c := j.b, j.c
 	switch {
 	case b.Terminals == nil || c.Terminals == nil:
-		j.add("same offered load", Unknown, "walab_loadgen_active_terminals not found for both runs (load from another client)")
+		j.add("same offered load", Unknown, "%s not found for both runs (load from another client)", promql.LoadgenActiveTerminals)
 	case *b.Terminals != *c.Terminals || ptrValue(b.RateLimit) != ptrValue(c.RateLimit):
 		st := Fail
 		detail := fmt.Sprintf("%s vs %s", offered(b), offered(c))
@@ -150,7 +152,7 @@ func checkMDSync(j *judgement) {
 func checkMySQLConfig(j *judgement) {
 	b, c := j.b, j.c
 	if len(b.Settings) == 0 || len(c.Settings) == 0 {
-		j.add("same MySQL config", Unknown, "walab_mysql_setting not found for both runs")
+		j.add("same MySQL config", Unknown, "%s not found for both runs", promql.MySQLSetting)
 		return
 	}
 	var diff []string

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/prometheus/common/model"
+
+	"github.com/walab/walab/internal/promql"
 )
 
 // Selection of the compared rounds of each run.
@@ -60,25 +62,13 @@ type Result struct {
 // rounds, reads what else Prometheus knows about the runs and judges the
 // comparison.
 func Compare(ctx context.Context, src Source, o Options) (*Result, error) {
-	if o.LastHours <= 0 {
-		o.LastHours = 12
-	}
-	if o.Round <= 0 {
-		o.Round = time.Hour
-	}
-	if o.Select == "" {
-		o.Select = SelectSteady
-	}
+	o = o.withDefaults()
 	if o.Select != SelectSteady && o.Select != SelectLastNonZero {
 		return nil, fmt.Errorf("selection %q: want %s or %s", o.Select, SelectSteady, SelectLastNonZero)
-	}
-	if o.Steady == (Steady{}) {
-		o.Steady = SNIA
 	}
 	if err := o.Steady.Validate(); err != nil {
 		return nil, err
 	}
-	o.Checks = o.Checks.withDefaults()
 	answers := &warnAPI{API: src.API}
 	src.API = answers
 	res := &Result{Device: o.Device, Array: o.Array, Round: o.Round, steadyName: "SNIA"}
@@ -164,7 +154,7 @@ func (s Source) tableOf(ctx context.Context, run Run, o Options) ([]Hour, []stri
 
 // arrayTheory reads the array's full-stripe WA at the run's end.
 func (s Source) arrayTheory(ctx context.Context, run Run, array string) (*float64, error) {
-	res, _, _, err := s.API.Query(ctx, fmt.Sprintf(`max(last_over_time(walab_md_theoretical_write_amplification{device=%q}[%s]))`, array, model.Duration(max(run.End.Sub(run.Start), time.Minute))), run.End)
+	res, _, _, err := s.API.Query(ctx, fmt.Sprintf(`max(last_over_time(`+promql.MDTheoreticalWA+`{device=%q}[%s]))`, array, model.Duration(max(run.End.Sub(run.Start), time.Minute))), run.End)
 	if err != nil {
 		return nil, fmt.Errorf("array %s: %w", array, err)
 	}

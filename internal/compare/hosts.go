@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/prometheus/common/model"
+
+	"github.com/walab/walab/internal/promql"
 )
 
 // onHost is the matcher that ties a run's drive series to its host:
@@ -24,7 +26,7 @@ func (s Source) onHost() string {
 // Source's Instance picks one.
 func (s Source) oneHost(ctx context.Context, run Run, device string) error {
 	dur := model.Duration(max(run.End.Sub(run.Start), time.Minute)).String()
-	q := fmt.Sprintf(`count by (instance, job) (count_over_time(walab_nvme_host_written_bytes_total{device=%q%s}[%s]))`, device, s.onHost(), dur)
+	q := fmt.Sprintf(`count by (instance, job) (count_over_time(`+promql.NVMeHostWrittenBytes+`{device=%q%s}[%s]))`, device, s.onHost(), dur)
 	res, _, _, err := s.API.Query(ctx, q, run.End)
 	if err != nil {
 		return fmt.Errorf("query %s: %w", q, err)

@@ -18,6 +18,25 @@ func DefaultOptions() Options {
 	return Options{LastHours: 12, Round: time.Hour, Select: SelectSteady, Steady: SNIA, Checks: CheckOptions{}.withDefaults()}
 }
 
+// withDefaults is o with each zero field read as DefaultOptions' value.
+func (o Options) withDefaults() Options {
+	d := DefaultOptions()
+	if o.LastHours <= 0 {
+		o.LastHours = d.LastHours
+	}
+	if o.Round <= 0 {
+		o.Round = d.Round
+	}
+	if o.Select == "" {
+		o.Select = d.Select
+	}
+	if o.Steady == (Steady{}) {
+		o.Steady = d.Steady
+	}
+	o.Checks = o.Checks.withDefaults()
+	return o
+}
+
 // FieldError is a value of one Options field that means nothing. Field
 // names the field ("LastHours", "Checks.Placement"); a CLI names its flag.
 type FieldError struct {

@@ -12,6 +12,8 @@ import (
 
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	"github.com/prometheus/common/model"
+
+	"github.com/walab/walab/internal/promql"
 )
 
 // Source reads runs and counters from a Prometheus HTTP API.
@@ -42,7 +44,7 @@ func (s Source) FindRun(ctx context.Context, id string, from, to time.Time) (Run
 	// even though a series stays visible for the lookback after its last sample.
 	// walab experiment marks runs of tools without such a series (fio) with
 	// walab_experiment_run_info.
-	q := fmt.Sprintf(`max by (run_id, scenario) (timestamp(walab_loadgen_run_info{run_id=%[1]q}) or timestamp(walab_experiment_run_info{run_id=%[1]q}))`, id)
+	q := fmt.Sprintf(`max by (run_id, scenario) (timestamp(`+promql.LoadgenRunInfo+`{run_id=%[1]q}) or timestamp(`+promql.ExperimentRunInfo+`{run_id=%[1]q}))`, id)
 	// Prometheus caps a range query at 11000 points: widen the step for long searches.
 	if n := to.Sub(from) / step; n > 10000 {
 		step = to.Sub(from) / 10000
@@ -53,7 +55,7 @@ func (s Source) FindRun(ctx context.Context, id string, from, to time.Time) (Run
 	}
 	m, ok := res.(model.Matrix)
 	if !ok || len(m) == 0 {
-		return Run{}, fmt.Errorf("run %s: no walab_loadgen_run_info or walab_experiment_run_info between %s and %s", id, from.Format(time.RFC3339), to.Format(time.RFC3339))
+		return Run{}, fmt.Errorf("run %s: no "+promql.LoadgenRunInfo+" or "+promql.ExperimentRunInfo+" between %s and %s", id, from.Format(time.RFC3339), to.Format(time.RFC3339))
 	}
 	if len(m) > 1 {
 		return Run{}, fmt.Errorf("run %s: %d scenarios for one run id", id, len(m))
@@ -110,7 +112,7 @@ func (s Source) Table(ctx context.Context, run Run, device string, round time.Du
 		}
 		return m, nil
 	}
-	const nandMetric, hostMetric = "walab_nvme_media_written_bytes_total", "walab_nvme_host_written_bytes_total"
+	nandMetric, hostMetric := promql.NVMeMediaWrittenBytes, promql.NVMeHostWrittenBytes
 	var q [4]map[int64]float64
 	for i, c := range [][2]string{{"increase", nandMetric}, {"increase", hostMetric}, {"count_over_time", nandMetric}, {"count_over_time", hostMetric}} {
 		m, err := get(c[0], c[1])
@@ -221,7 +223,7 @@ func (s Source) Facts(ctx context.Context, run Run, devices []string, compared [
 		}
 		return &x, nil
 	}
-	v, err := instant(fmt.Sprintf("last_over_time(walab_nvme_info{%s}[%s])", dev, runDur), run.End)
+	v, err := instant(fmt.Sprintf("last_over_time("+promql.NVMeInfo+"{%s}[%s])", dev, runDur), run.End)
 	if err != nil {
 		return f, err
 	}
@@ -232,13 +234,13 @@ func (s Source) Facts(ctx context.Context, run Run, devices []string, compared [
 		serials, firmwares = append(serials, string(smp.Metric["serial"])), append(firmwares, string(smp.Metric["firmware"]))
 	}
 	f.Serial, f.Firmware = strings.Join(serials, ","), strings.Join(firmwares, ",")
-	if f.FillStart, err = scalar("max(last_over_time(walab_filesystem_used_bytes[5m]) / last_over_time(walab_filesystem_size_bytes[5m]))", run.Start); err != nil {
+	if f.FillStart, err = scalar("max(last_over_time("+promql.FilesystemUsed+"[5m]) / last_over_time("+promql.FilesystemSize+"[5m]))", run.Start); err != nil {
 		return f, err
 	}
-	if f.DriveTurns, err = scalar(fmt.Sprintf("sum(last_over_time(walab_nvme_media_written_bytes_total{%[1]s}[5m])) / sum(max by (device) (last_over_time(walab_nvme_capacity_bytes{%[1]s}[5m])))", dev), run.Start); err != nil {
+	if f.DriveTurns, err = scalar(fmt.Sprintf("sum(last_over_time("+promql.NVMeMediaWrittenBytes+"{%[1]s}[5m])) / sum(max by (device) (last_over_time("+promql.NVMeCapacity+"{%[1]s}[5m])))", dev), run.Start); err != nil {
 		return f, err
 	}
-	pl, err := scalar(fmt.Sprintf(`max(max_over_time(walab_nvme_directive_enabled{%[1]s,directive=~"streams|data_placement"}[%[2]s]) or max_over_time(walab_nvme_fdp_enabled{%[1]s}[%[2]s]))`, dev, win), winEnd)
+	pl, err := scalar(fmt.Sprintf(`max(max_over_time(`+promql.NVMeDirectiveEnabled+`{%[1]s,directive=~"streams|data_placement"}[%[2]s]) or max_over_time(`+promql.NVMeFDPEnabled+`{%[1]s}[%[2]s]))`, dev, win), winEnd)
 	if err != nil {
 		return f, err
 	}
@@ -255,15 +257,15 @@ func (s Source) Facts(ctx context.Context, run Run, devices []string, compared [
 	if err := s.blockFacts(ctx, &f, devices, win, winEnd, runDur, run, targets, instant, scalar); err != nil {
 		return f, err
 	}
-	if f.PlacedShare, err = scalar(fmt.Sprintf(`(sum(increase(walab_nvme_write_bytes_total{%[1]s,directive!="none"}[%[2]s])) or sum(increase(walab_nvme_write_bytes_total{%[1]s}[%[2]s])) * 0) / (sum(increase(walab_nvme_write_bytes_total{%[1]s}[%[2]s])) > 0)`, dev, win), winEnd); err != nil {
+	if f.PlacedShare, err = scalar(fmt.Sprintf(`(sum(increase(`+promql.NVMeWriteBytes+`{%[1]s,directive!="none"}[%[2]s])) or sum(increase(`+promql.NVMeWriteBytes+`{%[1]s}[%[2]s])) * 0) / (sum(increase(`+promql.NVMeWriteBytes+`{%[1]s}[%[2]s])) > 0)`, dev, win), winEnd); err != nil {
 		return f, err
 	}
 	// The load loadgen offered over the run, on the run's targets.
 	tsel := targetSelector(targets)
-	if f.Terminals, err = scalar(fmt.Sprintf(`sum(max_over_time(walab_loadgen_active_terminals{%s}[%s]))`, strings.TrimPrefix(tsel, ","), runDur), run.End); err != nil {
+	if f.Terminals, err = scalar(fmt.Sprintf(`sum(max_over_time(`+promql.LoadgenActiveTerminals+`{%s}[%s]))`, strings.TrimPrefix(tsel, ","), runDur), run.End); err != nil {
 		return f, err
 	}
-	if f.RateLimit, err = scalar(fmt.Sprintf(`sum(max_over_time(walab_loadgen_target_rate_per_second{%s}[%s]))`, strings.TrimPrefix(tsel, ","), runDur), run.End); err != nil {
+	if f.RateLimit, err = scalar(fmt.Sprintf(`sum(max_over_time(`+promql.LoadgenTargetRate+`{%s}[%s]))`, strings.TrimPrefix(tsel, ","), runDur), run.End); err != nil {
 		return f, err
 	}
 	if err := s.roundFacts(ctx, &f, roundBounds(compared, round), tsel); err != nil {
@@ -275,7 +277,7 @@ func (s Source) Facts(ctx context.Context, run Run, devices []string, compared [
 // runTargets are the MySQL targets loadgen drove in the run; none for a
 // run given as a time range.
 func (s Source) runTargets(ctx context.Context, run Run, runDur string) (map[string]bool, error) {
-	q := fmt.Sprintf("group by (target) (last_over_time(walab_loadgen_run_info{run_id=%q}[%s]))", run.ID, runDur)
+	q := fmt.Sprintf("group by (target) (last_over_time("+promql.LoadgenRunInfo+"{run_id=%q}[%s]))", run.ID, runDur)
 	res, _, _, err := s.API.Query(ctx, q, run.End)
 	if err != nil {
 		return nil, fmt.Errorf("query %s: %w", q, err)
@@ -307,7 +309,7 @@ func targetSelector(targets map[string]bool) string {
 func (s Source) blockFacts(ctx context.Context, f *RunFacts, devices []string, win string, winEnd time.Time, runDur string, run Run, targets map[string]bool,
 	instant func(string, time.Time) (model.Vector, error), scalar func(string, time.Time) (*float64, error)) error {
 	ctrl := strings.Replace(deviceSelector(devices), "device", "controller", 1) + s.onHost()
-	ns := fmt.Sprintf(`walab_blockdev_info{%s,kind="nvme"}`, ctrl)
+	ns := fmt.Sprintf(promql.BlockdevInfo+`{%s,kind="nvme"}`, ctrl)
 	per := func(metric string) string {
 		return fmt.Sprintf(`sum(increase(%s[%s]) * on (instance, job, device) group_left () %s)`, metric, win, ns)
 	}
@@ -321,10 +323,10 @@ func (s Source) blockFacts(ctx context.Context, f *RunFacts, devices []string, w
 		dst  **float64
 		expr string
 	}{
-		{&b.WritesPerSec, per("walab_blockdev_writes_completed_total") + fmt.Sprintf(" / %g", sec)},
-		{&b.WriteBytesPerSec, per("walab_blockdev_written_bytes_total") + fmt.Sprintf(" / %g", sec)},
-		{&b.WriteAwaitSec, per("walab_blockdev_write_time_seconds_total") + " / (" + per("walab_blockdev_writes_completed_total") + " > 0)"},
-		{&b.Util, fmt.Sprintf(`max(increase(walab_blockdev_io_time_seconds_total[%s]) * on (instance, job, device) group_left () %s) / %g`, win, ns, sec)},
+		{&b.WritesPerSec, per(promql.BlockdevWritesCompleted) + fmt.Sprintf(" / %g", sec)},
+		{&b.WriteBytesPerSec, per(promql.BlockdevWrittenBytes) + fmt.Sprintf(" / %g", sec)},
+		{&b.WriteAwaitSec, per(promql.BlockdevWriteTime) + " / (" + per(promql.BlockdevWritesCompleted) + " > 0)"},
+		{&b.Util, fmt.Sprintf(`max(increase(`+promql.BlockdevIOTime+`[%s]) * on (instance, job, device) group_left () %s) / %g`, win, ns, sec)},
 	} {
 		if *q.dst, err = scalar(q.expr, winEnd); err != nil {
 			return err
@@ -336,7 +338,7 @@ func (s Source) blockFacts(ctx context.Context, f *RunFacts, devices []string, w
 		return err
 	}
 	if known != nil {
-		sync, err := scalar(fmt.Sprintf(`max(max_over_time(walab_md_sync_active[%s]) * on (instance, job, device) group_left () label_replace(max by (instance, job, array) (last_over_time(walab_blockdev_leaf_info{%s}[%s])), "device", "$1", "array", "(.+)"))`, win, ctrl, win), winEnd)
+		sync, err := scalar(fmt.Sprintf(`max(max_over_time(`+promql.MDSyncActive+`[%s]) * on (instance, job, device) group_left () label_replace(max by (instance, job, array) (last_over_time(`+promql.BlockdevLeafInfo+`{%s}[%s])), "device", "$1", "array", "(.+)"))`, win, ctrl, win), winEnd)
 		if err != nil {
 			return err
 		}
@@ -358,14 +360,14 @@ func (s Source) blockFacts(ctx context.Context, f *RunFacts, devices []string, w
 		}
 		vals[name][value] = true
 	}
-	v, err := instant(fmt.Sprintf("last_over_time(walab_mysql_setting[%s])", runDur), end)
+	v, err := instant(fmt.Sprintf("last_over_time("+promql.MySQLSetting+"[%s])", runDur), end)
 	if err != nil {
 		return err
 	}
 	for _, smp := range v {
 		add(string(smp.Metric["target"]), string(smp.Metric["name"]), strconv.FormatFloat(float64(smp.Value), 'g', -1, 64))
 	}
-	v, err = instant(fmt.Sprintf("last_over_time(walab_mysql_setting_info[%s])", runDur), end)
+	v, err = instant(fmt.Sprintf("last_over_time("+promql.MySQLSettingInfo+"[%s])", runDur), end)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/prometheus/common/model"
+
+	"github.com/walab/walab/internal/promql"
 )
 
 // roundFacts reads the compared rounds' throughput and latency from the
@@ -27,7 +29,7 @@ func (s Source) roundFacts(ctx context.Context, f *RunFacts, bs []bound, tsel st
 		return m[""], nil
 	}
 	var err error
-	if f.Txn, err = total(`walab_loadgen_transactions_total{outcome="committed"}`); err != nil {
+	if f.Txn, err = total(promql.LoadgenTransactions + `{outcome="committed"}`); err != nil {
 		return err
 	}
 	if f.Txn != nil {
@@ -36,17 +38,17 @@ func (s Source) roundFacts(ctx context.Context, f *RunFacts, bs []bound, tsel st
 		// Load from another client (sysbench, BenchmarkSQL): the COMMITs the
 		// servers of the run's targets executed (every target for a run
 		// given as a time range).
-		if f.Txn, err = total(`walab_mysql_commands_total{command="commit"` + tsel + `}`); err != nil {
+		if f.Txn, err = total(promql.MySQLCommands + `{command="commit"` + tsel + `}`); err != nil {
 			return err
 		}
 		if f.Txn != nil {
 			f.TxnSource = TxnServer
 		}
 	}
-	if f.NewOrder, err = total(`walab_loadgen_transactions_total{outcome="committed",type="new_order"}`); err != nil {
+	if f.NewOrder, err = total(promql.LoadgenTransactions + `{outcome="committed",type="new_order"}`); err != nil {
 		return err
 	}
-	byLE, err := s.roundIncreases(ctx, "walab_loadgen_transaction_duration_seconds_bucket", "le", bs)
+	byLE, err := s.roundIncreases(ctx, promql.LoadgenTxnDurationBucket, "le", bs)
 	if err != nil {
 		return err
 	}
@@ -161,7 +163,7 @@ func (s Source) outsideLoad(ctx context.Context, bs []bound, tsel string) ([]boo
 	}
 	round := bs[0].to.Sub(bs[0].from)
 	end := bs[len(bs)-1].to.Add(round)
-	q := fmt.Sprintf("walab_loadgen_active_terminals{%s}[%s]", strings.TrimPrefix(tsel, ","), model.Duration(end.Sub(bs[0].from.Add(-round))))
+	q := fmt.Sprintf(promql.LoadgenActiveTerminals+"{%s}[%s]", strings.TrimPrefix(tsel, ","), model.Duration(end.Sub(bs[0].from.Add(-round))))
 	res, _, _, err := s.API.Query(ctx, q, end)
 	if err != nil {
 		return nil, fmt.Errorf("query %s: %w", q, err)

@@ -8,6 +8,8 @@ import (
 	"github.com/prometheus/client_golang/api"
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	"github.com/prometheus/common/model"
+
+	"github.com/walab/walab/internal/promql"
 )
 
 // checkPrometheus: Prometheus has the exporter's identity series for the
@@ -31,15 +33,15 @@ func (e *Executor) checkPrometheus(ctx context.Context) (string, error) {
 		return float64(vec[0].Value), nil
 	}
 	dev := fmt.Sprintf("{device=%q}", e.Plan.Device)
-	scraped, err := ask("max(timestamp(walab_nvme_info" + dev + "))")
+	scraped, err := ask("max(timestamp(" + promql.NVMeInfo + dev + "))")
 	if err != nil {
 		return "", fmt.Errorf("the exporter is not scraped: %w", err)
 	}
 	age := now.Sub(time.Unix(int64(scraped), 0))
 	if age > 2*time.Minute {
-		return "", fmt.Errorf("last scrape of walab_nvme_info%s is %s old", dev, age.Round(time.Second))
+		return "", fmt.Errorf("last scrape of "+promql.NVMeInfo+"%s is %s old", dev, age.Round(time.Second))
 	}
-	sample, err := ask("max(walab_nvme_wa_last_sample_timestamp_seconds" + dev + ")")
+	sample, err := ask("max(" + promql.NVMeWALastSample + dev + ")")
 	if err != nil {
 		return "", fmt.Errorf("the WA sampler produces no values: %w", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/walab/walab/internal/fingerprint"
+	"github.com/walab/walab/internal/promql"
 )
 
 // Metrics are the experiment's progress as Prometheus metrics. A nil
@@ -32,20 +33,20 @@ type Metrics struct {
 // NewMetrics registers the metrics of experiment name on reg.
 func NewMetrics(reg prometheus.Registerer, name string) *Metrics {
 	m := &Metrics{name: name,
-		planned: prometheus.NewGauge(prometheus.GaugeOpts{Name: "walab_experiment_steps",
+		planned: prometheus.NewGauge(prometheus.GaugeOpts{Name: promql.Prefix + "_experiment_steps",
 			Help: "Steps of the experiment's flattened plan (commands, checks, runs, compare, report)."}),
-		done: prometheus.NewGauge(prometheus.GaugeOpts{Name: "walab_experiment_steps_done",
+		done: prometheus.NewGauge(prometheus.GaugeOpts{Name: promql.Prefix + "_experiment_steps_done",
 			Help: "Steps of the experiment finished so far, including those done before a resume."}),
-		phase: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "walab_experiment_phase_info",
+		phase: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: promql.Prefix + "_experiment_phase_info",
 			Help: "1 for the phase and run the experiment is in now (one series at a time)."}, []string{"experiment", "phase", "run"}),
-		left: prometheus.NewGauge(prometheus.GaugeOpts{Name: "walab_experiment_remaining_seconds",
+		left: prometheus.NewGauge(prometheus.GaugeOpts{Name: promql.Prefix + "_experiment_remaining_seconds",
 			Help: "Planned run time left in the experiment (runs only: a lower bound)."}),
-		wa: prometheus.NewGauge(prometheus.GaugeOpts{Name: "walab_experiment_last_hourly_write_amplification",
+		wa: prometheus.NewGauge(prometheus.GaugeOpts{Name: promql.Prefix + "_experiment_last_hourly_write_amplification",
 			Help: "The drive's 1 h write amplification as the exporter reported it at the last progress line; absent until read."}),
-		fp: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "walab_experiment_run_fingerprint_info",
+		fp: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: promql.Prefix + "_experiment_run_fingerprint_info",
 			Help: "1 per run of the experiment: the drive and software it ran on (full fingerprint in runs/<run_id>/fingerprint-*.json)."},
 			[]string{"experiment", "run_id", "run", "scenario", "model", "firmware", "serial", "kernel", "mysql_version"}),
-		runWA: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "walab_experiment_run_write_amplification",
+		runWA: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: promql.Prefix + "_experiment_run_write_amplification",
 			Help: "NAND bytes / host bytes of the drive between a run's start and end fingerprints; absent when a counter is missing."},
 			[]string{"experiment", "run_id", "run", "scenario"}),
 	}

@@ -1,15 +1,19 @@
 package experiment
 
-import "github.com/prometheus/client_golang/prometheus"
+import (
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/walab/walab/internal/promql"
+)
 
 // RunInfoMetric marks a run whose tool publishes no
 // walab_loadgen_run_info of its own (fio): walab compare finds a run's
 // start and end by either series.
-const RunInfoMetric = "walab_experiment_run_info"
+var RunInfoMetric = promql.ExperimentRunInfo
 
 func newRunInfo() *prometheus.GaugeVec {
 	return prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: RunInfoMetric,
-		Help: "1 while a run of the experiment whose tool publishes no walab_loadgen_run_info (fio) is going on: its first and last samples are the run's span for walab compare. At most one series at a time."},
+		Help: "1 while a run of the experiment whose tool publishes no " + promql.LoadgenRunInfo + " (fio) is going on: its first and last samples are the run's span for walab compare. At most one series at a time."},
 		[]string{"experiment", "run_id", "run", "scenario", "tool"})
 }
 

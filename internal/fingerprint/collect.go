@@ -14,6 +14,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/walab/walab/internal/promql"
 )
 
 // MySQLVariables are the variables a fingerprint records: the ones the
@@ -170,9 +172,9 @@ func ReadDrive(ctx context.Context, client *http.Client, base, device string) (*
 		return nil, err
 	}
 	dev := map[string]string{"device": device}
-	_, info, ok := fams.Get("walab_nvme_info", dev)
+	_, info, ok := fams.Get(promql.NVMeInfo, dev)
 	if !ok {
-		return nil, fmt.Errorf("exporter %s has no walab_nvme_info for device %q", base, device)
+		return nil, fmt.Errorf("exporter %s has no "+promql.NVMeInfo+" for device %q", base, device)
 	}
 	d := &Drive{Device: device, Model: info["model"], Serial: info["serial"], Firmware: info["firmware"],
 		Source: info["source"], Simulated: info["simulated"] == "true"}
@@ -182,20 +184,20 @@ func ReadDrive(ctx context.Context, client *http.Client, base, device string) (*
 		}
 		return nil
 	}
-	d.CapacityBytes = get("walab_nvme_capacity_bytes", dev)
-	d.HostWrittenBytes = get("walab_nvme_host_written_bytes_total", dev)
-	d.MediaWrittenBytes = get("walab_nvme_media_written_bytes_total", dev)
-	d.WA1h = get("walab_nvme_write_amplification", map[string]string{"device": device, "window": "1h"})
-	for _, s := range fams.All("walab_nvme_directive_enabled", dev) {
+	d.CapacityBytes = get(promql.NVMeCapacity, dev)
+	d.HostWrittenBytes = get(promql.NVMeHostWrittenBytes, dev)
+	d.MediaWrittenBytes = get(promql.NVMeMediaWrittenBytes, dev)
+	d.WA1h = get(promql.NVMeWriteAmplification, map[string]string{"device": device, "window": "1h"})
+	for _, s := range fams.All(promql.NVMeDirectiveEnabled, dev) {
 		if d.Directives == nil {
 			d.Directives = map[string]bool{}
 		}
 		d.Directives[s.Labels["directive"]] = s.Value == 1
 	}
-	if v := get("walab_nvme_fdp_enabled", dev); v != nil {
+	if v := get(promql.NVMeFDPEnabled, dev); v != nil {
 		d.FDP = ptr(*v == 1)
 	}
-	for _, s := range fams.All("walab_placement_daemon_running", nil) {
+	for _, s := range fams.All(promql.PlacementDaemonRunning, nil) {
 		if d.Daemons == nil {
 			d.Daemons = map[string]bool{}
 		}

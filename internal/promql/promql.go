@@ -5,19 +5,61 @@
 // and the programs that query them can all use it.
 package promql
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Prefix is every walab metric's namespace.
 const Prefix = "walab"
 
-// Names of exporter metrics read in PromQL by more than one consumer.
-const (
-	BlockdevWrittenBytes  = Prefix + "_blockdev_written_bytes_total"
-	BlockdevMemberInfo    = Prefix + "_blockdev_member_info"
-	BlockdevLeafInfo      = Prefix + "_blockdev_leaf_info"
-	NVMeMediaWrittenBytes = Prefix + "_nvme_media_written_bytes_total"
-	MDSyncActive          = Prefix + "_md_sync_active"
+// Names of the metrics that rules, dashboards, walab compare, the
+// experiment's checks and the fingerprint read back (Names lists them).
+var (
+	BlockdevInfo             = name("blockdev_info")
+	BlockdevIOTime           = name("blockdev_io_time_seconds_total")
+	BlockdevLeafInfo         = name("blockdev_leaf_info")
+	BlockdevMemberInfo       = name("blockdev_member_info")
+	BlockdevWriteTime        = name("blockdev_write_time_seconds_total")
+	BlockdevWritesCompleted  = name("blockdev_writes_completed_total")
+	BlockdevWrittenBytes     = name("blockdev_written_bytes_total")
+	ExperimentRunInfo        = name("experiment_run_info")
+	FilesystemSize           = name("filesystem_size_bytes")
+	FilesystemUsed           = name("filesystem_used_bytes")
+	LoadgenActiveTerminals   = name("loadgen_active_terminals")
+	LoadgenRunInfo           = name("loadgen_run_info")
+	LoadgenTargetRate        = name("loadgen_target_rate_per_second")
+	LoadgenTransactions      = name("loadgen_transactions_total")
+	LoadgenTxnDurationBucket = name("loadgen_transaction_duration_seconds_bucket")
+	MDSyncActive             = name("md_sync_active")
+	MDTheoreticalWA          = name("md_theoretical_write_amplification")
+	MySQLCommands            = name("mysql_commands_total")
+	MySQLSetting             = name("mysql_setting")
+	MySQLSettingInfo         = name("mysql_setting_info")
+	NVMeCapacity             = name("nvme_capacity_bytes")
+	NVMeDirectiveEnabled     = name("nvme_directive_enabled")
+	NVMeFDPEnabled           = name("nvme_fdp_enabled")
+	NVMeHostWrittenBytes     = name("nvme_host_written_bytes_total")
+	NVMeInfo                 = name("nvme_info")
+	NVMeMediaWrittenBytes    = name("nvme_media_written_bytes_total")
+	NVMeWALastSample         = name("nvme_wa_last_sample_timestamp_seconds")
+	NVMeWriteAmplification   = name("nvme_write_amplification")
+	NVMeWriteBytes           = name("nvme_write_bytes_total")
+	PlacementDaemonRunning   = name("placement_daemon_running")
 )
+
+var names []string
+
+// name is Prefix_suffix, recorded for Names.
+func name(suffix string) string {
+	n := Prefix + "_" + suffix
+	names = append(names, n)
+	return n
+}
+
+// Names lists every metric name above, in their order: what the metrics
+// contract test holds to docs/metrics.md.
+func Names() []string { return slices.Clone(names) }
 
 // ControllerNAND is fn (increase, rate, count_over_time, ...) of each
 // NVMe controller's NAND byte counter over window, summed over its sources

@@ -23,6 +23,8 @@ import (
 
 	"github.com/walab/walab/internal/compare"
 	"github.com/walab/walab/internal/testenv"
+
+	"github.com/walab/walab/internal/promql"
 )
 
 // Run is a synthetic run: WA per hour (0 = idle hour).
@@ -195,18 +197,18 @@ func (s *series) drive(mn minute) {
 	if r.Instance != "" {
 		dl = fmt.Sprintf("instance=%q,%s", r.Instance, dl)
 	}
-	s.counter("walab_nvme_host_written_bytes_total", dl, mn.host, ts)
+	s.counter(promql.NVMeHostWrittenBytes, dl, mn.host, ts)
 	if v, ok := r.BadHost[mn.hour]; ok && mn.m == 60*mn.hour {
-		s.bad("walab_nvme_host_written_bytes_total", dl, v, ts)
+		s.bad(promql.NVMeHostWrittenBytes, dl, v, ts)
 	}
 	if r.Placed != nil {
-		s.counter("walab_nvme_write_bytes_total", `device="nvme0",directive="data_placement",placement_id="5"`, mn.host**r.Placed, ts)
-		s.counter("walab_nvme_write_bytes_total", `device="nvme0",directive="none",placement_id="none"`, mn.host*(1-*r.Placed), ts)
+		s.counter(promql.NVMeWriteBytes, `device="nvme0",directive="data_placement",placement_id="5"`, mn.host**r.Placed, ts)
+		s.counter(promql.NVMeWriteBytes, `device="nvme0",directive="none",placement_id="none"`, mn.host*(1-*r.Placed), ts)
 	}
 	if mn.nandUp {
-		s.counter("walab_nvme_media_written_bytes_total", dl, mn.nand, ts)
+		s.counter(promql.NVMeMediaWrittenBytes, dl, mn.nand, ts)
 		if v, ok := r.BadNAND[mn.hour]; ok && mn.m == 60*mn.hour {
-			s.bad("walab_nvme_media_written_bytes_total", dl, v, ts)
+			s.bad(promql.NVMeMediaWrittenBytes, dl, v, ts)
 		}
 	}
 }
@@ -215,27 +217,27 @@ func (s *series) drive(mn minute) {
 // nvme0..nvme2, with its theory and resyncs.
 func (s *series) array(mn minute) {
 	r, ts := mn.r, mn.ts
-	s.counter("walab_blockdev_written_bytes_total", `device="md0"`, mn.host, ts)
+	s.counter(promql.BlockdevWrittenBytes, `device="md0"`, mn.host, ts)
 	for _, c := range []string{"nvme0", "nvme1", "nvme2"} {
 		member := mn.host * r.Array.RAIDWA / 3
-		s.counter("walab_blockdev_written_bytes_total", fmt.Sprintf("device=%q", c+"n1"), member, ts)
-		s.counter("walab_nvme_host_written_bytes_total", fmt.Sprintf(`device=%q,source="ocp_c0"`, c), member, ts)
+		s.counter(promql.BlockdevWrittenBytes, fmt.Sprintf("device=%q", c+"n1"), member, ts)
+		s.counter(promql.NVMeHostWrittenBytes, fmt.Sprintf(`device=%q,source="ocp_c0"`, c), member, ts)
 		if mn.nandUp {
-			s.counter("walab_nvme_media_written_bytes_total", fmt.Sprintf(`device=%q,source="ocp_c0"`, c), mn.nand/3, ts)
+			s.counter(promql.NVMeMediaWrittenBytes, fmt.Sprintf(`device=%q,source="ocp_c0"`, c), mn.nand/3, ts)
 		}
-		s.gauge("walab_blockdev_member_info", fmt.Sprintf(`array="md0",device=%q`, c+"n1"), 1, ts)
-		s.gauge("walab_blockdev_leaf_info", fmt.Sprintf(`array="md0",controller=%q,device=%q`, c, c+"n1"), 1, ts)
+		s.gauge(promql.BlockdevMemberInfo, fmt.Sprintf(`array="md0",device=%q`, c+"n1"), 1, ts)
+		s.gauge(promql.BlockdevLeafInfo, fmt.Sprintf(`array="md0",controller=%q,device=%q`, c, c+"n1"), 1, ts)
 	}
-	s.gauge("walab_md_theoretical_write_amplification", `device="md0"`, 1.5, ts)
+	s.gauge(promql.MDTheoreticalWA, `device="md0"`, 1.5, ts)
 	s.syncActive(mn.m > 0 && slices.Contains(r.Array.SyncHours, mn.hour), "resync", ts)
 }
 
 // syncActive is md0's sync state: action busy, or idle.
 func (s *series) syncActive(on bool, action string, ts int64) {
 	if on {
-		s.gauge("walab_md_sync_active", fmt.Sprintf(`action=%q,device="md0"`, action), 1, ts)
+		s.gauge(promql.MDSyncActive, fmt.Sprintf(`action=%q,device="md0"`, action), 1, ts)
 	} else {
-		s.gauge("walab_md_sync_active", `action="idle",device="md0"`, 0, ts)
+		s.gauge(promql.MDSyncActive, `action="idle",device="md0"`, 0, ts)
 	}
 }
 
@@ -243,13 +245,13 @@ func (s *series) syncActive(on bool, action string, ts int64) {
 // histogram, and its offered load.
 func (s *series) loadgen(mn minute) {
 	r, ts := mn.r, mn.ts
-	s.gauge("walab_loadgen_run_info", fmt.Sprintf(`run_id=%q,scenario=%q,target="mysql1",workload="tpcc"`, r.ID, r.Scenario), 1, ts)
+	s.gauge(promql.LoadgenRunInfo, fmt.Sprintf(`run_id=%q,scenario=%q,target="mysql1",workload="tpcc"`, r.ID, r.Scenario), 1, ts)
 	if r.TxnPerMin > 0 {
 		inc := 0.0
 		if mn.host > 0 {
 			inc = r.TxnPerMin
 		}
-		s.counter("walab_loadgen_transactions_total", `outcome="committed",target="mysql1",type="new_order",workload="tpcc"`, inc, ts)
+		s.counter(promql.LoadgenTransactions, `outcome="committed",target="mysql1",type="new_order",workload="tpcc"`, inc, ts)
 		// Every transaction takes 10-20 ms: p95 19.5 ms, p99 19.9 ms
 		// by histogram_quantile's interpolation; with half of them
 		// 20-40 ms, 38.0 and 39.6 ms.
@@ -258,13 +260,13 @@ func (s *series) loadgen(mn minute) {
 			le  string
 			inc float64
 		}{{"0.01", 0}, {"0.02", fast}, {"0.04", inc}, {"+Inf", inc}} {
-			s.untyped("walab_loadgen_transaction_duration_seconds_bucket",
+			s.untyped(promql.LoadgenTxnDurationBucket,
 				fmt.Sprintf(`le=%q,target="mysql1",type="new_order",workload="tpcc"`, b.le), b.inc, ts)
 		}
 	}
 	if r.Terminals > 0 {
-		s.gauge("walab_loadgen_active_terminals", `target="mysql1"`, r.Terminals, ts)
-		s.gauge("walab_loadgen_target_rate_per_second", `target="mysql1"`, r.RateLimit, ts)
+		s.gauge(promql.LoadgenActiveTerminals, `target="mysql1"`, r.Terminals, ts)
+		s.gauge(promql.LoadgenTargetRate, `target="mysql1"`, r.RateLimit, ts)
 	}
 }
 
@@ -276,27 +278,27 @@ func (s *series) mysql(mn minute) {
 		if mn.host > 0 {
 			inc = r.ServerCommitsPerMin
 		}
-		s.counter("walab_mysql_commands_total", `command="commit",target="mysql1"`, inc, ts)
+		s.counter(promql.MySQLCommands, `command="commit",target="mysql1"`, inc, ts)
 	}
 	for _, name := range slices.Sorted(maps.Keys(r.Settings)) {
-		s.gauge("walab_mysql_setting", fmt.Sprintf(`name=%q,target="mysql1"`, name), r.Settings[name], ts)
+		s.gauge(promql.MySQLSetting, fmt.Sprintf(`name=%q,target="mysql1"`, name), r.Settings[name], ts)
 	}
 }
 
 // block is nvme0n1's block-layer counters, under md0 with SyncHours.
 func (s *series) block(mn minute) {
 	r, ts := mn.r, mn.ts
-	s.gauge("walab_blockdev_info", `controller="nvme0",device="nvme0n1",dm_name="",kind="nvme",parent=""`, 1, ts)
+	s.gauge(promql.BlockdevInfo, `controller="nvme0",device="nvme0n1",dm_name="",kind="nvme",parent=""`, 1, ts)
 	inc := 0.0
 	if mn.m > 0 {
 		inc = 1
 	}
-	s.counter("walab_blockdev_writes_completed_total", `device="nvme0n1"`, 600*inc, ts)
-	s.counter("walab_blockdev_written_bytes_total", `device="nvme0n1"`, mn.host, ts)
-	s.counter("walab_blockdev_write_time_seconds_total", `device="nvme0n1"`, 0.6*inc, ts)
-	s.counter("walab_blockdev_io_time_seconds_total", `device="nvme0n1"`, 30*inc, ts)
+	s.counter(promql.BlockdevWritesCompleted, `device="nvme0n1"`, 600*inc, ts)
+	s.counter(promql.BlockdevWrittenBytes, `device="nvme0n1"`, mn.host, ts)
+	s.counter(promql.BlockdevWriteTime, `device="nvme0n1"`, 0.6*inc, ts)
+	s.counter(promql.BlockdevIOTime, `device="nvme0n1"`, 30*inc, ts)
 	if len(r.SyncHours) > 0 {
-		s.gauge("walab_blockdev_leaf_info", `array="md0",controller="nvme0",device="nvme0n1"`, 1, ts)
+		s.gauge(promql.BlockdevLeafInfo, `array="md0",controller="nvme0",device="nvme0n1"`, 1, ts)
 		s.syncActive(mn.m > 0 && slices.Contains(r.SyncHours, mn.hour), "check", ts)
 	}
 }
