@@ -32,6 +32,7 @@ func (j *judgement) add(name, status, format string, a ...any) {
 // in it.
 var comparabilityChecks = []func(*judgement){
 	checkSteady,
+	checkThroughputSteady,
 	checkComplete,
 	checkSameDrive,
 	checkFillAtStart,

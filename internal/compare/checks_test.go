@@ -134,3 +134,55 @@ func TestCompareOfferedLoad(t *testing.T) {
 	require.True(t, res.Verdict.Valid, out)
 	require.Contains(t, out, "pass    same offered load      differs, allowed: 4 terminals")
 }
+
+// TestCompareThroughputSteady: the compared rounds start where throughput
+// settled as well as WA (a candidate warming up for four hours is compared
+// from hour 5, and its throughput change is then exactly 0); a candidate
+// whose throughput never settles leaves the WA verdict VALID, warns, and
+// gives the performance changes no interval. A last-nonzero selection
+// (seed 000's rule) keeps every round.
+func TestCompareThroughputSteady(t *testing.T) {
+	t0 := time.Now().Add(-72 * time.Hour).Truncate(time.Hour).UTC()
+	step := map[int]float64{}
+	for h := 2; h <= 12; h += 2 {
+		step[h] = 0.5
+	}
+	runs := []comparetest.Run{
+		{ID: "b", Scenario: "baseline", Start: t0, WA: comparetest.RepeatWA(2.5, 12), TxnPerMin: 600, Terminals: 4},
+		{ID: "warm", Scenario: "streams", Start: t0.Add(14 * time.Hour), WA: comparetest.RepeatWA(2.2, 12), TxnPerMin: 600, Terminals: 4,
+			TxnScale: map[int]float64{1: 0.4, 2: 0.55, 3: 0.7, 4: 0.85}},
+		{ID: "step", Scenario: "streams", Start: t0.Add(28 * time.Hour), WA: comparetest.RepeatWA(2.2, 12), TxnPerMin: 600, Terminals: 4, TxnScale: step},
+	}
+	papi := comparetest.StartPrometheus(t, runs)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	judge := func(cand, sel string) (*compare.Result, string) {
+		res, err := compare.Compare(ctx, compare.Source{API: papi}, compare.Options{Baseline: "b", Candidate: cand, Device: "nvme0",
+			LastHours: 12, Select: sel, From: t0.Add(-time.Hour), To: time.Now(), Checks: compare.CheckOptions{Placement: "off"}})
+		require.NoError(t, err)
+		var out bytes.Buffer
+		require.NoError(t, res.Write(&out, true))
+		return res, out.String()
+	}
+	res, out := judge("warm", compare.SelectSteady)
+	require.True(t, res.Verdict.Valid, out)
+	require.Contains(t, out, "pass    candidate TPS steady   transactions per hour steady from hour 5")
+	require.Equal(t, 5, res.Last[1][0].Hour, out)
+	require.Equal(t, compare.ThroughputSteady{Applies: true, From: 5}, res.ThroughputSteady[1])
+	require.True(t, res.Verdict.Throughput.OK, out)
+	require.InDelta(t, 0, res.Verdict.Throughput.Est, 1e-9, out)
+	require.False(t, res.Verdict.Throughput.Significant(), out)
+
+	res, out = judge("warm", compare.SelectLastNonZero)
+	require.Equal(t, 1, res.Last[1][0].Hour, out)
+	require.NotContains(t, out, "TPS steady")
+	require.Less(t, res.Verdict.Throughput.Est, -0.05, out)
+
+	res, out = judge("step", compare.SelectSteady)
+	require.True(t, res.Verdict.Valid, out)
+	require.Contains(t, out, "warn    candidate TPS steady   transactions per hour never steady")
+	require.False(t, res.Verdict.Throughput.OK, out)
+	require.Equal(t, "candidate throughput not steady", res.Verdict.Throughput.Why)
+	require.Contains(t, out, "throughput -25.0% (no interval: candidate throughput not steady)")
+	require.True(t, res.Verdict.WA.Significant(), out)
+}

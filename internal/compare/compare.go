@@ -55,6 +55,9 @@ type Result struct {
 	Verdict   Verdict
 	Warnings  []string `json:",omitempty"` // the store's warnings (partial answers): NOT VALID
 
+	// ThroughputSteady is where each run's throughput settled (SelectSteady).
+	ThroughputSteady [2]ThroughputSteady
+
 	steadyName string
 }
 
@@ -102,7 +105,13 @@ func Compare(ctx context.Context, src Source, o Options) (*Result, error) {
 				from = k
 			}
 		}
-		res.Last[i] = LastNonZero(table[from:], o.LastHours)
+		if o.Select == SelectSteady {
+			if res.Last[i], res.ThroughputSteady[i], err = src.selectSteadyRounds(ctx, run, devices, table[from:], o); err != nil {
+				return nil, err
+			}
+		} else {
+			res.Last[i] = LastNonZero(table[from:], o.LastHours)
+		}
 		if len(res.Last[i]) == 0 {
 			return nil, fmt.Errorf("run %s: no round with host writes on %s", run.ID, o.subject())
 		}
@@ -256,6 +265,8 @@ func (r *Result) WriteJSON(w io.Writer) error {
 		Compared []int    `json:"compared"`
 		WA       float64  `json:"wa"`
 		Facts    RunFacts `json:"facts"`
+
+		ThroughputSteady ThroughputSteady `json:"throughput_steady"`
 	}
 	out := struct {
 		Device       string  `json:"device"`
@@ -267,7 +278,7 @@ func (r *Result) WriteJSON(w io.Writer) error {
 		Candidate    run     `json:"candidate"`
 	}{Device: r.Device, Array: r.Array, RoundSeconds: r.Round.Seconds(), Verdict: r.Verdict, Reduction: r.Reduction}
 	for i, dst := range []*run{&out.Baseline, &out.Candidate} {
-		*dst = run{Run: r.Runs[i], SteadyAt: r.SteadyAt[i], Table: r.Tables[i], WA: r.WA[i], Facts: r.Facts[i]}
+		*dst = run{Run: r.Runs[i], SteadyAt: r.SteadyAt[i], ThroughputSteady: r.ThroughputSteady[i], Table: r.Tables[i], WA: r.WA[i], Facts: r.Facts[i]}
 		for _, h := range r.Last[i] {
 			dst.Compared = append(dst.Compared, h.Hour)
 		}

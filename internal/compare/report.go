@@ -23,7 +23,7 @@ h1{font-size:1.4em}
 .invalid{background:#fbe3e3;border:1px solid #c55}
 table{border-collapse:collapse;margin:1em 0}
 td,th{border:1px solid #ccc;padding:.25em .6em;text-align:left;vertical-align:top}
-.pass{color:#161}.FAIL{color:#b11;font-weight:bold}.unknown{color:#777}
+.pass{color:#161}.FAIL{color:#b11;font-weight:bold}.unknown{color:#777}.warn{color:#a60}
 pre{background:#f6f6f6;padding:1em;overflow-x:auto;font-size:.85em}
 img{max-width:100%;border:1px solid #ddd}
 </style></head><body>

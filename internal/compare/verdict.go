@@ -11,6 +11,7 @@ const (
 	Pass    = "pass"
 	Fail    = "FAIL"
 	Unknown = "unknown" // the data to decide is not in Prometheus; does not invalidate
+	Warn    = "warn"    // the WA verdict stands; a figure the check names has no interval
 )
 
 // Check is one comparability question and its answer with the numbers.
@@ -153,6 +154,10 @@ func judge(r *Result, o Options) Verdict {
 	v.TpmC = o.Interval.RelChange(countPairs(j.b.NewOrder), countPairs(j.c.NewOrder))
 	v.P95 = o.Interval.RelChange(countPairs(j.b.P95Rounds), countPairs(j.c.P95Rounds))
 	v.P99 = o.Interval.RelChange(countPairs(j.b.P99Rounds), countPairs(j.c.P99Rounds))
+	why := r.noSteadyThroughput()
+	for _, iv := range []*Interval{&v.Throughput, &v.TpmC, &v.P95, &v.P99} {
+		*iv = withoutInterval(*iv, why)
+	}
 	return v
 }
 

@@ -61,6 +61,9 @@ type Run struct {
 	// while the run writes, each 10-20 ms long, or 20-40 ms for the share
 	// SlowShare of them.
 	TxnPerMin, SlowShare float64
+	// TxnScale gives hours (1-based) whose transaction rate is this share
+	// of TxnPerMin, as in a warm-up after a restore.
+	TxnScale map[int]float64
 	// ServerCommitsPerMin adds the COMMITs server mysql1 executed
 	// (walab_mysql_commands_total), as under a client walab does not
 	// instrument: this many a minute while the run writes.
@@ -250,6 +253,9 @@ func (s *series) loadgen(mn minute) {
 		inc := 0.0
 		if mn.host > 0 {
 			inc = r.TxnPerMin
+			if k, ok := r.TxnScale[mn.hour]; ok {
+				inc *= k
+			}
 		}
 		s.counter(promql.LoadgenTransactions, `outcome="committed",target="mysql1",type="new_order",workload="tpcc"`, inc, ts)
 		// Every transaction takes 10-20 ms: p95 19.5 ms, p99 19.9 ms
