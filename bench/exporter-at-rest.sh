@@ -3,13 +3,14 @@
 # run on the same host: node_exporter (Debian prometheus-node-exporter,
 # default collectors) plus mysqld_exporter (Debian
 # prometheus-mysqld-exporter, default collectors) on the same MariaDB.
-# walab runs with `make run`'s configuration (deploy/local/exporter.yml,
-# --collector.placement_trace), its state files moved into a scratch
-# directory so a running `make run` is not disturbed. On a host without an
-# NVMe controller that configuration serves a simulated drive whose FTL
-# model alone holds about 17 MiB; so a second walab, "walab_nvme", runs the
-# same configuration on the five replayed controllers of
-# exporter/testdata/replay (--nvme.replay), as on a host with NVMe drives.
+# "walab" is `make run`'s exporter: the command line and configuration
+# `walab lab` runs (`walab lab --print-exporter` writes them into a scratch
+# directory: the lab's 256 MiB simulated drive, InnoDB on the same MariaDB,
+# the placement tracer, no host, filesystem or irq collectors). A second
+# walab, "walab_nvme", is the deployed configuration (deploy/local/
+# exporter.yml, its state files moved into the scratch directory) on the
+# five replayed controllers of exporter/testdata/replay (--nvme.replay), as
+# on a host with NVMe drives.
 #
 # For each round and each exporter in turn: CPU per scrape (user+sys of the
 # exporter process over SCRAPES back-to-back gzip scrapes, as Prometheus
@@ -51,19 +52,20 @@ cleanup() {
 	rm -rf "$work"
 }
 trap cleanup EXIT
-echo "building the exporter..."
-(cd "$root" && go build -o "$work/walab-exporter" ./exporter)
-for w in walab walab_nvme; do
-	sed -e "s#/tmp/walab-sim-state.json#$work/$w-sim-state.json#" -e "s#/tmp/walab-wa-state.bin#$work/$w-wa-state.bin#" \
-		"$root/deploy/local/exporter.yml" >"$work/$w.yml"
-done
+echo "building the exporter and walab..."
+(cd "$root" && go build -o "$work/walab-exporter" ./exporter && go build -o "$work/walab" ./walab)
+sed -e "s#/tmp/walab-sim-state.json#$work/walab_nvme-sim-state.json#" -e "s#/tmp/walab-wa-state.bin#$work/walab_nvme-wa-state.bin#" \
+	"$root/deploy/local/exporter.yml" >"$work/walab_nvme.yml"
 
 freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 names=(walab walab_nvme node mysqld)
 declare -A port pid
 for n in "${names[@]}"; do port[$n]=$(freeport); done
-"$work/walab-exporter" --config.file="$work/walab.yml" --web.listen-address="127.0.0.1:${port[walab]}" \
-	--collector.placement_trace >"$work/walab.log" 2>&1 &
+mapfile -t lab_cmd < <("$work/walab" lab --print-exporter --out "$work/lab" --exporter.bin "$work/walab-exporter" \
+	--exporter.listen "127.0.0.1:${port[walab]}" --mysql.port-1 "$MYSQL_PORT" --mysql.port-2 "$MYSQL_PORT")
+[ "${#lab_cmd[@]}" -gt 1 ] || { echo "walab lab --print-exporter printed no command" >&2; exit 1; }
+echo "walab (make run's exporter): ${lab_cmd[*]}"
+(cd "$work/lab" && exec "${lab_cmd[@]}") >"$work/walab.log" 2>&1 &
 pid[walab]=$!
 "$work/walab-exporter" --config.file="$work/walab_nvme.yml" --web.listen-address="127.0.0.1:${port[walab_nvme]}" \
 	--collector.placement_trace --nvme.replay="$root/exporter/testdata/replay" >"$work/walab_nvme.log" 2>&1 &

@@ -16,9 +16,10 @@ import (
 
 // labCmd is `walab lab`: the lab's whole loop on this machine (make run).
 type labCmd struct {
-	cmd  *kingpin.CmdClause
-	opts lab.Options
-	out  string
+	cmd           *kingpin.CmdClause
+	opts          lab.Options
+	out           string
+	printExporter bool
 }
 
 func defineLab(app *kingpin.Application) *labCmd {
@@ -42,6 +43,7 @@ func defineLab(app *kingpin.Application) *labCmd {
 	c.cmd.Flag("run", "Length of each run (baseline, then streams).").Default("100s").DurationVar(&o.RunFor)
 	c.cmd.Flag("round", "One row of the WA table (the simulated drive's \"hour\").").Default("10s").DurationVar(&o.Round)
 	c.cmd.Flag("progress", "Period of progress lines during a run.").Default("15s").DurationVar(&o.Progress)
+	c.cmd.Flag("print-exporter", "Only write the lab's configuration into --out and print the exporter's command line as the lab runs it, one argument per line (bench/exporter-at-rest.sh measures that exporter).").BoolVar(&c.printExporter)
 	c.cmd.Flag("hold", "Stay up after the verdict until Ctrl-C (--no-hold: stop at once).").Default("true").BoolVar(&o.Hold)
 	return c
 }
@@ -53,6 +55,9 @@ func (c *labCmd) execute(ctx context.Context, stdout, stderr io.Writer) int {
 	o.Stdout, o.Out = stdout, c.out
 	if o.Out == "" {
 		o.Out = filepath.Join(os.TempDir(), "walab-lab-"+time.Now().Format("20060102-150405"))
+	}
+	if c.printExporter {
+		return c.printExporterCommand(o, stdout, stderr)
 	}
 	for _, b := range []struct {
 		flag, name, hint string
@@ -86,6 +91,25 @@ func (c *labCmd) execute(ctx context.Context, stdout, stderr io.Writer) int {
 		return 1
 	case !res.Valid:
 		return 3
+	}
+	return 0
+}
+
+// printExporterCommand is --print-exporter.
+func (c *labCmd) printExporterCommand(o lab.Options, stdout, stderr io.Writer) int {
+	p, err := findBinary(o.Exporter, "exporter")
+	if err != nil {
+		fmt.Fprintf(stderr, "walab lab: --exporter.bin: %v (make run builds it into bin/)\n", err)
+		return 2
+	}
+	o.Exporter = p
+	args, err := lab.ExporterCommand(o)
+	if err != nil {
+		fmt.Fprintf(stderr, "walab lab --print-exporter: %v\n", err)
+		return 1
+	}
+	for _, a := range args {
+		fmt.Fprintln(stdout, a)
 	}
 	return 0
 }

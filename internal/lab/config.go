@@ -106,3 +106,35 @@ func writeConfigs(dir string, o Options) error {
 	}
 	return nil
 }
+
+// ExporterCommand writes the lab's configuration files into o.Out (new or
+// empty) and returns the exporter's command line exactly as Run starts it,
+// the binary first, without starting anything. bench/exporter-at-rest.sh
+// measures this exporter as `make run`'s.
+func ExporterCommand(o Options) ([]string, error) {
+	if err := loopback(o.ExporterAddr); err != nil {
+		return nil, fmt.Errorf("exporter address: %w", err)
+	}
+	if o.Exporter == "" || o.Out == "" {
+		return nil, fmt.Errorf("exporter binary %q and work directory %q: both needed", o.Exporter, o.Out)
+	}
+	for _, p := range []*string{&o.Out, &o.Exporter} {
+		abs, err := filepath.Abs(*p)
+		if err != nil {
+			return nil, err
+		}
+		*p = abs
+	}
+	if err := newDir(o.Out); err != nil {
+		return nil, err
+	}
+	if err := writeConfigs(o.Out, o); err != nil {
+		return nil, err
+	}
+	for _, s := range o.services() {
+		if s.name == "exporter" {
+			return append([]string{s.bin}, s.args...), nil
+		}
+	}
+	return nil, fmt.Errorf("the lab runs no exporter")
+}

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestLabPrintExporter: `walab lab --print-exporter` writes the lab's
+// configuration into a new directory and prints the exporter's command
+// line as the lab runs it (the simulated drive's config, an empty sysfs,
+// the collectors it turns off); it starts nothing, and a directory that is
+// not empty is refused with its files left as they were.
+func TestLabPrintExporter(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "lab")
+	var out, errOut bytes.Buffer
+	code := run([]string{"lab", "--print-exporter", "--out", dir, "--exporter.bin=/bin/true", "--exporter.listen=127.0.0.1:19131"}, &out, &errOut)
+	require.Equal(t, 0, code, errOut.String())
+	args := strings.Split(strings.TrimSpace(out.String()), "\n")
+	require.Equal(t, "/bin/true", args[0])
+	require.Contains(t, args, "--config.file="+filepath.Join(dir, "exporter.yml"))
+	require.Contains(t, args, "--web.listen-address=127.0.0.1:19131")
+	require.Contains(t, args, "--path.sysfs="+filepath.Join(dir, "empty"))
+	require.Contains(t, args, "--no-collector.irq")
+	cfg, err := os.ReadFile(filepath.Join(dir, "exporter.yml"))
+	require.NoError(t, err)
+	require.Contains(t, string(cfg), "capacity: 256MiB")
+	require.DirExists(t, filepath.Join(dir, "empty"))
+
+	// A second call finds the directory not empty: refused, nothing rewritten.
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "exporter.yml"), []byte("mine\n"), 0o644))
+	out.Reset()
+	errOut.Reset()
+	require.Equal(t, 1, run([]string{"lab", "--print-exporter", "--out", dir, "--exporter.bin=/bin/true"}, &out, &errOut))
+	require.Contains(t, errOut.String(), "is not empty")
+	require.Empty(t, out.String())
+	cfg, err = os.ReadFile(filepath.Join(dir, "exporter.yml"))
+	require.NoError(t, err)
+	require.Equal(t, "mine\n", string(cfg))
+
+	errOut.Reset()
+	require.Equal(t, 1, run([]string{"lab", "--print-exporter", "--out", t.TempDir(), "--exporter.bin=/bin/true", "--exporter.listen=10.0.0.1:1"}, &out, &errOut))
+	require.Contains(t, errOut.String(), "exporter address")
+}
