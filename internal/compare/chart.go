@@ -34,8 +34,8 @@ func (r *Result) ChartSeries() []Series {
 	out := make([]Series, 2)
 	for i, role := range roles {
 		s := Series{Name: role + " " + r.Runs[i].ID, Hours: r.Tables[i], SteadyFrom: r.SteadyAt[i]}
-		s.Throughput = byRound(r.Last[i], r.Facts[i].Txn, 1/r.Round.Seconds())
-		s.P95 = byRound(r.Last[i], r.Facts[i].P95Rounds, 1000)
+		s.Throughput = byRound(r.Perf[i], r.Facts[i].Txn, 1/r.Round.Seconds())
+		s.P95 = byRound(r.Perf[i], r.Facts[i].P95Rounds, 1000)
 		out[i] = s
 	}
 	return out

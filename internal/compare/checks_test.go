@@ -135,9 +135,10 @@ func TestCompareOfferedLoad(t *testing.T) {
 	require.Contains(t, out, "pass    same offered load      differs, allowed: 4 terminals")
 }
 
-// TestCompareThroughputSteady: the compared rounds start where throughput
-// settled as well as WA (a candidate warming up for four hours is compared
-// from hour 5, and its throughput change is then exactly 0); a candidate
+// TestCompareThroughputSteady: the performance figures come from the
+// rounds from where throughput settled (a candidate warming up for four
+// hours is compared from hour 5, and its throughput change is then
+// exactly 0), WA from its own steady rounds (all twelve); a candidate
 // whose throughput never settles leaves the WA verdict VALID, warns, and
 // gives the performance changes no interval. A last-nonzero selection
 // (seed 000's rule) keeps every round.
@@ -167,7 +168,15 @@ func TestCompareThroughputSteady(t *testing.T) {
 	res, out := judge("warm", compare.SelectSteady)
 	require.True(t, res.Verdict.Valid, out)
 	require.Contains(t, out, "pass    candidate TPS steady   transactions per hour steady from hour 5")
-	require.Equal(t, 5, res.Last[1][0].Hour, out)
+	require.Equal(t, 5, res.Perf[1][0].Hour, out)
+	require.Len(t, res.Perf[1], 8, out)
+	// WA keeps its own steady rounds: all twelve, and its interval.
+	require.Equal(t, 1, res.Last[1][0].Hour, out)
+	require.Len(t, res.Last[1], 12, out)
+	require.True(t, res.Verdict.WA.Significant(), out)
+	require.Contains(t, out, "performance over the compared hours (throughput and latency over hours 1–12 / 5–12, from the throughput's steady state):")
+	require.Regexp(t, `(?m)^candidate +4 +2\.2000 +- `, out, "a round before the throughput's steady state has no throughput cell")
+	require.Regexp(t, `(?m)^candidate +5 +2\.2000 +10\.00 `, out)
 	require.Equal(t, compare.ThroughputSteady{Applies: true, From: 5}, res.ThroughputSteady[1])
 	require.True(t, res.Verdict.Throughput.OK, out)
 	require.InDelta(t, 0, res.Verdict.Throughput.Est, 1e-9, out)

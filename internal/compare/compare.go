@@ -46,7 +46,7 @@ type Result struct {
 	Round     time.Duration
 	Runs      [2]Run    // baseline, candidate
 	Tables    [2][]Hour // per-round tables
-	Last      [2][]Hour // the compared rounds of each run
+	Last      [2][]Hour // the compared rounds of each run: WA's
 	Missing   [2][]Hour // rounds of each run without trustworthy figures
 	SteadyAt  [2]int    // round number steady state was first reached; 0: never
 	Facts     [2]RunFacts
@@ -57,6 +57,10 @@ type Result struct {
 
 	// ThroughputSteady is where each run's throughput settled (SelectSteady).
 	ThroughputSteady [2]ThroughputSteady
+	// Perf are the rounds the performance figures (throughput, tpmC,
+	// latency) come from: the compared rounds from the first steady
+	// throughput window on (SelectSteady), else Last. A suffix of Last.
+	Perf [2][]Hour
 
 	steadyName string
 }
@@ -105,18 +109,18 @@ func Compare(ctx context.Context, src Source, o Options) (*Result, error) {
 				from = k
 			}
 		}
-		if o.Select == SelectSteady {
-			if res.Last[i], res.ThroughputSteady[i], err = src.selectSteadyRounds(ctx, run, devices, table[from:], o); err != nil {
-				return nil, err
-			}
-		} else {
-			res.Last[i] = LastNonZero(table[from:], o.LastHours)
-		}
+		res.Last[i] = LastNonZero(table[from:], o.LastHours)
 		if len(res.Last[i]) == 0 {
 			return nil, fmt.Errorf("run %s: no round with host writes on %s", run.ID, o.subject())
 		}
+		res.Perf[i] = res.Last[i]
+		if o.Select == SelectSteady {
+			if res.Perf[i], res.ThroughputSteady[i], err = src.selectSteadyThroughput(ctx, run, devices, table[from:], o); err != nil {
+				return nil, err
+			}
+		}
 		res.WA[i] = AggregateWA(res.Last[i])
-		f, err := src.Facts(ctx, run, devices, res.Last[i], o.Round)
+		f, err := src.Facts(ctx, run, devices, res.Last[i], res.Perf[i], o.Round)
 		if err != nil {
 			return nil, err
 		}
@@ -267,6 +271,8 @@ func (r *Result) WriteJSON(w io.Writer) error {
 		Facts    RunFacts `json:"facts"`
 
 		ThroughputSteady ThroughputSteady `json:"throughput_steady"`
+		// PerfCompared are the rounds the performance figures come from.
+		PerfCompared []int `json:"performance_compared"`
 	}
 	out := struct {
 		Device       string  `json:"device"`
@@ -282,10 +288,28 @@ func (r *Result) WriteJSON(w io.Writer) error {
 		for _, h := range r.Last[i] {
 			dst.Compared = append(dst.Compared, h.Hour)
 		}
+		for _, h := range r.Perf[i] {
+			dst.PerfCompared = append(dst.PerfCompared, h.Hour)
+		}
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
+}
+
+// perfSpan names the rounds throughput and latency come from when they
+// are fewer than the compared rounds (throughput settled later than WA).
+func (r *Result) perfSpan() string {
+	if len(r.Perf[0]) == len(r.Last[0]) && len(r.Perf[1]) == len(r.Last[1]) {
+		return ""
+	}
+	span := func(hs []Hour) string {
+		if len(hs) == 0 {
+			return "none"
+		}
+		return fmt.Sprintf("%d–%d", hs[0].Hour, hs[len(hs)-1].Hour)
+	}
+	return fmt.Sprintf(" (throughput and latency over %ss %s / %s, from the throughput's steady state)", roundName(r.Round), span(r.Perf[0]), span(r.Perf[1]))
 }
 
 // writePerformance prints the performance side over the compared rounds:
@@ -344,7 +368,7 @@ func (r *Result) writePerformance(w io.Writer) {
 	if !any {
 		return
 	}
-	fmt.Fprintf(w, "performance over the compared %ss:\n%-32s %14s %14s %9s  %s\n", roundName(r.Round), "", "baseline", "candidate", "change", "95% interval")
+	fmt.Fprintf(w, "performance over the compared %ss%s:\n%-32s %14s %14s %9s  %s\n", roundName(r.Round), r.perfSpan(), "", "baseline", "candidate", "change", "95% interval")
 	cell := func(x *float64, f string) string {
 		if x == nil {
 			return "-"

@@ -18,22 +18,25 @@ func (r *Result) writeRounds(w io.Writer) {
 	fmt.Fprintf(w, "%-10s %6s %9s %14s %10s %10s\n", "run", unit, "WA", "transactions/s", "p95 (ms)", "p99 (ms)")
 	for i, role := range roles {
 		f := r.Facts[i]
+		// The performance figures are of r.Perf[i], a suffix of r.Last[i].
+		skip := len(r.Last[i]) - len(r.Perf[i])
 		for j, h := range r.Last[i] {
 			wa := "-"
 			if h.NonZero() {
 				wa = fmt.Sprintf("%.4f", h.WA())
 			}
 			fmt.Fprintf(w, "%-10s %6d %9s %14s %10s %10s\n", role, h.Hour, wa,
-				roundCell(f.Txn, j, 1/r.Round.Seconds(), "%.2f"),
-				roundCell(f.P95Rounds, j, 1000, "%.2f"), roundCell(f.P99Rounds, j, 1000, "%.2f"))
+				roundCell(f.Txn, j-skip, 1/r.Round.Seconds(), "%.2f"),
+				roundCell(f.P95Rounds, j-skip, 1000, "%.2f"), roundCell(f.P99Rounds, j-skip, 1000, "%.2f"))
 		}
 	}
 	fmt.Fprintln(w)
 }
 
-// roundCell formats xs[j]·k, or "-" when the round has no figure.
+// roundCell formats xs[j]·k, or "-" when the round has no figure (j out
+// of range: a round before the throughput's steady state).
 func roundCell(xs []*float64, j int, k float64, format string) string {
-	if j >= len(xs) || xs[j] == nil {
+	if j < 0 || j >= len(xs) || xs[j] == nil {
 		return "-"
 	}
 	return strings.TrimSpace(fmt.Sprintf(format, *xs[j]*k))

@@ -191,10 +191,11 @@ func (s Source) perRound(ctx context.Context, q string, r v1.Range) (map[int64]f
 	return out, nil
 }
 
-// Facts reads what Prometheus knows about a run besides its WA table; the
-// compared rounds bound the throughput, latency and placement windows.
-// What is not there stays unset: a check then says "unknown".
-func (s Source) Facts(ctx context.Context, run Run, devices []string, compared []Hour, round time.Duration) (RunFacts, error) {
+// Facts reads what Prometheus knows about a run besides its WA table: the
+// compared rounds bound the placement and block-layer windows, the perf
+// rounds the throughput and latency figures. What is not there stays
+// unset: a check then says "unknown".
+func (s Source) Facts(ctx context.Context, run Run, devices []string, compared, perf []Hour, round time.Duration) (RunFacts, error) {
 	var f RunFacts
 	if len(compared) == 0 {
 		return f, nil
@@ -202,7 +203,7 @@ func (s Source) Facts(ctx context.Context, run Run, devices []string, compared [
 	winStart := compared[0].At.Add(-round)
 	winEnd := compared[len(compared)-1].At
 	win := model.Duration(winEnd.Sub(winStart)).String()
-	runDur := model.Duration(max(run.End.Sub(run.Start), time.Minute)).String()
+	runDur := runSpan(run)
 	dev := deviceSelector(devices) + s.onHost()
 	instant := func(q string, at time.Time) (model.Vector, error) {
 		res, _, _, err := s.API.Query(ctx, q, at)
@@ -268,10 +269,15 @@ func (s Source) Facts(ctx context.Context, run Run, devices []string, compared [
 	if f.RateLimit, err = scalar(fmt.Sprintf(`sum(max_over_time(`+promql.LoadgenTargetRate+`{%s}[%s]))`, strings.TrimPrefix(tsel, ","), runDur), run.End); err != nil {
 		return f, err
 	}
-	if err := s.roundFacts(ctx, &f, roundBounds(compared, round), tsel); err != nil {
+	if err := s.roundFacts(ctx, &f, roundBounds(perf, round), tsel); err != nil {
 		return f, err
 	}
 	return f, nil
+}
+
+// runSpan is the run's length as a PromQL range, at least a minute.
+func runSpan(run Run) string {
+	return model.Duration(max(run.End.Sub(run.Start), time.Minute)).String()
 }
 
 // runTargets are the MySQL targets loadgen drove in the run; none for a

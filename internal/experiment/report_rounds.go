@@ -23,12 +23,12 @@ type RoundsThroughput struct {
 func roundsThroughput(res *compare.Result) *RoundsThroughput {
 	b, _ := res.RoundsTPS(0)
 	c, _ := res.RoundsTPS(1)
-	if b == nil || c == nil || len(res.Last[0]) == 0 || len(res.Last[1]) == 0 {
+	if b == nil || c == nil || len(res.Perf[0]) == 0 || len(res.Perf[1]) == 0 {
 		return nil
 	}
 	rt := &RoundsThroughput{Baseline: *b, Candidate: *c, Change: res.Verdict.Throughput, RoundSeconds: res.Round.Seconds()}
 	for i := range 2 {
-		rt.FirstCompared[i], rt.LastCompared[i] = res.Last[i][0].Hour, res.Last[i][len(res.Last[i])-1].Hour
+		rt.FirstCompared[i], rt.LastCompared[i] = res.Perf[i][0].Hour, res.Perf[i][len(res.Perf[i])-1].Hour
 	}
 	return rt
 }
