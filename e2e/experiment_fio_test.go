@@ -22,8 +22,11 @@ import (
 // TestExperimentFioSeed002RandWrite: seed 002's randwrite line, verbatim
 // but for its file (a loop device the test creates), size and runtime (plan
 // variables), plus --time_based so that the 1 MiB per job lasts the runtime
-// (compare needs whole rounds), runs twice through walab experiment under
-// the real fio 3.33:
+// (compare needs whole rounds) and --rate_iops=50 per job (3,200 IOPS in
+// all: unbounded, 64 jobs at queue depth 32 on a loop device took both
+// cores of a CI machine and starved the exporter's simulated drive, which
+// then read up=0 for most of a run and compare had no counters), runs
+// twice through walab experiment under the real fio 3.33:
 // the report shows fio's IOPS and latency beside the loop device's iostat
 // view over each run; walab experiment marks each run's span
 // (walab_experiment_run_info, scraped by a real Prometheus), and walab
@@ -73,8 +76,8 @@ prometheus: http://%[2]s
 device: %[3]s
 round: 4s
 runs:
-  - {name: base, destructive: true, fio: "%[4]s --time_based"}
-  - {name: cand, destructive: true, fio: "%[4]s --time_based"}
+  - {name: base, destructive: true, fio: "%[4]s --time_based --rate_iops=50"}
+  - {name: cand, destructive: true, fio: "%[4]s --time_based --rate_iops=50"}
 compare: {baseline: base, candidate: cand}
 `, exporterAddr, promAddr, simDevice, line))
 	out := filepath.Join(dir, "out")
