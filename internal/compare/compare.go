@@ -115,7 +115,7 @@ func Compare(ctx context.Context, src Source, o Options) (*Result, error) {
 		}
 		res.Perf[i] = res.Last[i]
 		if o.Select == SelectSteady {
-			if res.Perf[i], res.ThroughputSteady[i], err = src.selectSteadyThroughput(ctx, run, devices, table[from:], o); err != nil {
+			if res.Perf[i], res.ThroughputSteady[i], err = src.selectSteadyThroughput(ctx, run, table[from:], o); err != nil {
 				return nil, err
 			}
 		}

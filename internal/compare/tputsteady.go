@@ -48,7 +48,7 @@ func throughputFrom(st Steady, txn []*float64) (k int, ok bool) {
 // steady rounds: a throughput step does not change what the drive wrote
 // per host byte. When throughput is never steady, the WA selection stands
 // and the check says so.
-func (s Source) selectSteadyThroughput(ctx context.Context, run Run, devices []string, rounds []Hour, o Options) ([]Hour, ThroughputSteady, error) {
+func (s Source) selectSteadyThroughput(ctx context.Context, run Run, rounds []Hour, o Options) ([]Hour, ThroughputSteady, error) {
 	rounds = LastNonZero(rounds, len(rounds))
 	targets, err := s.runTargets(ctx, run, runSpan(run))
 	if err != nil {
