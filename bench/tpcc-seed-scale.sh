@@ -14,7 +14,10 @@
 # RSS difference to 330 terminals, divided by the extra terminals, is what
 # one terminal costs. The machine is shared: read the ratios of one run.
 #
-# Usage: bench/tpcc-seed-scale.sh   (WAREHOUSES, TERMINALS, SMALL, TIME, SCENARIOS, GOTPC)
+# LOADGEN_ARGS are added to loadgen run (--mysql-blocking-io: the default
+# before the poller became tpcc's).
+#
+# Usage: bench/tpcc-seed-scale.sh   (WAREHOUSES, TERMINALS, SMALL, TIME, SCENARIOS, GOTPC, LOADGEN_ARGS)
 set -euo pipefail
 
 WAREHOUSES=${WAREHOUSES:-4}
@@ -23,6 +26,7 @@ SMALL=${SMALL:-30}
 TIME=${TIME:-60}
 SCENARIOS=${SCENARIOS:-"1x330 2x330"}
 GOTPC=${GOTPC:-}
+LOADGEN_ARGS=${LOADGEN_ARGS:-}
 
 # shellcheck source=bench/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -87,8 +91,9 @@ run_loadgen() { # LOG TERMINALS PORT...
 	local log=$1 n=$2 targets=()
 	shift 2
 	for p in "$@"; do targets+=(--target="db$p=mysql://root@127.0.0.1:$p/walab_seed_lg"); done
+	# shellcheck disable=SC2086 # LOADGEN_ARGS is a list of words
 	timed "$log" "$work/loadgen" tpcc run "${targets[@]}" --warehouses="$WAREHOUSES" --threads="$n" \
-		--time="$TIME" --percentile=99 --web.disable
+		--time="$TIME" --percentile=99 --web.disable $LOADGEN_ARGS
 }
 run_gotpc() { # LOG PORT...: one go-tpc per target, at the same time; times summed into LOG.time
 	local log=$1 i=0 pids=()

@@ -15,6 +15,7 @@ func init() {
 		Name:   "tpcc",
 		Help:   "TPC-C, BenchmarkSQL 5.0 compatible (targets may be props files)",
 		Report: workload.Report{Headline: tpcc.TxNewOrder}, // tpmC: New-Orders per minute
+		Poller: true,
 		Define: defineTPCC,
 		TargetFile: func(path string) (*workload.TargetFile, error) {
 			c, err := Load(path)

@@ -25,6 +25,12 @@ type Spec struct {
 	// TargetFile, if set, reads a target given as a file (tpcc: a
 	// BenchmarkSQL props file). Without it such targets are refused.
 	TargetFile func(path string) (*TargetFile, error)
+	// Poller: the workload's terminals wait on the server for long (TPC-C:
+	// row locks and a dozen statements a transaction), so loadgen reads
+	// their replies through Go's network poller unless the user asks for
+	// blocking sockets: measured cheaper per transaction at every terminal
+	// count (docs/loadgen.md, "Blocking sockets or the poller").
+	Poller bool
 }
 
 // Report is how the runner reports a workload: sysbench's SQL lines and

@@ -54,23 +54,48 @@ func TestFactoryKinds(t *testing.T) {
 }
 
 // TestPlanConns: the raw read plan counts the terminals of the database
-// targets and leaves the process's GOMAXPROCS alone (execute applies it).
+// targets and leaves the process's GOMAXPROCS alone (execute applies it);
+// blocking sockets are the default for a few terminals of a sysbench
+// workload, the poller for tpcc and for many terminals, and the user's
+// --mysql-blocking-io either way overrides it.
 func TestPlanConns(t *testing.T) {
-	f, _, _, err := parse(strings.Fields("oltp_point_select run --threads=6"), io.Discard)
-	require.NoError(t, err)
+	parsed := func(args string) *flags {
+		f, _, _, err := parse(strings.Fields(args), io.Discard)
+		require.NoError(t, err)
+		return f
+	}
+	f := parsed("oltp_point_select run --threads=6")
 	before := runtime.GOMAXPROCS(0)
-	tcp := func(name string) *target {
+	tcp := func(name string, threads int) *target {
 		tg := &target{name: name, dsn: "root@tcp(127.0.0.1:3306)/x", sql: fakeSQL{}}
-		tg.run.Threads, tg.workers = 6, 1
+		tg.run.Threads, tg.workers = threads, 1
 		return tg
 	}
-	plan := planConns(f, []*target{tcp("a"), tcp("b"), {name: "local", wl: fakeLocal{}}}, false, 2)
+	plan := planConns(f, false, []*target{tcp("a", 6), tcp("b", 6), {name: "local", wl: fakeLocal{}}}, false, 2, 4)
+	require.True(t, plan.blocking, "12 terminals on 4 CPUs")
 	require.Equal(t, 14, plan.procs, "6 terminals on each of two targets, one P for the runner, one for the GC")
 	require.Equal(t, 2*time.Millisecond, plan.opts.RawReadWait)
 	require.Equal(t, before, runtime.GOMAXPROCS(0))
 
-	plan = planConns(f, []*target{tcp("a")}, true, 2)
-	require.Equal(t, connPlan{procs: 2}, plan, "the user's GOMAXPROCS is kept, and reads go through the runtime")
-	f.blockingIO = false
-	require.Equal(t, connPlan{procs: 2}, planConns(f, []*target{tcp("a")}, false, 2))
+	plan = planConns(f, false, []*target{tcp("a", 6)}, true, 2, 4)
+	require.Equal(t, connPlan{blocking: true, procs: 2}, plan, "the user's GOMAXPROCS is kept, and reads go through the runtime")
+
+	require.Equal(t, connPlan{procs: 2}, planConns(f, false, []*target{tcp("a", 17)}, false, 2, 4),
+		"17 terminals on 4 CPUs: the poller, Ps unchanged")
+	require.Equal(t, connPlan{procs: 2}, planConns(f, true, []*target{tcp("a", 6)}, false, 2, 4),
+		"a workload that prefers the poller (tpcc)")
+
+	on := parsed("oltp_point_select run --mysql-blocking-io")
+	plan = planConns(on, true, []*target{tcp("a", 330)}, false, 2, 4)
+	require.Equal(t, connPlan{blocking: true, procs: 2}, plan, "asked for: blocking sockets, too many terminals for raw reads")
+	off := parsed("oltp_point_select run --no-mysql-blocking-io")
+	require.Equal(t, connPlan{procs: 2}, planConns(off, false, []*target{tcp("a", 6)}, false, 2, 4))
+}
+
+// TestBlockingFor: the default's bound, on both sides.
+func TestBlockingFor(t *testing.T) {
+	require.True(t, blockingFor(false, 8, 2))
+	require.False(t, blockingFor(false, 9, 2))
+	require.True(t, blockingFor(false, 4, 0), "an unknown CPU count counts as one")
+	require.False(t, blockingFor(true, 1, 64), "tpcc")
 }

@@ -35,6 +35,7 @@ type flags struct {
 	web             *web.FlagConfig
 	logLevel        *promslog.Level
 	blockingIO      bool
+	blockingIOSet   bool // --mysql-blocking-io given: it overrides the plan's choice (blockingFor)
 	rawReadWait     time.Duration
 	cpuProfile      string
 	memProfile      string
@@ -284,7 +285,7 @@ func defineFlags(app *kingpin.Application, f *flags) {
 	app.Flag("defaults-extra-file", "A MySQL option file (my.cnf) whose [client] user, password, host, port and socket apply where the command line gives none, as for the mysql client.").StringVar(&f.creds.defaultsFile)
 	app.Flag("mysql-db", "MySQL database.").Default("sbtest").StringVar(&f.conn.DB)
 	app.Flag("mysql-raw-read-wait", "With --mysql-blocking-io: how long a terminal waits for a reply in a raw read(2), keeping its thread as a sysbench thread keeps its CPU, before it waits through the Go runtime (0: always through the runtime). Raw reads need a P per terminal: when GOMAXPROCS is not set, loadgen raises it to the terminals + 2 (up to 256); with fewer Ps, reads go through the runtime.").Default("2ms").DurationVar(&f.rawReadWait)
-	app.Flag("mysql-blocking-io", "Blocking sockets for TCP connections: a terminal sleeps in recv like a sysbench thread instead of going through Go's netpoller (fewer syscalls and less client CPU per statement).").Default("true").BoolVar(&f.blockingIO)
+	app.Flag("mysql-blocking-io", "Blocking sockets for TCP connections: a terminal sleeps in recv like a sysbench thread instead of going through Go's netpoller (fewer syscalls per statement). Default: on for a sysbench workload with at most 4 terminals per CPU, off for tpcc and for more terminals, where the poller costs less client CPU per transaction.").IsSetByUser(&f.blockingIOSet).BoolVar(&f.blockingIO)
 
 	app.Flag("db-driver", "sysbench's database driver: mysql is the one loadgen drives.").Default("mysql").StringVar(&f.compat.dbDriver)
 	app.Flag("db-ps-mode", "sysbench's prepared-statement mode (auto, disable); accepted, see docs/loadgen.md.").Default("auto").EnumVar(&f.compat.psMode, "auto", "disable")

@@ -60,7 +60,7 @@ func execute(f *flags, c *command, phase string, stdout, stderr io.Writer, logge
 	if err != nil {
 		return 0, err
 	}
-	plan := planConns(f, targets, os.Getenv("GOMAXPROCS") != "", runtime.GOMAXPROCS(0))
+	plan := planConns(f, c.spec.Poller, targets, os.Getenv("GOMAXPROCS") != "", runtime.GOMAXPROCS(0), runtime.NumCPU())
 	if plan.procs != runtime.GOMAXPROCS(0) {
 		runtime.GOMAXPROCS(plan.procs) // the process's one place that sets it
 	}
@@ -71,7 +71,7 @@ func execute(f *flags, c *command, phase string, stdout, stderr io.Writer, logge
 			}
 		}
 	}()
-	if err := openDBs(f, targets, plan.opts); err != nil {
+	if err := openDBs(targets, plan); err != nil {
 		return 0, err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
@@ -209,41 +209,65 @@ func readProps(c *command, t *target, stderr io.Writer) error {
 	return nil
 }
 
-// connPlan is how a run's connections are opened: the driver's options
-// and the Ps (GOMAXPROCS) the process needs for them, which execute
-// applies.
+// connPlan is how a run's connections are opened: blocking sockets or
+// Go's poller, the driver's options and the Ps (GOMAXPROCS) the process
+// needs for them, which execute applies.
 type connPlan struct {
-	opts  driver.Options
-	procs int
+	blocking bool
+	opts     driver.Options
+	procs    int
 }
 
-// planConns decides the raw read wait of the targets' connections (see
-// rawReadPlan) given the process's procs and whether the user set them.
-func planConns(f *flags, targets []*target, userSetProcs bool, procs int) connPlan {
+// planConns decides how the targets' connections read (blockingFor, then
+// rawReadPlan) given the process's procs, whether the user set them, the
+// CPUs and whether the workload prefers the poller (workload.Spec.Poller).
+func planConns(f *flags, poller bool, targets []*target, userSetProcs bool, procs, cpus int) connPlan {
 	plan := connPlan{procs: procs}
-	terminals, blocking := 0, false
+	terminals, tcp := 0, false
 	for _, t := range targets {
 		if t.sql != nil {
 			terminals += t.conns()
-			blocking = blocking || driver.BlockingSocket(t.dsn)
+			tcp = tcp || driver.BlockingSocket(t.dsn)
 		}
 	}
-	if f.blockingIO && blocking {
+	plan.blocking = f.blockingIO
+	if !f.blockingIOSet {
+		plan.blocking = blockingFor(poller, terminals, cpus)
+	}
+	if plan.blocking && tcp {
 		plan.opts.RawReadWait, plan.procs = rawReadPlan(f.rawReadWait, terminals, userSetProcs, procs)
 	}
 	return plan
 }
 
+// maxBlockingTerminalsPerCPU bounds the terminals per CPU for which
+// blocking sockets are the default. Measured with loadgen alone on a
+// 2-core machine (docs/loadgen.md, "Blocking sockets or the poller"):
+// oltp_read_write at 8 terminals 502-554 us of client CPU per transaction
+// with blocking sockets against 594-609 us with the poller; at 64
+// terminals 732-786 against 480-577 us.
+const maxBlockingTerminalsPerCPU = 4
+
+// blockingFor is the default of --mysql-blocking-io: blocking sockets pay
+// when each terminal's reply comes soon and the terminals are few beside
+// the CPUs, so that a terminal keeps its thread (and, with raw reads, its
+// P) through the wait; with many terminals, or a workload whose terminals
+// wait on the server for long (Spec.Poller), a thread per waiting terminal
+// costs more in switches than the poller's one epoll_pwait for many.
+func blockingFor(poller bool, terminals, cpus int) bool {
+	return !poller && terminals <= maxBlockingTerminalsPerCPU*max(cpus, 1)
+}
+
 // openDBs opens the connection pool of every database target, sized for
 // its phases.
-func openDBs(f *flags, targets []*target, o driver.Options) error {
+func openDBs(targets []*target, plan connPlan) error {
 	for _, t := range targets {
 		if t.sql == nil {
 			continue
 		}
 		var err error
-		if f.blockingIO {
-			t.db, err = driver.OpenDB(t.dsn, o)
+		if plan.blocking {
+			t.db, err = driver.OpenDB(t.dsn, plan.opts)
 		} else {
 			t.db, err = sql.Open("mysql", t.dsn)
 		}
