@@ -2,7 +2,13 @@ package tpcc
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"runtime/pprof"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -66,4 +72,90 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkTerminalMemory measures what one open TPC-C terminal holds in
+// the client: live heap and goroutine stacks per terminal, the difference
+// between 100 and 20 terminals kept open after each ran every transaction
+// type memRounds times (its statements prepared on its connection),
+// divided by 80. TPCC_HEAP_PROFILE names a file for the in-use heap at 100
+// terminals (go tool pprof -sample_index=inuse_space -top FILE says where
+// it is).
+//
+//	go test ./internal/workload/tpcc -run '^$' -bench BenchmarkTerminalMemory -benchtime 1x
+func BenchmarkTerminalMemory(b *testing.B) {
+	if os.Getenv("TPCC_HEAP_PROFILE") != "" {
+		runtime.MemProfileRate = 1 // every allocation, so that small per-terminal ones show
+	}
+	db, _ := testenv.MariaDB(b, "walab_test_tpcc_bench_mem")
+	w, err := New(Options{Warehouses: 1, Seed: 5, scale: smallScale})
+	require.NoError(b, err)
+	require.NoError(b, w.Prepare(context.Background(), db, workload.PrepareOptions{Workers: 2}))
+	const few, many = 20, 100
+	var heap, stack, goroutines float64
+	for range b.N {
+		h0, s0, g0 := holdTerminals(b, db, w, few, "")
+		h1, s1, g1 := holdTerminals(b, db, w, many, os.Getenv("TPCC_HEAP_PROFILE"))
+		heap += float64(h1-h0) / (many - few)
+		stack += float64(s1-s0) / (many - few)
+		goroutines += float64(g1-g0) / (many - few)
+	}
+	b.ReportMetric(heap/float64(b.N), "heap-B/terminal")
+	b.ReportMetric(stack/float64(b.N), "stack-B/terminal")
+	b.ReportMetric(goroutines/float64(b.N), "goroutines/terminal")
+}
+
+const memRounds = 4
+
+// holdTerminals opens n terminals, runs every transaction type memRounds
+// times on each, and while they are all open returns the live heap, the
+// goroutine stacks in use and the number of goroutines (after a GC); it
+// writes the in-use heap profile to profile when set.
+func holdTerminals(b *testing.B, db *sql.DB, w *Workload, n int, profile string) (heap, stack uint64, goroutines int) {
+	b.Helper()
+	ctx := context.Background()
+	db.SetMaxOpenConns(n)
+	ready := make(chan error, n)
+	release := make(chan struct{})
+	var wg sync.WaitGroup
+	for id := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			conn, err := db.Conn(ctx)
+			if err != nil {
+				ready <- err
+				return
+			}
+			defer conn.Close()
+			term := w.NewTerminal(id, rand.New(rand.NewPCG(uint64(id), 7)))
+			defer term.(interface{ Close() error }).Close()
+			for range memRounds {
+				for _, tx := range txTypes {
+					if _, err := term.Run(ctx, conn, tx); err != nil && !retryable(err) {
+						ready <- fmt.Errorf("terminal %d %s: %w", id, tx, err)
+						return
+					}
+				}
+			}
+			ready <- nil
+			<-release
+		}()
+	}
+	defer wg.Wait()
+	defer close(release)
+	for range n {
+		require.NoError(b, <-ready)
+	}
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	if profile != "" {
+		f, err := os.Create(profile)
+		require.NoError(b, err)
+		require.NoError(b, pprof.Lookup("heap").WriteTo(f, 0))
+		require.NoError(b, f.Close())
+	}
+	return ms.HeapAlloc, ms.StackInuse, runtime.NumGoroutine()
 }

@@ -28,7 +28,7 @@ type terminal struct {
 	id int
 	r  *rand.Rand
 
-	deck []string
+	deck []uint8
 	pos  int
 
 	st           *runState
@@ -47,18 +47,33 @@ func (w *Workload) NewTerminal(id int, r *rand.Rand) workload.SQLTerminal {
 	return &terminal{w: w, id: id, r: r, deck: newDeck(w.opts.Weights), pos: deckSize}
 }
 
-func newDeck(wt Weights) []string {
-	deck := make([]string, 0, deckSize)
-	for _, c := range []struct {
-		tx string
-		n  int
-	}{{TxNewOrder, wt.NewOrder}, {TxPayment, wt.Payment}, {TxOrderStatus, wt.OrderStatus},
-		{TxDelivery, wt.Delivery}, {TxStockLevel, wt.StockLevel}} {
-		for range c.n {
-			deck = append(deck, c.tx)
+// newDeck holds each card as its index in txTypes (a byte, not a 16-byte
+// string header: 100 B per terminal instead of 1.6 KiB).
+func newDeck(wt Weights) []uint8 {
+	deck := make([]uint8, 0, deckSize)
+	for i, tx := range txTypes {
+		for range wt.of(tx) {
+			deck = append(deck, uint8(i))
 		}
 	}
 	return deck
+}
+
+// of is the weight of transaction type tx.
+func (wt Weights) of(tx string) int {
+	switch tx {
+	case TxNewOrder:
+		return wt.NewOrder
+	case TxPayment:
+		return wt.Payment
+	case TxOrderStatus:
+		return wt.OrderStatus
+	case TxDelivery:
+		return wt.Delivery
+	case TxStockLevel:
+		return wt.StockLevel
+	}
+	panic("tpcc: no weight for transaction type " + tx)
 }
 
 // Next deals the next card, reshuffling the deck when it is used up.
@@ -67,7 +82,7 @@ func (t *terminal) Next() string {
 		t.r.Shuffle(len(t.deck), func(i, j int) { t.deck[i], t.deck[j] = t.deck[j], t.deck[i] })
 		t.pos = 0
 	}
-	tx := t.deck[t.pos]
+	tx := txTypes[t.deck[t.pos]]
 	t.pos++
 	return tx
 }
