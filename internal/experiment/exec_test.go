@@ -336,3 +336,29 @@ func TestDryRunGolden(t *testing.T) {
 	require.Contains(t, b.String(), "[DESTRUCTIVE]")
 	assertGolden(t, "dry-run.txt", b.Bytes())
 }
+
+// TestDryRunCycles: with cycles: 2 the runs alternate (base, cand, base,
+// cand), each with its reset, between and checks in every cycle, and the
+// second cycle's runs are repetition 2.
+func TestDryRunCycles(t *testing.T) {
+	data, err := os.ReadFile("testdata/cycles.yml")
+	require.NoError(t, err)
+	p, err := Parse(data)
+	require.NoError(t, err)
+	items, err := Steps(p)
+	require.NoError(t, err)
+	var ids []string
+	for _, it := range items {
+		ids = append(ids, it.ID)
+	}
+	require.Equal(t, []string{
+		"base/reset/1-restore", "base/between/1", "base/checks", "base/r1/run",
+		"cand/reset/1-restore", "cand/between/1", "cand/checks", "cand/r1/run",
+		"base/c2/reset/1-restore", "base/c2/between/1", "base/c2/checks", "base/r2/run",
+		"cand/c2/reset/1-restore", "cand/c2/between/1", "cand/c2/checks", "cand/r2/run",
+		"compare", "report"}, ids)
+	require.Equal(t, "cycles-cand-r2", p.RunID(items[15], 1))
+	var b bytes.Buffer
+	require.NoError(t, DryRun(p, &b))
+	assertGolden(t, "dry-run-cycles.txt", b.Bytes())
+}

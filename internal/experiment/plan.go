@@ -36,12 +36,18 @@ type Plan struct {
 	// them every step runs where walab runs.
 	Hosts *Hosts `yaml:"hosts"`
 
-	Prepare      []Step   `yaml:"prepare"`
-	Reset        []Step   `yaml:"reset"`
-	Precondition []Step   `yaml:"precondition"`
-	Checks       []Check  `yaml:"checks"`
-	Runs         []Run    `yaml:"runs"`
-	Compare      *Compare `yaml:"compare"`
+	Prepare      []Step  `yaml:"prepare"`
+	Reset        []Step  `yaml:"reset"`
+	Precondition []Step  `yaml:"precondition"`
+	Checks       []Check `yaml:"checks"`
+	Runs         []Run   `yaml:"runs"`
+	// Cycles > 1 runs the whole list of runs that many times, interleaved
+	// (baseline, candidate, baseline, candidate, ...), each run once per
+	// cycle with its reset, precondition, between and checks: the
+	// repetitions of the compared runs alternate in time, so a drift of
+	// the machine falls on both (report_reps.go).
+	Cycles  int      `yaml:"cycles"`
+	Compare *Compare `yaml:"compare"`
 }
 
 // Target is one MySQL instance under load.

@@ -67,15 +67,7 @@ func (e *Executor) reportVerdict(b *strings.Builder, groups []Group) {
 			w("- WA over whole runs: not known (a drive counter is missing in a run's fingerprint).\n")
 		}
 		e.reportRoundsThroughput(b)
-		if ga.TPS != nil && gb.TPS != nil && ga.TPS.Mean > 0 {
-			w("- Throughput over whole runs (loadgen's summary): %.1f → %.1f TPS, %+.1f%%", ga.TPS.Mean, gb.TPS.Mean, 100*(gb.TPS.Mean/ga.TPS.Mean-1))
-			if ga.TpmC != nil && gb.TpmC != nil && ga.TpmC.Mean > 0 {
-				w("; tpmC %.0f → %.0f, %+.1f%%", ga.TpmC.Mean, gb.TpmC.Mean, 100*(gb.TpmC.Mean/ga.TpmC.Mean-1))
-			}
-			w(".\n")
-		} else {
-			w("- Throughput: not known (no loadgen result for a run).\n")
-		}
+		reportWholeRunThroughput(b, ga, gb)
 		w("- These whole-run figures are not the verdict: they include every round from the first transaction to the last (warm-up, the run's edges), the verdict only its compared rounds; walab compare's verdict follows.\n\n")
 	}
 	cr := e.state.Compare

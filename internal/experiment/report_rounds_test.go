@@ -11,7 +11,8 @@ import (
 
 // TestReportThroughputHeadline: the headline's throughput change is the
 // verdict's (over the compared rounds); the whole-run figure is labelled as
-// such, with why it differs.
+// such, with why it differs, and without repetitions it says that no
+// interval between runs exists.
 func TestReportThroughputHeadline(t *testing.T) {
 	e := &Executor{Plan: &Plan{Compare: &Compare{Baseline: "a", Candidate: "b"}}, state: &State{
 		Compare: &CompareRecord{Baseline: "a", Candidate: "b", Text: "VALID ...\n", Rounds: &RoundsThroughput{
@@ -19,7 +20,7 @@ func TestReportThroughputHeadline(t *testing.T) {
 			Change: compare.Interval{Est: -0.05, Lo: -0.09, Hi: -0.01, OK: true},
 		}},
 	}}
-	groups := []Group{{Run: "a", TPS: &Stats{Mean: 821.4}}, {Run: "b", TPS: &Stats{Mean: 786.1}}}
+	groups := []Group{*repGroup("a", 821.4), *repGroup("b", 786.1)}
 	var b strings.Builder
 	e.reportVerdict(&b, groups)
 	r := b.String()
@@ -27,6 +28,7 @@ func TestReportThroughputHeadline(t *testing.T) {
 	require.Contains(t, r, "- Throughput over whole runs (loadgen's summary): 821.4 → 786.1 TPS, -4.3%")
 	require.NotContains(t, r, "**-4.3%**", "only the verdict's change is the headline")
 	require.Contains(t, r, "include every round from the first transaction to the last")
+	require.Contains(t, r, "- No interval between runs (1 and 1 repetitions with a throughput: fewer than 2 a side): the verdict's throughput interval holds the spread of rounds within each run, not a load change from one run to the next; give the plan `cycles: 3` or more (the runs alternate) for one.\n")
 
 	e.state.Compare.Rounds = nil // no per-round figures: only the whole-run line, labelled
 	b.Reset()

@@ -37,83 +37,108 @@ type Item struct {
 
 // Steps flattens the plan: prepare once; per run reset, precondition,
 // between, checks, then every sweep value × repetition (restart before each
-// repetition after the first); compare; report.
+// repetition after the first); the list of runs once per cycle; compare;
+// report.
 func Steps(p *Plan) ([]Item, error) {
-	var out []Item
-	seen := map[string]bool{}
-	add := func(it Item) error {
-		if seen[it.ID] {
-			return fmt.Errorf("step id %q twice", it.ID)
-		}
-		seen[it.ID] = true
-		out = append(out, it)
-		return nil
-	}
-	cmds := func(prefix, phase string, run *Run, list []Step) error {
-		for i := range list {
-			s := &list[i]
-			id := prefix + phase + "/" + strconv.Itoa(i+1)
-			if s.Name != "" {
-				id += "-" + s.Name
-			}
-			if err := add(Item{ID: id, Phase: phase, Run: run, Step: s, Destructive: s.Destructive}); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	if err := cmds("", PhasePrepare, nil, p.Prepare); err != nil {
+	f := flattener{seen: map[string]bool{}}
+	if err := f.cmds("", PhasePrepare, nil, p.Prepare); err != nil {
 		return nil, err
 	}
-	for ri := range p.Runs {
-		r := &p.Runs[ri]
-		pre := r.Name + "/"
-		for _, ph := range []struct {
-			name string
-			list []Step
-		}{{PhaseReset, p.Reset}, {PhasePrecondition, p.Precondition}, {PhaseBetween, r.Between}} {
-			if err := cmds(pre, ph.name, r, ph.list); err != nil {
+	for c := 1; c <= max(p.Cycles, 1); c++ {
+		for ri := range p.Runs {
+			if err := f.run(p, &p.Runs[ri], c); err != nil {
 				return nil, err
-			}
-		}
-		if len(p.Checks) > 0 {
-			if err := add(Item{ID: pre + PhaseChecks, Phase: PhaseChecks, Run: r}); err != nil {
-				return nil, err
-			}
-		}
-		threads := []int{r.Threads}
-		if r.Sweep != nil {
-			threads = r.Sweep.Threads
-		}
-		reps := max(r.Repeat, 1)
-		for _, th := range threads {
-			for rep := 1; rep <= reps; rep++ {
-				id := pre
-				if r.Sweep != nil {
-					id += "t" + strconv.Itoa(th) + "/"
-				}
-				id += "r" + strconv.Itoa(rep)
-				if r.Restart != "" && (rep > 1 || r.RestartEvery) {
-					if err := add(Item{ID: id + "/" + PhaseRestart, Phase: PhaseRestart, Run: r, Threads: th, Rep: rep,
-						Step: &Step{Command: r.Restart, On: p.restartHost(), Line: r.Line}}); err != nil {
-						return nil, err
-					}
-				}
-				if err := add(Item{ID: id + "/" + PhaseRun, Phase: PhaseRun, Run: r, Threads: th, Rep: rep, Expected: r.expected(), Destructive: r.Destructive}); err != nil {
-					return nil, err
-				}
 			}
 		}
 	}
 	if p.Compare != nil {
-		if err := add(Item{ID: PhaseCompare, Phase: PhaseCompare}); err != nil {
+		if err := f.add(Item{ID: PhaseCompare, Phase: PhaseCompare}); err != nil {
 			return nil, err
 		}
 	}
-	if err := add(Item{ID: PhaseReport, Phase: PhaseReport}); err != nil {
+	if err := f.add(Item{ID: PhaseReport, Phase: PhaseReport}); err != nil {
 		return nil, err
 	}
-	return out, nil
+	return f.out, nil
+}
+
+// flattener collects the items of Steps, refusing an ID twice.
+type flattener struct {
+	out  []Item
+	seen map[string]bool
+}
+
+func (f *flattener) add(it Item) error {
+	if f.seen[it.ID] {
+		return fmt.Errorf("step id %q twice", it.ID)
+	}
+	f.seen[it.ID] = true
+	f.out = append(f.out, it)
+	return nil
+}
+
+func (f *flattener) cmds(prefix, phase string, run *Run, list []Step) error {
+	for i := range list {
+		s := &list[i]
+		id := prefix + phase + "/" + strconv.Itoa(i+1)
+		if s.Name != "" {
+			id += "-" + s.Name
+		}
+		if err := f.add(Item{ID: id, Phase: phase, Run: run, Step: s, Destructive: s.Destructive}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// run adds one run's items for cycle c (from 1). In cycle c > 1 the set-up
+// steps' IDs get "cN/" and the run is repetition c (one per cycle).
+func (f *flattener) run(p *Plan, r *Run, c int) error {
+	pre := r.Name + "/"
+	setup := pre
+	if c > 1 {
+		setup += "c" + strconv.Itoa(c) + "/"
+	}
+	for _, ph := range []struct {
+		name string
+		list []Step
+	}{{PhaseReset, p.Reset}, {PhasePrecondition, p.Precondition}, {PhaseBetween, r.Between}} {
+		if err := f.cmds(setup, ph.name, r, ph.list); err != nil {
+			return err
+		}
+	}
+	if len(p.Checks) > 0 {
+		if err := f.add(Item{ID: setup + PhaseChecks, Phase: PhaseChecks, Run: r}); err != nil {
+			return err
+		}
+	}
+	threads := []int{r.Threads}
+	if r.Sweep != nil {
+		threads = r.Sweep.Threads
+	}
+	first, last := 1, max(r.Repeat, 1)
+	if p.Cycles > 1 {
+		first, last = c, c
+	}
+	for _, th := range threads {
+		for rep := first; rep <= last; rep++ {
+			id := pre
+			if r.Sweep != nil {
+				id += "t" + strconv.Itoa(th) + "/"
+			}
+			id += "r" + strconv.Itoa(rep)
+			if r.Restart != "" && (rep > 1 || r.RestartEvery) {
+				if err := f.add(Item{ID: id + "/" + PhaseRestart, Phase: PhaseRestart, Run: r, Threads: th, Rep: rep,
+					Step: &Step{Command: r.Restart, On: p.restartHost(), Line: r.Line}}); err != nil {
+					return err
+				}
+			}
+			if err := f.add(Item{ID: id + "/" + PhaseRun, Phase: PhaseRun, Run: r, Threads: th, Rep: rep, Expected: r.expected(), Destructive: r.Destructive}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // RunID is the loadgen run id of a run item's attempt: unique per

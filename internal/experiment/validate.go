@@ -29,6 +29,7 @@ func (p *Plan) validate() Errors {
 	v.steps("precondition", p.Precondition)
 	v.checks()
 	v.runList()
+	v.cycles()
 	v.compare()
 	v.urls()
 	v.hosts()
@@ -182,6 +183,22 @@ func (v *validator) runKind(what string, r Run) {
 		}
 		for _, m := range loadgenProblems(r.Workload, false, r.Args) {
 			v.add(r.Line, "%s: %s", what, m)
+		}
+	}
+}
+
+// cycles: 1..1000; with more than one, every run has one repetition per
+// cycle (no repeat, restart or sweep of its own).
+func (v *validator) cycles() {
+	if v.p.Cycles < 0 || v.p.Cycles > 1000 {
+		v.add(0, "cycles %d: want 1..1000", v.p.Cycles)
+	}
+	if v.p.Cycles < 2 {
+		return
+	}
+	for i, r := range v.p.Runs {
+		if r.Repeat > 1 || r.Restart != "" || r.Sweep != nil {
+			v.add(r.Line, "runs[%d] (%s): with cycles: %d a run is repeated once per cycle; drop its repeat, restart and sweep", i, r.Name, v.p.Cycles)
 		}
 	}
 }
