@@ -8,7 +8,9 @@
 # loadgen drives both targets from one process (--target twice, as seed 000
 # runs it); go-tpc has one target per process, so 2x330 runs two at once
 # and adds their CPU and peak RSS. Per run: tpmC, transactions, client CPU
-# per transaction (user+sys / completed transactions of every type), peak
+# per transaction (user+sys / completed transactions of every type), the
+# statements per transaction and client CPU per statement (the servers'
+# Questions over the run: every statement sent, prepares included), peak
 # RSS, and p99 latency per transaction type; then the ratios loadgen /
 # go-tpc. Finally loadgen alone with SMALL terminals on one target: the
 # RSS difference to 330 terminals, divided by the extra terminals, is what
@@ -127,8 +129,16 @@ p99() { # TOOL LOG: "type=p99_ms ..." per transaction type (one table per target
 	esac
 }
 
-printf '\n%-9s %-8s %8s %12s %10s %12s %9s  %s\n' scenario tool tpmC transactions cpu_s cpu_ms/txn rss_MiB "p99 ms per type (per target)"
-declare -A per rss
+questions() { # PORT...: the servers' Questions summed (every statement clients sent, prepares included)
+	local p n=0
+	for p in "$@"; do
+		n=$((n + $(mariadb -h 127.0.0.1 -P "$p" -u root -N -e "SHOW GLOBAL STATUS LIKE 'Questions'" | awk '{print $2}')))
+	done
+	echo "$n"
+}
+
+printf '\n%-9s %-8s %8s %12s %10s %12s %10s %12s %9s  %s\n' scenario tool tpmC transactions cpu_s cpu_ms/txn stmts/txn cpu_us/stmt rss_MiB "p99 ms per type (per target)"
+declare -A per perstmt rss
 for sc in $SCENARIOS; do
 	case $sc in
 	1x330) targets=("${ports[0]}") ;;
@@ -137,13 +147,17 @@ for sc in $SCENARIOS; do
 	esac
 	for tool in go-tpc loadgen; do
 		log="$work/run.$sc.$tool.log"
+		q0=$(questions "${targets[@]}")
 		if [ "$tool" = loadgen ]; then run_loadgen "$log" "$TERMINALS" "${targets[@]}"; else run_gotpc "$log" "${targets[@]}"; fi
+		q=$(($(questions "${targets[@]}") - q0))
 		read -r _ u s m <"$log.time"
 		n=$(txns "$tool" "$log")
 		cpu=$(awk -v u="$u" -v s="$s" 'BEGIN {printf "%.2f", u + s}')
 		per[$sc.$tool]=$(awk -v c="$cpu" -v n="$n" 'BEGIN {if (n > 0) printf "%.3f", c / n * 1000; else print "NaN"}')
+		perstmt[$sc.$tool]=$(awk -v c="$cpu" -v q="$q" 'BEGIN {if (q > 0) printf "%.1f", c / q * 1e6; else print "NaN"}')
 		rss[$sc.$tool]=$m
-		printf '%-9s %-8s %8s %12s %10s %12s %9d  %s\n' "$sc" "$tool" "$(tpmc "$tool" "$log")" "$n" "$cpu" "${per[$sc.$tool]}" $((m / 1024)) "$(p99 "$tool" "$log")"
+		printf '%-9s %-8s %8s %12s %10s %12s %10s %12s %9d  %s\n' "$sc" "$tool" "$(tpmc "$tool" "$log")" "$n" "$cpu" "${per[$sc.$tool]}" \
+			"$(awk -v q="$q" -v n="$n" 'BEGIN {if (n > 0) printf "%.2f", q / n; else print "NaN"}')" "${perstmt[$sc.$tool]}" $((m / 1024)) "$(p99 "$tool" "$log")"
 		grep -qi "panic" "$log" && echo "  ($tool panicked: see $log)" >&2 || true
 	done
 done
@@ -152,7 +166,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0 && a == a + 0) printf "%.2f"
 echo
 echo "ratios loadgen / go-tpc:"
 for sc in $SCENARIOS; do
-	echo "  $sc: client CPU per txn $(ratio "${per[$sc.loadgen]}" "${per[$sc.go-tpc]}"), peak RSS $(ratio "${rss[$sc.loadgen]}" "${rss[$sc.go-tpc]}")"
+	echo "  $sc: client CPU per txn $(ratio "${per[$sc.loadgen]}" "${per[$sc.go-tpc]}"), per statement $(ratio "${perstmt[$sc.loadgen]}" "${perstmt[$sc.go-tpc]}"), peak RSS $(ratio "${rss[$sc.loadgen]}" "${rss[$sc.go-tpc]}")"
 done
 
 if [ "$SMALL" -gt 0 ] && [ "$SMALL" -lt "$TERMINALS" ] && [ -n "${rss[1x330.loadgen]:-}" ]; then

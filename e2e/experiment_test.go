@@ -97,6 +97,9 @@ func TestExperimentSeed000Sim(t *testing.T) {
 	require.NotNil(t, head, "headline throughput over the compared rounds")
 	require.Regexp(t, "```\nVALID [^\n]*  throughput "+regexp.QuoteMeta(head[1])+" ", r)
 	require.Contains(t, r, "compared rounds, one line each")
+	// One repetition a side (cycles: 1): the report says that no interval
+	// between runs exists rather than printing one.
+	require.Contains(t, r, "- No interval between runs (1 and 1 repetitions with a throughput: fewer than 2 a side)")
 }
 
 // runExperiment runs `walab experiment run args...` with env added and

@@ -400,12 +400,15 @@ func (t *termRun) exec(typ string) (workload.Result, error) {
 }
 
 // close closes the terminal before its connection: its prepared
-// statements belong to that connection.
+// statements belong to that connection. A terminal that cannot close
+// cleanly (it could not restore the session) has its connection discarded
+// rather than pooled.
 func (t *termRun) close() {
+	discard := false
 	if c, ok := t.wl.(io.Closer); ok {
-		_ = c.Close()
+		discard = c.Close() != nil
 	}
-	t.dropConn(false)
+	t.dropConn(discard)
 }
 
 // dropConn closes the connection; discard when it is not to be trusted.

@@ -61,9 +61,72 @@ func BenchmarkTransactions(b *testing.B) {
 	_, stmts := drive(b, db, w, terminals, per)
 	b.StopTimer()
 	n := float64(per * terminals)
+	cpu := cpuTime() - cpu0
 	b.ReportMetric(float64(stmts)/n, "stmts/txn")
-	b.ReportMetric((cpuTime()-cpu0).Seconds()*1000/n, "cpu-ms/txn")
+	b.ReportMetric(cpu.Seconds()*1000/n, "cpu-ms/txn")
+	b.ReportMetric(float64(cpu.Microseconds())/float64(stmts), "cpu-us/stmt")
 	b.ReportMetric(n/time.Since(start).Seconds(), "txn/s")
+}
+
+// BenchmarkRoundTrip is the floor under BenchmarkTransactions' cpu-us/stmt:
+// the client's CPU for one bare round trip through database/sql,
+// go-sql-driver and the kernel's loopback TCP, with no transaction logic:
+// "ping" is COM_PING, "select" a prepared one-row primary-key read, each on
+// 1 and on 32 connections at once (more connections, more replies per wake).
+//
+//	go test ./internal/workload/tpcc -run '^$' -bench 'BenchmarkTransactions|BenchmarkRoundTrip' -benchtime 2000x
+func BenchmarkRoundTrip(b *testing.B) {
+	db, _ := testenv.MariaDB(b, "walab_test_tpcc_bench_run")
+	ctx := context.Background()
+	_, err := db.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS bmsql_item (i_id INT PRIMARY KEY, i_price DECIMAL(5,2))")
+	require.NoError(b, err)
+	_, err = db.ExecContext(ctx, "INSERT IGNORE INTO bmsql_item (i_id, i_price) VALUES (1, 1.00)")
+	require.NoError(b, err)
+	for _, conns := range []int{1, 32} {
+		for _, op := range []string{"ping", "select"} {
+			b.Run(fmt.Sprintf("%s/conns=%d", op, conns), func(b *testing.B) {
+				ops := openRoundTrips(b, db, op, conns)
+				per := max(1, b.N/conns)
+				cpu0 := cpuTime()
+				b.ResetTimer()
+				var wg sync.WaitGroup
+				for _, f := range ops {
+					wg.Go(func() {
+						for range per {
+							if err := f(); err != nil {
+								b.Error(err)
+								return
+							}
+						}
+					})
+				}
+				wg.Wait()
+				b.StopTimer()
+				b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/1000/float64(per*conns), "cpu-us/op")
+			})
+		}
+	}
+}
+
+// openRoundTrips opens n connections, each with one round trip of kind op.
+func openRoundTrips(b *testing.B, db *sql.DB, op string, n int) []func() error {
+	ctx := context.Background()
+	db.SetMaxIdleConns(n)
+	ops := make([]func() error, n)
+	for i := range ops {
+		conn, err := db.Conn(ctx)
+		require.NoError(b, err)
+		b.Cleanup(func() { conn.Close() })
+		if op == "ping" {
+			ops[i] = func() error { return conn.PingContext(ctx) }
+			continue
+		}
+		stmt, err := conn.PrepareContext(ctx, "SELECT i_price FROM bmsql_item WHERE i_id = ?")
+		require.NoError(b, err)
+		b.Cleanup(func() { stmt.Close() })
+		ops[i] = func() error { var p float64; return stmt.QueryRowContext(ctx, 1).Scan(&p) }
+	}
+	return ops
 }
 
 func cpuTime() time.Duration {

@@ -34,9 +34,10 @@ type terminal struct {
 	st           *runState
 	homeW, homeD int // fixed home (homeW 0 when warehouses are random per transaction)
 
-	conn  *sql.Conn
-	stmts [numStmts]*sql.Stmt
-	res   workload.Result
+	conn   *sql.Conn
+	manual bool // autocommit is off on conn (see begin)
+	stmts  [numStmts]*sql.Stmt
+	res    workload.Result
 }
 
 // NewTerminal returns terminal id. Its home warehouse and district are fixed
@@ -120,7 +121,7 @@ func (t *terminal) Run(ctx context.Context, conn *sql.Conn, tx string) (workload
 	}
 	if conn != t.conn {
 		t.resetStatements()
-		t.conn = conn
+		t.conn, t.manual = conn, false
 	}
 	t.res = workload.Result{}
 	var err error
@@ -147,12 +148,22 @@ func (t *terminal) Run(ctx context.Context, conn *sql.Conn, tx string) (workload
 	return t.res, nil
 }
 
-// Close releases the terminal's prepared statements. Runners that know
-// about io.Closer call it when the terminal ends.
+// Close releases the terminal's prepared statements and turns autocommit
+// back on, so the connection goes back to its pool as it came. Runners that
+// know about io.Closer call it when the terminal ends, before closing the
+// connection; an error means the connection is not to be reused.
 func (t *terminal) Close() error {
 	t.resetStatements()
-	t.conn = nil
-	return nil
+	var err error
+	if t.conn != nil && t.manual {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if _, err = t.conn.ExecContext(ctx, "SET autocommit=1"); err != nil {
+			err = fmt.Errorf("tpcc: terminal %d: SET autocommit=1: %w", t.id, err)
+		}
+	}
+	t.conn, t.manual = nil, false
+	return err
 }
 
 func (t *terminal) resetStatements() {
@@ -242,7 +253,7 @@ func (t *terminal) query(ctx context.Context, id stmtID, args []any, each func(*
 	return nil
 }
 
-// control sends START TRANSACTION, COMMIT or ROLLBACK as plain text: the
+// control sends SET autocommit=0, COMMIT or ROLLBACK as plain text: the
 // transaction is managed by hand so the terminal's prepared statements can
 // run inside it (a database/sql Tx would re-prepare them on every use).
 func (t *terminal) control(ctx context.Context, q string) error {
@@ -253,7 +264,21 @@ func (t *terminal) control(ctx context.Context, q string) error {
 	return nil
 }
 
-func (t *terminal) begin(ctx context.Context) error  { return t.control(ctx, "START TRANSACTION") }
+// begin starts a transaction as BenchmarkSQL does through JDBC's
+// setAutoCommit(false): autocommit goes off once per connection, and the
+// server then opens a transaction at each one's first statement, so a
+// transaction costs no START TRANSACTION round trip. Close turns it back on.
+func (t *terminal) begin(ctx context.Context) error {
+	if t.manual {
+		return nil
+	}
+	if err := t.control(ctx, "SET autocommit=0"); err != nil {
+		return err
+	}
+	t.manual = true
+	return nil
+}
+
 func (t *terminal) commit(ctx context.Context) error { return t.control(ctx, "COMMIT") }
 
 // rollback ends a failed transaction. It gets its own short deadline: the
