@@ -46,16 +46,7 @@ func TestMain(m *testing.M) {
 // after waiting for the gate file to vanish (the test kills the runner there).
 func fakePlan(t *testing.T, journal, gate string) []byte {
 	t.Helper()
-	dir := filepath.Dir(journal)
-	rec := filepath.Join(dir, filepath.Base(journal)+"-rec.sh")
-	run := filepath.Join(dir, filepath.Base(journal)+"-run.sh")
-	require.NoError(t, os.WriteFile(rec, []byte(fmt.Sprintf("echo \"$WALAB_STEP\" >> %s\n", journal)), 0o755))
-	require.NoError(t, os.WriteFile(run, []byte(fmt.Sprintf(`echo "$WALAB_STEP" >> %[1]s
-touch %[2]s.$WALAB_RUN_ID
-while [ -e %[2]s.$WALAB_RUN_ID.hold ]; do sleep 0.05; done
-printf '{"results":[{"target":"a","tps":%%d.5,"transactions":%%d,"errors":0,"all":{"latency_p95_ms":2.5}}]}' \
-  $((WALAB_THREADS*10+WALAB_REPETITION)) $((WALAB_THREADS*100)) > "$WALAB_RESULT_JSON"
-`, journal, gate)), 0o755))
+	rec, run := fakeScripts(t, journal, gate)
 	return []byte(fmt.Sprintf(`name: fake
 reset:
   - name: wipe
@@ -73,6 +64,24 @@ runs:
     command: sh %[2]s
     repeat: 2
 `, rec, run))
+}
+
+// fakeScripts writes the fake plans' two commands: rec appends the step to
+// journal; run does too, then holds while gate.RUN_ID.hold exists (having
+// touched gate.RUN_ID) and writes a result whose TPS is threads*10+rep+0.5.
+func fakeScripts(t *testing.T, journal, gate string) (rec, run string) {
+	t.Helper()
+	dir := filepath.Dir(journal)
+	rec = filepath.Join(dir, filepath.Base(journal)+"-rec.sh")
+	run = filepath.Join(dir, filepath.Base(journal)+"-run.sh")
+	require.NoError(t, os.WriteFile(rec, []byte(fmt.Sprintf("echo \"$WALAB_STEP\" >> %s\n", journal)), 0o755))
+	require.NoError(t, os.WriteFile(run, []byte(fmt.Sprintf(`echo "$WALAB_STEP" >> %[1]s
+touch %[2]s.$WALAB_RUN_ID
+while [ -e %[2]s.$WALAB_RUN_ID.hold ]; do sleep 0.05; done
+printf '{"results":[{"target":"a","tps":%%d.5,"transactions":%%d,"errors":0,"all":{"latency_p95_ms":2.5}}]}' \
+  $((WALAB_THREADS*10+WALAB_REPETITION)) $((WALAB_THREADS*100)) > "$WALAB_RESULT_JSON"
+`, journal, gate)), 0o755))
+	return rec, run
 }
 
 func journalCounts(t *testing.T, path string) map[string]int {
@@ -170,23 +179,21 @@ func waitFile(t *testing.T, path string) {
 	t.Fatalf("%s did not appear", path)
 }
 
-// TestResumeAfterSIGKILL: the runner killed with SIGKILL in the middle of
-// a run resumes; the result equals an uninterrupted experiment's, no
-// command ran twice except the interrupted run, which is counted once.
-func TestResumeAfterSIGKILL(t *testing.T) {
+// killedAt runs an uninterrupted reference of the plan that mkPlan writes,
+// then the same plan in a runner process held in run id held's command and
+// killed there with SIGKILL. It returns the reference, the killed
+// experiment reopened, and the two journals.
+func killedAt(t *testing.T, mkPlan func(t *testing.T, journal, gate string) []byte, held string) (ref, e *Executor, refJournal, journal string) {
+	t.Helper()
 	dir := t.TempDir()
-
-	// Uninterrupted reference.
-	refJournal := filepath.Join(dir, "ref-journal")
-	ref, err := Create(fakePlan(t, refJournal, filepath.Join(dir, "refgate")), filepath.Join(dir, "ref"))
+	refJournal = filepath.Join(dir, "ref-journal")
+	ref, err := Create(mkPlan(t, refJournal, filepath.Join(dir, "refgate")), filepath.Join(dir, "ref"))
 	require.NoError(t, err)
 	require.NoError(t, ref.Execute(context.Background()))
 
 	journal, gate := filepath.Join(dir, "journal"), filepath.Join(dir, "gate")
 	planPath := filepath.Join(dir, "plan.yml")
-	require.NoError(t, os.WriteFile(planPath, fakePlan(t, journal, gate), 0o644))
-	// Hold the second repetition of base at 2 threads in its run command.
-	held := "fake-base-t2-r2"
+	require.NoError(t, os.WriteFile(planPath, mkPlan(t, journal, gate), 0o644))
 	require.NoError(t, os.WriteFile(gate+"."+held+".hold", nil, 0o644))
 	out := filepath.Join(dir, "out")
 	cmd := startRunner(t, planPath, out)
@@ -194,9 +201,17 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
 	_ = cmd.Wait()
 	require.NoError(t, os.Remove(gate+"."+held+".hold"))
-
-	e, err := Open(out)
+	e, err = Open(out)
 	require.NoError(t, err)
+	return ref, e, refJournal, journal
+}
+
+// TestResumeAfterSIGKILL: the runner killed with SIGKILL in the middle of
+// a run resumes; the result equals an uninterrupted experiment's, no
+// command ran twice except the interrupted run, which is counted once.
+func TestResumeAfterSIGKILL(t *testing.T) {
+	// Held in the second repetition of base at 2 threads.
+	ref, e, refJournal, journal := killedAt(t, fakePlan, "fake-base-t2-r2")
 	st := e.State().Steps["base/t2/r2/run"]
 	require.Equal(t, StatusStarted, st.Status, "the killed step is recorded as started")
 	require.Len(t, e.State().Runs, 4, "runs counted before the kill: t1 r1-3, t2 r1")
@@ -218,6 +233,57 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 		require.Equal(t, want, n, "step %s ran %d times", id, n)
 	}
 	require.Equal(t, journalCounts(t, refJournal)["base/reset/1-wipe"], counts["base/reset/1-wipe"])
+}
+
+// cyclesPlan is a plan of two runs alternating over three cycles, each with
+// its reset and between.
+func cyclesPlan(t *testing.T, journal, gate string) []byte {
+	t.Helper()
+	rec, run := fakeScripts(t, journal, gate)
+	return []byte(fmt.Sprintf(`name: fake
+reset:
+  - name: wipe
+    command: sh %[1]s
+    destructive: true
+cycles: 3
+runs:
+  - name: base
+    command: sh %[2]s
+    between: [{command: sh %[1]s}]
+  - name: cand
+    command: sh %[2]s
+    between: [{command: sh %[1]s}]
+`, rec, run))
+}
+
+// TestResumeAfterSIGKILLCycles: killed in the second cycle's candidate run,
+// the runner resumes there, runs the third cycle in order and counts the
+// same repetitions as an uninterrupted experiment; no step ran twice but
+// the interrupted one.
+func TestResumeAfterSIGKILLCycles(t *testing.T) {
+	ref, e, refJournal, journal := killedAt(t, cyclesPlan, "fake-cand-r2")
+	require.Equal(t, StatusStarted, e.State().Steps["cand/r2/run"].Status)
+	require.Len(t, e.State().Runs, 3, "base r1, cand r1, base r2 before the kill")
+	require.NoError(t, e.Execute(context.Background()))
+
+	require.Equal(t, summary(ref.State()), summary(e.State()))
+	var order []string
+	for _, r := range e.State().Runs {
+		order = append(order, fmt.Sprintf("%s r%d", r.Run, r.Rep))
+	}
+	require.Equal(t, []string{"base r1", "cand r1", "base r2", "cand r2", "base r3", "cand r3"}, order)
+	for id, n := range journalCounts(t, journal) {
+		want := 1
+		if id == "cand/r2/run" {
+			want = 2
+		}
+		require.Equal(t, want, n, "step %s ran %d times", id, n)
+	}
+	require.Equal(t, journalCounts(t, refJournal), func() map[string]int {
+		c := journalCounts(t, journal)
+		c["cand/r2/run"]--
+		return c
+	}(), "the same steps as the uninterrupted experiment")
 }
 
 // TestResumeRefusesInterruptedDestructive: a destructive step the runner
