@@ -54,7 +54,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		}, []string{"target", "workload", "type"}),
 		Statements: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: ns + "statements_total",
-			Help: "SQL statements sent, by kind: read (SELECT), write (INSERT/UPDATE/DELETE), other (BEGIN/COMMIT/ROLLBACK).",
+			Help: "SQL statements sent, by kind: read (SELECT), write (INSERT/UPDATE/DELETE), other (transaction control: BEGIN, SET autocommit, COMMIT, ROLLBACK).",
 		}, []string{"target", "kind"}),
 		Errors: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: ns + "errors_total",
