@@ -317,19 +317,10 @@ func (r *Result) perfSpan() string {
 // A figure a run lacks is "-", never 0.
 func (r *Result) writePerformance(w io.Writer) {
 	b, c := r.Facts[0], r.Facts[1]
+	// Over the rounds with a figure, as the verdict's intervals are.
 	sum := func(xs []*float64) *float64 {
-		var s float64
-		for _, x := range xs {
-			if x == nil {
-				return nil
-			}
-			s += *x
-		}
-		if len(xs) == 0 {
-			return nil
-		}
-		per := s / float64(len(xs)) / r.Round.Seconds()
-		return &per
+		v, _ := meanPerSecond(xs, r.Round.Seconds())
+		return v
 	}
 	scaled := func(x *float64, k float64) *float64 {
 		if x == nil {
@@ -394,6 +385,10 @@ func (r *Result) writePerformance(w io.Writer) {
 			}
 		}
 		fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("%-32s %14s %14s %9s  %s", row.name, cell(row.b, row.format), cell(row.c, row.format), change, ci), " "))
+	}
+	if nb, nc := withoutFigure(b.Txn), withoutFigure(c.Txn); nb+nc > 0 {
+		fmt.Fprintf(w, "(throughput over the %ss with a figure: %d of %d baseline, %d of %d candidate; a partial %s, or one loadgen did not drive from end to end, has none)\n",
+			roundName(r.Round), len(b.Txn)-nb, len(b.Txn), len(c.Txn)-nc, len(c.Txn), roundName(r.Round))
 	}
 	fmt.Fprintln(w)
 }

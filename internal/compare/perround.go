@@ -42,21 +42,34 @@ func roundCell(xs []*float64, j int, k float64, format string) string {
 	return strings.TrimSpace(fmt.Sprintf(format, *xs[j]*k))
 }
 
-// RoundsTPS is run i's mean committed transactions per second over its
-// compared rounds, the figure the verdict's throughput change is about;
-// nil when a compared round has no figure. n is the number of rounds.
+// RoundsTPS is run i's mean committed transactions per second over the
+// compared rounds that have a figure: the figure the verdict's throughput
+// change is about, which leaves out the same rounds (a partial round, or one
+// loadgen did not drive from end to end, has none). nil when no round has
+// one; n is the number of rounds with a figure.
 func (r *Result) RoundsTPS(i int) (tps *float64, n int) {
-	xs := r.Facts[i].Txn
-	if len(xs) == 0 {
-		return nil, 0
-	}
+	return meanPerSecond(r.Facts[i].Txn, r.Round.Seconds())
+}
+
+// meanPerSecond is the mean of the rounds' figures that are set, per second
+// of a round of secs; nil when none is.
+func meanPerSecond(xs []*float64, secs float64) (mean *float64, n int) {
 	var s float64
 	for _, x := range xs {
-		if x == nil {
-			return nil, len(xs)
+		if x != nil {
+			s += *x
+			n++
 		}
-		s += *x
 	}
-	v := s / float64(len(xs)) / r.Round.Seconds()
-	return &v, len(xs)
+	if n == 0 {
+		return nil, 0
+	}
+	v := s / float64(n) / secs
+	return &v, n
+}
+
+// withoutFigure is how many of xs have no figure.
+func withoutFigure(xs []*float64) int {
+	_, n := meanPerSecond(xs, 1)
+	return len(xs) - n
 }

@@ -17,18 +17,25 @@ type RoundsThroughput struct {
 	RoundSeconds  float64          `json:"round_seconds"`
 	FirstCompared [2]int           `json:"first_compared"` // round numbers, baseline and candidate
 	LastCompared  [2]int           `json:"last_compared"`
+	// Compared and WithFigure count each run's compared rounds and those
+	// with a throughput figure, which the TPS figures are over.
+	Compared   [2]int `json:"compared_rounds"`
+	WithFigure [2]int `json:"rounds_with_figure"`
 }
 
-// roundsThroughput is nil when either run lacks a figure for a compared round.
+// roundsThroughput is nil when either run has no compared round with a
+// throughput figure.
 func roundsThroughput(res *compare.Result) *RoundsThroughput {
-	b, _ := res.RoundsTPS(0)
-	c, _ := res.RoundsTPS(1)
+	b, nb := res.RoundsTPS(0)
+	c, nc := res.RoundsTPS(1)
 	if b == nil || c == nil || len(res.Perf[0]) == 0 || len(res.Perf[1]) == 0 {
 		return nil
 	}
-	rt := &RoundsThroughput{Baseline: *b, Candidate: *c, Change: res.Verdict.Throughput, RoundSeconds: res.Round.Seconds()}
+	rt := &RoundsThroughput{Baseline: *b, Candidate: *c, Change: res.Verdict.Throughput, RoundSeconds: res.Round.Seconds(),
+		WithFigure: [2]int{nb, nc}}
 	for i := range 2 {
 		rt.FirstCompared[i], rt.LastCompared[i] = res.Perf[i][0].Hour, res.Perf[i][len(res.Perf[i])-1].Hour
+		rt.Compared[i] = len(res.Facts[i].Txn)
 	}
 	return rt
 }
@@ -45,8 +52,8 @@ func (e *Executor) reportRoundsThroughput(b *strings.Builder) {
 	if r.Change.OK {
 		change = r.Change.Est // the same figure, the verdict's digits
 	}
-	fmt.Fprintf(b, "- Throughput over the compared rounds (the verdict's figure: rounds %d–%d of the baseline, %d–%d of the candidate, %gs each): %.1f → %.1f TPS, **%+.1f%%**",
-		r.FirstCompared[0], r.LastCompared[0], r.FirstCompared[1], r.LastCompared[1], r.RoundSeconds, r.Baseline, r.Candidate, 100*change)
+	fmt.Fprintf(b, "- Throughput over the compared rounds (the verdict's figure: rounds %d–%d of the baseline, %d–%d of the candidate, %gs each%s): %.1f → %.1f TPS, **%+.1f%%**",
+		r.FirstCompared[0], r.LastCompared[0], r.FirstCompared[1], r.LastCompared[1], r.RoundSeconds, r.withFigure(), r.Baseline, r.Candidate, 100*change)
 	if r.Change.OK {
 		fmt.Fprintf(b, " [%+.1f, %+.1f]", 100*r.Change.Lo, 100*r.Change.Hi)
 		if !r.Change.Significant() {
@@ -54,4 +61,15 @@ func (e *Executor) reportRoundsThroughput(b *strings.Builder) {
 		}
 	}
 	b.WriteString(".\n")
+}
+
+// withFigure says how many rounds the figures are over when a compared
+// round had no throughput figure (a partial round, or one loadgen did not
+// drive from end to end), "" when every round had one. Records written
+// before the counts were kept have none and say nothing.
+func (r *RoundsThroughput) withFigure() string {
+	if r.Compared == [2]int{} || r.WithFigure == r.Compared {
+		return ""
+	}
+	return fmt.Sprintf("; over the rounds with a figure: %d of %d baseline, %d of %d candidate", r.WithFigure[0], r.Compared[0], r.WithFigure[1], r.Compared[1])
 }

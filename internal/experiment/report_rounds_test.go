@@ -3,6 +3,7 @@ package experiment
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -35,4 +36,28 @@ func TestReportThroughputHeadline(t *testing.T) {
 	e.reportVerdict(&b, groups)
 	require.NotContains(t, b.String(), "compared rounds (the verdict's figure")
 	require.Contains(t, b.String(), "Throughput over whole runs")
+}
+
+// TestRoundsThroughputWithoutFigure: a compared round without a throughput
+// figure leaves the headline standing, over the rounds that have one (the
+// verdict's), and the headline says how many.
+func TestRoundsThroughputWithoutFigure(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	hours := []compare.Hour{{Hour: 3}, {Hour: 4}, {Hour: 5}, {Hour: 6}}
+	res := &compare.Result{Round: 5 * time.Second, Perf: [2][]compare.Hour{hours, hours}}
+	res.Facts[0].Txn = []*float64{f(5000), nil, f(6000), f(5500)}
+	res.Facts[1].Txn = []*float64{f(6050), f(6050), f(6050), f(6050)}
+	res.Verdict.Throughput = compare.Interval{Est: 0.10}
+	rt := roundsThroughput(res)
+	require.NotNil(t, rt)
+	require.InDelta(t, 1100, rt.Baseline, 1e-9)
+	require.Equal(t, [2]int{3, 4}, rt.WithFigure)
+	require.Equal(t, [2]int{4, 4}, rt.Compared)
+
+	var b strings.Builder
+	(&Executor{state: &State{Compare: &CompareRecord{Rounds: rt}}}).reportRoundsThroughput(&b)
+	require.Equal(t, "- Throughput over the compared rounds (the verdict's figure: rounds 3–6 of the baseline, 3–6 of the candidate, 5s each; over the rounds with a figure: 3 of 4 baseline, 4 of 4 candidate): 1100.0 → 1210.0 TPS, **+10.0%**.\n", b.String())
+
+	res.Facts[0].Txn = []*float64{nil, nil, nil, nil}
+	require.Nil(t, roundsThroughput(res), "no round with a figure: no headline")
 }
