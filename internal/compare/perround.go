@@ -69,7 +69,11 @@ func meanPerSecond(xs []*float64, secs float64) (mean *float64, n int) {
 }
 
 // withoutFigure is how many of xs have no figure.
-func withoutFigure(xs []*float64) int {
-	_, n := meanPerSecond(xs, 1)
-	return len(xs) - n
+func withoutFigure(xs []*float64) (n int) {
+	for _, x := range xs {
+		if x == nil {
+			n++
+		}
+	}
+	return n
 }

@@ -403,6 +403,15 @@ func TestDryRunGolden(t *testing.T) {
 	assertGolden(t, "dry-run.txt", b.Bytes())
 }
 
+// stepIDs is the items' IDs in order.
+func stepIDs(items []Item) []string {
+	ids := make([]string, 0, len(items))
+	for _, it := range items {
+		ids = append(ids, it.ID)
+	}
+	return ids
+}
+
 // TestDryRunCycles: with cycles: 2 the runs alternate (base, cand, base,
 // cand), each with its reset, between and checks in every cycle, and the
 // second cycle's runs are repetition 2.
@@ -413,10 +422,7 @@ func TestDryRunCycles(t *testing.T) {
 	require.NoError(t, err)
 	items, err := Steps(p)
 	require.NoError(t, err)
-	var ids []string
-	for _, it := range items {
-		ids = append(ids, it.ID)
-	}
+	ids := stepIDs(items)
 	require.Equal(t, []string{
 		"base/reset/1-restore", "base/between/1", "base/checks", "base/r1/run",
 		"cand/reset/1-restore", "cand/between/1", "cand/checks", "cand/r1/run",

@@ -96,9 +96,8 @@ runs:
 	require.NoError(t, err)
 	items, err := Steps(p)
 	require.NoError(t, err)
-	var ids []string
+	ids := stepIDs(items)
 	for _, it := range items {
-		ids = append(ids, it.ID)
 		if it.Phase == PhaseRestart {
 			argv, err := p.Argv(it, 1, "")
 			require.NoError(t, err)

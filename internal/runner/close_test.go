@@ -17,16 +17,14 @@ import (
 // marker is a workload whose terminal leaves a session variable set on its
 // connection and whose Close fails when closeErr is set, as a terminal does
 // that could not restore the session it changed.
-type marker struct{ closeErr error }
-
-func (m *marker) Name() string      { return "marker" }
-func (m *marker) TxTypes() []string { return []string{"mark"} }
-func (m *marker) Prepare(context.Context, *sql.DB, workload.PrepareOptions) error {
-	return nil
+type marker struct {
+	noData
+	closeErr error
 }
-func (m *marker) Check(context.Context, *sql.DB) ([]workload.CheckResult, error) { return nil, nil }
-func (m *marker) Cleanup(context.Context, *sql.DB) error                         { return nil }
-func (m *marker) NewTerminal(int, *rand.Rand) workload.SQLTerminal               { return markerTerm{m} }
+
+func (m *marker) Name() string                                     { return "marker" }
+func (m *marker) TxTypes() []string                                { return []string{"mark"} }
+func (m *marker) NewTerminal(int, *rand.Rand) workload.SQLTerminal { return markerTerm{m} }
 
 type markerTerm struct{ m *marker }
 

@@ -21,19 +21,23 @@ import (
 // sleeper is a workload whose transaction is BEGIN; SELECT SLEEP(d); COMMIT
 // on the real server, counting how many transactions returned.
 type sleeper struct {
+	noData
 	d        float64
 	tag      string // in the statement, to find this run's sessions in the processlist
 	returned atomic.Int64
 }
 
-func (s *sleeper) Name() string      { return "sleeper" }
-func (s *sleeper) TxTypes() []string { return []string{"nap"} }
-func (s *sleeper) Prepare(context.Context, *sql.DB, workload.PrepareOptions) error {
-	return nil
-}
-func (s *sleeper) Check(context.Context, *sql.DB) ([]workload.CheckResult, error) { return nil, nil }
-func (s *sleeper) Cleanup(context.Context, *sql.DB) error                         { return nil }
-func (s *sleeper) NewTerminal(int, *rand.Rand) workload.SQLTerminal               { return sleeperTerm{s} }
+// noData is the part of a test workload that has no tables: nothing to
+// prepare, check or clean up.
+type noData struct{}
+
+func (noData) Prepare(context.Context, *sql.DB, workload.PrepareOptions) error { return nil }
+func (noData) Check(context.Context, *sql.DB) ([]workload.CheckResult, error)  { return nil, nil }
+func (noData) Cleanup(context.Context, *sql.DB) error                          { return nil }
+
+func (s *sleeper) Name() string                                     { return "sleeper" }
+func (s *sleeper) TxTypes() []string                                { return []string{"nap"} }
+func (s *sleeper) NewTerminal(int, *rand.Rand) workload.SQLTerminal { return sleeperTerm{s} }
 
 type sleeperTerm struct{ s *sleeper }
 

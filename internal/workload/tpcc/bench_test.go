@@ -76,7 +76,7 @@ func BenchmarkTransactions(b *testing.B) {
 //
 //	go test ./internal/workload/tpcc -run '^$' -bench 'BenchmarkTransactions|BenchmarkRoundTrip' -benchtime 2000x
 func BenchmarkRoundTrip(b *testing.B) {
-	db, _ := testenv.MariaDB(b, "walab_test_tpcc_bench_run")
+	db, _ := testenv.MariaDB(b, "walab_test_tpcc_bench_rtt") // its own one-row bmsql_item, not the loaded one
 	ctx := context.Background()
 	_, err := db.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS bmsql_item (i_id INT PRIMARY KEY, i_price DECIMAL(5,2))")
 	require.NoError(b, err)
