@@ -16,6 +16,15 @@ const (
 	// ("unit is 32MiB", plugins/memblaze/memblaze-utils.h). One source
 	// only: unconfirmed (docs/nvme-decoders.md); WA does not depend on it.
 	MemblazeCAUnitBytes = 32 << 20
+	// MemblazeOldCAUnitBytes is the unit of the older Memblaze 0xCA page's
+	// item 0 (total, i.e. NAND, writes) and item 8 (host writes). nvme-cli's
+	// plugin prints item 0 as "GB" and item 8 as "GiB"
+	// (show_memblaze_smart_log_old); seed 001's table calls both "GB" and
+	// divides one by the other. Taken as 1 GiB for both: unconfirmed, and
+	// should the two really differ (GB against GiB) WA would be off by
+	// 7.4 %, which is why this layout stays unconfirmed until a capture
+	// from the drive exists (docs/nvme-decoders.md).
+	MemblazeOldCAUnitBytes = 1 << 30
 	// YMTCCAUnitBytes is the unit of YMTC's 0xCA items 0xF4/0xF5: nvme-cli's
 	// YMTC plugin says "unit is 32MiB" beside the item ids
 	// (plugins/ymtc/ymtc-utils.h) but prints the values as "sectors"
@@ -57,6 +66,12 @@ var WDCExtSmartGUID = [16]byte{0x65, 0x43, 0x88, 0x78, 0xAC, 0xD8, 0x78, 0xA1, 0
 // Intel's shape (value in bytes 5..10 of the item) read by position, as
 // nvme-cli's plugins for these families read it: item 11 NAND writes,
 // item 12 host writes, both in unit bytes per count.
+// memblazeOldModels matches the model names nvme-cli's Memblaze plugin
+// reads in its older format (getlogpage_format_type): a name starting with
+// "P" whose first five characters sort before "P5920" (strncmp), a name
+// shorter than five characters sorting before it too.
+const memblazeOldModels = `^P($|[\x00-4]|5($|[\x00-8]|9($|[\x00-1]|2($|[\x00-/]))))`
+
 func positionalCA(name string, vid uint16, length uint32, unit uint64) Layout {
 	return Layout{
 		Name: name, LogID: 0xCA, Length: length, NSID: DefaultNSID,
@@ -113,23 +128,40 @@ func BuiltinLayouts() []Layout {
 			},
 		},
 		{
-			// Memblaze (seed 001's PBlaze drives) "additional SMART" 0xCA in
-			// the format nvme-cli's Memblaze plugin calls Intel/new: 12-byte
-			// items of a 3-byte id, a 2-byte normalized value and a 7-byte
-			// raw field whose low 6 bytes are the value, so the id is the
-			// first byte and the value starts at byte 5, as in Intel's
-			// items. NAND bytes written is 0xF4, host bytes written 0xF5.
-			// The plugin's older format (models it sorts before P5920) has
-			// no 0xF4 item: such a page yields no NAND counter here.
+			// Memblaze "additional SMART" 0xCA in the format nvme-cli's
+			// Memblaze plugin calls Intel/new: 12-byte items of a 3-byte
+			// id, a 2-byte normalized value and a 7-byte raw field whose
+			// low 6 bytes are the value, so the id is the first byte and
+			// the value starts at byte 5, as in Intel's items. NAND bytes
+			// written is 0xF4, host bytes written 0xF5. The models the
+			// plugin reads in its older format are memblaze_ca_old's.
 			Name:   "memblaze_ca",
 			LogID:  0xCA,
 			Length: 512,
 			NSID:   DefaultNSID,
-			Match:  Match{VID: []uint16{0x1C5F}}, // Memblaze
+			Match:  Match{VID: []uint16{0x1C5F}, NotModelRegex: memblazeOldModels}, // Memblaze
 			Format: FormatKV12,
 			Fields: []Field{
 				{Meaning: MeaningMediaWritten, Key: 0xF4, UnitBytes: MemblazeCAUnitBytes},
 				{Meaning: MeaningHostWritten, Key: 0xF5, UnitBytes: MemblazeCAUnitBytes},
+			},
+		},
+		{
+			// Memblaze's older 0xCA page (seed 001's PBlaze4 generation:
+			// the models nvme-cli sorts before P5920), read by position as
+			// nvme-cli's show_memblaze_smart_log_old reads it: 12-byte
+			// items {id[3], nmval[2], rawval[6], resv}, item 0 total
+			// (NAND) writes, item 8 host writes (id 0xF5), each a 48-bit
+			// little-endian count of MemblazeOldCAUnitBytes.
+			Name:   "memblaze_ca_old",
+			LogID:  0xCA,
+			Length: 512,
+			NSID:   DefaultNSID,
+			Match:  Match{VID: []uint16{0x1C5F}, ModelRegex: memblazeOldModels}, // Memblaze
+			Format: FormatFixed,
+			Fields: []Field{
+				{Meaning: MeaningMediaWritten, Offset: 0*12 + 5, Width: 6, UnitBytes: MemblazeOldCAUnitBytes},
+				{Meaning: MeaningHostWritten, Offset: 8*12 + 5, Width: 6, UnitBytes: MemblazeOldCAUnitBytes},
 			},
 		},
 		// YMTC "additional SMART" 0xCA: nvme-cli's YMTC plugin reads a

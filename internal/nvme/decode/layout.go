@@ -35,9 +35,13 @@ type Layout struct {
 type Match struct {
 	VID        []uint16 `yaml:"vid"`
 	ModelRegex string   `yaml:"model_regex"`
-	GUIDOffset *uint32  `yaml:"guid_offset"`
-	GUID       string   `yaml:"guid"`     // hex, page byte order; the page must carry it
-	NotGUID    string   `yaml:"not_guid"` // hex; refuse pages carrying it (e.g. OCP)
+	// NotModelRegex refuses models it matches: two layouts of one vendor
+	// split its models between them (one's model_regex is the other's
+	// not_model_regex), so no drive is claimed by both.
+	NotModelRegex string  `yaml:"not_model_regex"`
+	GUIDOffset    *uint32 `yaml:"guid_offset"`
+	GUID          string  `yaml:"guid"`     // hex, page byte order; the page must carry it
+	NotGUID       string  `yaml:"not_guid"` // hex; refuse pages carrying it (e.g. OCP)
 }
 
 // Field is one counter in a vendor page.
@@ -107,9 +111,9 @@ func (l Layout) Validate() error {
 	case l.Length > maxLayoutLength:
 		add("length %d is over the %d-byte limit", l.Length, maxLayoutLength)
 	}
-	if l.Match.ModelRegex != "" {
-		if _, err := regexp.Compile(l.Match.ModelRegex); err != nil {
-			add("match.model_regex: %v", err)
+	for _, m := range []struct{ name, re string }{{"model_regex", l.Match.ModelRegex}, {"not_model_regex", l.Match.NotModelRegex}} {
+		if _, err := regexp.Compile(m.re); err != nil {
+			add("match.%s: %v", m.name, err)
 		}
 	}
 	if l.UUID != "" {
@@ -241,13 +245,17 @@ func (l Layout) Matches(id IDController) bool {
 	if len(l.Match.VID) > 0 && !slices.Contains(l.Match.VID, id.VID) {
 		return false
 	}
-	if l.Match.ModelRegex != "" {
-		re, err := regexp.Compile(l.Match.ModelRegex)
-		if err != nil || !re.MatchString(id.Model) {
-			return false
-		}
+	if l.Match.ModelRegex != "" && !modelMatches(l.Match.ModelRegex, id.Model) {
+		return false
 	}
-	return true
+	return l.Match.NotModelRegex == "" || !modelMatches(l.Match.NotModelRegex, id.Model)
+}
+
+// modelMatches reports whether a (validated) regular expression matches
+// the model; one that does not compile matches nothing.
+func modelMatches(expr, model string) bool {
+	re, err := regexp.Compile(expr)
+	return err == nil && re.MatchString(model)
 }
 
 // Decode reads the layout's counters from a page, in bytes. It checks the

@@ -26,19 +26,27 @@ func builtin(t *testing.T, name string) Layout {
 
 func TestBuiltinLayoutsValidate(t *testing.T) {
 	seen := map[string]bool{}
-	vidOwner := map[uint16]string{} // docs/nvme-decoders.md: built-in VIDs do not overlap
+	// docs/nvme-decoders.md: built-in VIDs do not overlap, but where two
+	// layouts split one vendor's models (one's model_regex is the other's
+	// not_model_regex).
+	vidOwner := map[uint16]Layout{}
 	for _, l := range BuiltinLayouts() {
 		require.NoError(t, l.Validate(), l.Name)
 		require.False(t, seen[l.Name], "duplicate layout %s", l.Name)
 		seen[l.Name] = true
 		for _, v := range l.Match.VID {
-			require.Empty(t, vidOwner[v], "VID 0x%04X is matched by %s and %s", v, vidOwner[v], l.Name)
-			vidOwner[v] = l.Name
+			if o, ok := vidOwner[v]; ok {
+				split := o.Match.ModelRegex != "" && o.Match.ModelRegex == l.Match.NotModelRegex ||
+					l.Match.ModelRegex != "" && l.Match.ModelRegex == o.Match.NotModelRegex
+				require.True(t, split, "VID 0x%04X is matched by %s and %s", v, o.Name, l.Name)
+			}
+			vidOwner[v] = l
 		}
 	}
 	require.True(t, seen["seed000_c0"])
 	require.True(t, seen["intel_ca"])
 	require.True(t, seen["memblaze_ca"])
+	require.True(t, seen["memblaze_ca_old"])
 	require.True(t, seen["ymtc_ca"])
 	require.True(t, seen["shannon_ca"])
 	require.True(t, seen["scaleflux_ca"])
@@ -190,9 +198,78 @@ func TestMemblazeCA(t *testing.T) {
 
 	vc, err = l.Decode(memblazePage(512, map[int][2]uint64{0: {0x01, 900}, 8: {0xF5, 800}}))
 	require.NoError(t, err)
-	require.Nil(t, vc.MediaWritten, "old format: no NAND item walab knows")
+	require.Nil(t, vc.MediaWritten, "an old-format page read as new: no NAND item")
 	require.Equal(t, u(800), vc.HostWritten)
 	require.Equal(t, []uint16{0x1C5F}, l.Match.VID)
+}
+
+// TestMemblazeCAOld: the older page nvme-cli's show_memblaze_smart_log_old
+// prints (seed 001's PBlaze4 generation): total (NAND) writes at item 0,
+// host writes at item 8 (id 0xF5), 48-bit counts of 1 GiB; counts of the
+// size seed 001's table shows give their bytes, and the byte after each
+// 6-byte value is not part of the count.
+func TestMemblazeCAOld(t *testing.T) {
+	l := builtin(t, "memblaze_ca_old")
+	page := memblazePage(512, map[int][2]uint64{0: {0x00, 65944}, 1: {0x00, 1234}, 8: {0xF5, 44447}})
+	page[0*12+11], page[8*12+11] = 0xFF, 0xFF // resv after each raw value
+	vc, err := l.Decode(page)
+	require.NoError(t, err)
+	gib := func(v uint64) *U128 { x, _ := U128{Lo: v}.MulUint64(1 << 30); return &x }
+	require.Equal(t, gib(65944), vc.MediaWritten)
+	require.Equal(t, gib(44447), vc.HostWritten)
+	require.Nil(t, vc.GCWritten)
+	require.False(t, l.UnitConfirmed, "no capture from the drive confirms the unit")
+}
+
+// TestMemblazeModelSplit: memblaze_ca and memblaze_ca_old split Memblaze's
+// models as nvme-cli's getlogpage_format_type does: a model starting with
+// "P" whose first five characters sort before "P5920" (C's strncmp, which
+// ends a shorter name with NUL) is read in the old format, every other
+// model in the new. The regular expression is held to that rule over
+// every name of up to five characters from an alphabet around the
+// boundary, and each Memblaze model is claimed by exactly one layout.
+func TestMemblazeModelSplit(t *testing.T) {
+	oldL, newL := builtin(t, "memblaze_ca_old"), builtin(t, "memblaze_ca")
+	nvmeCLIOld := func(model string) bool {
+		if !strings.HasPrefix(model, "P") {
+			return false
+		}
+		a, b := []byte(model), []byte("P5920")
+		for i := 0; i < 5; i++ {
+			var c byte
+			if i < len(a) {
+				c = a[i]
+			}
+			if c != b[i] {
+				return c < b[i]
+			}
+			if c == 0 {
+				return false
+			}
+		}
+		return false
+	}
+	alphabet := []byte{'/', '0', '1', '2', '3', '4', '5', '6', '8', '9', ':'}
+	var names []string
+	var grow func(prefix string)
+	grow = func(prefix string) {
+		names = append(names, prefix)
+		if len(prefix) == 5 {
+			return
+		}
+		for _, c := range alphabet {
+			grow(prefix + string(c))
+		}
+	}
+	grow("P")
+	names = append(names, "P5920CH0640M00", "P4920DT0320M00", "P7936DT0640M00", "PBlaze4 3.2T", "PBlaze5 910", "MEMBLAZE P4")
+	for _, m := range names {
+		id := IDController{VID: 0x1C5F, Model: m}
+		want := nvmeCLIOld(m)
+		require.Equal(t, want, oldL.Matches(id), "%q: old format", m)
+		require.Equal(t, !want, newL.Matches(id), "%q: new format", m)
+	}
+	require.False(t, oldL.Matches(IDController{VID: 0x8086, Model: "P4510"}), "another vendor's model")
 }
 
 // nvmeCLIHexdump prints buf the way `nvme get-log` does (nvme-cli d() with

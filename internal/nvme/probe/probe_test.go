@@ -53,6 +53,13 @@ func TestProbeOrder(t *testing.T) {
 	memblaze.VID, memblaze.Model = 0x1C5F, "PBlaze4 3.2T"
 	memblaze.IntelCA = &fixture.IntelCA{NAND: 74284, Host: 48915}
 
+	// Memblaze's older page (a model nvme-cli sorts before P5920): NAND at
+	// item 0 and host at item 8 in GiB, read by memblaze_ca_old; the new
+	// layout, which would find the host item only, does not claim it.
+	memblazeOld := fixture.SMARTOnlyDrive()
+	memblazeOld.VID, memblazeOld.Model = 0x1C5F, "P4920DT0320M00"
+	memblazeOld.Vendor = &fixture.Vendor{Layout: "memblaze_ca_old", Counts: map[string]uint64{decode.MeaningMediaWritten: 66780, decode.MeaningHostWritten: 44447}}
+
 	// YMTC and Shannon Systems: pages built from their layouts alone (the
 	// fixture a new drive family needs), read by item position.
 	counts := map[string]uint64{decode.MeaningMediaWritten: 300, decode.MeaningHostWritten: 200}
@@ -94,6 +101,7 @@ func TestProbeOrder(t *testing.T) {
 			host: u(250_000_000 * 4096), media: ptr(u(375_000_000 * 4096)), gc: ptr(u(125_000_000 * 4096))},
 		{name: "intel 0xCA key/value items", drive: intel, source: "intel_ca", host: u(200 * 32 << 20), media: ptr(u(300 * 32 << 20))},
 		{name: "memblaze 0xCA (seed 001's PBlaze)", drive: memblaze, source: "memblaze_ca", host: u(48915 * 32 << 20), media: ptr(u(74284 * 32 << 20))},
+		{name: "memblaze 0xCA, older format", drive: memblazeOld, source: "memblaze_ca_old", host: u(44447 << 30), media: ptr(u(66780 << 30))},
 		{name: "ymtc 0xCA by position", drive: ymtc, source: "ymtc_ca", host: u(200 * 32 << 20), media: ptr(u(300 * 32 << 20))},
 		{name: "shannon 0xCA by position", drive: shannon, source: "shannon_ca", host: u(200 * 512), media: ptr(u(300 * 512))},
 		{name: "endurance group only", drive: fixture.EnduranceDrive(), source: SourceEnduranceGroup, host: u(1024 * 1e9), media: ptr(u(2048 * 1e9))},
