@@ -29,6 +29,45 @@ const (
 	RAIDSyncInWindow       = "array:walab_md_sync_active:max1h"
 )
 
+// RAIDLatency is seed 001's latency overhead of the RAID software for one
+// request kind: the array's average time per request (iostat's r_await or
+// w_await of the md or dm device) against its slowest member's, over the
+// rate window: seed 001 reads the time its RAID software adds to reads and
+// to writes over the NVMe drive with the highest average latency.
+type RAIDLatency struct {
+	Op        string // read or write
+	Array     string // the array's await, seconds per request
+	MaxMember string // the slowest member's await
+	Overhead  string // Array - MaxMember
+}
+
+// RAIDLatencies are the read and write overheads, in iostat's order.
+var RAIDLatencies = []RAIDLatency{raidLatency("read"), raidLatency("write")}
+
+func raidLatency(op string) RAIDLatency {
+	return RAIDLatency{
+		Op:        op,
+		Array:     "array:walab_blockdev_" + op + "_await_seconds:rate5m",
+		MaxMember: "array:walab_blockdev_member_" + op + "_await_seconds:max_rate5m",
+		Overhead:  "array:walab_raid_" + op + "_latency_overhead_seconds:rate5m",
+	}
+}
+
+// rules: the array's await (arrays only), the slowest member's (complete
+// or absent: a member without such a request in the window has no await,
+// and the maximum over the others would not be the slowest), and the
+// difference.
+func (l RAIDLatency) rules() []Rule {
+	f, _ := Iostat(l.Op[:1] + "_await")
+	arrays := "max by (instance, job, array) (walab_blockdev_member_info)"
+	perMember := "walab_blockdev_member_info * on (instance, job, device) group_left () " + f.Record
+	return []Rule{
+		rec(l.Array, fmt.Sprintf("max by (instance, job, array) (%s) and on (instance, job, array) %s", arrayOf(f.Record), arrays)),
+		rec(l.MaxMember, fmt.Sprintf("max by (instance, job, array) (%[1]s) and on (instance, job, array) (count by (instance, job, array) (%[1]s) == count by (instance, job, array) (walab_blockdev_member_info))", perMember)),
+		rec(l.Overhead, l.Array+" - on (instance, job, array) "+l.MaxMember),
+	}
+}
+
 // arrayOf gives a per-device expression the label array = device.
 func arrayOf(expr string) string {
 	return fmt.Sprintf(`label_replace(%s, "array", "$1", "device", "(.+)")`, expr)
@@ -69,6 +108,15 @@ func raidRules(c Config) []Rule {
 		rec(RAIDWARate, ArrayMemberWrittenRate+" / ("+ArrayWrittenRate+" > 0)"),
 		rec(RAIDNANDWARate, ArrayNANDRate+" / ("+ArrayWrittenRate+" > 0)"),
 	}
+}
+
+// raidLatencyRules: seed 001's latency overhead, read and write.
+func raidLatencyRules() []Rule {
+	var rs []Rule
+	for _, l := range RAIDLatencies {
+		rs = append(rs, l.rules()...)
+	}
+	return rs
 }
 
 func raidAlerts(c Config) []Rule {

@@ -29,6 +29,8 @@ func raid() *d.Builder {
 	b.Stat("Sync running / members missing", "none", "walab_md_sync_active (resync, check, ...) and walab_md_degraded_disks: either makes the hour's WA invalid.", 8,
 		d.Q(`max by (device, action) (walab_md_sync_active{instance=~"$instance",device=~"$array"})`, "{{device}} {{action}}"),
 		d.Q(`walab_md_degraded_disks{instance=~"$instance",device=~"$array"}`, "{{device}} degraded"))
+	b.Timeseries("RAID latency overhead (array await − slowest member's)", "s", "The array's average time per read and per write (iostat r_await, w_await of the md/dm device) minus its slowest member's: what the RAID software adds. Seed 001 reads it for its software RAID. Absent while a member had no such request.", 24,
+		latencyQueries(arr)...)
 	b.Row("Members")
 	b.Timeseries("Writes per member", "Bps", "Block-layer bytes written to each member (iostat wkB/s x 1024).", 12,
 		d.Q(`walab_blockdev_member_info`+arr+` * on (instance, job, device) group_left () rate(walab_blockdev_written_bytes_total{instance=~"$instance"}[`+rate+`])`, "{{array}} {{device}}"))
@@ -37,4 +39,13 @@ func raid() *d.Builder {
 	b.Labels("Arrays", "Level, members and chunk of each md array.", 24,
 		d.Q(`walab_md_info{instance=~"$instance",device=~"$array"}`, "{{device}}: {{level}}"))
 	return b
+}
+
+// latencyQueries are the read and write overheads of the selected arrays.
+func latencyQueries(arr string) []d.Query {
+	var qs []d.Query
+	for _, l := range alerts.RAIDLatencies {
+		qs = append(qs, d.Q(l.Overhead+arr, "{{array}} "+l.Op))
+	}
+	return qs
 }
