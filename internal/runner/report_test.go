@@ -61,6 +61,13 @@ func TestIntervalLineGolden(t *testing.T) {
 	b.WriteString(intervalLine(empty, cur, start, 8, 95) + "\n")
 	b.WriteString(intervalLine(cur, cur, start, 8, 99) + "\n") // an idle interval
 	b.WriteString(intervalLine(empty, cur, start, 2, 99.9) + "\n")
+	// loadgen's own line: after an interval with failed connection
+	// attempts only.
+	l, ok := connFailLine(empty, cur, start)
+	require.True(t, ok)
+	b.WriteString(l + "\n")
+	_, ok = connFailLine(cur, cur, start)
+	require.False(t, ok, "no failed attempts: no line")
 	checkGolden(t, "interval_lines.txt", b.Bytes())
 }
 
