@@ -24,4 +24,10 @@ var fioFixtures = []fixture{
 	{file: "fio-3.1-group.json", version: "fio-3.1", dir: "write", iops: 55351.351351, bps: 221405 * 1024, bytes: 16777216, ios: 4096, mean: ns(21698.543213), p99: ns(20864)},
 	{file: "fio-3.1-group.json", version: "fio-3.1", dir: "read"},
 	{file: "fio-3.1-mixed.json", version: "fio-3.1", dir: "mixed", iops: 11252.747253, bps: 45010 * 1024, bytes: 8388608, ios: 2048, mean: ns(81063.95166), p99: ns(1646592)},
+	// fio 2.16 (Debian 9), built from its tag: io_bytes in KiB, clat in
+	// µs, bw in KiB/s.
+	{file: "fio-2.16-group.json", version: "fio-2.16", dir: "write", iops: 39384.615385, bps: 157538 * 1024, bytes: 16384 * 1024, ios: 4096, mean: ns(28131.592), p99: ns(23000)},
+	{file: "fio-2.16-group.json", version: "fio-2.16", dir: "read"},
+	{file: "fio-2.16-jsonplus.json", version: "fio-2.16", dir: "read", iops: 2925.072046, bps: 11700 * 1024, bytes: 4060 * 1024, ios: 1015, mean: ns(305995.074), p99: ns(3984000)},
+	{file: "fio-2.16-mixed.json", version: "fio-2.16", dir: "mixed", iops: 5970.845481, bps: 23883 * 1024, bytes: 8192 * 1024, ios: 2048, mean: ns(155732.422), p99: ns(2992000)},
 }
