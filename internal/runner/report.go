@@ -269,9 +269,36 @@ func (r *Result) WriteFileIO(w io.Writer) {
 	fmt.Fprintf(w, "    read, MiB/s:                  %.2f\n", float64(r.ReadBytes)/mib/secs)
 	fmt.Fprintf(w, "    written, MiB/s:               %.2f\n", float64(r.WrittenBytes)/mib/secs)
 	r.writeGeneral(w)
+	r.writeIOPSArithmetic(w)
 	if r.Errors > 0 {
 		fmt.Fprintf(w, "\nerrors: %d failed I/O requests (see the log)\n", r.Errors)
 	}
+}
+
+// writeIOPSArithmetic is seed 004's conversion of throughput to IOPS
+// ("iops = 1M / 16kb * 33.45"): MiB/s x 1024 KiB / the request size, a
+// loadgen block after sysbench's summary. The request size is the mean
+// over the run (bytes / requests): with sequential merging it is larger
+// than --file-block-size. It equals reads/s and writes/s above, which is
+// the check on the arithmetic.
+func (r *Result) writeIOPSArithmetic(w io.Writer) {
+	secs := max(r.TotalSeconds, 1e-9)
+	var lines []string
+	for _, d := range []struct {
+		name       string
+		ops, bytes uint64
+	}{{"read", r.Reads, r.ReadBytes}, {"written", r.Writes, r.WrittenBytes}} {
+		if d.ops == 0 {
+			continue
+		}
+		kib := float64(d.bytes) / float64(d.ops) / 1024
+		mibs := float64(d.bytes) / mib / secs
+		lines = append(lines, fmt.Sprintf("    %-8s %.2f MiB/s x 1024 KiB / %g KiB per request = %.2f IOPS\n", d.name+",", mibs, kib, mibs*1024/kib))
+	}
+	if len(lines) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "loadgen IOPS from throughput (MiB/s x 1 MiB / request size, seed 004):\n%s", strings.Join(lines, ""))
 }
 
 // WriteSysbench writes sysbench 1.0.20's final summary.
