@@ -30,4 +30,8 @@ var fioFixtures = []fixture{
 	{file: "fio-2.16-group.json", version: "fio-2.16", dir: "read"},
 	{file: "fio-2.16-jsonplus.json", version: "fio-2.16", dir: "read", iops: 2925.072046, bps: 11700 * 1024, bytes: 4060 * 1024, ios: 1015, mean: ns(305995.074), p99: ns(3984000)},
 	{file: "fio-2.16-mixed.json", version: "fio-2.16", dir: "mixed", iops: 5970.845481, bps: 23883 * 1024, bytes: 8192 * 1024, ios: 2048, mean: ns(155732.422), p99: ns(2992000)},
+	// fio 2.2.10 (Ubuntu 16.04), built from its tag: as 2.16, and floats
+	// printed with two decimals.
+	{file: "fio-2.2.10-group.json", version: "fio-2.2.10", dir: "write", iops: 62060.61, bps: 248242 * 1024, bytes: 16384 * 1024, ios: 4096, mean: ns(25450), p99: ns(262000)},
+	{file: "fio-2.2.10-mixed.json", version: "fio-2.2.10", dir: "mixed", iops: 3190.03, bps: 12760 * 1024, bytes: 8192 * 1024, ios: 2048, mean: ns(5830), p99: ns(5152000)},
 }
