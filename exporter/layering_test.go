@@ -52,8 +52,8 @@ func TestLayering(t *testing.T) {
 		require.NotContains(t, strings.Fields(string(out)), mod+"internal/nvme/sim", "%s imports the simulator", pkg)
 	}
 	// The byte layouts are leaves: decode imports no walab package; nor do
-	// fio's report reader, the raw-device guard and the metric names.
-	for _, leaf := range []string{"internal/nvme/decode", "internal/fio", "internal/rawdev", "internal/promql"} {
+	// fio's report reader, the raw-device guard, the metric names and io_uring.
+	for _, leaf := range []string{"internal/nvme/decode", "internal/fio", "internal/rawdev", "internal/promql", "internal/uring"} {
 		out, err := exec.Command("go", "list", "-f", `{{join .Imports " "}}`, mod+leaf).Output()
 		require.NoError(t, err)
 		for _, p := range strings.Fields(string(out)) {

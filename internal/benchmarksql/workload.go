@@ -29,9 +29,10 @@ func init() {
 }
 
 func defineTPCC(fs *workload.FlagSet) workload.Factory {
-	var warehouses, terminals, limit int
+	var warehouses, terminals, limit, tables int
 	wf := fs.Int(&warehouses, "warehouses", 0, "TPC-C warehouses (prepare: to load; run: to use, 0 = all loaded; default: the props file's).").Range(0, maxWarehouses)
 	fs.Int(&terminals, "terminals", 0, "TPC-C terminals per target (overrides --threads and the props file).").Min(0)
+	fs.Int(&tables, "tables", 1, "sysbench-tpcc's --tables: independent copies of the TPC-C schema in the database, tables suffixed 1..N (bmsql_warehouse1 ...), each with --warehouses; a transaction picks its copy at random. 1: one schema, BenchmarkSQL's table names.").Range(1, tpcc.MaxCopies)
 	fs.Int(&limit, "limit-txns-per-min", 0, "TPC-C rate limit per target in transactions per minute (BenchmarkSQL limitTxnsPerMin).").Min(0)
 	return workload.Factory{SQL: func(t workload.Target) (workload.SQL, error) {
 		opts := tpcc.Options{}
@@ -44,11 +45,17 @@ func defineTPCC(fs *workload.FlagSet) workload.Factory {
 		if wf.Set || opts.Warehouses == 0 {
 			opts.Warehouses = warehouses
 		}
-		w, err := tpcc.New(opts)
+		var w tpccSQL
+		var err error
+		if tables > 1 {
+			w, err = tpcc.NewCopies(opts, tables)
+		} else {
+			w, err = tpcc.New(opts)
+		}
 		if err != nil {
 			return nil, err
 		}
-		return &tpccWorkload{Workload: w, run: workload.RunOptions{Threads: terminals, Rate: rate(limit)}}, nil
+		return &tpccWorkload{tpccSQL: w, run: workload.RunOptions{Threads: terminals, Rate: rate(limit)}}, nil
 	}}
 }
 
@@ -58,8 +65,14 @@ const maxWarehouses = 100000
 
 // tpccWorkload is tpcc with the run settings of its own flags.
 type tpccWorkload struct {
-	*tpcc.Workload
+	tpccSQL
 	run workload.RunOptions
+}
+
+// tpccSQL is one TPC-C schema or sysbench-tpcc's copies of it.
+type tpccSQL interface {
+	workload.SQL
+	workload.SQLInitializer
 }
 
 func (w *tpccWorkload) RunOptions() workload.RunOptions { return w.run }

@@ -8,7 +8,7 @@ import (
 )
 
 // checkAlignment: every partition under the data directories' filesystems
-// on the database host starts on a 4 KiB boundary (seed 004); a stack
+// on the database host starts on a 4 KiB boundary (seed 001's first prerequisite); a stack
 // without partitions is aligned by construction, and the check says so.
 func (e *Executor) checkAlignment(ctx context.Context, c Check) (string, error) {
 	f, dirs, mounts, err := e.dirMounts(ctx, c)

@@ -49,6 +49,7 @@ var checkKinds = map[string]checkKind{
 	"governor":      governorCheck,
 	"mount_options": mountOptionsCheck,
 	"alignment":     alignmentCheck,
+	"io_capacity":   ioCapacityCheck,
 }
 
 func (c Check) onFail() string {

@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -30,6 +31,11 @@ func (e *Executor) runChecks(ctx context.Context, it Item, logPath string) error
 		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		reason, err := e.check(cctx, c, it.Run)
 		cancel()
+		if errors.Is(err, errNotRun) {
+			fmt.Fprintf(logf, "%s %-14s not run: %s\n", time.Now().UTC().Format(time.RFC3339), c.Check, err)
+			e.printf("[checks] %s: %s not run: %s", it.Run.Name, c.Check, err)
+			continue
+		}
 		res := CheckResult{Run: it.Run.Name, Check: c.Check, Status: "pass", Reason: reason, At: time.Now().UTC()}
 		if err != nil {
 			res.Status, res.Reason = "fail", err.Error()

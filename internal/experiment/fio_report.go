@@ -26,8 +26,8 @@ func (e *Executor) reportFio(b *strings.Builder) {
 	w("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range recs {
 		f, t := r.Fio, r.Fio.Total
-		w("| %s | %s | %.0f | %.0f | %.2f | %.2f | %s | %s | %d | %s |", r.RunID, numjobsText(r.Threads), t.ReadIOPS, t.WriteIOPS,
-			t.ReadBytesPerSecond/(1<<20), t.WriteBytesPerSecond/(1<<20), clatText(f.Jobs, readDir), clatText(f.Jobs, writeDir), t.JobsWithError, steadyText(f))
+		w("| %s | %s | %s | %s | %s | %s | %s | %s | %d | %s |", r.RunID, numjobsText(r.Threads), apart(f, t.ReadIOPS, 0), apart(f, t.WriteIOPS, 0),
+			apart(f, t.ReadBytesPerSecond/(1<<20), 2), apart(f, t.WriteBytesPerSecond/(1<<20), 2), clatText(f.Jobs, readDir), clatText(f.Jobs, writeDir), t.JobsWithError, steadyText(f))
 		if len(f.Block) == 0 {
 			w(" (not found) | — | — | — | — | — | — | — |\n")
 			continue
@@ -42,6 +42,12 @@ func (e *Executor) reportFio(b *strings.Builder) {
 		w("\n")
 	}
 	w("\n")
+	for _, r := range recs {
+		if t := r.Fio.Total; t.MixedOnlyJobs > 0 {
+			w("%s: fio reported reads and writes together in %d of %d jobs (--unified_rw_reporting=mixed), in neither column above: over every job %.0f IOPS, %.2f MiB/s; mixed clat p50/p99/p99.9 %s ms.\n\n",
+				r.RunID, t.MixedOnlyJobs, len(r.Fio.Jobs), fioIOPS(r.Fio), t.BytesPerSecond/(1<<20), clatText(r.Fio.Jobs, mixedDir))
+		}
+	}
 	e.reportFioPeak(b)
 }
 
@@ -57,7 +63,7 @@ func (e *Executor) reportFioPeak(b *strings.Builder) {
 			var vals []float64
 			for _, rec := range e.state.Runs {
 				if rec.Run == r.Name && rec.Threads == n && rec.Fio != nil {
-					vals = append(vals, rec.Fio.Total.ReadIOPS+rec.Fio.Total.WriteIOPS)
+					vals = append(vals, fioIOPS(rec.Fio))
 				}
 			}
 			if s, ok := Summarise(vals); ok && (bestN == 0 || s.Mean > best.Mean) {
@@ -68,7 +74,7 @@ func (e *Executor) reportFioPeak(b *strings.Builder) {
 			fmt.Fprintf(b, "Sweep %s: no fio run counted, no peak.\n\n", r.Name)
 			continue
 		}
-		fmt.Fprintf(b, "Sweep %s: peak IOPS at **numjobs %d**, %.0f IOPS (read + write, mean of %d).\n\n", r.Name, bestN, best.Mean, best.N)
+		fmt.Fprintf(b, "Sweep %s: peak IOPS at **numjobs %d**, %.0f IOPS (read + write + trim, or mixed; mean of %d).\n\n", r.Name, bestN, best.Mean, best.N)
 	}
 }
 
@@ -82,6 +88,35 @@ func numjobsText(n int) string {
 
 func readDir(j fio.Job) fio.Dir  { return j.Read }
 func writeDir(j fio.Job) fio.Dir { return j.Write }
+
+// mixedDir is a job's mixed figures (--unified_rw_reporting); none when
+// fio reported directions apart only.
+func mixedDir(j fio.Job) fio.Dir {
+	if j.Mixed == nil {
+		return fio.Dir{}
+	}
+	return *j.Mixed
+}
+
+// fioIOPS is a fio run's IOPS over every direction of every job: read +
+// write + trim, or mixed where a job reported only that. From the jobs,
+// so that a record written before Total had IOPS reads the same.
+func fioIOPS(f *FioRecord) float64 {
+	var sum float64
+	for _, j := range f.Jobs {
+		sum += j.IOPS()
+	}
+	return sum
+}
+
+// apart is a read or write figure, or "—" when every job reported read
+// and write only together (mixed): fio printed no such figure.
+func apart(f *FioRecord, v float64, prec int) string {
+	if f.Total.MixedOnlyJobs == len(f.Jobs) {
+		return "—"
+	}
+	return fmt.Sprintf("%.*f", prec, v)
+}
 
 // clatText is "p50/p99/p99.9" in milliseconds, each the highest over the
 // jobs that report it; "—" when no job did.
@@ -136,6 +171,12 @@ func fioBeside(base, cand *RunRecord) string {
 		{"read MiB/s", tb.ReadBytesPerSecond / (1 << 20), tc.ReadBytesPerSecond / (1 << 20)},
 		{"write MiB/s", tb.WriteBytesPerSecond / (1 << 20), tc.WriteBytesPerSecond / (1 << 20)},
 	}
+	if tb.MixedOnlyJobs > 0 || tc.MixedOnlyJobs > 0 {
+		rows = append(rows, struct {
+			name string
+			b, c float64
+		}{"IOPS (every direction)", fioIOPS(base.Fio), fioIOPS(cand.Fio)})
+	}
 	for _, r := range rows {
 		if r.b == 0 && r.c == 0 {
 			continue
@@ -149,7 +190,7 @@ func fioBeside(base, cand *RunRecord) string {
 	for _, d := range []struct {
 		name string
 		dir  func(fio.Job) fio.Dir
-	}{{"read", readDir}, {"write", writeDir}} {
+	}{{"read", readDir}, {"write", writeDir}, {"mixed", mixedDir}} {
 		cb, cc := clatText(base.Fio.Jobs, d.dir), clatText(cand.Fio.Jobs, d.dir)
 		if cb != "—" || cc != "—" {
 			fmt.Fprintf(&b, "%-32s %s  vs  %s\n", d.name+" clat p50/p99/p99.9 (ms)", cb, cc)

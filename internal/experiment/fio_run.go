@@ -157,6 +157,9 @@ func (w *fioWatch) after(runDir, relDir string, start, end time.Time) (*FioRecor
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(runDir, FioOutput), err)
 	}
+	if out.Interrupted != "" {
+		return nil, fmt.Errorf("fio was stopped by %s: its figures are of a shortened run", out.Interrupted)
+	}
 	rec := &FioRecord{Output: filepath.Join(relDir, FioOutput), Version: out.Version, Total: out.Total(), Jobs: out.Jobs, Notes: out.Notes}
 	var errs []error
 	for _, j := range out.Jobs {

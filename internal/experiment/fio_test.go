@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -256,7 +257,7 @@ func TestFioSymlinkToDeviceIsADevice(t *testing.T) {
 // of a job with iops:20%, 2 s) shows in the report's fio row, and a
 // device the span could not be read for shows as not found, never as 0.
 func TestFioReportSteadyState(t *testing.T) {
-	b, err := os.ReadFile("../fio/testdata/steadystate.json")
+	b, err := os.ReadFile("../fio/testdata/fio-3.33-steadystate.json")
 	require.NoError(t, err)
 	out, err := fio.Parse(b)
 	require.NoError(t, err)
@@ -269,6 +270,28 @@ func TestFioReportSteadyState(t *testing.T) {
 	require.Contains(t, sb.String(), "| 0 | 1 of 1 jobs attained (iops:20.000000% 4.047131% over 2s) | (not found) | — |")
 }
 
+// TestFioReportMixed: a fio run with --unified_rw_reporting=mixed (fio
+// 3.16's report) shows no read or write figure (fio printed none), and
+// its IOPS, bandwidth and latency over every direction in a line of its
+// own; the sweep's peak counts them.
+func TestFioReportMixed(t *testing.T) {
+	b, err := os.ReadFile("../fio/testdata/fio-3.16-mixed.json")
+	require.NoError(t, err)
+	out, err := fio.Parse(b)
+	require.NoError(t, err)
+	p, err := Parse([]byte("name: m\nruns:\n  - {name: m, fio: \"fio --name=mixed\", sweep: {threads: [1]}}\n"))
+	require.NoError(t, err)
+	rec := RunRecord{RunID: "m-m-t1-r1", Run: "m", Threads: 1, Fio: &FioRecord{Version: out.Version, Total: out.Total(), Jobs: out.Jobs}}
+	e := &Executor{Plan: p, state: &State{Steps: map[string]*StepState{}, Runs: []RunRecord{rec}}}
+	var sb strings.Builder
+	e.reportFio(&sb)
+	require.Contains(t, sb.String(), "| m-m-t1-r1 | 1 | — | — | — | — | — | — | 0 | — |")
+	require.Contains(t, sb.String(), "m-m-t1-r1: fio reported reads and writes together in 1 of 1 jobs (--unified_rw_reporting=mixed), in neither column above: over every job 6585 IOPS, 25.72 MiB/s; mixed clat p50/p99/p99.9 0.005 / 2.540 / 8.094 ms.")
+	require.Contains(t, sb.String(), "Sweep m: peak IOPS at **numjobs 1**, 6585 IOPS")
+	other := rec
+	require.Contains(t, fioBeside(&rec, &other), "IOPS (every direction)")
+}
+
 // TestFioSweepPeak: a swept fio run names the numjobs of highest mean IOPS
 // (read + write) over its repetitions; a run with no counted repetition
 // names none.
@@ -276,12 +299,12 @@ func TestFioSweepPeak(t *testing.T) {
 	p, err := Parse([]byte("name: s\nruns:\n  - {name: rw, fio: \"fio --name=x\", sweep: {threads: [1, 4, 16]}, repeat: 2}\n  - {name: none, fio: \"fio --name=y\", sweep: {threads: [1]}}\n"))
 	require.NoError(t, err)
 	rec := func(n int, r, w float64) RunRecord {
-		return RunRecord{Run: "rw", Threads: n, Fio: &FioRecord{Total: fio.Total{ReadIOPS: r, WriteIOPS: w}}}
+		return RunRecord{Run: "rw", Threads: n, Fio: &FioRecord{Total: fio.Total{ReadIOPS: r, WriteIOPS: w}, Jobs: []fio.Job{{Read: fio.Dir{IOPS: r}, Write: fio.Dir{IOPS: w}}}}}
 	}
 	e := &Executor{Plan: p, state: &State{Runs: []RunRecord{rec(1, 100, 100), rec(1, 110, 90), rec(4, 300, 300), rec(4, 320, 280), rec(16, 500, 0), rec(16, 400, 0)}}}
 	var sb strings.Builder
 	e.reportFioPeak(&sb)
-	require.Equal(t, "Sweep rw: peak IOPS at **numjobs 4**, 600 IOPS (read + write, mean of 2).\n\nSweep none: no fio run counted, no peak.\n\n", sb.String())
+	require.Equal(t, "Sweep rw: peak IOPS at **numjobs 4**, 600 IOPS (read + write + trim, or mixed; mean of 2).\n\nSweep none: no fio run counted, no peak.\n\n", sb.String())
 }
 
 // TestIOStatArithmetic: iostat -x's columns over two diskstats samples 2 s
@@ -298,4 +321,18 @@ func TestIOStatArithmetic(t *testing.T) {
 	require.Equal(t, 2.0, *s.WriteAwaitMs)
 	require.Nil(t, s.ReadAwaitMs)
 	require.Equal(t, 0.75, s.Util)
+}
+
+// TestFioInterruptedNotCounted: a report fio wrote after a signal stopped
+// it (fio 3.33, SIGINT after 2.5 s of a 30 s run) is complete JSON but of
+// a shortened run: refused, nothing counted.
+func TestFioInterruptedNotCounted(t *testing.T) {
+	b, err := os.ReadFile("../fio/testdata/fio-3.33-interrupted.json")
+	require.NoError(t, err)
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, FioOutput), b, 0o644))
+	w := &fioWatch{}
+	rec, err := w.after(dir, "runs/x", time.Now(), time.Now())
+	require.ErrorContains(t, err, "fio was stopped by signal 2: its figures are of a shortened run")
+	require.Nil(t, rec)
 }

@@ -92,7 +92,10 @@ type Check struct {
 	CPUs    string   `yaml:"cpus"`
 	Nodes   string   `yaml:"nodes"`
 	Options []string `yaml:"options"`
-	Line    int      `yaml:"-"`
+	// IOPSFrom (io_capacity) is the plan's fio or loadgen fileio run whose
+	// measured IOPS innodb_io_capacity is held to.
+	IOPSFrom string `yaml:"iops_from"`
+	Line     int    `yaml:"-"`
 }
 
 // Run is one measured configuration.

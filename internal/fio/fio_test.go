@@ -21,7 +21,7 @@ func read(t *testing.T, name string) []byte {
 // with group_reporting, as fio 3.33 printed it: one group, the write side
 // only; the read side has no I/O and therefore no latency.
 func TestParseGroupReport(t *testing.T) {
-	o, err := Parse(read(t, "randwrite-group.json"))
+	o, err := Parse(read(t, "fio-3.33-randwrite-group.json"))
 	require.NoError(t, err)
 	require.Equal(t, "fio-3.33", o.Version)
 	require.Len(t, o.Jobs, 1)
@@ -49,7 +49,7 @@ func TestParseGroupReport(t *testing.T) {
 // TestParseJSONPlusTwoJobs: json+ (latency bins) of two jobs without
 // group_reporting: each job on its own, the totals their sum.
 func TestParseJSONPlusTwoJobs(t *testing.T) {
-	o, err := Parse(read(t, "randrw-jsonplus.json"))
+	o, err := Parse(read(t, "fio-3.33-randrw-jsonplus.json"))
 	require.NoError(t, err)
 	require.Len(t, o.Jobs, 2)
 	tot := o.Total()
@@ -67,7 +67,7 @@ func TestParseJSONPlusTwoJobs(t *testing.T) {
 }
 
 func TestParseSteadyState(t *testing.T) {
-	o, err := Parse(read(t, "steadystate.json"))
+	o, err := Parse(read(t, "fio-3.33-steadystate.json"))
 	require.NoError(t, err)
 	s := o.Jobs[0].Steady
 	require.NotNil(t, s)
@@ -79,16 +79,19 @@ func TestParseSteadyState(t *testing.T) {
 
 // TestParseRefuses: what is not a whole report is an error that says why.
 func TestParseRefuses(t *testing.T) {
-	good := read(t, "randwrite-group.json")
+	good := read(t, "fio-3.33-randwrite-group.json")
 	for _, tc := range []struct{ in, want string }{
 		{"", "no JSON object"},
 		{"fio: failed to open testfile\n", "no JSON object"},
 		{string(good[:len(good)/2]), "fio report"},
 		{`{"fio version":"fio-3.33","jobs":[]}`, "has no jobs"},
-		{`{"jobs":[{"jobname":"x","write":{"iops":-1}}]}`, "iops -1 is not a rate"},
-		{`{"jobs":[{"jobname":"x","write":{"iops":1,"clat_ns":{"N":1,"percentile":{"abc":1}}}}]}`, `clat percentile "abc"`},
-		{`{"jobs":[{"jobname":"x","write":{"iops":1,"clat_ns":{"N":1,"percentile":{"99":1,"99.000000":2}}}}]}`, "given twice"},
+		{`{"jobs":[{"jobname":"x","write":{"total_ios":1,"io_bytes":1,"bw_bytes":1,"iops":-1}}]}`, "iops -1 is not a rate"},
+		{`{"jobs":[{"jobname":"x","write":{"total_ios":1,"io_bytes":1,"bw_bytes":1,"iops":1,"clat_ns":{"N":1,"percentile":{"abc":1}}}}]}`, `clat percentile "abc"`},
+		{`{"jobs":[{"jobname":"x","write":{"total_ios":1,"io_bytes":1,"bw_bytes":1,"iops":1,"clat_ns":{"N":1,"percentile":{"99":1,"99.000000":2}}}}]}`, "given twice"},
 		{string(good) + string(good), "more than one JSON value"},
+		{`{"fio version":"fio-2.1.11","jobs":[{"jobname":"x","write":{"io_bytes":4,"bw":1,"iops":1,"runtime":4}}]}`, "no total_ios (fio before 2.2"},
+		{`{"jobs":[{"jobname":"x","write":{"total_ios":1,"io_bytes":4,"runtime":4,"iops":1}}]}`, "no bw_bytes or bw"},
+		{`{"jobs":[{"jobname":"x","sync":{"total_ios":1}}]}`, "no read, write, trim or mixed figures"},
 	} {
 		_, err := Parse([]byte(tc.in))
 		require.ErrorContains(t, err, tc.want, "input %.60q", tc.in)
@@ -97,7 +100,7 @@ func TestParseRefuses(t *testing.T) {
 
 // TestParseNotes: a note fio prints before the JSON is kept, not an error.
 func TestParseNotes(t *testing.T) {
-	in := "note: both iodepth >= 1 and synchronous I/O engine are selected, queue depth will be capped at 1\n" + string(read(t, "randwrite-group.json"))
+	in := "note: both iodepth >= 1 and synchronous I/O engine are selected, queue depth will be capped at 1\n" + string(read(t, "fio-3.33-randwrite-group.json"))
 	o, err := Parse([]byte(in))
 	require.NoError(t, err)
 	require.Len(t, o.Notes, 1)
@@ -108,14 +111,17 @@ func TestParseNotes(t *testing.T) {
 // parsed has finite, non-negative rates and ascending percentiles, and
 // survives a round trip through the JSON walab records.
 func FuzzParse(f *testing.F) {
-	for _, n := range []string{"randwrite-group.json", "steadystate.json"} {
-		b, err := os.ReadFile(filepath.Join("testdata", n))
+	names, err := filepath.Glob(filepath.Join("testdata", "fio-*"))
+	if err != nil || len(names) < 10 {
+		f.Fatalf("fixtures: %v %v", names, err)
+	}
+	for _, n := range names {
+		b, err := os.ReadFile(n)
 		if err != nil {
 			f.Fatal(err)
 		}
 		f.Add(b)
 	}
-	f.Add([]byte(`{"jobs":[{"jobname":"x","read":{"iops":1,"clat_us":{"N":1,"mean":2,"percentile":{"50.000000":3}}}}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		o, err := Parse(data)
 		if err != nil {
@@ -123,8 +129,9 @@ func FuzzParse(f *testing.F) {
 		}
 		require.NotEmpty(t, o.Jobs)
 		for _, j := range o.Jobs {
+			require.Equal(t, j.MixedOnly, j.MixedOnly && j.Mixed != nil, "mixed only without mixed figures")
 			for _, d := range []Dir{j.Read, j.Write, j.Trim} {
-				for _, x := range []float64{d.IOPS, d.BytesPerSecond} {
+				for _, x := range []float64{d.IOPS, d.BytesPerSecond, j.IOPS()} {
 					require.False(t, x < 0 || math.IsNaN(x) || math.IsInf(x, 0), "rate %v", x)
 				}
 				for i := 1; i < len(d.ClatPercentiles); i++ {
@@ -137,4 +144,113 @@ func FuzzParse(f *testing.F) {
 		var back Output
 		require.NoError(t, json.Unmarshal(b, &back))
 	})
+}
+
+// fixture is what one direction of one job of a fixture must read as, in
+// base units; a nil latency is one fio did not print or did not measure.
+type fixture struct {
+	file, version string
+	job           int
+	dir           string
+	iops, bps     float64
+	bytes, ios    uint64
+	mean, p99     *float64 // ns
+}
+
+func ns(v float64) *float64 { return &v }
+
+func direction(t *testing.T, j Job, name string) Dir {
+	t.Helper()
+	switch name {
+	case "read":
+		return j.Read
+	case "write":
+		return j.Write
+	case "mixed":
+		require.NotNil(t, j.Mixed, "job %s has no mixed figures", j.Name)
+		return *j.Mixed
+	}
+	t.Fatalf("direction %s", name)
+	return Dir{}
+}
+
+// TestParseFormats: each shape of fio's report users meet, from the
+// version named in the fixture's file name, reads as the figures fio
+// printed, in base units.
+func TestParseFormats(t *testing.T) {
+	for _, c := range fioFixtures {
+		t.Run(c.file+"/"+c.dir, func(t *testing.T) {
+			o, err := Parse(read(t, c.file))
+			require.NoError(t, err)
+			require.Equal(t, c.version, o.Version)
+			d := direction(t, o.Jobs[c.job], c.dir)
+			require.InDelta(t, c.iops, d.IOPS, 1e-6)
+			require.InDelta(t, c.bps, d.BytesPerSecond, 1e-6)
+			require.Equal(t, c.bytes, d.Bytes)
+			require.Equal(t, c.ios, d.IOs)
+			if c.mean == nil {
+				require.Nil(t, d.ClatMeanNs, "a latency fio did not measure")
+			} else {
+				require.NotNil(t, d.ClatMeanNs, "clat mean")
+				require.InDelta(t, *c.mean, *d.ClatMeanNs, 1e-6)
+			}
+			p99, ok := d.Clat(99)
+			require.Equal(t, c.p99 != nil, ok, "clat p99 present")
+			if ok {
+				require.Equal(t, *c.p99, p99)
+			}
+		})
+	}
+}
+
+// TestParseMixed: with --unified_rw_reporting=mixed fio prints only
+// "mixed"; the job's IOPS are those, not 0 read + 0 write. With "both" the
+// read and write figures are the job's, and mixed is their sum.
+func TestParseMixed(t *testing.T) {
+	o, err := Parse(read(t, "fio-3.33-mixed.json"))
+	require.NoError(t, err)
+	j := o.Jobs[0]
+	require.True(t, j.MixedOnly)
+	require.InDelta(t, 9615.023474, j.IOPS(), 1e-6)
+	tot := o.Total()
+	require.InDelta(t, 9615.023474, tot.IOPS, 1e-6)
+	require.InDelta(t, 39383136, tot.BytesPerSecond, 1e-6)
+	require.Equal(t, 1, tot.MixedOnlyJobs)
+
+	o, err = Parse(read(t, "fio-3.33-both.json"))
+	require.NoError(t, err)
+	j = o.Jobs[0]
+	require.False(t, j.MixedOnly)
+	require.InDelta(t, 3280.528053+3478.547855, j.IOPS(), 1e-6)
+	require.InDelta(t, j.Mixed.IOPS, j.IOPS(), 0.01, "mixed is read + write")
+	tot = o.Total()
+	require.InDelta(t, j.IOPS(), tot.IOPS, 1e-9, "mixed not counted twice")
+	require.Equal(t, 0, tot.MixedOnlyJobs)
+}
+
+// TestParseInterrupted: fio stopped by a signal writes its report with
+// "fio: terminating on signal 2" before it; the report says so.
+func TestParseInterrupted(t *testing.T) {
+	o, err := Parse(read(t, "fio-3.33-interrupted.json"))
+	require.NoError(t, err)
+	require.Equal(t, "signal 2", o.Interrupted)
+	o, err = Parse(read(t, "fio-3.33-randwrite-group.json"))
+	require.NoError(t, err)
+	require.Empty(t, o.Interrupted)
+}
+
+// TestParseClientServer: fio --client's report holds client_stats, not
+// jobs: refused as what it is.
+func TestParseClientServer(t *testing.T) {
+	_, err := Parse(read(t, "fio-3.33-client-server.json"))
+	require.ErrorContains(t, err, "client/server output (fio --client, 1 client_stats entries)")
+}
+
+// TestParseNormalAfterJSON: --output-format=normal,json puts fio's text
+// report around the JSON; the JSON is read, the text after it noted.
+func TestParseNormalAfterJSON(t *testing.T) {
+	o, err := Parse(read(t, "fio-3.33-normal-and-json.txt"))
+	require.NoError(t, err)
+	require.Contains(t, o.Notes, "fio-3.33")
+	require.Regexp(t, `^\d+ lines after the JSON \(fio's normal or terse output\), not read$`, o.Notes[len(o.Notes)-1])
 }

@@ -10,9 +10,9 @@ import (
 )
 
 // SeedVariables are the server variables the seeds set and tune: seed
-// 000's my.cnf (files, buffers, flushing, binlog, connections), seed 003's
-// knobs (spin locks, I/O threads, flush neighbours, page cleaners, adaptive
-// hash index), and the durability settings every WA comparison depends on.
+// 000's my.cnf (files, buffers, flushing, binlog, connections, I/O
+// threads, flush neighbours, page cleaners, adaptive hash index), seed
+// 003's two spin-lock knobs, and the durability settings every WA comparison depends on.
 // The exporter reports them (walab_mysql_setting*) and walab experiment
 // fingerprints them; a server lacking one (MariaDB vs MySQL) just omits it.
 var SeedVariables = []string{

@@ -11,14 +11,12 @@ import (
 	"time"
 )
 
-// intervalLine is sysbench's --report-interval line for the interval
-// between prev and cur. err/s counts failed attempts (retried or given up),
-// as sysbench's err/s counts its ignored errors.
+// intervalLine is sysbench 1.0.20's --report-interval line for the
+// interval between prev and cur (db_driver.c, db_report_intermediate).
+// err/s counts failed attempts (retried or given up), as sysbench's err/s
+// counts its ignored errors.
 func intervalLine(prev, cur *snapshot, start time.Time, threads int, pct float64) string {
-	secs := cur.At.Sub(prev.At).Seconds()
-	if secs <= 0 {
-		secs = 1
-	}
+	secs := intervalSeconds(prev, cur)
 	p, c := prev.all(), cur.all()
 	events := float64(c.completed() - p.completed())
 	errs := float64(c.Out[oRetried] + c.Out[oError] - p.Out[oRetried] - p.Out[oError])
@@ -26,23 +24,42 @@ func intervalLine(prev, cur *snapshot, start time.Time, threads int, pct float64
 	wr := float64(cur.Writes - prev.Writes)
 	ot := float64(cur.Others - prev.Others)
 	reconn := float64(cur.Reconnects - prev.Reconnects)
-	fails := float64(cur.ConnFails - prev.ConnFails)
 	h := c.Hist.sub(&p.Hist)
-	return fmt.Sprintf("[ %ds ] thds: %d tps: %4.2f qps: %4.2f (r/w/o: %4.2f/%4.2f/%4.2f) lat (ms,%s%%): %4.2f err/s: %4.2f reconn/s: %4.2f conn-fail/s: %4.2f",
-		int(math.Round(cur.At.Sub(start).Seconds())), threads, events/secs, (rd+wr+ot)/secs,
-		rd/secs, wr/secs, ot/secs, fmtPct(pct), h.percentile(pct), errs/secs, reconn/secs, fails/secs)
+	return fmt.Sprintf("[ %ds ] thds: %d tps: %4.2f qps: %4.2f (r/w/o: %4.2f/%4.2f/%4.2f) lat (ms,%s%%): %4.2f err/s: %4.2f reconn/s: %4.2f",
+		elapsed(cur, start), threads, events/secs, (rd+wr+ot)/secs,
+		rd/secs, wr/secs, ot/secs, fmtPct(pct), h.percentile(pct), errs/secs, reconn/secs)
+}
+
+// connFailLine is loadgen's own line beside sysbench's, printed only for
+// an interval in which connecting failed: failed connection attempts per
+// second. sysbench has no such figure (it stops when it loses a
+// connection), so it is not on sysbench's line.
+func connFailLine(prev, cur *snapshot, start time.Time) (string, bool) {
+	fails := cur.ConnFails - prev.ConnFails
+	if fails == 0 {
+		return "", false
+	}
+	return fmt.Sprintf("[ %ds ] loadgen: conn-fail/s: %4.2f", elapsed(cur, start), float64(fails)/intervalSeconds(prev, cur)), true
+}
+
+func intervalSeconds(prev, cur *snapshot) float64 {
+	if secs := cur.At.Sub(prev.At).Seconds(); secs > 0 {
+		return secs
+	}
+	return 1
+}
+
+func elapsed(cur *snapshot, start time.Time) int {
+	return int(math.Round(cur.At.Sub(start).Seconds()))
 }
 
 // fileioLine is sysbench fileio's --report-interval line.
 func fileioLine(prev, cur *snapshot, start time.Time, pct float64) string {
-	secs := cur.At.Sub(prev.At).Seconds()
-	if secs <= 0 {
-		secs = 1
-	}
+	secs := intervalSeconds(prev, cur)
 	p, c := prev.all(), cur.all()
 	h := c.Hist.sub(&p.Hist)
 	return fmt.Sprintf("[ %ds ] reads: %4.2f MiB/s writes: %4.2f MiB/s fsyncs: %4.2f/s latency (ms,%s%%): %4.3f",
-		int(math.Round(cur.At.Sub(start).Seconds())),
+		elapsed(cur, start),
 		float64(cur.ReadBytes-prev.ReadBytes)/mib/secs, float64(cur.WroteBytes-prev.WroteBytes)/mib/secs,
 		float64(cur.Others-prev.Others)/secs, fmtPct(pct), h.percentile(pct))
 }
@@ -204,6 +221,7 @@ func (r *Result) SetNewOrderType(t string) {
 func (r *Result) WriteSummary(w io.Writer) {
 	switch {
 	case r.NewOrderType != "":
+		fmt.Fprintln(w)
 		r.WriteTPCC(w)
 	case r.IO:
 		r.WriteFileIO(w)
@@ -243,7 +261,7 @@ func sortedKeys(m map[string]int) []string {
 // WriteFileIO writes sysbench 1.0.20 fileio's final summary.
 func (r *Result) WriteFileIO(w io.Writer) {
 	secs := max(r.TotalSeconds, 1e-9)
-	fmt.Fprintf(w, "File operations:\n")
+	fmt.Fprintf(w, "\nFile operations:\n")
 	fmt.Fprintf(w, "    reads/s:                      %.2f\n", float64(r.Reads)/secs)
 	fmt.Fprintf(w, "    writes/s:                     %.2f\n", float64(r.Writes)/secs)
 	fmt.Fprintf(w, "    fsyncs/s:                     %.2f\n", float64(r.Other)/secs)
@@ -251,9 +269,36 @@ func (r *Result) WriteFileIO(w io.Writer) {
 	fmt.Fprintf(w, "    read, MiB/s:                  %.2f\n", float64(r.ReadBytes)/mib/secs)
 	fmt.Fprintf(w, "    written, MiB/s:               %.2f\n", float64(r.WrittenBytes)/mib/secs)
 	r.writeGeneral(w)
+	r.writeIOPSArithmetic(w)
 	if r.Errors > 0 {
 		fmt.Fprintf(w, "\nerrors: %d failed I/O requests (see the log)\n", r.Errors)
 	}
+}
+
+// writeIOPSArithmetic is seed 004's conversion of throughput to IOPS
+// ("iops = 1M / 16kb * 33.45"): MiB/s x 1024 KiB / the request size, a
+// loadgen block after sysbench's summary. The request size is the mean
+// over the run (bytes / requests): with sequential merging it is larger
+// than --file-block-size. It equals reads/s and writes/s above, which is
+// the check on the arithmetic.
+func (r *Result) writeIOPSArithmetic(w io.Writer) {
+	secs := max(r.TotalSeconds, 1e-9)
+	var lines []string
+	for _, d := range []struct {
+		name       string
+		ops, bytes uint64
+	}{{"read", r.Reads, r.ReadBytes}, {"written", r.Writes, r.WrittenBytes}} {
+		if d.ops == 0 {
+			continue
+		}
+		kib := float64(d.bytes) / float64(d.ops) / 1024
+		mibs := float64(d.bytes) / mib / secs
+		lines = append(lines, fmt.Sprintf("    %-8s %.2f MiB/s x 1024 KiB / %g KiB per request = %.2f IOPS\n", d.name+",", mibs, kib, mibs*1024/kib))
+	}
+	if len(lines) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "loadgen IOPS from throughput (MiB/s x 1 MiB / request size, seed 004):\n%s", strings.Join(lines, ""))
 }
 
 // WriteSysbench writes sysbench 1.0.20's final summary.
@@ -271,37 +316,47 @@ func (r *Result) WriteSysbench(w io.Writer) {
 	fmt.Fprintf(w, "    queries:                             %-6d (%.2f per sec.)\n", total, float64(total)/secs)
 	fmt.Fprintf(w, "    ignored errors:                      %-6d (%.2f per sec.)\n", ignored, float64(ignored)/secs)
 	fmt.Fprintf(w, "    reconnects:                          %-6d (%.2f per sec.)\n", r.Reconnects, float64(r.Reconnects)/secs)
-	r.writeReach(w, "    ")
 	r.writeGeneral(w)
+	r.writeReach(w, "    ")
 }
 
 // writeReach says how often connecting failed and how long the target
-// was unreachable, when either happened.
+// was unreachable, when either happened: loadgen's own figures, after
+// sysbench's summary (indented, under a heading of their own) or in
+// BenchmarkSQL's (unindented).
 func (r *Result) writeReach(w io.Writer, indent string) {
 	if r.ConnFailures == 0 && r.UnreachableSeconds == 0 {
 		return
 	}
 	secs := max(r.TotalSeconds, 1e-9)
+	if indent != "" {
+		fmt.Fprintf(w, "loadgen connection statistics:\n")
+	}
 	fmt.Fprintf(w, "%sfailed connection attempts:          %-6d (%.2f per sec.)\n", indent, r.ConnFailures, float64(r.ConnFailures)/secs)
 	fmt.Fprintf(w, "%starget unreachable:                  %.1fs (%.1f%% of the run)\n", indent, r.UnreachableSeconds, 100*r.UnreachableSeconds/secs)
 }
 
-// writeGeneral is the part of sysbench's summary every test prints.
+// writeGeneral is the part of sysbench's summary every test prints
+// (sysbench.c, sb_report_cumulative), to the byte.
 func (r *Result) writeGeneral(w io.Writer) {
 	fmt.Fprintf(w, "\nGeneral statistics:\n")
 	fmt.Fprintf(w, "    total time:                          %.4fs\n", r.TotalSeconds)
 	fmt.Fprintf(w, "    total number of events:              %d\n", r.Transactions)
 	fmt.Fprintf(w, "\nLatency (ms):\n")
-	fmt.Fprintf(w, "         min:                                    %.2f\n", r.All.LatMinMs)
-	fmt.Fprintf(w, "         avg:                                    %.2f\n", r.All.LatAvgMs)
-	fmt.Fprintf(w, "         max:                                    %.2f\n", r.All.LatMaxMs)
-	fmt.Fprintf(w, "         %sth percentile:                        %.2f\n", fmtPct(r.Percentile), r.All.LatPctMs)
-	fmt.Fprintf(w, "         sum:                                    %.2f\n", r.All.LatSumMs)
+	fmt.Fprintf(w, "         min: %39.2f\n", r.All.LatMinMs)
+	fmt.Fprintf(w, "         avg: %39.2f\n", r.All.LatAvgMs)
+	fmt.Fprintf(w, "         max: %39.2f\n", r.All.LatMaxMs)
+	if p := r.Percentile; p == math.Trunc(p) {
+		fmt.Fprintf(w, "        %3dth percentile: %27.2f\n", int(p), r.All.LatPctMs)
+	} else { // sysbench takes whole percentiles only
+		fmt.Fprintf(w, "        %sth percentile: %*.2f\n", fmtPct(p), 30-len(fmtPct(p)), r.All.LatPctMs)
+	}
+	fmt.Fprintf(w, "         sum: %39.2f\n", r.All.LatSumMs)
 	fmt.Fprintf(w, "\nThreads fairness:\n")
-	fmt.Fprintf(w, "    events (avg/stddev):           %.4f/%.2f\n", r.EventsAvg, r.EventsStddev)
-	fmt.Fprintf(w, "    execution time (avg/stddev):   %.4f/%.2f\n", r.ExecAvgSec, r.ExecStddevSec)
+	fmt.Fprintf(w, "    events (avg/stddev):           %.4f/%3.2f\n", r.EventsAvg, r.EventsStddev)
+	fmt.Fprintf(w, "    execution time (avg/stddev):   %.4f/%3.2f\n\n", r.ExecAvgSec, r.ExecStddevSec)
 	if !r.Drained {
-		fmt.Fprintf(w, "\nwarning: in-flight transactions did not finish within the drain timeout; they are counted as errors\n")
+		fmt.Fprintf(w, "warning: in-flight transactions did not finish within the drain timeout; they are counted as errors\n")
 	}
 }
 
@@ -356,6 +411,6 @@ func Banner(threads int, rate float64, prefix string, describe func(io.Writer)) 
 		b.WriteString("\n")
 		describe(&b)
 	}
-	b.WriteString("\nThreads started!\n")
+	b.WriteString("\nThreads started!\n\n")
 	return b.String()
 }

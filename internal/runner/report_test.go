@@ -61,6 +61,13 @@ func TestIntervalLineGolden(t *testing.T) {
 	b.WriteString(intervalLine(empty, cur, start, 8, 95) + "\n")
 	b.WriteString(intervalLine(cur, cur, start, 8, 99) + "\n") // an idle interval
 	b.WriteString(intervalLine(empty, cur, start, 2, 99.9) + "\n")
+	// loadgen's own line: after an interval with failed connection
+	// attempts only.
+	l, ok := connFailLine(empty, cur, start)
+	require.True(t, ok)
+	b.WriteString(l + "\n")
+	_, ok = connFailLine(cur, cur, start)
+	require.False(t, ok, "no failed attempts: no line")
 	checkGolden(t, "interval_lines.txt", b.Bytes())
 }
 
@@ -85,6 +92,18 @@ func TestSummaryGolden(t *testing.T) {
 	b.Reset()
 	r.WriteTPCC(&b)
 	checkGolden(t, "summary_tpcc.txt", b.Bytes())
+
+	// fileio: seed 004's MB/s-to-IOPS arithmetic after sysbench's summary:
+	// 2000 reads of 16 KiB and 500 writes of 64 KiB in 20 s.
+	cfg = &Config{Target: "c", Workload: named{name: "fileio"}, Threads: 2, Percentile: 95}
+	rf := newResult(cfg, []string{"read", "write", "fsync"}, start, end, end, takeSnapshot(end, fixture(3), 3), true)
+	rf.IO, rf.Reads, rf.ReadBytes, rf.Writes, rf.WrittenBytes, rf.Other = true, 2000, 2000*16<<10, 500, 500*64<<10, 0
+	b.Reset()
+	rf.WriteSummary(&b)
+	require.Contains(t, b.String(), "    reads/s:                      100.00\n")
+	require.Contains(t, b.String(), "    read,    1.56 MiB/s x 1024 KiB / 16 KiB per request = 100.00 IOPS\n")
+	require.Contains(t, b.String(), "    written, 1.56 MiB/s x 1024 KiB / 64 KiB per request = 25.00 IOPS\n")
+	checkGolden(t, "summary_fileio.txt", b.Bytes())
 
 	path := filepath.Join(t.TempDir(), "r.json")
 	require.NoError(t, WriteJSON(path, []*Result{r}))

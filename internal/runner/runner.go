@@ -630,6 +630,9 @@ func (r *run) report(start time.Time, done <-chan struct{}) {
 			line = fileioLine(prev, cur, start, cfg.Percentile)
 		}
 		fmt.Fprintf(cfg.Out, "%s%s\n", cfg.LinePrefix, line)
+		if l, ok := connFailLine(prev, cur, start); ok {
+			fmt.Fprintf(cfg.Out, "%s%s\n", cfg.LinePrefix, l)
+		}
 		if r.sched != nil {
 			fmt.Fprintf(cfg.Out, "%s[ %ds ] queue length: %d, concurrency: %d\n", cfg.LinePrefix,
 				int(cur.At.Sub(start).Round(time.Second).Seconds()), r.sched.Backlog(cur.At), r.active.Load())

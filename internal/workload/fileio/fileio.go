@@ -152,7 +152,7 @@ func (w *Workload) Describe(out io.Writer) {
 	if o.IOMode == "mmap" {
 		fmt.Fprintf(out, "Using mmap I/O mode\n")
 	} else {
-		fmt.Fprintf(out, "Using synchronous I/O mode\n")
+		fmt.Fprintf(out, "Using %s I/O mode\n", map[bool]string{true: "asynchronous", false: "synchronous"}[o.IOMode == "async"])
 	}
 	fmt.Fprintf(out, "Doing %s test\n", map[string]string{
 		SeqWr: "sequential write (creation)", SeqRewr: "sequential rewrite", SeqRd: "sequential read",
@@ -460,10 +460,17 @@ func (w *Workload) NewTerminal(_ int, rng *rand.Rand) workload.Terminal {
 	if w.o.TestMode != SeqWr && w.o.TestMode != SeqRewr && w.o.TestMode != SeqRd {
 		merge = 1
 	}
-	buf, err := alignedBuffer(w.o.BlockSize * merge)
+	slots := 1
+	if w.o.IOMode == "async" {
+		slots = w.o.AsyncBacklog
+	}
+	buf, err := alignedBuffer(w.o.BlockSize * merge * int64(slots))
 	t := &terminal{w: w, rng: rng, buf: buf, bufErr: err, merge: merge}
 	if err == nil {
 		fillRandom(buf, rng)
+	}
+	if err == nil && w.o.IOMode == "async" {
+		t.async, t.bufErr = newAsync(slots, w.o.BlockSize*merge)
 	}
 	return t
 }
@@ -478,6 +485,7 @@ type terminal struct {
 	writes  int
 	pending []int // files to fsync before the next request
 	closed  bool
+	async   *async // --file-io-mode=async
 }
 
 func (t *terminal) Next() string {
@@ -501,6 +509,9 @@ func (t *terminal) Run(ctx context.Context, typ string) (workload.Result, error)
 		return workload.Result{}, t.bufErr
 	}
 	w := t.w
+	if t.async != nil {
+		return t.runAsync(typ)
+	}
 	if typ == TxFsync {
 		f := t.pending[0]
 		t.pending = t.pending[1:]
@@ -531,6 +542,14 @@ func (t *terminal) Run(ctx context.Context, typ string) (workload.Result, error)
 	if err != nil {
 		return workload.Result{}, fmt.Errorf("write %s at %d: %w", w.paths[file], off, err)
 	}
+	t.countWrite(file)
+	return workload.Result{Writes: 1, WrittenBytes: n}, nil
+}
+
+// countWrite queues the fsyncs a write calls for (--file-fsync-all,
+// --file-fsync-freq).
+func (t *terminal) countWrite(file int) {
+	w := t.w
 	t.writes++
 	if w.o.FsyncAll {
 		t.pending = append(t.pending, file)
@@ -539,7 +558,6 @@ func (t *terminal) Run(ctx context.Context, typ string) (workload.Result, error)
 			t.pending = append(t.pending, i)
 		}
 	}
-	return workload.Result{Writes: 1, WrittenBytes: n}, nil
 }
 
 // place picks a request: the next blocks of the set for sequential modes
@@ -567,6 +585,10 @@ func (t *terminal) Close() error {
 		return nil
 	}
 	t.closed = true
+	var aerr error
+	if t.async != nil {
+		aerr = t.async.ring.Close() // waits for the requests in flight: they use buf
+	}
 	if t.buf != nil {
 		_ = unix.Munmap(t.buf)
 	}
@@ -575,9 +597,9 @@ func (t *terminal) Close() error {
 	defer w.mu.Unlock()
 	w.refs--
 	if w.refs == 0 {
-		return w.closeLocked()
+		return errors.Join(aerr, w.closeLocked())
 	}
-	return nil
+	return aerr
 }
 
 // alignedBuffer is page-aligned memory, as O_DIRECT needs.

@@ -155,8 +155,8 @@ func TestOptionErrors(t *testing.T) {
 		want string
 	}{
 		{func(o *Options) { o.TestMode = "rndwrite" }, "--file-test-mode \"rndwrite\""},
-		{func(o *Options) { o.IOMode = "async" }, "a run with the fio key"},
-		{func(o *Options) { o.IOMode = "aio" }, "want sync or mmap"},
+		{func(o *Options) { o.IOMode, o.AsyncBacklog = "async", 0 }, "--file-async-backlog 0: want 1..32768"},
+		{func(o *Options) { o.IOMode = "aio" }, "want sync, async or mmap"},
 		{func(o *Options) { o.ExtraFlags = []string{"directio"} }, "--file-extra-flags \"directio\""},
 		{func(o *Options) { o.FsyncMode = "sync" }, "--file-fsync-mode"},
 		{func(o *Options) { o.TotalSize = 1000 }, "smaller than --file-block-size"},

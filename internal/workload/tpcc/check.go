@@ -105,7 +105,7 @@ func (w *Workload) CheckWarehouses(ctx context.Context, db *sql.DB, from, to int
 		return nil, fmt.Errorf("tpcc check: warehouse range %d..%d: want 1 <= from <= to, or 0, 0 for all", from, to)
 	}
 	rng := warehouseRange{From: from, To: to}
-	cfg, err := readConfig(ctx, db)
+	cfg, err := readConfig(ctx, w.names.on(db))
 	if err != nil {
 		return nil, err
 	}
@@ -117,12 +117,12 @@ func (w *Workload) CheckWarehouses(ctx context.Context, db *sql.DB, from, to int
 		var res workload.CheckResult
 		switch {
 		case strings.HasPrefix(c.name, "3.3.2.11 "):
-			res, err = checkInitialDelivered(ctx, db, cfg.scale, rng)
+			res, err = checkInitialDelivered(ctx, w.names, db, cfg.scale, rng)
 		case c.count:
-			c.query = rng.render(c.query)
+			c.query = w.names.sql(rng.render(c.query))
 			res, err = checkCount(ctx, db, c)
 		default:
-			c.query = rng.render(c.query)
+			c.query = w.names.sql(rng.render(c.query))
 			res, err = checkRows(ctx, db, c)
 		}
 		if err != nil {
@@ -191,10 +191,10 @@ func checkRows(ctx context.Context, db *sql.DB, c condition) (workload.CheckResu
 // (a New-Order adds one row to each), so the condition is checked while no
 // order above the initial 2100 has a carrier and reported not applicable once
 // one has.
-func checkInitialDelivered(ctx context.Context, db *sql.DB, sc scale, rng warehouseRange) (workload.CheckResult, error) {
+func checkInitialDelivered(ctx context.Context, names tableNames, db *sql.DB, sc scale, rng warehouseRange) (workload.CheckResult, error) {
 	name := conditions[10].name
 	var later int64
-	if err := db.QueryRowContext(ctx, rng.render("SELECT COUNT(*) FROM bmsql_oorder WHERE {{o_w_id}} AND o_id > ? AND o_carrier_id IS NOT NULL"), sc.delivered()).Scan(&later); err != nil {
+	if err := db.QueryRowContext(ctx, names.sql(rng.render("SELECT COUNT(*) FROM bmsql_oorder WHERE {{o_w_id}} AND o_id > ? AND o_carrier_id IS NOT NULL")), sc.delivered()).Scan(&later); err != nil {
 		return workload.CheckResult{}, err
 	}
 	if later > 0 {
@@ -206,6 +206,6 @@ func checkInitialDelivered(ctx context.Context, db *sql.DB, sc scale, rng wareho
   LEFT JOIN (SELECT no_w_id, no_d_id, COUNT(*) c FROM bmsql_new_order WHERE {{no_w_id}} GROUP BY no_w_id, no_d_id) n
     ON n.no_w_id = o.o_w_id AND n.no_d_id = o.o_d_id
  WHERE o.c - COALESCE(n.c, 0) <> %d`, sc.delivered())}
-	c.query = rng.render(c.query)
+	c.query = names.sql(rng.render(c.query))
 	return checkRows(ctx, db, c)
 }

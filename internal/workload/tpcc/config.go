@@ -106,7 +106,7 @@ func readConfig(ctx context.Context, q queryer) (*loadedConfig, error) {
 }
 
 // writeInitialConfig records a new load's size, scale and C-Load.
-func writeInitialConfig(ctx context.Context, db *sql.DB, warehouses int, sc scale, c Constants) error {
+func writeInitialConfig(ctx context.Context, db sqlDoer, warehouses int, sc scale, c Constants) error {
 	_, err := db.ExecContext(ctx, "INSERT INTO bmsql_config (cfg_name, cfg_value) VALUES (?,?),(?,?),(?,?),(?,?),(?,?),(?,?)",
 		cfgWarehouses, strconv.Itoa(warehouses),
 		cfgCLast, strconv.Itoa(c.CLast),
@@ -121,7 +121,7 @@ func writeInitialConfig(ctx context.Context, db *sql.DB, warehouses int, sc scal
 }
 
 // markDone records one completed unit of the load.
-func markDone(ctx context.Context, conn *sql.Conn, key string) error {
+func markDone(ctx context.Context, conn sqlDoer, key string) error {
 	_, err := conn.ExecContext(ctx, "REPLACE INTO bmsql_config (cfg_name, cfg_value) VALUES (?, '1')", key)
 	if err != nil {
 		return fmt.Errorf("tpcc: record %s: %w", key, err)

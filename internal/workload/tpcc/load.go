@@ -93,7 +93,7 @@ func (w *Workload) Prepare(ctx context.Context, db *sql.DB, popts workload.Prepa
 		workers = 4 // BenchmarkSQL's loadWorkers default
 	}
 	for _, q := range createTables {
-		if _, err := db.ExecContext(ctx, q); err != nil {
+		if _, err := db.ExecContext(ctx, w.names.sql(q)); err != nil {
 			return fmt.Errorf("tpcc prepare: create table: %w", err)
 		}
 	}
@@ -111,18 +111,18 @@ func (w *Workload) Prepare(ctx context.Context, db *sql.DB, popts workload.Prepa
 	// Wipe partial rows of incomplete units before loading them again (a
 	// fresh load has none: startOrResume checked the tables are empty).
 	if !cfg.fresh && !cfg.itemLoaded {
-		if _, err := db.ExecContext(ctx, "DELETE FROM bmsql_item"); err != nil {
+		if _, err := db.ExecContext(ctx, w.names.sql("DELETE FROM bmsql_item")); err != nil {
 			return fmt.Errorf("tpcc prepare: clear partial bmsql_item: %w", err)
 		}
 	}
 	if !cfg.fresh {
-		partial, err := partialWarehouses(ctx, db, cfg.done)
+		partial, err := partialWarehouses(ctx, w.names.on(db), cfg.done)
 		if err != nil {
 			return err
 		}
 		for _, wh := range partial {
 			for _, tc := range warehouseColumn {
-				if _, err := db.ExecContext(ctx, "DELETE FROM "+tc.table+" WHERE "+tc.column+" = ?", wh); err != nil {
+				if _, err := db.ExecContext(ctx, w.names.sql("DELETE FROM "+tc.table+" WHERE "+tc.column+" = ?"), wh); err != nil {
 					return fmt.Errorf("tpcc prepare: clear partial warehouse %d in %s: %w", wh, tc.table, err)
 				}
 			}
@@ -151,7 +151,7 @@ func (w *Workload) Prepare(ctx context.Context, db *sql.DB, popts workload.Prepa
 	if err := db.QueryRowContext(ctx, "SELECT @@local_infile").Scan(&localInfile); err != nil {
 		return fmt.Errorf("tpcc prepare: read local_infile: %w", err)
 	}
-	l := &loader{db: db, scale: sc, c: cfg.c, seed: w.opts.Seed, now: time.Now().UTC().Format("2006-01-02 15:04:05"),
+	l := &loader{db: db, names: w.names, scale: sc, c: cfg.c, seed: w.opts.Seed, now: time.Now().UTC().Format("2006-01-02 15:04:05"),
 		warehouses: w.opts.Warehouses, progress: progress, remaining: map[int]int{}, bulk: localInfile == 1}
 	for _, wh := range missing {
 		l.remaining[wh] = unitsPerWarehouse
@@ -165,7 +165,7 @@ func (w *Workload) Prepare(ctx context.Context, db *sql.DB, popts workload.Prepa
 	}
 	// Fresh statistics for the optimizer, as BenchmarkSQL's buildFinish does.
 	for _, t := range Tables {
-		r, err := db.QueryContext(ctx, "ANALYZE TABLE "+t)
+		r, err := db.QueryContext(ctx, "ANALYZE TABLE "+w.names.sql(t))
 		if err != nil {
 			return fmt.Errorf("tpcc prepare: analyze %s: %w", t, err)
 		}
@@ -181,7 +181,7 @@ func (w *Workload) Prepare(ctx context.Context, db *sql.DB, popts workload.Prepa
 // bmsql_district: two small tables, instead of a DELETE on every table for
 // every warehouse not yet loaded (800,000 statements before a resumed
 // 100,000-warehouse load could go on).
-func partialWarehouses(ctx context.Context, db *sql.DB, done map[int]bool) ([]int, error) {
+func partialWarehouses(ctx context.Context, db queryer, done map[int]bool) ([]int, error) {
 	rows, err := db.QueryContext(ctx, "SELECT w_id FROM bmsql_warehouse UNION SELECT DISTINCT d_w_id FROM bmsql_district ORDER BY 1")
 	if err != nil {
 		return nil, fmt.Errorf("tpcc prepare: find partial warehouses: %w", err)
@@ -206,7 +206,7 @@ func partialWarehouses(ctx context.Context, db *sql.DB, done map[int]bool) ([]in
 // startOrResume writes bmsql_config for a new load, or validates that an
 // existing one is ours and of the requested size.
 func (w *Workload) startOrResume(ctx context.Context, db *sql.DB) (*loadedConfig, error) {
-	cfg, err := readConfig(ctx, db)
+	cfg, err := readConfig(ctx, w.names.on(db))
 	if err != nil {
 		return nil, err
 	}
@@ -216,7 +216,7 @@ func (w *Workload) startOrResume(ctx context.Context, db *sql.DB) (*loadedConfig
 		for _, tc := range warehouseColumn {
 			q += " + EXISTS(SELECT 1 FROM " + tc.table + ")"
 		}
-		if err := db.QueryRowContext(ctx, q).Scan(&n); err != nil {
+		if err := db.QueryRowContext(ctx, w.names.sql(q)).Scan(&n); err != nil {
 			return nil, err
 		}
 		if n > 0 {
@@ -228,7 +228,7 @@ func (w *Workload) startOrResume(ctx context.Context, db *sql.DB) (*loadedConfig
 			r = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
 		}
 		c := NewLoadConstants(r)
-		if err := writeInitialConfig(ctx, db, w.opts.Warehouses, w.opts.scale, c); err != nil {
+		if err := writeInitialConfig(ctx, w.names.on(db), w.opts.Warehouses, w.opts.scale, c); err != nil {
 			return nil, err
 		}
 		return &loadedConfig{warehouses: w.opts.Warehouses, c: c, scale: w.opts.scale, walab: true, done: map[int]bool{}, fresh: true}, nil
@@ -250,6 +250,7 @@ func (w *Workload) startOrResume(ctx context.Context, db *sql.DB) (*loadedConfig
 // loader runs the units of a load on a pool of connections.
 type loader struct {
 	db         *sql.DB
+	names      tableNames
 	scale      scale
 	c          Constants
 	seed       uint64
@@ -380,14 +381,14 @@ func (l *loader) loadUnitTxn(ctx context.Context, conn *sql.Conn, u loadUnit) er
 // unit, a warehouse is marked loaded.
 func (l *loader) unitDone(ctx context.Context, conn *sql.Conn, u loadUnit) error {
 	if u.item {
-		return markDone(ctx, conn, cfgItemDone)
+		return markDone(ctx, l.names.on(conn), cfgItemDone)
 	}
 	l.mu.Lock()
 	l.remaining[u.warehouse]--
 	last := l.remaining[u.warehouse] == 0
 	l.mu.Unlock()
 	if last {
-		return markDone(ctx, conn, cfgWarePrefix+strconv.Itoa(u.warehouse))
+		return markDone(ctx, l.names.on(conn), cfgWarePrefix+strconv.Itoa(u.warehouse))
 	}
 	return nil
 }
@@ -395,9 +396,9 @@ func (l *loader) unitDone(ctx context.Context, conn *sql.Conn, u loadUnit) error
 // newInserter is an inserter for the load: bulk when the server allows.
 func (l *loader) newInserter(conn *sql.Conn, table, columns string, onRows func(int)) *inserter {
 	if l.bulk {
-		return newBulkInserter(conn, table, columns, onRows)
+		return newBulkInserter(conn, l.names.sql(table), columns, onRows)
 	}
-	return newInserter(conn, table, columns, onRows)
+	return newInserter(conn, l.names.sql(table), columns, onRows)
 }
 
 func (l *loader) loadItems(ctx context.Context, conn *sql.Conn, r *rand.Rand) error {

@@ -182,7 +182,7 @@ func (t *terminal) stmt(ctx context.Context, id stmtID) (*sql.Stmt, error) {
 	if s := t.stmts[id]; s != nil {
 		return s, nil
 	}
-	s, err := t.conn.PrepareContext(ctx, statements[id].sql)
+	s, err := t.conn.PrepareContext(ctx, t.w.names.sql(statements[id].sql))
 	if err != nil {
 		return nil, fmt.Errorf("prepare %s: %w", statements[id].name, err)
 	}

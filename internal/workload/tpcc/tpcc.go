@@ -90,7 +90,8 @@ func (s scale) delivered() int { return s.Customers - s.newOrders() }
 
 // Workload is the TPC-C workload. Safe for concurrent use by terminals.
 type Workload struct {
-	opts Options
+	opts  Options
+	names tableNames // this copy's table names (sysbench-tpcc's --tables)
 
 	mu    sync.Mutex
 	state *runState // set by Init, or lazily by the first transaction
@@ -144,7 +145,7 @@ func (w *Workload) TxTypes() []string { return append([]string(nil), txTypes...)
 // Cleanup drops the ten tables.
 func (w *Workload) Cleanup(ctx context.Context, db *sql.DB) error {
 	for i := len(Tables) - 1; i >= 0; i-- {
-		if _, err := db.ExecContext(ctx, "DROP TABLE IF EXISTS "+Tables[i]); err != nil {
+		if _, err := db.ExecContext(ctx, "DROP TABLE IF EXISTS "+w.names.sql(Tables[i])); err != nil {
 			return fmt.Errorf("drop %s: %w", Tables[i], err)
 		}
 	}
@@ -168,7 +169,7 @@ func (w *Workload) ensureState(ctx context.Context, conn *sql.Conn) (*runState, 
 	if w.state != nil {
 		return w.state, nil
 	}
-	cfg, err := readConfig(ctx, conn)
+	cfg, err := readConfig(ctx, w.names.on(conn))
 	if err != nil {
 		return nil, err
 	}

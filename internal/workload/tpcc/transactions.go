@@ -197,10 +197,10 @@ func (t *terminal) newOrderStock(ctx context.Context, tx *newOrderTx) error {
 // a JDBC batch with rewriteBatchedStatements; a repeated item appears twice
 // and is updated twice, in order), and the order lines in another.
 func (t *terminal) newOrderLines(ctx context.Context, tx *newOrderTx) error {
-	up := newInserterSize(t.conn, "bmsql_stock", "s_w_id, s_i_id, s_quantity, s_ytd, s_order_cnt, s_remote_cnt", nil, 1024)
+	up := newInserterSize(t.conn, t.w.names.sql("bmsql_stock"), "s_w_id, s_i_id, s_quantity, s_ytd, s_order_cnt, s_remote_cnt", nil, 1024)
 	up.suffix = " ON DUPLICATE KEY UPDATE s_quantity = VALUES(s_quantity), s_ytd = s_ytd + VALUES(s_ytd), " +
 		"s_order_cnt = s_order_cnt + 1, s_remote_cnt = s_remote_cnt + VALUES(s_remote_cnt)"
-	ol := newInserterSize(t.conn, "bmsql_order_line",
+	ol := newInserterSize(t.conn, t.w.names.sql("bmsql_order_line"),
 		"ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_dist_info", nil, 2048)
 	for _, l := range tx.valid {
 		it, ok := tx.items[l.item]

@@ -109,9 +109,8 @@ func commandFirst(args []string, boolFlags map[string]bool) []string {
 }
 
 // sysbenchTPCC maps sysbench-tpcc's form (tpcc.lua, --scale) onto loadgen
-// tpcc: the script is the tpcc command, --scale its --warehouses. Its
-// --tables makes that many copies of the schema, which loadgen does not:
-// only --tables=1 is accepted.
+// tpcc: the script is the tpcc command, --scale its --warehouses; its
+// --tables (copies of the schema) is tpcc's --tables.
 func sysbenchTPCC(args []string) ([]string, error) {
 	tpcc := false
 	for i, a := range args {
@@ -128,14 +127,8 @@ func sysbenchTPCC(args []string) ([]string, error) {
 	}
 	out := args[:0]
 	for _, a := range args {
-		switch {
-		case strings.HasPrefix(a, "--scale="):
+		if strings.HasPrefix(a, "--scale=") {
 			a = "--warehouses=" + strings.TrimPrefix(a, "--scale=")
-		case strings.HasPrefix(a, "--tables="):
-			if v := strings.TrimPrefix(a, "--tables="); v != "1" {
-				return nil, fmt.Errorf("--tables=%s: sysbench-tpcc's copies of the schema; loadgen tpcc loads one (--tables=1), run one loadgen per copy", v)
-			}
-			continue
 		}
 		out = append(out, a)
 	}

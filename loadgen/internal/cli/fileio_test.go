@@ -45,6 +45,38 @@ func TestFileioSeed004CommandLine(t *testing.T) {
 	require.Empty(t, ents)
 }
 
+// TestFileioAsync: seed 004's lines with sysbench's async options
+// (--file-io-mode=async --file-async-backlog=N, io_uring here): a direct
+// random-read run and a random read/write run with an fsync after every
+// write, 32 requests in flight per thread. Both move data, say they are
+// asynchronous, and their IOPS from throughput equal reads/s and writes/s.
+func TestFileioAsync(t *testing.T) {
+	bin := buildLoadgen(t)
+	dir := t.TempDir()
+	sb := func(args string) string {
+		cmd := exec.Command(bin, append(strings.Fields(args), "--web.disable")...)
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "loadgen %s:\n%s", args, out)
+		return string(out)
+	}
+	const set = "--test=fileio --file-num=4 --file-block-size=16384 --file-total-size=64M"
+	sb(set + " prepare")
+	for _, tc := range []struct{ mode, want string }{
+		{"--file-test-mode=rndrd --file-extra-flags=direct", `    reads/s:                      ([0-9.]+)\n`},
+		{"--file-test-mode=rndrw --file-fsync-freq=1", `    writes/s:                     ([0-9.]+)\n`},
+	} {
+		out := sb(set + " " + tc.mode + " --file-io-mode=async --file-async-backlog=32 --max-time=2 --max-requests=0 --num-threads=2 run")
+		require.Contains(t, out, "Using asynchronous I/O mode")
+		m := regexp.MustCompile(tc.want).FindStringSubmatch(out)
+		require.NotNil(t, m, out)
+		require.NotEqual(t, "0.00", m[1], "no I/O completed:\n%s", out)
+		require.Regexp(t, ` = `+regexp.QuoteMeta(m[1])+` IOPS\n`, out, "MiB/s to IOPS gives the same figure")
+		require.NotContains(t, out, "errors:", out)
+	}
+	sb(set + " cleanup")
+}
+
 // TestFileioRawDeviceRefused: --device without the explicit flag, or on a
 // mounted disk, stops before anything is opened, with the reason.
 func TestFileioRawDeviceRefused(t *testing.T) {

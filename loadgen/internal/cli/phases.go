@@ -458,7 +458,6 @@ func runPhase(ctx context.Context, f *flags, targets []*target, stdout, stderr i
 		if multi {
 			fmt.Fprintf(stdout, "\n== target %s ==\n", r.Target)
 		}
-		fmt.Fprintln(stdout)
 		r.WriteSummary(stdout)
 	}
 	if f.resultJSON != "" {

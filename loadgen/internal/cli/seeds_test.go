@@ -36,8 +36,7 @@ func TestSeedCommandLines(t *testing.T) {
 				require.Equal(t, "127.0.0.1", f.conn.Host)
 				require.Equal(t, 1800, f.run.timeSec)
 			}},
-		{seed: "002", line: "tpcc.lua --mysql-host=XXXX --mysql-user=XXXX --mysql-password=XXXX --mysql-port=3306 --mysql-db=sysbench --time=1800 --threads=128 --report-interval=1 --tables=100 --scale=100 --db-driver=mysql prepare",
-			wantErr: "--tables=100: sysbench-tpcc's copies of the schema"},
+		{seed: "002", line: "tpcc.lua --mysql-host=XXXX --mysql-user=XXXX --mysql-password=XXXX --mysql-port=3306 --mysql-db=sysbench --time=1800 --threads=128 --report-interval=1 --tables=100 --scale=100 --db-driver=mysql prepare", wl: "tpcc", phase: "prepare"},
 		{seed: "002", line: "tpcc.lua --mysql-host=XXXX --mysql-user=XXXX --mysql-password=XXXX --mysql-port=3306 --mysql-db=sysbench --time=1800 --threads=128 --report-interval=1 --tables=1 --scale=100 --db-driver=mysql run", wl: "tpcc", phase: "run"},
 		// sysbench 0.5's OLTP form, as seed 001's era ran it.
 		{seed: "001", line: "--test=/usr/share/sysbench/tests/include/oltp_legacy/oltp.lua --oltp-table-size=20000000 --oltp-tables-count=5 --num-threads=64 --max-time=600 --max-requests=0 run", wl: "oltp_read_write", phase: "run"},
