@@ -23,7 +23,7 @@ type seedFact struct {
 	alignment   bool     // 4 KiB partition alignment is a prerequisite (001's condition 1)
 	knobs       []string // InnoDB variables the seed tunes itself
 	// builtinNAND: walab has a built-in layout for the seed's drive's NAND
-	// counter. 001's PBlaze4 reports it only in an older Memblaze format.
+	// counter (001's PBlaze4: memblaze_ca_old, unit unconfirmed).
 	builtinNAND bool
 }
 
@@ -35,7 +35,7 @@ var seedFacts = map[string]seedFact{
 		innodb_io_capacity innodb_io_capacity_max innodb_log_buffer_size innodb_log_file_size innodb_log_files_in_group
 		innodb_lru_scan_depth innodb_open_files innodb_page_cleaners innodb_purge_threads innodb_read_io_threads
 		innodb_spin_wait_delay innodb_sync_spin_loops innodb_use_native_aio innodb_write_io_threads`)},
-	"001": {alignment: true, knobs: strings.Fields(`innodb_buffer_pool_instances innodb_buffer_pool_size innodb_doublewrite
+	"001": {alignment: true, builtinNAND: true, knobs: strings.Fields(`innodb_buffer_pool_instances innodb_buffer_pool_size innodb_doublewrite
 		innodb_flush_log_at_trx_commit innodb_flush_method innodb_read_io_threads innodb_write_io_threads`)},
 	"002": {fioLines: true, knobs: strings.Fields(`innodb_buffer_pool_dump_at_shutdown innodb_buffer_pool_load_at_startup
 		innodb_buffer_pool_size innodb_doublewrite innodb_flush_log_at_trx_commit innodb_read_io_threads innodb_write_io_threads`)},
