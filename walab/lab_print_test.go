@@ -8,14 +8,18 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/walab/walab/internal/testenv"
 )
 
 // TestLabPrintExporter: `walab lab --print-exporter` writes the lab's
 // configuration into a new directory and prints the exporter's command
 // line as the lab runs it (the simulated drive's config, an empty sysfs,
-// the collectors it turns off); it starts nothing, and a directory that is
+// the collectors it turns off, the MariaDB data directory it watches); it
+// starts nothing, and a directory that is
 // not empty is refused with its files left as they were.
 func TestLabPrintExporter(t *testing.T) {
+	_, _ = testenv.MariaDB(t, "") // the lab's exporter watches its @@datadir
 	dir := filepath.Join(t.TempDir(), "lab")
 	var out, errOut bytes.Buffer
 	code := run([]string{"lab", "--print-exporter", "--out", dir, "--exporter.bin=/bin/true", "--exporter.listen=127.0.0.1:19131"}, &out, &errOut)
@@ -29,6 +33,7 @@ func TestLabPrintExporter(t *testing.T) {
 	cfg, err := os.ReadFile(filepath.Join(dir, "exporter.yml"))
 	require.NoError(t, err)
 	require.Contains(t, string(cfg), "capacity: 256MiB")
+	require.Regexp(t, `(?m)^  data_dirs: \["/[^"]*"\]$`, string(cfg))
 	require.DirExists(t, filepath.Join(dir, "empty"))
 
 	// A second call finds the directory not empty: refused, nothing rewritten.

@@ -1,10 +1,13 @@
 package lab
 
 import (
+	"context"
+	"database/sql"
 	_ "embed"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/walab/walab/alerts"
@@ -67,28 +70,32 @@ func prometheusConfig(exporter, loadgen string) string {
 // InnoDB targets, named as the plan names them, so the verdict can check
 // that both runs had the same MySQL settings. The plan's datadir and
 // free_space checks read the database host's mounts from the exporter
-// (host: data_dirs); the lab's database host is this machine and its
-// MariaDB's data directory may be anywhere on it, so the whole tree is
-// watched.
-func exporterConfig(port1, port2 int) string {
+// (host: data_dirs): the lab's database host is this machine, and the
+// exporter watches its MariaDB's data directories (@@datadir), not the
+// whole tree (a host with more than 64 mounts cut the list at /).
+func exporterConfig(port1, port2 int, dataDirs []string) string {
+	quoted := make([]string, len(dataDirs))
+	for i, d := range dataDirs {
+		quoted[i] = strconv.Quote(d)
+	}
 	return ExporterConfig + fmt.Sprintf(`host:
-  data_dirs: [/]
+  data_dirs: [%s]
 innodb:
   targets:
     - {name: mysql-1, dsn: "root@tcp(127.0.0.1:%d)/"}
     - {name: mysql-2, dsn: "root@tcp(127.0.0.1:%d)/"}
-`, port1, port2)
+`, strings.Join(quoted, ", "), port1, port2)
 }
 
 // writeConfigs writes the exporter's, Prometheus' and the rule file into
 // dir, each a new file.
-func writeConfigs(dir string, o Options) error {
+func writeConfigs(dir string, o Options, dataDirs []string) error {
 	r, err := rules()
 	if err != nil {
 		return err
 	}
 	for name, content := range map[string][]byte{
-		"exporter.yml":   []byte(exporterConfig(o.MySQLPort1, o.MySQLPort2)),
+		"exporter.yml":   []byte(exporterConfig(o.MySQLPort1, o.MySQLPort2, dataDirs)),
 		"rules.yml":      r,
 		"prometheus.yml": []byte(prometheusConfig(o.ExporterAddr, o.LoadgenAddr)),
 	} {
@@ -128,7 +135,13 @@ func ExporterCommand(o Options) ([]string, error) {
 	if err := newDir(o.Out); err != nil {
 		return nil, err
 	}
-	if err := writeConfigs(o.Out, o); err != nil {
+	s := &session{servers: map[int]*sql.DB{}} // no locks: only @@datadir is read
+	defer s.close()
+	dirs, err := s.dataDirs(context.Background(), o)
+	if err != nil {
+		return nil, err
+	}
+	if err := writeConfigs(o.Out, o, dirs); err != nil {
 		return nil, err
 	}
 	for _, s := range o.services() {

@@ -75,17 +75,26 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}
 		*p = abs
 	}
-	for _, port := range []int{o.MySQLPort1, o.MySQLPort2} {
-		c, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), 5*time.Second)
-		if err != nil {
-			return nil, fmt.Errorf("MySQL/MariaDB on 127.0.0.1:%d: %w (bash scripts/setup.sh installs and starts MariaDB)", port, err)
-		}
-		c.Close()
+	plan, err := o.readPlan()
+	if err != nil {
+		return nil, err
 	}
 	if err := newDir(o.Out); err != nil {
 		return nil, err
 	}
-	if err := writeConfigs(o.Out, o); err != nil {
+	s, err := o.openSession(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer s.close()
+	if err := s.cleanDirty(ctx, o); err != nil {
+		return nil, err
+	}
+	dirs, err := s.dataDirs(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	if err := writeConfigs(o.Out, o, dirs); err != nil {
 		return nil, err
 	}
 	var procs []*proc
@@ -97,16 +106,15 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}()
 	for _, s := range o.services() {
 		o.printf("lab: starting %s on %s", s.name, s.addr)
-		p, err := start(o.Out, s.name, s.bin, s.args...)
+		p, err := startService(ctx, o.Out, s, 90*time.Second)
+		if p != nil {
+			procs = append(procs, p)
+		}
 		if err != nil {
 			return nil, err
 		}
-		procs = append(procs, p)
-		if err := p.waitReady(ctx, s.ready, 90*time.Second); err != nil {
-			return nil, err
-		}
 	}
-	res, err := o.experiment(ctx)
+	res, err := o.experiment(ctx, plan)
 	if err != nil {
 		return nil, err
 	}
@@ -148,12 +156,13 @@ func (o Options) services() []service {
 	}
 }
 
-// experiment runs the plan with the lab's values and writes compare's HTML
-// report from the verdict the experiment recorded.
-func (o Options) experiment(ctx context.Context) (*Result, error) {
-	data, err := os.ReadFile(o.Plan)
+// readPlan reads the plan with the experiment's bounded reader (a
+// regular file of at most 1 MiB: /dev/zero or a FIFO is refused unread)
+// and expands its ${NAME} with the lab's values.
+func (o Options) readPlan() ([]byte, error) {
+	data, err := experiment.ReadPlan(o.Plan)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("plan: %w", err)
 	}
 	env := o.planEnv()
 	data, err = experiment.Expand(data, func(k string) (string, bool) {
@@ -165,6 +174,15 @@ func (o Options) experiment(ctx context.Context) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", o.Plan, err)
 	}
+	if _, err := experiment.Parse(data); err != nil {
+		return nil, fmt.Errorf("%s: %w", o.Plan, err)
+	}
+	return data, nil
+}
+
+// experiment runs the plan with the lab's values and writes compare's HTML
+// report from the verdict the experiment recorded.
+func (o Options) experiment(ctx context.Context, data []byte) (*Result, error) {
 	out := filepath.Join(o.Out, "experiment")
 	e, err := experiment.Create(data, out)
 	if err != nil {
@@ -237,6 +255,9 @@ func (o Options) validate() error {
 		if v == "" {
 			return fmt.Errorf("%s not given", name)
 		}
+	}
+	if o.MySQLPort1 == o.MySQLPort2 && o.DB1 == o.DB2 {
+		return fmt.Errorf("database 1 and database 2 are both %s on 127.0.0.1:%d: the plan restores each before a run, give two", o.DB1, o.MySQLPort1)
 	}
 	if o.RunFor <= 0 || o.Round <= 0 || o.RunFor < 5*o.Round {
 		return fmt.Errorf("run length %s and round %s: want positive, a run at least 5 rounds long", o.RunFor, o.Round)

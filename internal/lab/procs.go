@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"github.com/prometheus/procfs"
 )
 
 // proc is a service the lab started: its own process group, so that
@@ -42,6 +44,29 @@ func start(dir, name, bin string, args ...string) (*proc, error) {
 	p := &proc{name: name, cmd: cmd, log: logPath, done: make(chan struct{})}
 	go func() { _ = cmd.Wait(); f.Close(); close(p.done) }()
 	return p, nil
+}
+
+// startService starts s in dir and waits until it answers at its ready
+// URL. The process is returned whenever it was started, ready or not, so
+// that the caller stops it.
+// Before it starts, nothing else may listen on s.addr; once ready, the
+// listening socket must be the process's own (ports.go says why).
+func startService(ctx context.Context, dir string, s service, within time.Duration) (*proc, error) {
+	fs, err := procfs.NewDefaultFS()
+	if err != nil {
+		return nil, err
+	}
+	if err := portFree(fs, s.name, s.addr); err != nil {
+		return nil, err
+	}
+	p, err := start(dir, s.name, s.bin, s.args...)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.waitReady(ctx, s.ready, within); err != nil {
+		return p, err
+	}
+	return p, ownsListener(fs, p.cmd.Process.Pid, s.name, s.addr)
 }
 
 // exited reports whether the process has ended.
