@@ -20,12 +20,18 @@ const Device = "nvmesim0"
 // 64-page blocks, the MySQL-like mix with astream-like rules. At 64 MiB/s
 // and 8x time it turns over about twice a real second, so its WA is steady
 // within the first minute of a run, and the fill barely moves during the
-// lab. tick 0s: the drive advances when the exporter reads it.
-const ExporterConfig = `wa:
-  persist: false
-  interval: 1s
+// lab. tick 0s: the drive advances when the exporter reads it. Its WA
+// history lives in memory only (the tests' throw-away exporters); the lab's
+// own exporter keeps it in its work directory (exporterConfig).
+const ExporterConfig = "wa:\n  persist: false\n" + waSampling + simDrive
+
+// waSampling is the lab's WA sampler: a sample a second, a 20 s window.
+const waSampling = `  interval: 1s
   windows: [20s]
-sim:
+`
+
+// simDrive is the sim section without its state file.
+const simDrive = `sim:
   name: ` + Device + `
   capacity: 256MiB
   scale: 1
@@ -42,6 +48,15 @@ sim:
   placement:
     streams: true
 `
+
+// State files in the lab's work directory: the WA sampler's history and
+// run marks, and the simulated drive's lifetime counters (without which a
+// restarted drive's counters start lower and the sampler resets), so that
+// an exporter restarted mid-run keeps both (docs/wa.md, docs/sim.md).
+const (
+	WAStateFile  = "wa-state.bin"
+	SimStateFile = "sim-state.json"
+)
 
 //go:embed rules-override.yml
 var rulesOverride []byte
@@ -73,12 +88,14 @@ func prometheusConfig(exporter, loadgen string) string {
 // (host: data_dirs): the lab's database host is this machine, and the
 // exporter watches its MariaDB's data directories (@@datadir), not the
 // whole tree (a host with more than 64 mounts cut the list at /).
-func exporterConfig(port1, port2 int, dataDirs []string) string {
+func exporterConfig(dir string, port1, port2 int, dataDirs []string) string {
 	quoted := make([]string, len(dataDirs))
 	for i, d := range dataDirs {
 		quoted[i] = strconv.Quote(d)
 	}
-	return ExporterConfig + fmt.Sprintf(`host:
+	return fmt.Sprintf("wa:\n  state_file: %q\n", filepath.Join(dir, WAStateFile)) + waSampling +
+		simDrive + fmt.Sprintf("  state_file: %q\n", filepath.Join(dir, SimStateFile)) +
+		fmt.Sprintf(`host:
   data_dirs: [%s]
 innodb:
   targets:
@@ -95,7 +112,7 @@ func writeConfigs(dir string, o Options, dataDirs []string) error {
 		return err
 	}
 	for name, content := range map[string][]byte{
-		"exporter.yml":   []byte(exporterConfig(o.MySQLPort1, o.MySQLPort2, dataDirs)),
+		"exporter.yml":   []byte(exporterConfig(dir, o.MySQLPort1, o.MySQLPort2, dataDirs)),
 		"rules.yml":      r,
 		"prometheus.yml": []byte(prometheusConfig(o.ExporterAddr, o.LoadgenAddr)),
 	} {

@@ -93,6 +93,12 @@ func (p *proc) stop(grace time.Duration) {
 	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 }
 
+// kill is kill -9 of the process group (a crash), reaped.
+func (p *proc) kill() {
+	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	<-p.done
+}
+
 // waitReady polls url until it answers 200, the process exits, or within
 // passes.
 func (p *proc) waitReady(ctx context.Context, url string, within time.Duration) error {
