@@ -192,13 +192,13 @@ func (r *Result) Write(w io.Writer, allowInvalid bool) error {
 	unit := roundName(r.Round)
 	for i, role := range roles {
 		run := r.Runs[i]
-		fmt.Fprintf(w, "%s run %s (scenario %s): %s .. %s\n", role, run.ID, run.Scenario,
-			run.Start.UTC().Format(time.RFC3339), run.End.UTC().Format(time.RFC3339))
+		fmt.Fprintf(w, "%s run %s (scenario %s): %s .. %s%s\n", role, run.ID, run.Scenario,
+			run.Start.UTC().Format(time.RFC3339), run.End.UTC().Format(time.RFC3339), roundLength(r.Round))
 		write := WriteText
 		if r.Array != "" {
 			write = WriteArrayText
 		}
-		if err := write(w, r.Tables[i]); err != nil {
+		if err := write(w, r.Tables[i], unit); err != nil {
 			return err
 		}
 		steady := "never"
@@ -247,6 +247,14 @@ func roundName(d time.Duration) string {
 		return "hour"
 	}
 	return "round"
+}
+
+// roundLength names a round that is not an hour: ", rounds of 10s".
+func roundLength(d time.Duration) string {
+	if roundName(d) == "hour" {
+		return ""
+	}
+	return ", rounds of " + d.String()
 }
 
 func hourList(hs []Hour) string {
