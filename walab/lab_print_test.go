@@ -48,6 +48,23 @@ func TestLabPrintExporter(t *testing.T) {
 	require.Equal(t, "mine\n", string(cfg))
 
 	errOut.Reset()
-	require.Equal(t, 1, run([]string{"lab", "--print-exporter", "--out", t.TempDir(), "--exporter.bin=/bin/true", "--exporter.listen=10.0.0.1:1"}, &out, &errOut))
+	require.Equal(t, 2, run([]string{"lab", "--print-exporter", "--out", t.TempDir(), "--exporter.bin=/bin/true", "--exporter.listen=10.0.0.1:1"}, &out, &errOut))
 	require.Contains(t, errOut.String(), "exporter address")
+}
+
+// TestLabUsageErrors: values the lab refuses before it starts anything are
+// usage errors, exit 2 like every other walab command's (they were 1).
+func TestLabUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"--exporter.listen=10.0.0.1:1"},
+		{"--prometheus.listen=nohost"},
+		{"--run=20s", "--round=10s"},
+		{"--mysql.db-1=same", "--mysql.db-2=same"},
+	} {
+		var out, errOut bytes.Buffer
+		code := run(append([]string{"lab", "--out", filepath.Join(t.TempDir(), "lab"), "--exporter.bin=/bin/true",
+			"--loadgen.bin=/bin/true", "--prometheus.bin=/bin/true"}, args...), &out, &errOut)
+		require.Equal(t, 2, code, "%v: %s", args, errOut.String())
+		require.NotEmpty(t, errOut.String())
+	}
 }

@@ -137,10 +137,10 @@ func writeConfigs(dir string, o Options, dataDirs []string) error {
 // measures this exporter as `make run`'s.
 func ExporterCommand(o Options) ([]string, error) {
 	if err := loopback(o.ExporterAddr); err != nil {
-		return nil, fmt.Errorf("exporter address: %w", err)
+		return nil, &UsageError{fmt.Errorf("exporter address: %w", err)}
 	}
 	if o.Exporter == "" || o.Out == "" {
-		return nil, fmt.Errorf("exporter binary %q and work directory %q: both needed", o.Exporter, o.Out)
+		return nil, &UsageError{fmt.Errorf("exporter binary %q and work directory %q: both needed", o.Exporter, o.Out)}
 	}
 	for _, p := range []*string{&o.Out, &o.Exporter} {
 		abs, err := filepath.Abs(*p)

@@ -65,7 +65,7 @@ type Result struct {
 // stopped before it returns.
 func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := o.validate(); err != nil {
-		return nil, err
+		return nil, &UsageError{err}
 	}
 	// The services run in the work directory: every path they get is absolute.
 	for _, p := range []*string{&o.Out, &o.Exporter, &o.Loadgen, &o.Prometheus} {
@@ -242,6 +242,13 @@ func (o Options) summary(r *Result) {
 func (o Options) printf(format string, args ...any) {
 	fmt.Fprintf(o.Stdout, format+"\n", args...)
 }
+
+// UsageError is an option the lab refuses before it starts anything: the
+// command line's fault (walab lab exits 2 for it).
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
 
 // validate: every address is on loopback, every binary and value given.
 func (o Options) validate() error {
