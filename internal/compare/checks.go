@@ -65,9 +65,13 @@ func checkComplete(j *judgement) {
 	}
 }
 
+// checkSameDrive accepts one identity (walab_nvme_info: serial, firmware)
+// per device and run, the same in both runs.
 func checkSameDrive(j *judgement) {
 	b, c := j.b, j.c
 	switch {
+	case b.Identities > 0 || c.Identities > 0:
+		j.add("same drive", Fail, "%d and %d identities (%s series) during the runs, where one per device is accepted: the drive changed mid-run, or the series are not one exporter's", max(b.Identities, 1), max(c.Identities, 1), promql.NVMeInfo)
 	case b.Serial == "" || c.Serial == "":
 		j.add("same drive", Unknown, "%s not found for both runs", promql.NVMeInfo)
 	case b.Serial != c.Serial || b.Firmware != c.Firmware:

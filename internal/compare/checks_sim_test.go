@@ -59,3 +59,20 @@ func TestRoundHeading(t *testing.T) {
 		require.Equal(t, tc.runAt, roundLength(tc.round))
 	}
 }
+
+// TestSameDriveOneIdentity: 200,000 serials for one device passed "same
+// drive" (the serials, joined, were equal in both runs). More identities
+// than devices fail the check.
+func TestSameDriveOneIdentity(t *testing.T) {
+	one := RunFacts{Serial: "S1", Firmware: "F1"}
+	many := RunFacts{Serial: "S1", Firmware: "F1", Identities: 200000}
+	for _, tc := range []struct {
+		b, c RunFacts
+		want string
+	}{{one, one, Pass}, {many, many, Fail}, {one, many, Fail}} {
+		j := &judgement{r: &Result{}, b: tc.b, c: tc.c}
+		checkSameDrive(j)
+		require.Len(t, j.v.Checks, 1)
+		require.Equal(t, tc.want, j.v.Checks[0].Status, j.v.Checks[0].Detail)
+	}
+}

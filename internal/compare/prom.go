@@ -232,6 +232,13 @@ func (s Source) Facts(ctx context.Context, run Run, devices []string, compared, 
 	sort.Slice(v, func(i, j int) bool { return v[i].Metric["device"] < v[j].Metric["device"] })
 	var serials, firmwares []string
 	f.Simulated = len(v) > 0
+	if len(v) > len(devices) {
+		// More identities than devices: a drive changed during the run,
+		// or the series are not one exporter's (200,000 serials for one
+		// device passed once). Only the first is kept, to name it.
+		f.Identities = len(v)
+		v = v[:1]
+	}
 	for _, smp := range v {
 		serials, firmwares = append(serials, string(smp.Metric["serial"])), append(firmwares, string(smp.Metric["firmware"]))
 		f.Simulated = f.Simulated && smp.Metric["simulated"] == "true"
