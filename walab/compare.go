@@ -17,7 +17,8 @@ import (
 // VALID, 3 NOT VALID, 1 error, 2 usage.
 func (c *compareCmd) execute(stdout, stderr io.Writer) int {
 	fail := func(code int, err error) int {
-		fmt.Fprintln(stderr, "walab compare:", err)
+		// The store's error text is the store's: no terminal escapes.
+		fmt.Fprintln(compare.PlainText(stderr), "walab compare:", err)
 		return code
 	}
 	opts, err := c.options(time.Now())
