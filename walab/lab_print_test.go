@@ -60,6 +60,7 @@ func TestLabUsageErrors(t *testing.T) {
 		{"--prometheus.listen=nohost"},
 		{"--run=20s", "--round=10s"},
 		{"--mysql.db-1=same", "--mysql.db-2=same"},
+		{"--plan=/dev/zero"},
 	} {
 		var out, errOut bytes.Buffer
 		code := run(append([]string{"lab", "--out", filepath.Join(t.TempDir(), "lab"), "--exporter.bin=/bin/true",

@@ -77,7 +77,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	plan, err := o.readPlan()
 	if err != nil {
-		return nil, err
+		return nil, &UsageError{err} // as walab experiment run: exit 2
 	}
 	if err := newDir(o.Out); err != nil {
 		return nil, err

@@ -60,6 +60,7 @@ func TestRunRefusesPlanNotAFile(t *testing.T) {
 		o.Plan = plan
 		_, err := Run(context.Background(), o)
 		require.ErrorIs(t, err, want, plan)
+		require.ErrorAs(t, err, new(*UsageError), plan)
 		require.Contains(t, err.Error(), plan)
 		require.NoDirExists(t, filepath.Join(o.Out, "log"), "nothing started")
 	}
