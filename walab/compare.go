@@ -17,7 +17,8 @@ import (
 // VALID, 3 NOT VALID, 1 error, 2 usage.
 func (c *compareCmd) execute(stdout, stderr io.Writer) int {
 	fail := func(code int, err error) int {
-		fmt.Fprintln(stderr, "walab compare:", err)
+		// The store's error text is the store's: no terminal escapes.
+		fmt.Fprintln(compare.PlainText(stderr), "walab compare:", err)
 		return code
 	}
 	opts, err := c.options(time.Now())
@@ -34,10 +35,20 @@ func (c *compareCmd) execute(stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(1, err)
 	}
-	if err := res.Write(stdout, c.allowInvalid); err != nil {
+	// Everything is rendered before anything is printed or written: an
+	// output that cannot be rendered leaves neither half a text nor a file.
+	files, err := renderOutputs(res, c.out, c.allowInvalid)
+	if err != nil {
 		return fail(1, err)
 	}
-	if err := writeOutputs(res, c.out, c.allowInvalid); err != nil {
+	var text bytes.Buffer
+	if err := res.Write(&text, c.allowInvalid); err != nil {
+		return fail(1, err)
+	}
+	if _, err := stdout.Write(text.Bytes()); err != nil {
+		return fail(1, err)
+	}
+	if err := publishOutputs(files); err != nil {
 		return fail(1, err)
 	}
 	if !res.Verdict.Valid {
@@ -46,30 +57,40 @@ func (c *compareCmd) execute(stdout, stderr io.Writer) int {
 	return 0
 }
 
-// writeOutputs writes the files asked for. All are rendered first, so a
-// comparison that cannot be rendered leaves no file; each is then
-// published whole (publish): walab never overwrites a file, its own or not.
-func writeOutputs(res *compare.Result, paths outputPaths, allowInvalid bool) error {
+// rendered is one output file's bytes, not yet written.
+type rendered struct {
+	flag, path string
+	data       []byte
+}
+
+// renderOutputs renders the files asked for, all of them before any is
+// written, so a comparison that cannot be rendered leaves no file.
+func renderOutputs(res *compare.Result, paths outputPaths, allowInvalid bool) ([]rendered, error) {
 	render := map[string]func(io.Writer) error{
 		"--csv":  func(w io.Writer) error { return compare.WriteCSV(w, res.Runs[:], res.Tables[:]) },
 		"--json": res.WriteJSON,
 		"--html": func(w io.Writer) error { return res.WriteHTML(w, allowInvalid) },
 		"--png":  func(w io.Writer) error { return compare.WritePNG(w, res.ChartSeries()) },
 	}
-	outs := paths.list()
-	data := make([]bytes.Buffer, len(outs))
-	for i, o := range outs {
+	var out []rendered
+	for _, o := range paths.list() {
 		if o.path != "" {
-			if err := render[o.flag](&data[i]); err != nil {
-				return fmt.Errorf("%s: %w (no file written)", o.flag, err)
+			var b bytes.Buffer
+			if err := render[o.flag](&b); err != nil {
+				return nil, fmt.Errorf("%s: %w (no file written)", o.flag, err)
 			}
+			out = append(out, rendered{o.flag, o.path, b.Bytes()})
 		}
 	}
-	for i, o := range outs {
-		if o.path != "" {
-			if err := publish(o.path, data[i].Bytes()); err != nil {
-				return fmt.Errorf("%s: %w (choose a new file)", o.flag, err)
-			}
+	return out, nil
+}
+
+// publishOutputs writes each file whole (publish): walab never overwrites
+// a file, its own or not.
+func publishOutputs(files []rendered) error {
+	for _, f := range files {
+		if err := publish(f.path, f.data); err != nil {
+			return fmt.Errorf("%s: %w (choose a new file)", f.flag, err)
 		}
 	}
 	return nil

@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"math"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -72,4 +75,22 @@ func TestCompareFlagLimits(t *testing.T) {
 		require.Equal(t, 2, run(append(base, tt.flag), &out, &errOut), tt.flag)
 		require.Contains(t, errOut.String(), tt.want, tt.flag)
 	}
+}
+
+// TestCompareStoreErrorIsPlain: the store's error text reached stderr with
+// its terminal escapes (clear screen, retitle the window): it is printed
+// without control characters.
+func TestCompareStoreErrorIsPlain(t *testing.T) {
+	store := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprint(w, `{"status":"error","errorType":"bad_data","error":"boom\u001b[2J\u001b]0;pwned\u0007 after"}`)
+	}))
+	defer store.Close()
+	var out, errOut bytes.Buffer
+	code := run([]string{"compare", "--prometheus.url=" + store.URL, "--baseline=b", "--candidate=c"}, &out, &errOut)
+	require.Equal(t, 1, code, errOut.String())
+	require.Contains(t, errOut.String(), "boom[2J]0;pwned after")
+	require.NotContains(t, errOut.String(), "\x1b")
+	require.NotContains(t, errOut.String(), "\x07")
 }

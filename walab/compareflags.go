@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/alecthomas/kingpin/v2"
 
+	"github.com/walab/walab/internal/cliflag"
 	"github.com/walab/walab/internal/compare"
 )
 
@@ -54,14 +56,14 @@ func defineCompare(app *kingpin.Application) *compareCmd {
 	cmd.Flag("select", "Compared rounds: steady (the last N from the first SNIA steady window on) or last-nonzero (seed 000's last N rounds with host writes).").Default(d.Select).EnumVar(&o.Select, compare.SelectSteady, compare.SelectLastNonZero)
 	cmd.Flag("steady.window", "Steady state: rounds in the measurement window (SNIA's window, fio's ss_dur).").Default(strconv.Itoa(d.Steady.Window)).IntVar(&o.Steady.Window)
 	cmd.Flag("steady.criterion", "Steady state: snia (excursion and slope), or fio's forms fio-dev:P% (every round within P% of the window's mean) and fio-slope:P% (least-squares slope per round at most P% of the mean).").Default("snia").StringVar(&c.criterion)
-	cmd.Flag("steady.excursion", "Steady state: largest max-min of the window's WA, as a share of its mean.").Default(ftoa(d.Steady.MaxExcursion)).Float64Var(&o.Steady.MaxExcursion)
-	cmd.Flag("steady.slope", "Steady state: largest least-squares slope excursion across the window, as a share of its mean.").Default(ftoa(d.Steady.MaxSlope)).Float64Var(&o.Steady.MaxSlope)
-	cmd.Flag("batch", "Rounds per batch for the 95% intervals (batch means; 0: 1 when the rounds show no positive lag-1 autocorrelation, else sqrt of the rounds).").Default(strconv.Itoa(d.Interval.Batch)).IntVar(&o.Interval.Batch)
-	cmd.Flag("fill-tolerance", "Largest difference of filesystem fill at the runs' starts (share of the filesystem).").Default(fmt.Sprintf("%.2f", d.Checks.FillTolerance)).Float64Var(&o.Checks.FillTolerance)
-	cmd.Flag("rate-tolerance", "Largest relative difference of the host write rate.").Default(ftoa(d.Checks.RateTolerance)).Float64Var(&o.Checks.RateTolerance)
+	cliflag.FloatVar(cmd.Flag("steady.excursion", "Steady state: largest max-min of the window's WA, as a share of its mean.").Default(ftoa(d.Steady.MaxExcursion)), &o.Steady.MaxExcursion, 0, math.Inf(1))
+	cliflag.FloatVar(cmd.Flag("steady.slope", "Steady state: largest least-squares slope excursion across the window, as a share of its mean.").Default(ftoa(d.Steady.MaxSlope)), &o.Steady.MaxSlope, 0, math.Inf(1))
+	cliflag.IntVar(cmd.Flag("batch", "Rounds per batch for the 95% intervals (batch means; 0: 1 when the rounds show no positive lag-1 autocorrelation, else sqrt of the rounds).").Default(strconv.Itoa(d.Interval.Batch)), &o.Interval.Batch, 0, math.MaxInt32)
+	cliflag.FloatVar(cmd.Flag("fill-tolerance", "Largest difference of filesystem fill at the runs' starts (share of the filesystem).").Default(fmt.Sprintf("%.2f", d.Checks.FillTolerance)), &o.Checks.FillTolerance, 0, 1)
+	cliflag.FloatVar(cmd.Flag("rate-tolerance", "Largest relative difference of the host write rate.").Default(ftoa(d.Checks.RateTolerance)), &o.Checks.RateTolerance, 0, math.Inf(1))
 	cmd.Flag("placement-check", "differs: the candidate must have streams/FDP on and the baseline off; off: no placement check.").Default(d.Checks.Placement).EnumVar(&o.Checks.Placement, compare.PlacementDiffers, compare.PlacementOff)
-	cmd.Flag("placement-min-share", "With the placement tracer's counts: least share of the candidate's write bytes that must carry a placement id.").Default(ftoa(d.Checks.PlacementMinShare)).Float64Var(&o.Checks.PlacementMinShare)
-	cmd.Flag("baseline-max-share", "With the placement tracer's counts: largest share of the baseline's write bytes that may carry one.").Default(ftoa(d.Checks.BaselineMaxShare)).Float64Var(&o.Checks.BaselineMaxShare)
+	cliflag.FloatVar(cmd.Flag("placement-min-share", "With the placement tracer's counts: least share of the candidate's write bytes that must carry a placement id.").Default(ftoa(d.Checks.PlacementMinShare)), &o.Checks.PlacementMinShare, 0, 1)
+	cliflag.FloatVar(cmd.Flag("baseline-max-share", "With the placement tracer's counts: largest share of the baseline's write bytes that may carry one.").Default(ftoa(d.Checks.BaselineMaxShare)), &o.Checks.BaselineMaxShare, 0, 1)
 	cmd.Flag("allow-config-drift", "Accept runs whose MySQL variables differ (they are still listed).").BoolVar(&o.Checks.AllowConfigDrift)
 	cmd.Flag("allow-different-device", "Accept runs on drives with another serial or firmware.").BoolVar(&o.Checks.AllowDifferentDevice)
 	cmd.Flag("allow-invalid", "Print the reduction even when the comparison is NOT VALID (the exit code stays 3).").BoolVar(&c.allowInvalid)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -27,4 +28,20 @@ func TestCompareFlagDefaults(t *testing.T) {
 	require.Equal(t, want, got)
 	require.Equal(t, 2*time.Minute, c.timeout)
 	require.Equal(t, "http://127.0.0.1:9090", c.promURL)
+}
+
+// TestCompareFlagsRefuseNonFinite: NaN and infinities passed every float
+// flag (a NaN tolerance makes every check pass: NaN > x is false), and a
+// negative tolerance or batch was taken. Each is a usage error naming the
+// flag, exit 2, before any query.
+func TestCompareFlagsRefuseNonFinite(t *testing.T) {
+	for _, arg := range []string{"--rate-tolerance=NaN", "--rate-tolerance=Inf", "--fill-tolerance=-1", "--fill-tolerance=nan",
+		"--steady.excursion=+Inf", "--steady.slope=NaN", "--placement-min-share=NaN", "--baseline-max-share=2", "--batch=-1"} {
+		var out, errOut strings.Builder
+		code := run([]string{"compare", "--baseline=b", "--candidate=c", "--prometheus.url=http://127.0.0.1:1", arg}, &out, &errOut)
+		require.Equal(t, 2, code, "%s: %s", arg, errOut.String())
+		name, _, _ := strings.Cut(arg, "=")
+		require.Contains(t, errOut.String(), name, arg)
+		require.Empty(t, out.String(), arg)
+	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -82,7 +83,11 @@ func (c *labCmd) execute(ctx context.Context, stdout, stderr io.Writer) int {
 		}
 	}
 	res, err := lab.Run(ctx, o)
+	var usage *lab.UsageError
 	switch {
+	case errors.As(err, &usage):
+		fmt.Fprintln(stderr, "walab lab:", err)
+		return 2
 	case err != nil && res == nil && ctx.Err() != nil:
 		fmt.Fprintln(stderr, "walab lab: interrupted before the verdict")
 		return 130
@@ -106,6 +111,9 @@ func (c *labCmd) printExporterCommand(o lab.Options, stdout, stderr io.Writer) i
 	args, err := lab.ExporterCommand(o)
 	if err != nil {
 		fmt.Fprintf(stderr, "walab lab --print-exporter: %v\n", err)
+		if errors.As(err, new(*lab.UsageError)) {
+			return 2
+		}
 		return 1
 	}
 	for _, a := range args {

@@ -36,12 +36,17 @@ const (
 	traceRetry = time.Minute
 )
 
+// traceSource says who counted the write commands: the kernel's, traced;
+// or the simulated drive's, its own count.
+const traceSource = "On a real drive, counted per command by a BPF program on the nvme:nvme_setup_cmd tracepoint since the exporter started: proof, not inference, that placement reached the drive. " +
+	"On a simulated drive (walab_nvme_info simulated=\"true\"), the simulator's own count of the writes it was given: nothing is traced."
+
 var (
 	traceCmdsDesc = prometheus.NewDesc(Namespace+"_nvme_write_commands_total",
-		"NVMe Write commands the kernel sent, by the placement they asked for: directive none, streams or data_placement (CDW12 bits 23:20) and placement_id, the stream id or placement handle (CDW13 bits 31:16; \"other\" past placement_trace: max_placement_ids). Counted per command by a BPF program on the nvme:nvme_setup_cmd tracepoint since the exporter started: proof, not inference, that placement reached the drive.",
+		"NVMe Write commands sent to the drive, by the placement they asked for: directive none, streams or data_placement (CDW12 bits 23:20) and placement_id, the stream id or placement handle (CDW13 bits 31:16; \"other\" past placement_trace: max_placement_ids). "+traceSource,
 		[]string{"device", "directive", "placement_id"}, nil)
 	traceBytesDesc = prometheus.NewDesc(Namespace+"_nvme_write_bytes_total",
-		"Bytes of the NVMe Write commands of walab_nvme_write_commands_total: (NLB + 1) x the namespace's logical block size. Absent for a namespace whose block size sysfs does not give.",
+		"Bytes of the NVMe Write commands of walab_nvme_write_commands_total: (NLB + 1) x the namespace's logical block size; absent for a namespace whose block size sysfs does not give. "+traceSource,
 		[]string{"device", "directive", "placement_id"}, nil)
 	traceUpDesc = prometheus.NewDesc(Namespace+"_placement_trace_up",
 		"1 if the per-command placement tracer runs, 0 if it cannot (walab_placement_trace_error_info says why).", nil, nil)

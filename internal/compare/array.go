@@ -114,19 +114,20 @@ func AggregateRAIDWA(hours []Hour) float64 {
 
 // WriteArrayText prints seed 001's table: array, member and NAND bytes per
 // round, the RAID WA and the chain's WA.
-func WriteArrayText(w io.Writer, hours []Hour) error {
-	if _, err := fmt.Fprintf(w, "%4s %12s %12s %8s %12s %8s\n", "hour", "array_MB", "members_MB", "RAID_WA", "NAND_MB", "WA"); err != nil {
+func WriteArrayText(w io.Writer, hours []Hour, unit string) error {
+	n := max(4, len(unit))
+	if _, err := fmt.Fprintf(w, "%*s %12s %12s %8s %12s %8s\n", n, unit, "array_MB", "members_MB", "RAID_WA", "NAND_MB", "WA"); err != nil {
 		return err
 	}
 	for _, h := range hours {
 		var err error
 		switch {
 		case h.Missing != "":
-			_, err = fmt.Fprintf(w, "%4d %12s %12s %8s %12s %8s  (%s)\n", h.Hour, "-", "-", "-", "-", "missing", h.Missing)
+			_, err = fmt.Fprintf(w, "%*d %12s %12s %8s %12s %8s  (%s)\n", n, h.Hour, "-", "-", "-", "-", "missing", h.Missing)
 		case h.HostBytes <= 0:
-			_, err = fmt.Fprintf(w, "%4d %12.0f %12.0f %8s %12.0f %8s\n", h.Hour, h.HostBytes/MiB, h.MemberBytes/MiB, "idle", h.NANDBytes/MiB, "idle")
+			_, err = fmt.Fprintf(w, "%*d %12.0f %12.0f %8s %12.0f %8s\n", n, h.Hour, h.HostBytes/MiB, h.MemberBytes/MiB, "idle", h.NANDBytes/MiB, "idle")
 		default:
-			_, err = fmt.Fprintf(w, "%4d %12.0f %12.0f %8.4f %12.0f %8.5f\n", h.Hour, h.HostBytes/MiB, h.MemberBytes/MiB, h.RAIDWA(), h.NANDBytes/MiB, h.WA())
+			_, err = fmt.Fprintf(w, "%*d %12.0f %12.0f %8.4f %12.0f %8.5f\n", n, h.Hour, h.HostBytes/MiB, h.MemberBytes/MiB, h.RAIDWA(), h.NANDBytes/MiB, h.WA())
 		}
 		if err != nil {
 			return err

@@ -65,9 +65,13 @@ func checkComplete(j *judgement) {
 	}
 }
 
+// checkSameDrive accepts one identity (walab_nvme_info: serial, firmware)
+// per device and run, the same in both runs.
 func checkSameDrive(j *judgement) {
 	b, c := j.b, j.c
 	switch {
+	case b.Identities > 0 || c.Identities > 0:
+		j.add("same drive", Fail, "%d and %d identities (%s series) during the runs, where one per device is accepted: the drive changed mid-run, or the series are not one exporter's", max(b.Identities, 1), max(c.Identities, 1), promql.NVMeInfo)
 	case b.Serial == "" || c.Serial == "":
 		j.add("same drive", Unknown, "%s not found for both runs", promql.NVMeInfo)
 	case b.Serial != c.Serial || b.Firmware != c.Firmware:
@@ -81,9 +85,15 @@ func checkSameDrive(j *judgement) {
 	}
 }
 
+// checkFillAtStart compares the data filesystems' fill. A simulated drive
+// has none (the plan's fill check reads the simulator's own fill): the
+// check is not run there rather than left unknown.
 func checkFillAtStart(j *judgement) {
 	b, c := j.b, j.c
 	if b.FillStart == nil || c.FillStart == nil {
+		if simulated(j) {
+			return
+		}
 		j.add("fill at start", Unknown, "%s not found at both starts", promql.FilesystemUsed)
 	} else if d := math.Abs(*b.FillStart - *c.FillStart); d > j.o.Checks.FillTolerance {
 		j.add("fill at start", Fail, "%.0f%% vs %.0f%% (tolerance %.0f points)", 100**b.FillStart, 100**c.FillStart, 100*j.o.Checks.FillTolerance)
@@ -133,11 +143,13 @@ func checkOfferedLoad(j *judgement) {
 }
 
 // checkMDSync: nothing known to poison the window: an md sync writes the
-// members.
+// members. A simulated drive has no block device an array could sit on:
+// not run there.
 func checkMDSync(j *judgement) {
 	for i, role := range roles {
 		f := j.r.Facts[i]
 		switch {
+		case f.MDSync == nil && simulated(j): // not run
 		case f.MDSync == nil:
 			j.add(role+" no md sync", Unknown, "no blockdev data for the drive (collector blockdev)")
 		case *f.MDSync:
@@ -193,7 +205,7 @@ func checkPlacement(j *judgement) {
 		case bs > o.Checks.BaselineMaxShare:
 			j.add("placement (observed)", Fail, "%.1f%% of the baseline's write bytes carried a placement id (at most %.0f%%): it is no baseline", 100*bs, 100*o.Checks.BaselineMaxShare)
 		default:
-			j.add("placement (observed)", Pass, "%.1f%% of the candidate's and %.1f%% of the baseline's write bytes carried a placement id (per command, nvme_setup_cmd)", 100*cs, 100*bs)
+			j.add("placement (observed)", Pass, "%.1f%% of the candidate's and %.1f%% of the baseline's write bytes carried a placement id (%s)", 100*cs, 100*bs, placedSource(j))
 		}
 		return
 	}
@@ -207,4 +219,16 @@ func checkPlacement(j *judgement) {
 	default:
 		j.add("placement (inferred)", Pass, "baseline off, candidate on (directive state; not per-command proof)")
 	}
+}
+
+// simulated: both runs were on the exporter's simulated drive.
+func simulated(j *judgement) bool { return j.b.Simulated && j.c.Simulated }
+
+// placedSource says who counted walab_nvme_write_bytes_total's placement
+// ids: the BPF tracer, per command, or the simulated drive itself.
+func placedSource(j *judgement) string {
+	if simulated(j) {
+		return "counted by the simulated drive itself, nothing traced"
+	}
+	return "per command, BPF on nvme:nvme_setup_cmd"
 }

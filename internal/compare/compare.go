@@ -192,13 +192,13 @@ func (r *Result) Write(w io.Writer, allowInvalid bool) error {
 	unit := roundName(r.Round)
 	for i, role := range roles {
 		run := r.Runs[i]
-		fmt.Fprintf(w, "%s run %s (scenario %s): %s .. %s\n", role, run.ID, run.Scenario,
-			run.Start.UTC().Format(time.RFC3339), run.End.UTC().Format(time.RFC3339))
+		fmt.Fprintf(w, "%s run %s (scenario %s): %s .. %s%s\n", role, run.ID, run.Scenario,
+			run.Start.UTC().Format(time.RFC3339), run.End.UTC().Format(time.RFC3339), roundLength(r.Round))
 		write := WriteText
 		if r.Array != "" {
 			write = WriteArrayText
 		}
-		if err := write(w, r.Tables[i]); err != nil {
+		if err := write(w, r.Tables[i], unit); err != nil {
 			return err
 		}
 		steady := "never"
@@ -249,6 +249,14 @@ func roundName(d time.Duration) string {
 	return "round"
 }
 
+// roundLength names a round that is not an hour: ", rounds of 10s".
+func roundLength(d time.Duration) string {
+	if roundName(d) == "hour" {
+		return ""
+	}
+	return ", rounds of " + d.String()
+}
+
 func hourList(hs []Hour) string {
 	var b strings.Builder
 	for i, h := range hs {
@@ -267,7 +275,7 @@ func (r *Result) WriteJSON(w io.Writer) error {
 		SteadyAt int      `json:"steady_at"` // 0: never
 		Table    []Hour   `json:"table"`
 		Compared []int    `json:"compared"`
-		WA       float64  `json:"wa"`
+		WA       *float64 `json:"wa"` // null: not a finite number (non_finite)
 		Facts    RunFacts `json:"facts"`
 
 		ThroughputSteady ThroughputSteady `json:"throughput_steady"`
@@ -275,16 +283,32 @@ func (r *Result) WriteJSON(w io.Writer) error {
 		PerfCompared []int `json:"performance_compared"`
 	}
 	out := struct {
-		Device       string  `json:"device"`
-		Array        string  `json:"array,omitempty"`
-		RoundSeconds float64 `json:"round_seconds"`
-		Verdict      Verdict `json:"verdict"`
-		Reduction    float64 `json:"wa_reduction"`
-		Baseline     run     `json:"baseline"`
-		Candidate    run     `json:"candidate"`
-	}{Device: r.Device, Array: r.Array, RoundSeconds: r.Round.Seconds(), Verdict: r.Verdict, Reduction: r.Reduction}
+		Device       string   `json:"device"`
+		Array        string   `json:"array,omitempty"`
+		RoundSeconds float64  `json:"round_seconds"`
+		Verdict      Verdict  `json:"verdict"`
+		Reduction    *float64 `json:"wa_reduction"`
+		Baseline     run      `json:"baseline"`
+		Candidate    run      `json:"candidate"`
+		// NonFinite names each figure given as null because it is not a
+		// finite number, with its value ("baseline.wa: +Inf").
+		NonFinite []string `json:"non_finite,omitempty"`
+	}{Device: r.Device, Array: r.Array, RoundSeconds: r.Round.Seconds(), Verdict: r.Verdict}
+	out.Reduction = nullable(r.Reduction, "wa_reduction", &out.NonFinite)
+	for _, iv := range []struct {
+		name string
+		iv   Interval
+	}{{"wa_change", r.Verdict.WA}, {"throughput_change", r.Verdict.Throughput}, {"tpmc_change", r.Verdict.TpmC}, {"p95_change", r.Verdict.P95}, {"p99_change", r.Verdict.P99}} {
+		for _, b := range []struct {
+			name string
+			x    float64
+		}{{"Est", iv.iv.Est}, {"Lo", iv.iv.Lo}, {"Hi", iv.iv.Hi}} {
+			nullable(b.x, "verdict."+iv.name+"."+b.name, &out.NonFinite) // Interval.MarshalJSON gives it as null
+		}
+	}
 	for i, dst := range []*run{&out.Baseline, &out.Candidate} {
-		*dst = run{Run: r.Runs[i], SteadyAt: r.SteadyAt[i], ThroughputSteady: r.ThroughputSteady[i], Table: r.Tables[i], WA: r.WA[i], Facts: r.Facts[i]}
+		*dst = run{Run: r.Runs[i], SteadyAt: r.SteadyAt[i], ThroughputSteady: r.ThroughputSteady[i], Table: r.Tables[i],
+			WA: nullable(r.WA[i], roles[i]+".wa", &out.NonFinite), Facts: finiteFacts(r.Facts[i], roles[i]+".facts", &out.NonFinite)}
 		for _, h := range r.Last[i] {
 			dst.Compared = append(dst.Compared, h.Hour)
 		}

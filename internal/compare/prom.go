@@ -231,8 +231,17 @@ func (s Source) Facts(ctx context.Context, run Run, devices []string, compared, 
 	// An array's drives: every serial and firmware, in device order.
 	sort.Slice(v, func(i, j int) bool { return v[i].Metric["device"] < v[j].Metric["device"] })
 	var serials, firmwares []string
+	f.Simulated = len(v) > 0
+	if len(v) > len(devices) {
+		// More identities than devices: a drive changed during the run,
+		// or the series are not one exporter's (200,000 serials for one
+		// device passed once). Only the first is kept, to name it.
+		f.Identities = len(v)
+		v = v[:1]
+	}
 	for _, smp := range v {
 		serials, firmwares = append(serials, string(smp.Metric["serial"])), append(firmwares, string(smp.Metric["firmware"]))
+		f.Simulated = f.Simulated && smp.Metric["simulated"] == "true"
 	}
 	f.Serial, f.Firmware = strings.Join(serials, ","), strings.Join(firmwares, ",")
 	if f.FillStart, err = scalar("max(last_over_time("+promql.FilesystemUsed+"[5m]) / last_over_time("+promql.FilesystemSize+"[5m]))", run.Start); err != nil {

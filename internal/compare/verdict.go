@@ -68,6 +68,14 @@ func (c CheckOptions) withDefaults() CheckOptions {
 // nil pointer or empty string is "not in Prometheus".
 type RunFacts struct {
 	Serial, Firmware string
+	// Simulated: the drive is the exporter's simulated drive
+	// (walab_nvme_info simulated="true"): no filesystem, no block device,
+	// and its write counts are the simulator's own.
+	Simulated bool `json:",omitempty"`
+	// Identities is the number of walab_nvme_info series (serial,
+	// firmware, ...) the run's devices had, when more than one per device;
+	// Serial and Firmware are then the first one's. 0 otherwise.
+	Identities int `json:",omitempty"`
 	// FillStart is the fullest configured filesystem (used / size) at the
 	// run's start.
 	FillStart *float64 `json:",omitempty"`

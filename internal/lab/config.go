@@ -1,10 +1,13 @@
 package lab
 
 import (
+	"context"
+	"database/sql"
 	_ "embed"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/walab/walab/alerts"
@@ -17,12 +20,18 @@ const Device = "nvmesim0"
 // 64-page blocks, the MySQL-like mix with astream-like rules. At 64 MiB/s
 // and 8x time it turns over about twice a real second, so its WA is steady
 // within the first minute of a run, and the fill barely moves during the
-// lab. tick 0s: the drive advances when the exporter reads it.
-const ExporterConfig = `wa:
-  persist: false
-  interval: 1s
+// lab. tick 0s: the drive advances when the exporter reads it. Its WA
+// history lives in memory only (the tests' throw-away exporters); the lab's
+// own exporter keeps it in its work directory (exporterConfig).
+const ExporterConfig = "wa:\n  persist: false\n" + waSampling + simDrive
+
+// waSampling is the lab's WA sampler: a sample a second, a 20 s window.
+const waSampling = `  interval: 1s
   windows: [20s]
-sim:
+`
+
+// simDrive is the sim section without its state file.
+const simDrive = `sim:
   name: ` + Device + `
   capacity: 256MiB
   scale: 1
@@ -39,6 +48,15 @@ sim:
   placement:
     streams: true
 `
+
+// State files in the lab's work directory: the WA sampler's history and
+// run marks, and the simulated drive's lifetime counters (without which a
+// restarted drive's counters start lower and the sampler resets), so that
+// an exporter restarted mid-run keeps both (docs/wa.md, docs/sim.md).
+const (
+	WAStateFile  = "wa-state.bin"
+	SimStateFile = "sim-state.json"
+)
 
 //go:embed rules-override.yml
 var rulesOverride []byte
@@ -67,28 +85,34 @@ func prometheusConfig(exporter, loadgen string) string {
 // InnoDB targets, named as the plan names them, so the verdict can check
 // that both runs had the same MySQL settings. The plan's datadir and
 // free_space checks read the database host's mounts from the exporter
-// (host: data_dirs); the lab's database host is this machine and its
-// MariaDB's data directory may be anywhere on it, so the whole tree is
-// watched.
-func exporterConfig(port1, port2 int) string {
-	return ExporterConfig + fmt.Sprintf(`host:
-  data_dirs: [/]
+// (host: data_dirs): the lab's database host is this machine, and the
+// exporter watches its MariaDB's data directories (@@datadir), not the
+// whole tree (a host with more than 64 mounts cut the list at /).
+func exporterConfig(dir string, port1, port2 int, dataDirs []string) string {
+	quoted := make([]string, len(dataDirs))
+	for i, d := range dataDirs {
+		quoted[i] = strconv.Quote(d)
+	}
+	return fmt.Sprintf("wa:\n  state_file: %q\n", filepath.Join(dir, WAStateFile)) + waSampling +
+		simDrive + fmt.Sprintf("  state_file: %q\n", filepath.Join(dir, SimStateFile)) +
+		fmt.Sprintf(`host:
+  data_dirs: [%s]
 innodb:
   targets:
     - {name: mysql-1, dsn: "root@tcp(127.0.0.1:%d)/"}
     - {name: mysql-2, dsn: "root@tcp(127.0.0.1:%d)/"}
-`, port1, port2)
+`, strings.Join(quoted, ", "), port1, port2)
 }
 
 // writeConfigs writes the exporter's, Prometheus' and the rule file into
 // dir, each a new file.
-func writeConfigs(dir string, o Options) error {
+func writeConfigs(dir string, o Options, dataDirs []string) error {
 	r, err := rules()
 	if err != nil {
 		return err
 	}
 	for name, content := range map[string][]byte{
-		"exporter.yml":   []byte(exporterConfig(o.MySQLPort1, o.MySQLPort2)),
+		"exporter.yml":   []byte(exporterConfig(dir, o.MySQLPort1, o.MySQLPort2, dataDirs)),
 		"rules.yml":      r,
 		"prometheus.yml": []byte(prometheusConfig(o.ExporterAddr, o.LoadgenAddr)),
 	} {
@@ -113,10 +137,10 @@ func writeConfigs(dir string, o Options) error {
 // measures this exporter as `make run`'s.
 func ExporterCommand(o Options) ([]string, error) {
 	if err := loopback(o.ExporterAddr); err != nil {
-		return nil, fmt.Errorf("exporter address: %w", err)
+		return nil, &UsageError{fmt.Errorf("exporter address: %w", err)}
 	}
 	if o.Exporter == "" || o.Out == "" {
-		return nil, fmt.Errorf("exporter binary %q and work directory %q: both needed", o.Exporter, o.Out)
+		return nil, &UsageError{fmt.Errorf("exporter binary %q and work directory %q: both needed", o.Exporter, o.Out)}
 	}
 	for _, p := range []*string{&o.Out, &o.Exporter} {
 		abs, err := filepath.Abs(*p)
@@ -128,7 +152,13 @@ func ExporterCommand(o Options) ([]string, error) {
 	if err := newDir(o.Out); err != nil {
 		return nil, err
 	}
-	if err := writeConfigs(o.Out, o); err != nil {
+	s := &session{servers: map[int]*sql.DB{}} // no locks: only @@datadir is read
+	defer s.close()
+	dirs, err := s.dataDirs(context.Background(), o)
+	if err != nil {
+		return nil, err
+	}
+	if err := writeConfigs(o.Out, o, dirs); err != nil {
 		return nil, err
 	}
 	for _, s := range o.services() {

@@ -65,7 +65,7 @@ type Result struct {
 // stopped before it returns.
 func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := o.validate(); err != nil {
-		return nil, err
+		return nil, &UsageError{err}
 	}
 	// The services run in the work directory: every path they get is absolute.
 	for _, p := range []*string{&o.Out, &o.Exporter, &o.Loadgen, &o.Prometheus} {
@@ -75,17 +75,26 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}
 		*p = abs
 	}
-	for _, port := range []int{o.MySQLPort1, o.MySQLPort2} {
-		c, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), 5*time.Second)
-		if err != nil {
-			return nil, fmt.Errorf("MySQL/MariaDB on 127.0.0.1:%d: %w (bash scripts/setup.sh installs and starts MariaDB)", port, err)
-		}
-		c.Close()
+	plan, err := o.readPlan()
+	if err != nil {
+		return nil, &UsageError{err} // as walab experiment run: exit 2
 	}
 	if err := newDir(o.Out); err != nil {
 		return nil, err
 	}
-	if err := writeConfigs(o.Out, o); err != nil {
+	s, err := o.openSession(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer s.close()
+	if err := s.cleanDirty(ctx, o); err != nil {
+		return nil, err
+	}
+	dirs, err := s.dataDirs(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	if err := writeConfigs(o.Out, o, dirs); err != nil {
 		return nil, err
 	}
 	var procs []*proc
@@ -97,16 +106,15 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}()
 	for _, s := range o.services() {
 		o.printf("lab: starting %s on %s", s.name, s.addr)
-		p, err := start(o.Out, s.name, s.bin, s.args...)
+		p, err := startService(ctx, o.Out, s, 90*time.Second)
+		if p != nil {
+			procs = append(procs, p)
+		}
 		if err != nil {
 			return nil, err
 		}
-		procs = append(procs, p)
-		if err := p.waitReady(ctx, s.ready, 90*time.Second); err != nil {
-			return nil, err
-		}
 	}
-	res, err := o.experiment(ctx)
+	res, err := o.experiment(ctx, plan)
 	if err != nil {
 		return nil, err
 	}
@@ -148,12 +156,13 @@ func (o Options) services() []service {
 	}
 }
 
-// experiment runs the plan with the lab's values and writes compare's HTML
-// report from the verdict the experiment recorded.
-func (o Options) experiment(ctx context.Context) (*Result, error) {
-	data, err := os.ReadFile(o.Plan)
+// readPlan reads the plan with the experiment's bounded reader (a
+// regular file of at most 1 MiB: /dev/zero or a FIFO is refused unread)
+// and expands its ${NAME} with the lab's values.
+func (o Options) readPlan() ([]byte, error) {
+	data, err := experiment.ReadPlan(o.Plan)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("plan: %w", err)
 	}
 	env := o.planEnv()
 	data, err = experiment.Expand(data, func(k string) (string, bool) {
@@ -165,6 +174,15 @@ func (o Options) experiment(ctx context.Context) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", o.Plan, err)
 	}
+	if _, err := experiment.Parse(data); err != nil {
+		return nil, fmt.Errorf("%s: %w", o.Plan, err)
+	}
+	return data, nil
+}
+
+// experiment runs the plan with the lab's values and writes compare's HTML
+// report from the verdict the experiment recorded.
+func (o Options) experiment(ctx context.Context, data []byte) (*Result, error) {
 	out := filepath.Join(o.Out, "experiment")
 	e, err := experiment.Create(data, out)
 	if err != nil {
@@ -225,6 +243,13 @@ func (o Options) printf(format string, args ...any) {
 	fmt.Fprintf(o.Stdout, format+"\n", args...)
 }
 
+// UsageError is an option the lab refuses before it starts anything: the
+// command line's fault (walab lab exits 2 for it).
+type UsageError struct{ Err error }
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
 // validate: every address is on loopback, every binary and value given.
 func (o Options) validate() error {
 	for flag, a := range map[string]string{"exporter": o.ExporterAddr, "prometheus": o.PrometheusAddr, "loadgen": o.LoadgenAddr} {
@@ -237,6 +262,9 @@ func (o Options) validate() error {
 		if v == "" {
 			return fmt.Errorf("%s not given", name)
 		}
+	}
+	if o.MySQLPort1 == o.MySQLPort2 && o.DB1 == o.DB2 {
+		return fmt.Errorf("database 1 and database 2 are both %s on 127.0.0.1:%d: the plan restores each before a run, give two", o.DB1, o.MySQLPort1)
 	}
 	if o.RunFor <= 0 || o.Round <= 0 || o.RunFor < 5*o.Round {
 		return fmt.Errorf("run length %s and round %s: want positive, a run at least 5 rounds long", o.RunFor, o.Round)

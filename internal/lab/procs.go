@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"github.com/prometheus/procfs"
 )
 
 // proc is a service the lab started: its own process group, so that
@@ -44,6 +46,29 @@ func start(dir, name, bin string, args ...string) (*proc, error) {
 	return p, nil
 }
 
+// startService starts s in dir and waits until it answers at its ready
+// URL. The process is returned whenever it was started, ready or not, so
+// that the caller stops it.
+// Before it starts, nothing else may listen on s.addr; once ready, the
+// listening socket must be the process's own (ports.go says why).
+func startService(ctx context.Context, dir string, s service, within time.Duration) (*proc, error) {
+	fs, err := procfs.NewDefaultFS()
+	if err != nil {
+		return nil, err
+	}
+	if err := portFree(fs, s.name, s.addr); err != nil {
+		return nil, err
+	}
+	p, err := start(dir, s.name, s.bin, s.args...)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.waitReady(ctx, s.ready, within); err != nil {
+		return p, err
+	}
+	return p, ownsListener(fs, p.cmd.Process.Pid, s.name, s.addr)
+}
+
 // exited reports whether the process has ended.
 func (p *proc) exited() bool {
 	select {
@@ -66,6 +91,12 @@ func (p *proc) stop(grace time.Duration) {
 	}
 	// The leader is gone; anything left in its group goes too.
 	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+}
+
+// kill is kill -9 of the process group (a crash), reaped.
+func (p *proc) kill() {
+	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	<-p.done
 }
 
 // waitReady polls url until it answers 200, the process exits, or within

@@ -184,6 +184,11 @@ func TestBadFlags(t *testing.T) {
 		// Issue 33: --rate 1e12 was accepted (an intended start every picosecond).
 		{[]string{"oltp_read_write", "run", "--rate", "1e12", "--web.disable"}, "--rate="},
 		{[]string{"oltp_read_write", "run", "--max-unreachable", "1.5", "--web.disable"}, "--max-unreachable="},
+		// Issue 42: NaN passed every range (exit 0 at 68.5 % unreachable).
+		{[]string{"oltp_read_write", "run", "--max-unreachable=NaN", "--web.disable"}, "not a finite number"},
+		{[]string{"oltp_read_write", "run", "--rate=NaN", "--web.disable"}, "not a finite number"},
+		{[]string{"oltp_read_write", "run", "--rate=+Inf", "--web.disable"}, "not a finite number"},
+		{[]string{"oltp_read_write", "run", "--percentile=nan", "--web.disable"}, "not a finite number"},
 	} {
 		var stderr strings.Builder
 		code := Main(tc.args, io.Discard, &stderr)

@@ -1,0 +1,78 @@
+package compare
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestChecksOnSimulatedDrive: make run's verdict listed three checks as
+// unknown that the simulated drive can never answer (fill at start: no
+// filesystem; no md sync: no block device): they are not run there, and
+// stay unknown on a real drive without the data. The placement check names
+// who counted the placement ids: the simulator, not a BPF trace.
+func TestChecksOnSimulatedDrive(t *testing.T) {
+	share := func(v float64) *float64 { return &v }
+	for _, sim := range []bool{true, false} {
+		b := RunFacts{Simulated: sim, PlacedShare: share(0)}
+		c := RunFacts{Simulated: sim, PlacedShare: share(0.9)}
+		j := &judgement{r: &Result{Facts: [2]RunFacts{b, c}}, o: Options{Checks: CheckOptions{}.withDefaults()}, unit: "round", b: b, c: c}
+		checkFillAtStart(j)
+		checkMDSync(j)
+		checkPlacement(j)
+		got := map[string]Check{}
+		for _, ch := range j.v.Checks {
+			got[ch.Name] = ch
+		}
+		placed := got["placement (observed)"]
+		require.Equal(t, Pass, placed.Status)
+		if sim {
+			require.Len(t, got, 1, "only the placement check runs: %v", j.v.Checks)
+			require.Contains(t, placed.Detail, "counted by the simulated drive itself")
+			require.NotContains(t, placed.Detail, "nvme_setup_cmd")
+			continue
+		}
+		require.Equal(t, Unknown, got["fill at start"].Status)
+		require.Equal(t, Unknown, got["baseline no md sync"].Status)
+		require.Equal(t, Unknown, got["candidate no md sync"].Status)
+		require.True(t, strings.HasSuffix(placed.Detail, "(per command, BPF on nvme:nvme_setup_cmd)"), placed.Detail)
+	}
+}
+
+// TestRoundHeading: the per-round tables headed their first column "hour"
+// whatever the round (make run's rounds are 10 s); the heading is the
+// round's name, and the run's line names a round that is not an hour.
+func TestRoundHeading(t *testing.T) {
+	hs := []Hour{{Hour: 1, NANDBytes: 3 * MiB, HostBytes: 2 * MiB}}
+	for _, tc := range []struct {
+		round          time.Duration
+		heading, runAt string
+	}{{time.Hour, "hour      NAND_MB", ""}, {10 * time.Second, "round      NAND_MB", ", rounds of 10s"}} {
+		var txt, arr bytes.Buffer
+		require.NoError(t, WriteText(&txt, hs, roundName(tc.round)))
+		require.NoError(t, WriteArrayText(&arr, hs, roundName(tc.round)))
+		require.True(t, strings.HasPrefix(txt.String(), tc.heading), txt.String())
+		require.True(t, strings.HasPrefix(arr.String(), strings.Fields(tc.heading)[0]+" "), arr.String())
+		require.Equal(t, tc.runAt, roundLength(tc.round))
+	}
+}
+
+// TestSameDriveOneIdentity: 200,000 serials for one device passed "same
+// drive" (the serials, joined, were equal in both runs). More identities
+// than devices fail the check.
+func TestSameDriveOneIdentity(t *testing.T) {
+	one := RunFacts{Serial: "S1", Firmware: "F1"}
+	many := RunFacts{Serial: "S1", Firmware: "F1", Identities: 200000}
+	for _, tc := range []struct {
+		b, c RunFacts
+		want string
+	}{{one, one, Pass}, {many, many, Fail}, {one, many, Fail}} {
+		j := &judgement{r: &Result{}, b: tc.b, c: tc.c}
+		checkSameDrive(j)
+		require.Len(t, j.v.Checks, 1)
+		require.Equal(t, tc.want, j.v.Checks[0].Status, j.v.Checks[0].Detail)
+	}
+}
