@@ -100,7 +100,7 @@ func Mount(o Options) (*FS, error) {
 	f.server, err = fs.Mount(o.Mountpoint, root.RootNode, &fs.Options{
 		MountOptions: fuse.MountOptions{
 			AllowOther: true, FsName: o.Backing, Name: "walabsim", DirectMount: true,
-			MaxWrite: 1 << 20,
+			MaxWrite: 512 << 10, // below the 1 MiB pipe go-fuse splices reads through
 		},
 		EntryTimeout: &timeout, AttrTimeout: &timeout,
 	})

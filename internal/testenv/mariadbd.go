@@ -30,9 +30,10 @@ func StartMariaDB(t testing.TB, extra ...string) *Instance {
 	return StartMariaDBAt(t, "", extra...)
 }
 
-// StartMariaDBAt is StartMariaDB with the datadir at data (a directory that
-// must not exist yet, e.g. on a filesystem the test mounted); "" puts it in
-// the test's temporary directory. The socket, pid file, error log and
+// StartMariaDBAt is StartMariaDB with the datadir at data (e.g. on a
+// filesystem the test mounted; "" puts it in the test's temporary
+// directory). A datadir that is already initialised (has mysql/) is
+// started as it is, without mariadb-install-db. The socket, pid file, error log and
 // tmpdir stay in that temporary directory.
 func StartMariaDBAt(t testing.TB, data string, extra ...string) *Instance {
 	t.Helper()
@@ -46,6 +47,9 @@ func StartMariaDBAt(t testing.TB, data string, extra ...string) *Instance {
 	if data == "" {
 		data = filepath.Join(dir, "data")
 	}
+	if _, err := os.Stat(filepath.Join(data, "mysql")); err == nil {
+		install = "" // an initialised datadir: start on it as it is
+	}
 	// Each instance has its own tmpdir: a mariadbd starting up removes the
 	// #sql temporary tables it finds in its tmpdir, and with a shared /tmp
 	// that was another instance's bootstrap table ("Unknown table
@@ -54,10 +58,12 @@ func StartMariaDBAt(t testing.TB, data string, extra ...string) *Instance {
 	if err := os.Mkdir(tmp, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command(install, "--no-defaults", "--datadir="+data, "--user=root",
-		"--auth-root-authentication-method=normal", "--skip-test-db", "--tmpdir="+tmp).CombinedOutput()
-	if err != nil {
-		t.Fatalf("%s: %v\n%s", install, err, out)
+	if install != "" {
+		out, err := exec.Command(install, "--no-defaults", "--datadir="+data, "--user=root",
+			"--auth-root-authentication-method=normal", "--skip-test-db", "--tmpdir="+tmp).CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", install, err, out)
+		}
 	}
 	port := FreePort(t)
 	in := &Instance{Addr: "127.0.0.1:" + strconv.Itoa(port), Port: port, DataDir: data, t: t, socket: filepath.Join(dir, "mysqld.sock")}
