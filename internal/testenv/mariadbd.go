@@ -110,6 +110,9 @@ func (in *Instance) PID() int {
 	return in.cmd.Process.Pid
 }
 
+// ErrorLog is the server's error log.
+func (in *Instance) ErrorLog() string { return filepath.Join(in.dir(), "error.log") }
+
 // dir holds the socket, pid file, error log and tmpdir.
 func (in *Instance) dir() string { return filepath.Dir(in.socket) }
 
