@@ -70,8 +70,8 @@ func prometheusConfig(exporter, loadgen string) string {
 // (host: data_dirs); the lab's database host is this machine and its
 // MariaDB's data directory may be anywhere on it, so the whole tree is
 // watched.
-func exporterConfig(port1, port2 int) string {
-	return ExporterConfig + fmt.Sprintf(`host:
+func exporterConfig(base string, port1, port2 int) string {
+	return base + fmt.Sprintf(`host:
   data_dirs: [/]
 innodb:
   targets:
@@ -87,8 +87,15 @@ func writeConfigs(dir string, o Options) error {
 	if err != nil {
 		return err
 	}
+	base := ExporterConfig
+	if o.SimFS {
+		if err := simfsDirs(dir); err != nil {
+			return err
+		}
+		base = simfsExporterConfig(dir)
+	}
 	for name, content := range map[string][]byte{
-		"exporter.yml":   []byte(exporterConfig(o.MySQLPort1, o.MySQLPort2)),
+		"exporter.yml":   []byte(exporterConfig(base, o.MySQLPort1, o.MySQLPort2)),
 		"rules.yml":      r,
 		"prometheus.yml": []byte(prometheusConfig(o.ExporterAddr, o.LoadgenAddr)),
 	} {

@@ -43,6 +43,13 @@ type Options struct {
 	Round    time.Duration // one row of the WA table
 	Progress time.Duration // period of progress lines during a run
 
+	// SimFS puts the drive under the exporter's FUSE filesystem and runs
+	// a private mariadbd (MariaDBD) with its datadir there, in place of
+	// the MySQL ports: the WA then comes from MariaDB's own writes.
+	// Needs root and /dev/fuse.
+	SimFS    bool
+	MariaDBD string
+
 	// Hold keeps the stack up after the verdict until ctx is done.
 	Hold bool
 	// Ready, when set, is called with the result before the lab holds.
@@ -75,7 +82,15 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}
 		*p = abs
 	}
-	for _, port := range []int{o.MySQLPort1, o.MySQLPort2} {
+	servers := []int{o.MySQLPort1, o.MySQLPort2}
+	if o.SimFS {
+		port, err := freePort()
+		if err != nil {
+			return nil, err
+		}
+		o.MySQLPort1, o.MySQLPort2, servers = port, port, nil // the lab starts its own server below
+	}
+	for _, port := range servers {
 		c, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), 5*time.Second)
 		if err != nil {
 			return nil, fmt.Errorf("MySQL/MariaDB on 127.0.0.1:%d: %w (bash scripts/setup.sh installs and starts MariaDB)", port, err)
@@ -103,6 +118,16 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}
 		procs = append(procs, p)
 		if err := p.waitReady(ctx, s.ready, 90*time.Second); err != nil {
+			return nil, err
+		}
+	}
+	if o.SimFS {
+		o.printf("lab: starting a private mariadbd on 127.0.0.1:%d, its datadir on the simulated drive's filesystem", o.MySQLPort1)
+		p, err := o.startMariaDB(ctx, o.MySQLPort1)
+		if p != nil {
+			procs = append(procs, p)
+		}
+		if err != nil {
 			return nil, err
 		}
 	}
@@ -219,6 +244,11 @@ func (o Options) summary(r *Result) {
 	o.printf("  WA per device:   %s/graph?%s", r.Prometheus, url.Values{
 		"g0.expr": {"device:walab_nvme_write_amplification:ratio_increase1h"}, "g0.range_input": {"15m"}}.Encode())
 	o.printf("exporter:          %s", r.Exporter)
+	if o.SimFS {
+		o.printf("WA source:         MariaDB's own writes (a private mariadbd, datadir on the simulated drive's filesystem %s)", filepath.Join(o.Out, "simfs", "mnt"))
+	} else {
+		o.printf("WA source:         the simulated drive's synthetic MySQL-like mix, not MariaDB's writes (--simfs: MariaDB's own)")
+	}
 }
 
 func (o Options) printf(format string, args ...any) {
@@ -231,6 +261,9 @@ func (o Options) validate() error {
 		if err := loopback(a); err != nil {
 			return fmt.Errorf("%s address: %w", flag, err)
 		}
+	}
+	if o.SimFS && o.MariaDBD == "" {
+		return errors.New("--simfs: mariadbd binary not given")
 	}
 	for name, v := range map[string]string{"exporter binary": o.Exporter, "loadgen binary": o.Loadgen,
 		"prometheus binary": o.Prometheus, "plan": o.Plan, "work directory": o.Out, "database 1": o.DB1, "database 2": o.DB2} {
