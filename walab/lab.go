@@ -45,6 +45,8 @@ func defineLab(app *kingpin.Application) *labCmd {
 	c.cmd.Flag("round", "One row of the WA table (the simulated drive's \"hour\").").Default("10s").DurationVar(&o.Round)
 	c.cmd.Flag("progress", "Period of progress lines during a run.").Default("15s").DurationVar(&o.Progress)
 	c.cmd.Flag("print-exporter", "Only write the lab's configuration into --out and print the exporter's command line as the lab runs it, one argument per line (bench/exporter-at-rest.sh measures that exporter).").BoolVar(&c.printExporter)
+	c.cmd.Flag("simfs", "Put the simulated drive under a FUSE filesystem and run a private mariadbd with its datadir there, instead of the --mysql.port-* servers: the WA then comes from MariaDB's own writes, not the drive's synthetic mix (docs/sim.md). Needs root and /dev/fuse.").BoolVar(&o.SimFS)
+	c.cmd.Flag("mariadbd.bin", "The mariadbd binary --simfs starts.").Default("/usr/sbin/mariadbd").StringVar(&o.MariaDBD)
 	c.cmd.Flag("hold", "Stay up after the verdict until Ctrl-C (--no-hold: stop at once).").Default("true").BoolVar(&o.Hold)
 	return c
 }

@@ -1,6 +1,7 @@
 package exporterapp
 
 import (
+	"errors"
 	"log/slog"
 	"net/http"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/walab/walab/internal/nvme/fleet"
 	"github.com/walab/walab/internal/nvme/probe"
 	"github.com/walab/walab/internal/nvme/sim"
+	"github.com/walab/walab/internal/simfs"
 	"github.com/walab/walab/internal/wa"
 )
 
@@ -27,7 +29,9 @@ type App struct {
 	handler  http.Handler         // landing page, metrics, run-start API
 	sampler  *wa.Sampler          // nil when the wa collector is off
 	fleet    *fleet.Fleet
-	sims     []*sim.Drive // simulated drives in the fleet (the default without NVMe)
+	sims     []*sim.Drive         // simulated drives in the fleet (the default without NVMe)
+	mounts   []*simfs.FS          // their filesystems (sim.fs), unmounted by Close
+	fsReg    *prometheus.Registry // the filesystems' walab_simfs_* metrics
 	cfgPath  string
 	cfg      *config.File // the running configuration (Reload replaces it)
 }
@@ -89,6 +93,10 @@ func New(o Options, logger *slog.Logger) (*App, error) {
 		a.Close()
 		return nil, err
 	}
+	if err := a.mountSimFS(logger); err != nil {
+		a.Close()
+		return nil, err
+	}
 	return a, nil
 }
 
@@ -136,7 +144,8 @@ func (a *App) build(o Options, cfg *config.File, logger *slog.Logger) error {
 	if !o.DisableExporterMetrics {
 		self.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	}
-	metrics := newMetricsHandler(set, self, promhttp.HandlerOpts{
+	a.fsReg = prometheus.NewRegistry()
+	metrics := newMetricsHandler(set, prometheus.Gatherers{self, a.fsReg}, promhttp.HandlerOpts{
 		ErrorLog:      slog.NewLogLogger(logger.Handler(), slog.LevelError),
 		ErrorHandling: promhttp.ContinueOnError,
 	}, o.ScrapeTimeout, o.MaxRequests)
@@ -177,7 +186,8 @@ func (a *App) Close() error {
 	if a.sampler != nil {
 		a.sampler.Close()
 	}
-	return a.fleet.Close()
+	err := a.unmountSimFS()
+	return errors.Join(err, a.fleet.Close())
 }
 
 // simPlacement shows a simulated drive's writes by stream to the

@@ -88,13 +88,15 @@ func prometheusConfig(exporter, loadgen string) string {
 // (host: data_dirs): the lab's database host is this machine, and the
 // exporter watches its MariaDB's data directories (@@datadir), not the
 // whole tree (a host with more than 64 mounts cut the list at /).
-func exporterConfig(dir string, port1, port2 int, dataDirs []string) string {
+// sim is the drive's section: simDrive, or simfsDrive's under the FUSE
+// filesystem.
+func exporterConfig(dir, sim string, port1, port2 int, dataDirs []string) string {
 	quoted := make([]string, len(dataDirs))
 	for i, d := range dataDirs {
 		quoted[i] = strconv.Quote(d)
 	}
 	return fmt.Sprintf("wa:\n  state_file: %q\n", filepath.Join(dir, WAStateFile)) + waSampling +
-		simDrive + fmt.Sprintf("  state_file: %q\n", filepath.Join(dir, SimStateFile)) +
+		sim + fmt.Sprintf("  state_file: %q\n", filepath.Join(dir, SimStateFile)) +
 		fmt.Sprintf(`host:
   data_dirs: [%s]
 innodb:
@@ -111,8 +113,15 @@ func writeConfigs(dir string, o Options, dataDirs []string) error {
 	if err != nil {
 		return err
 	}
+	sim := simDrive
+	if o.SimFS {
+		if err := simfsDirs(dir); err != nil {
+			return err
+		}
+		sim = simfsDrive(dir)
+	}
 	for name, content := range map[string][]byte{
-		"exporter.yml":   []byte(exporterConfig(dir, o.MySQLPort1, o.MySQLPort2, dataDirs)),
+		"exporter.yml":   []byte(exporterConfig(dir, sim, o.MySQLPort1, o.MySQLPort2, dataDirs)),
 		"rules.yml":      r,
 		"prometheus.yml": []byte(prometheusConfig(o.ExporterAddr, o.LoadgenAddr)),
 	} {

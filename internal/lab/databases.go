@@ -63,6 +63,26 @@ type heldLock struct {
 	name string
 }
 
+// sharedServers opens the session on the servers the lab shares with the
+// machine (--mysql.port-*): the databases locked, a half-restored one
+// dropped for prepare to load again, and the servers' data directories.
+func (o Options) sharedServers(ctx context.Context) (*session, []string, error) {
+	s, err := o.openSession(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := s.cleanDirty(ctx, o); err != nil {
+		s.close()
+		return nil, nil, err
+	}
+	dirs, err := s.dataDirs(ctx, o)
+	if err != nil {
+		s.close()
+		return nil, nil, err
+	}
+	return s, dirs, nil
+}
+
 // openSession locks the work directory, then every database: another lab
 // holding one is refused with the connection that holds it. A lab killed
 // with -9 loses its connections, and MariaDB releases its locks with them.

@@ -43,6 +43,13 @@ type Options struct {
 	Round    time.Duration // one row of the WA table
 	Progress time.Duration // period of progress lines during a run
 
+	// SimFS puts the drive under the exporter's FUSE filesystem and runs
+	// a private mariadbd (MariaDBD) with its datadir there, in place of
+	// the MySQL ports: the WA then comes from MariaDB's own writes.
+	// Needs root and /dev/fuse.
+	SimFS    bool
+	MariaDBD string
+
 	// Hold keeps the stack up after the verdict until ctx is done.
 	Hold bool
 	// Ready, when set, is called with the result before the lab holds.
@@ -75,6 +82,13 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}
 		*p = abs
 	}
+	if o.SimFS {
+		port, err := freePort()
+		if err != nil {
+			return nil, err
+		}
+		o.MySQLPort1, o.MySQLPort2 = port, port // the lab starts its own server below
+	}
 	plan, err := o.readPlan()
 	if err != nil {
 		return nil, &UsageError{err} // as walab experiment run: exit 2
@@ -82,17 +96,14 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := newDir(o.Out); err != nil {
 		return nil, err
 	}
-	s, err := o.openSession(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer s.close()
-	if err := s.cleanDirty(ctx, o); err != nil {
-		return nil, err
-	}
-	dirs, err := s.dataDirs(ctx, o)
-	if err != nil {
-		return nil, err
+	dirs := []string{simfsDataDir(o.Out)}
+	if !o.SimFS {
+		s, d, err := o.sharedServers(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer s.close()
+		dirs = d
 	}
 	if err := writeConfigs(o.Out, o, dirs); err != nil {
 		return nil, err
@@ -113,6 +124,21 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
+	}
+	if o.SimFS {
+		o.printf("lab: starting a private mariadbd on 127.0.0.1:%d, its datadir on the simulated drive's filesystem", o.MySQLPort1)
+		p, err := o.startMariaDB(ctx, o.MySQLPort1)
+		if p != nil {
+			procs = append(procs, p)
+		}
+		if err != nil {
+			return nil, err
+		}
+		s, err := o.openSession(ctx) // its databases locked like the shared servers'
+		if err != nil {
+			return nil, err
+		}
+		defer s.close()
 	}
 	res, err := o.experiment(ctx, plan)
 	if err != nil {
@@ -237,6 +263,11 @@ func (o Options) summary(r *Result) {
 	o.printf("  WA per device:   %s/graph?%s", r.Prometheus, url.Values{
 		"g0.expr": {"device:walab_nvme_write_amplification:ratio_increase1h"}, "g0.range_input": {"15m"}}.Encode())
 	o.printf("exporter:          %s", r.Exporter)
+	if o.SimFS {
+		o.printf("WA source:         MariaDB's own writes (a private mariadbd, datadir on the simulated drive's filesystem %s)", filepath.Join(o.Out, "simfs", "mnt"))
+	} else {
+		o.printf("WA source:         the simulated drive's synthetic MySQL-like mix, not MariaDB's writes (--simfs: MariaDB's own)")
+	}
 }
 
 func (o Options) printf(format string, args ...any) {
@@ -256,6 +287,9 @@ func (o Options) validate() error {
 		if err := loopback(a); err != nil {
 			return fmt.Errorf("%s address: %w", flag, err)
 		}
+	}
+	if o.SimFS && o.MariaDBD == "" {
+		return errors.New("--simfs: mariadbd binary not given")
 	}
 	for name, v := range map[string]string{"exporter binary": o.Exporter, "loadgen binary": o.Loadgen,
 		"prometheus binary": o.Prometheus, "plan": o.Plan, "work directory": o.Out, "database 1": o.DB1, "database 2": o.DB2} {

@@ -46,6 +46,12 @@ var (
 	NVMeWriteAmplification   = name("nvme_write_amplification")
 	NVMeWriteBytes           = name("nvme_write_bytes_total")
 	PlacementDaemonRunning   = name("placement_daemon_running")
+	SimFSFsyncs              = name("simfs_fsyncs_total")
+	SimFSHostWrittenBytes    = name("simfs_host_written_bytes_total")
+	SimFSServing             = name("simfs_serving")
+	SimFSTrimmedBytes        = name("simfs_trimmed_bytes_total")
+	SimFSWrites              = name("simfs_writes_total")
+	SimFSWrittenBytes        = name("simfs_written_bytes_total")
 )
 
 var names []string

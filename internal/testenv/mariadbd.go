@@ -19,12 +19,23 @@ type Instance struct {
 	DataDir string
 	cmd     *exec.Cmd
 	args    []string
+	socket  string
 	t       testing.TB
 }
 
 // StartMariaDB starts a second, private mariadbd (own datadir, own port) and
 // stops it when the test ends. extra are additional server options.
 func StartMariaDB(t testing.TB, extra ...string) *Instance {
+	t.Helper()
+	return StartMariaDBAt(t, "", extra...)
+}
+
+// StartMariaDBAt is StartMariaDB with the datadir at data (e.g. on a
+// filesystem the test mounted; "" puts it in the test's temporary
+// directory). A datadir that is already initialised (has mysql/) is
+// started as it is, without mariadb-install-db. The socket, pid file, error log and
+// tmpdir stay in that temporary directory.
+func StartMariaDBAt(t testing.TB, data string, extra ...string) *Instance {
 	t.Helper()
 	skipShort(t, "a private mariadbd")
 	server := findServer(t)
@@ -33,7 +44,12 @@ func StartMariaDB(t testing.TB, extra ...string) *Instance {
 		Missing(t, "mariadb-install-db not found")
 	}
 	dir := t.TempDir()
-	data := filepath.Join(dir, "data")
+	if data == "" {
+		data = filepath.Join(dir, "data")
+	}
+	if _, err := os.Stat(filepath.Join(data, "mysql")); err == nil {
+		install = "" // an initialised datadir: start on it as it is
+	}
 	// Each instance has its own tmpdir: a mariadbd starting up removes the
 	// #sql temporary tables it finds in its tmpdir, and with a shared /tmp
 	// that was another instance's bootstrap table ("Unknown table
@@ -42,13 +58,15 @@ func StartMariaDB(t testing.TB, extra ...string) *Instance {
 	if err := os.Mkdir(tmp, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command(install, "--no-defaults", "--datadir="+data, "--user=root",
-		"--auth-root-authentication-method=normal", "--skip-test-db", "--tmpdir="+tmp).CombinedOutput()
-	if err != nil {
-		t.Fatalf("%s: %v\n%s", install, err, out)
+	if install != "" {
+		out, err := exec.Command(install, "--no-defaults", "--datadir="+data, "--user=root",
+			"--auth-root-authentication-method=normal", "--skip-test-db", "--tmpdir="+tmp).CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", install, err, out)
+		}
 	}
 	port := FreePort(t)
-	in := &Instance{Addr: "127.0.0.1:" + strconv.Itoa(port), Port: port, DataDir: data, t: t}
+	in := &Instance{Addr: "127.0.0.1:" + strconv.Itoa(port), Port: port, DataDir: data, t: t, socket: filepath.Join(dir, "mysqld.sock")}
 	in.args = append([]string{"--no-defaults", "--datadir=" + data, "--user=root",
 		"--bind-address=127.0.0.1", "--port=" + strconv.Itoa(port),
 		"--socket=" + filepath.Join(dir, "mysqld.sock"), "--pid-file=" + filepath.Join(dir, "mysqld.pid"),
@@ -68,7 +86,7 @@ func (in *Instance) start(server string) {
 		in.t.Fatalf("start %s: %v", server, err)
 	}
 	if err := ping(in.Addr, 60*time.Second); err != nil {
-		log, _ := os.ReadFile(filepath.Join(filepath.Dir(in.DataDir), "error.log"))
+		log, _ := os.ReadFile(filepath.Join(in.dir(), "error.log"))
 		in.Stop()
 		in.t.Fatalf("mariadbd on %s did not come up: %v\n%s", in.Addr, err, log)
 	}
@@ -82,7 +100,21 @@ func (in *Instance) CommandLine() (bin string, args []string) {
 }
 
 // PIDFile is the server's pid file.
-func (in *Instance) PIDFile() string { return filepath.Join(filepath.Dir(in.DataDir), "mysqld.pid") }
+func (in *Instance) PIDFile() string { return filepath.Join(in.dir(), "mysqld.pid") }
+
+// PID is the running server's process id (0 when it is not running).
+func (in *Instance) PID() int {
+	if in.cmd == nil || in.cmd.Process == nil {
+		return 0
+	}
+	return in.cmd.Process.Pid
+}
+
+// ErrorLog is the server's error log.
+func (in *Instance) ErrorLog() string { return filepath.Join(in.dir(), "error.log") }
+
+// dir holds the socket, pid file, error log and tmpdir.
+func (in *Instance) dir() string { return filepath.Dir(in.socket) }
 
 // Open connects as root, creating database db fresh (if not empty).
 func (in *Instance) Open(db string) (*sql.DB, string) { return prepare(in.t, in.Addr, db) }

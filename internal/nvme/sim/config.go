@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/bits"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -63,6 +64,11 @@ type Config struct {
 
 	Diskstats Diskstats `yaml:"diskstats"`
 
+	// FS drives the model with the writes of a FUSE filesystem instead of
+	// a generator (internal/simfs): a database's datadir on the mountpoint
+	// becomes the drive's host writes, at their real sizes and places.
+	FS FS `yaml:"fs"`
+
 	// Tick is how often a background goroutine advances the simulation
 	// (default 1s; "0s" advances only when the drive is read).
 	Tick *time.Duration `yaml:"tick"`
@@ -80,6 +86,35 @@ type Diskstats struct {
 	Device string `yaml:"device"` // e.g. nvme0n1; empty = use rate
 	ProcFS string `yaml:"procfs"` // default /proc
 }
+
+// FS is the filesystem the drive sits under. With a mountpoint the drive
+// has no generator: scale is 1 (real bytes at real places), capacity
+// defaults to 1 GiB, and workload, rate, speed_up and diskstats are unused.
+type FS struct {
+	Mountpoint string `yaml:"mountpoint"` // where the exporter mounts it (absolute path)
+	Backing    string `yaml:"backing"`    // the directory that holds the files (absolute path)
+}
+
+// Enabled reports whether the drive is fed by the filesystem.
+func (f FS) Enabled() bool { return f.Mountpoint != "" }
+
+func (f FS) validate() error {
+	switch {
+	case !filepath.IsAbs(f.Mountpoint) || !filepath.IsAbs(f.Backing):
+		return fmt.Errorf("sim: fs: mountpoint %q and backing %q must both be absolute paths", f.Mountpoint, f.Backing)
+	case within(f.Backing, f.Mountpoint) || within(f.Mountpoint, f.Backing):
+		return fmt.Errorf("sim: fs: mountpoint %q and backing %q must not contain each other", f.Mountpoint, f.Backing)
+	}
+	return nil
+}
+
+func within(dir, p string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+}
+
+// fsCapacity is the default capacity of a drive under the filesystem.
+const fsCapacity = 1 << 30
 
 // maxPages bounds any model: 256 Mi pages (1 TiB at 4 KiB) is about 2 GiB.
 const maxPages = 1 << 28
@@ -102,8 +137,14 @@ func (c Config) WithDefaults() Config {
 	if c.Firmware == "" {
 		c.Firmware = "SIM00001"
 	}
+	if c.Capacity == 0 && c.FS.Enabled() {
+		c.Capacity = fsCapacity
+	}
 	if c.Capacity == 0 {
 		c.Capacity = 1 << 40
+	}
+	if c.Scale == 0 && c.FS.Enabled() {
+		c.Scale = 1
 	}
 	if c.SpareFactor == 0 {
 		c.SpareFactor = 0.07
@@ -207,6 +248,16 @@ func (c Config) Validate() error {
 	}
 	if _, err := ftl.ParsePolicy(c.GCPolicy); err != nil {
 		return fmt.Errorf("sim: %w", err)
+	}
+	if c.FS.Enabled() {
+		if err := c.FS.validate(); err != nil {
+			return err
+		}
+		if c.Scale != 1 || c.Diskstats.Device != "" {
+			return errors.New("sim: fs: a drive under the filesystem takes its writes at full size: scale must be 1 and diskstats unset")
+		}
+	} else if c.FS.Backing != "" {
+		return errors.New("sim: fs: backing without a mountpoint")
 	}
 	if err := c.Workload.Validate(); err != nil {
 		return fmt.Errorf("sim: workload: %w", err)

@@ -53,6 +53,7 @@ type Drive struct {
 	classPages []uint64
 	placed     [256][2]uint64 // stream id (0: no directive) -> model write commands, pages
 	lastErr    string
+	feedErr    error      // the filesystem feeding the drive stopped (FeedFailed)
 	base       savedState // lifetime counters before this process (StateFile)
 	saved      savedState // what the state file holds now
 
@@ -91,9 +92,11 @@ func New(cfg Config, opts ...Option) (*Drive, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sim: %w", err)
 	}
-	gen, err := simload.New(cfg.Workload, mc.LogicalPages, table, cfg.Seed)
-	if err != nil {
-		return nil, fmt.Errorf("sim: %w", err)
+	var gen simload.Generator = fsFeed{}
+	if !cfg.FS.Enabled() {
+		if gen, err = simload.New(cfg.Workload, mc.LogicalPages, table, cfg.Seed); err != nil {
+			return nil, fmt.Errorf("sim: %w", err)
+		}
 	}
 	d := &Drive{cfg: cfg, clock: time.Now, log: slog.New(slog.DiscardHandler), model: model, gen: gen, rules: table,
 		placement: cfg.Placement.Streams, classPages: make([]uint64, len(gen.Classes()))}
@@ -225,6 +228,9 @@ func (d *Drive) advance() error {
 	} else {
 		d.owed += float64(d.cfg.Rate) / scale * simDt
 	}
+	if d.cfg.FS.Enabled() {
+		return nil // the filesystem writes; no generator
+	}
 	page := float64(d.cfg.PageSize)
 	for d.owed >= page {
 		op := d.gen.Next()
@@ -250,6 +256,9 @@ func (d *Drive) Exec(ctx context.Context, cmd admin.Command) (admin.Result, erro
 	defer d.mu.Unlock()
 	if err := d.advance(); err != nil && d.closed {
 		return admin.Result{}, err
+	}
+	if d.feedErr != nil {
+		return admin.Result{}, d.feedErr
 	}
 	return d.exec(cmd)
 }

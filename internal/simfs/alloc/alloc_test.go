@@ -1,0 +1,142 @@
+package alloc
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func pagesOf(exts []Ext) (n uint32) {
+	for _, e := range exts {
+		n += e.Pages
+	}
+	return n
+}
+
+func TestSequentialWritesFormOneExtent(t *testing.T) {
+	a, err := New(1024, 4096)
+	require.NoError(t, err)
+	for off := uint64(0); off < 64*4096; off += 16384 {
+		_, err := a.Write(1, off, 16384)
+		require.NoError(t, err)
+	}
+	require.Equal(t, []Ext{{0, 64}}, a.Extents(1))
+	// An overwrite lands on the file's own pages.
+	got, err := a.Write(1, 4096*10+100, 8192)
+	require.NoError(t, err)
+	require.Equal(t, []Ext{{10, 3}}, got, "bytes 41060..49252 touch pages 10-12")
+	require.Equal(t, uint32(64), a.LivePages())
+}
+
+func TestInterleavedFilesKeepTheirOwnPages(t *testing.T) {
+	a, _ := New(64, 4096)
+	_, _ = a.Write(1, 0, 4096)
+	_, _ = a.Write(2, 0, 4096)
+	e1, _ := a.Write(1, 4096, 4096) // page 1 of file 1: LPN 1 is file 2's
+	require.Equal(t, []Ext{{2, 1}}, e1)
+	require.NoError(t, a.Check())
+}
+
+func TestNoSpaceChangesNothing(t *testing.T) {
+	a, _ := New(8, 4096)
+	_, err := a.Write(1, 0, 6*4096)
+	require.NoError(t, err)
+	_, err = a.Write(2, 0, 3*4096)
+	require.ErrorIs(t, err, ErrNoSpace)
+	require.Equal(t, uint32(2), a.FreePages())
+	// An overwrite of live pages needs no space.
+	_, err = a.Write(1, 0, 6*4096)
+	require.NoError(t, err)
+	require.NoError(t, a.Check())
+}
+
+func TestPunchAndTruncateFreeWholePagesOnly(t *testing.T) {
+	a, _ := New(64, 4096)
+	_, _ = a.Write(1, 0, 10*4096)
+	require.Equal(t, []Ext{{2, 2}}, a.Punch(1, 4096+1, 3*4096), "bytes 4097..16385 wholly cover pages 2 and 3")
+	require.Equal(t, []Ext{{7, 3}}, a.Truncate(1, 6*4096+1), "size 24577 keeps pages 0-6")
+	require.Equal(t, uint32(5), a.LivePages())
+	require.Len(t, a.Remove(1), 2, "pages 0-1 and 4-6 are two extents")
+	require.Equal(t, uint32(0), a.LivePages())
+	require.NoError(t, a.Check())
+}
+
+func TestReserveAllocatesWithoutWriting(t *testing.T) {
+	a, _ := New(64, 4096)
+	n, err := a.Reserve(1, 0, 8*4096)
+	require.NoError(t, err)
+	require.Equal(t, uint32(8), n)
+	got, _ := a.Write(1, 3*4096, 4096)
+	require.Equal(t, []Ext{{3, 1}}, got, "a write into a reserved range uses its page")
+	n, _ = a.Reserve(1, 0, 8*4096)
+	require.Zero(t, n)
+}
+
+// TestAllocatorProperties runs random writes, reserves, punches,
+// truncates and removes over a few files against a shadow of what each
+// file holds: no LPN is live in two files (Check), every freed page is in
+// the returned TRIM extents exactly once, and the pages a write returns
+// are the pages its byte range touches.
+func TestAllocatorProperties(t *testing.T) {
+	const pages, ps = 512, 4096
+	for seed := uint64(1); seed <= 20; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 7))
+		a, _ := New(pages, ps)
+		live := map[uint32]File{} // LPN -> file
+		for step := 0; step < 3000; step++ {
+			f := File(rng.IntN(5) + 1)
+			off := uint64(rng.IntN(200 * ps))
+			n := uint64(rng.IntN(8*ps) + 1)
+			switch op := rng.IntN(10); {
+			case op < 6:
+				exts, err := a.Write(f, off, n)
+				if err != nil {
+					require.ErrorIs(t, err, ErrNoSpace)
+					continue
+				}
+				first, end := off/ps, (off+n-1)/ps+1
+				require.Equal(t, uint32(end-first), pagesOf(exts), "seed %d step %d", seed, step)
+				for _, e := range exts {
+					for l := e.LPN; l < e.LPN+e.Pages; l++ {
+						if o, ok := live[l]; ok {
+							require.Equal(t, f, o, "LPN %d written by file %d while file %d holds it", l, f, o)
+						}
+						live[l] = f
+					}
+				}
+			case op < 7:
+				before := a.LivePages()
+				got, err := a.Reserve(f, off, n)
+				if err == nil {
+					require.Equal(t, before+got, a.LivePages())
+				}
+				for _, e := range a.Extents(f) {
+					for l := e.LPN; l < e.LPN+e.Pages; l++ {
+						live[l] = f
+					}
+				}
+			default:
+				before := a.LivePages()
+				var freed []Ext
+				switch op {
+				case 7:
+					freed = a.Punch(f, off, n)
+				case 8:
+					freed = a.Truncate(f, off)
+				default:
+					freed = a.Remove(f)
+				}
+				require.Equal(t, before-pagesOf(freed), a.LivePages(), "freed pages are the trimmed pages")
+				for _, e := range freed {
+					for l := e.LPN; l < e.LPN+e.Pages; l++ {
+						require.Equal(t, f, live[l], "trimmed LPN %d was not file %d's", l, f)
+						delete(live, l)
+					}
+				}
+			}
+			require.Equal(t, uint32(len(live)), a.LivePages())
+		}
+		require.NoError(t, a.Check())
+	}
+}

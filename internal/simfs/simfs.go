@@ -1,0 +1,153 @@
+// Package simfs is the filesystem the simulated drive sits under: a FUSE
+// loopback filesystem (hanwen/go-fuse v2) that keeps the files in a
+// backing directory and reports every write, truncate, fallocate,
+// punch-hole, unlink and rename-over, with the file's name, to the drive.
+// An allocator (internal/simfs/alloc) lays the files out on the drive's
+// logical space, so a database's datadir on the mountpoint becomes the
+// drive's host writes and TRIMs at their real sizes and places.
+package simfs
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+	"golang.org/x/sys/unix"
+
+	"github.com/walab/walab/internal/simfs/alloc"
+	"github.com/walab/walab/internal/simfs/fileclass"
+)
+
+// Drive receives the filesystem's host writes and TRIMs (a *sim.Drive).
+type Drive interface {
+	HostWrite(name string, class fileclass.Class, lpn, pages uint32) error
+	HostTrim(lpn, pages uint32) error
+	// FeedFailed is called once when the filesystem stops serving without
+	// Unmount: the drive no longer sees the writes.
+	FeedFailed(err error)
+}
+
+// FSType is the mount's type as /proc/mounts shows it.
+const FSType = "fuse.walabsim"
+
+// Options configure Mount.
+type Options struct {
+	Backing, Mountpoint string
+	Drive               Drive
+	LogicalPages        uint32 // the drive's logical space
+	PageSize            uint32 // its page (LBA) size
+	Logger              *slog.Logger
+}
+
+// FS is a mounted filesystem.
+type FS struct {
+	opts   Options
+	server *fuse.Server
+	done   chan struct{}
+
+	mu        sync.Mutex
+	al        *alloc.Allocator
+	st        [len7]ClassStats
+	driveErr  error // the first error the drive returned
+	unmounted bool  // Unmount was called
+	stopped   bool  // the server loop returned
+}
+
+const len7 = 7 // len(fileclass.Names)
+
+var _ = [1]struct{}{}[len(fileclass.Names)-len7] // len7 follows fileclass.Names
+
+// Mount mounts the backing directory at the mountpoint and serves it until
+// Unmount. It needs root (or fusermount3) and /dev/fuse.
+func Mount(o Options) (*FS, error) {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	al, err := alloc.New(o.LogicalPages, o.PageSize)
+	if err != nil {
+		return nil, err
+	}
+	var st syscall.Stat_t
+	for _, d := range []string{o.Backing, o.Mountpoint} {
+		if err := syscall.Stat(d, &st); err != nil {
+			if errors.Is(err, syscall.ENOTCONN) {
+				return nil, fmt.Errorf("simfs: %s is a dead FUSE mount (a previous exporter was killed?): umount -l %s", d, d)
+			}
+			return nil, fmt.Errorf("simfs: %s: %w", d, err)
+		}
+		if st.Mode&syscall.S_IFMT != syscall.S_IFDIR {
+			return nil, fmt.Errorf("simfs: %s is not a directory", d)
+		}
+	}
+	if err := syscall.Stat(o.Backing, &st); err != nil {
+		return nil, fmt.Errorf("simfs: %s: %w", o.Backing, err)
+	}
+	f := &FS{opts: o, al: al, done: make(chan struct{})}
+	if err := f.adopt(); err != nil {
+		return nil, err
+	}
+	root := &fs.LoopbackRoot{Path: o.Backing, Dev: uint64(st.Dev)}
+	root.NewNode = func(r *fs.LoopbackRoot, _ *fs.Inode, _ string, _ *syscall.Stat_t) fs.InodeEmbedder {
+		return &node{LoopbackNode: fs.LoopbackNode{RootData: r}, fs: f}
+	}
+	root.RootNode = root.NewNode(root, nil, "", &st)
+	timeout := time.Second
+	f.server, err = fs.Mount(o.Mountpoint, root.RootNode, &fs.Options{
+		MountOptions: fuse.MountOptions{
+			AllowOther: true, FsName: o.Backing, Name: "walabsim", DirectMount: true,
+			MaxWrite: 512 << 10, // below the 1 MiB pipe go-fuse splices reads through
+		},
+		EntryTimeout: &timeout, AttrTimeout: &timeout,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("simfs: mount %s on %s: %w", o.Backing, o.Mountpoint, err)
+	}
+	go f.watch()
+	return f, nil
+}
+
+// watch waits for the server loop to end; if nobody called Unmount, the
+// mount died (killed, aborted, unmounted from outside) and the drive is told.
+func (f *FS) watch() {
+	f.server.Wait()
+	f.mu.Lock()
+	f.stopped = true
+	external := !f.unmounted
+	f.mu.Unlock()
+	if external {
+		err := fmt.Errorf("simfs: the FUSE mount at %s stopped serving", f.opts.Mountpoint)
+		f.opts.Logger.Error("simulated drive's filesystem stopped: the drive no longer sees the database's writes", "mountpoint", f.opts.Mountpoint)
+		f.opts.Drive.FeedFailed(err)
+	}
+	close(f.done)
+}
+
+// Done is closed when the filesystem stops serving.
+func (f *FS) Done() <-chan struct{} { return f.done }
+
+// Unmount unmounts the filesystem. If a process still holds files open,
+// the mount is detached lazily: it vanishes from the namespace at once and
+// the kernel ends it when the last file is closed.
+func (f *FS) Unmount() error {
+	f.mu.Lock()
+	f.unmounted = true
+	f.mu.Unlock()
+	err := f.server.Unmount()
+	if err != nil {
+		if derr := unix.Unmount(f.opts.Mountpoint, unix.MNT_DETACH); derr != nil {
+			return fmt.Errorf("simfs: unmount %s: %w (lazy unmount: %v)", f.opts.Mountpoint, err, derr)
+		}
+		f.opts.Logger.Warn("simfs: files still open on the mount; detached it lazily", "mountpoint", f.opts.Mountpoint, "err", err)
+		return nil
+	}
+	<-f.done
+	return nil
+}
+
+// Mountpoint is where the filesystem is mounted.
+func (f *FS) Mountpoint() string { return f.opts.Mountpoint }
