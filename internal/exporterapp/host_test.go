@@ -1,13 +1,16 @@
 package exporterapp
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -53,4 +56,59 @@ func TestHostEndpointAndInfoSeries(t *testing.T) {
 	require.Contains(t, body, `walab_build_info{goversion=`)
 	require.Contains(t, body, `kernel="`+strings.TrimSpace(string(kernel))+`"`)
 	require.Contains(t, body, `walab_host_mount_fill_ratio{data_dir="`+dir+`"`)
+}
+
+// TestHostEndpointBounded: issue 42 item 1. Forty clients asking at once
+// while a read is slow get one read between them (the rest wait for it or,
+// beyond hostMaxWaiting, are refused with 503), and the answer serves the
+// requests of the next hostCacheTTL without a new read.
+func TestHostEndpointBounded(t *testing.T) {
+	var reads atomic.Int64
+	release := make(chan struct{})
+	h := newHostEndpoint(func(context.Context) hostapi.Facts {
+		reads.Add(1)
+		<-release
+		return hostapi.Facts{Hostname: "db1"}
+	}, quiet())
+	now := time.Unix(1e9, 0)
+	h.now = func() time.Time { return now }
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+
+	const clients = 40
+	codes := make(chan int, clients)
+	for range clients {
+		go func() {
+			resp, err := srv.Client().Get(srv.URL + hostapi.Path)
+			if err != nil {
+				codes <- 0
+				return
+			}
+			resp.Body.Close()
+			codes <- resp.StatusCode
+		}()
+	}
+	// Those beyond the waiting bound are refused at once; then release.
+	count := map[int]int{}
+	for range clients - hostMaxWaiting {
+		count[<-codes]++
+	}
+	require.Equal(t, map[int]int{http.StatusServiceUnavailable: clients - hostMaxWaiting}, count)
+	close(release)
+	for range hostMaxWaiting {
+		count[<-codes]++
+	}
+	require.Equal(t, hostMaxWaiting, count[http.StatusOK])
+	require.Equal(t, int64(1), reads.Load())
+
+	for range 100 { // within the TTL: the cached answer
+		f, err := hostapi.Get(t.Context(), srv.Client(), srv.URL)
+		require.NoError(t, err)
+		require.Equal(t, "db1", f.Hostname)
+	}
+	require.Equal(t, int64(1), reads.Load())
+	now = now.Add(hostCacheTTL)
+	_, err := hostapi.Get(t.Context(), srv.Client(), srv.URL)
+	require.NoError(t, err)
+	require.Equal(t, int64(2), reads.Load(), "a stale answer is read again")
 }
