@@ -29,7 +29,11 @@ type App struct {
 	fleet    *fleet.Fleet
 	sims     []*sim.Drive // simulated drives in the fleet (the default without NVMe)
 	cfgPath  string
-	cfg      *config.File // the running configuration (Reload replaces it)
+	// cfg is the configuration the exporter started with: the sections
+	// that run. A reload applies the sim: placement from the file and
+	// leaves cfg alone, so a section a reload added (which only a restart
+	// applies) never becomes one a later reload must keep.
+	cfg *config.File
 }
 
 // Handler serves the landing page, the metrics and the API endpoints.
