@@ -173,6 +173,9 @@ func (a *App) build(o Options, cfg *config.File, logger *slog.Logger) error {
 		mux.Handle("/", landing)
 	}
 	a.handler = mux
+	if o.loopbackOnly() {
+		a.handler = guard.CheckHost(mux)
+	}
 	return nil
 }
 

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/exporter-toolkit/web"
 	"github.com/stretchr/testify/require"
 
 	"github.com/walab/walab/internal/collector"
@@ -111,4 +112,31 @@ func TestHostEndpointBounded(t *testing.T) {
 	_, err := hostapi.Get(t.Context(), srv.Client(), srv.URL)
 	require.NoError(t, err)
 	require.Equal(t, int64(2), reads.Load(), "a stale answer is read again")
+}
+
+// TestReadsCheckHostOnLoopback (issue 42, low): listening on loopback only,
+// the exporter refuses reads (/metrics, /api/v1/host, the landing page)
+// whose Host is not loopback or a configured host — a DNS-rebinding page —
+// and serves loopback names; on a wildcard address it serves any Host, as
+// Prometheus may know it by any name.
+func TestReadsCheckHostOnLoopback(t *testing.T) {
+	for _, tc := range []struct {
+		listen string
+		evil   int
+	}{{"127.0.0.1:10131", http.StatusForbidden}, {"[::1]:10131", http.StatusForbidden}, {":10131", http.StatusOK}, {"192.0.2.1:10131", http.StatusOK}} {
+		addrs := []string{tc.listen}
+		a, err := New(Options{TelemetryPath: "/metrics", Web: &web.FlagConfig{WebListenAddresses: &addrs}, MutationHosts: []string{"db1.lab"},
+			Paths: collector.Paths{ProcFS: "/proc", SysFS: t.TempDir(), DevFS: t.TempDir()}}, quiet())
+		require.NoError(t, err)
+		for _, path := range []string{"/metrics", hostapi.Path, "/"} {
+			for host, want := range map[string]int{"evil.example:10131": tc.evil, "127.0.0.1:10131": http.StatusOK, "db1.lab:10131": http.StatusOK} {
+				req := httptest.NewRequest(http.MethodGet, path, nil)
+				req.Host = host
+				rec := httptest.NewRecorder()
+				a.Handler().ServeHTTP(rec, req)
+				require.Equal(t, want, rec.Code, "listen %s, GET %s, Host %s", tc.listen, path, host)
+			}
+		}
+		a.Close()
+	}
 }

@@ -77,3 +77,25 @@ func (o *Options) mutationHosts() []string {
 	}
 	return hosts
 }
+
+// loopbackOnly: every listen address is a loopback one. Then the exporter
+// checks the Host of reads too (apiguard.CheckHost): nothing off this
+// machine can reach it, so a Host it does not know is a DNS-rebinding page.
+// On any other address Prometheus may scrape it by whatever name it is
+// known by, which the exporter cannot list, so reads are left open there.
+func (o *Options) loopbackOnly() bool {
+	if o.Web == nil || o.Web.WebListenAddresses == nil || len(*o.Web.WebListenAddresses) == 0 ||
+		(o.Web.WebSystemdSocket != nil && *o.Web.WebSystemdSocket) {
+		return false
+	}
+	for _, a := range *o.Web.WebListenAddresses {
+		h, _, err := net.SplitHostPort(a)
+		if err != nil {
+			return false
+		}
+		if ip := net.ParseIP(h); (ip == nil || !ip.IsLoopback()) && h != "localhost" {
+			return false
+		}
+	}
+	return true
+}
