@@ -49,6 +49,11 @@ var checkKinds = map[string]checkKind{
 	"governor":      governorCheck,
 	"mount_options": mountOptionsCheck,
 	"alignment":     alignmentCheck,
+	"sysctl":        sysctlCheck,
+	"thp":           thpCheck,
+	"sched_steal":   schedStealCheck,
+	"nic_channels":  nicChannelsCheck,
+	"page_cache":    pageCacheCheck,
 }
 
 func (c Check) onFail() string {

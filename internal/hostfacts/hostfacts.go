@@ -90,5 +90,6 @@ func Read(ctx context.Context, o Options) hostapi.Facts {
 		readIRQs(o, &f, errf)
 	}
 	readProcesses(o, &f, errf)
+	readTuning(o, &f, errf)
 	return f
 }

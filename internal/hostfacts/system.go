@@ -91,16 +91,8 @@ func cpuModel(b []byte) string {
 
 // memTotal is MemTotal of /proc/meminfo in bytes (0 when absent).
 func memTotal(b []byte) uint64 {
-	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "MemTotal:"); ok {
-			f := strings.Fields(v)
-			if len(f) != 2 || f[1] != "kB" {
-				return 0
-			}
-			if n, err := strconv.ParseUint(f[0], 10, 64); err == nil && n < 1<<53 {
-				return n << 10
-			}
-		}
+	if n := meminfoBytes(b, "MemTotal"); n != nil {
+		return *n
 	}
 	return 0
 }
