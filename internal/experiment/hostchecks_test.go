@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -154,5 +155,26 @@ func TestTuningChecksValidate(t *testing.T) {
 		{Check: "sched_steal", Expect: "yes"}, {Check: "sched_steal", Expect: "on", Nodes: "0"},
 		{Check: "nic_channels", Expect: "6"}, {Check: "nic_channels", Device: "eth0", Expect: "six"}, {Check: "page_cache"}} {
 		require.NotEmpty(t, checkKinds[c.Check].validate(&Plan{}, c), "%+v", c)
+	}
+}
+
+// TestSeed000PlansDropThePageCache (issue 47 item 2): both shipped seed 000
+// plans parse and end their reset, before every run, by dropping the page
+// cache on the database host, as seed 000 §2.4 does.
+func TestSeed000PlansDropThePageCache(t *testing.T) {
+	for _, name := range []string{"seed000-sim.yml", "seed000-two-hosts.yml"} {
+		b, err := os.ReadFile("../../deploy/experiments/" + name)
+		require.NoError(t, err)
+		data, err := Expand(b, func(string) (string, bool) { return "", false })
+		require.NoError(t, err)
+		p, err := Parse(data)
+		require.NoError(t, err, name)
+		require.NotEmpty(t, p.Reset, name)
+		last := p.Reset[len(p.Reset)-1]
+		require.Equal(t, "drop-caches", last.Name, name)
+		require.Contains(t, last.Command, "echo 3 > /proc/sys/vm/drop_caches", name)
+		if name == "seed000-two-hosts.yml" {
+			require.Equal(t, HostDB, last.On, "on the database host")
+		}
 	}
 }
