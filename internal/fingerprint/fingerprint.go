@@ -109,7 +109,11 @@ type MySQL struct {
 	Target    string            `json:"target"`
 	Version   string            `json:"version,omitempty"`
 	Variables map[string]string `json:"variables,omitempty"`
-	Error     string            `json:"error,omitempty"`
+	// Status are the status variables of MySQLStatus, lower-cased
+	// (Innodb_buffer_pool_load_status: was the pool warm at this time?);
+	// recorded, not drift.
+	Status map[string]string `json:"status,omitempty"`
+	Error  string            `json:"error,omitempty"`
 }
 
 // Volatile keys change during any run and are not drift.
@@ -236,6 +240,9 @@ func Diff(a, b *Fingerprint) []Change {
 }
 
 func isVolatile(k string) bool {
+	if target, ok := strings.CutPrefix(k, "mysql."); ok && strings.Contains(target, ".status.") {
+		return true // a load status carries its time
+	}
 	for _, v := range volatile {
 		if k == v || strings.HasPrefix(k, v+".") {
 			return true

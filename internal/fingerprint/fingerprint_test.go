@@ -74,6 +74,9 @@ func fp(fw, flushNeighbors string, host, media float64) *Fingerprint {
 func TestDiff(t *testing.T) {
 	a, b := fp("2.1.0", "0", 100, 130), fp("2.1.0", "0", 900, 1300)
 	require.Empty(t, Diff(a, b), "counters move during every run: not drift")
+	a.MySQL[0].Status = map[string]string{"innodb_buffer_pool_load_status": "Buffer pool(s) load completed at 261206 10:00:00"}
+	b.MySQL[0].Status = map[string]string{"innodb_buffer_pool_load_status": "Buffer pool(s) load completed at 261206 11:00:00"}
+	require.Empty(t, Diff(a, b), "a load status carries its time: not drift")
 	b = fp("2.2.0", "1", 900, 1300)
 	b.MySQL = append(b.MySQL, MySQL{Target: "mysql-2", Version: "10.11.6-MariaDB"})
 	b.Host.Mounts[0].Options = "rw,relatime"
@@ -145,6 +148,13 @@ func TestQueryMySQL(t *testing.T) {
 	require.Contains(t, strings.ToLower(m.Version), "mariadb")
 	require.NotEmpty(t, m.Variables["innodb_flush_log_at_trx_commit"])
 	require.NotEmpty(t, m.Variables["datadir"])
+	// Issue 47 item 2: seed 000's my.cnf knobs walab did not record, and
+	// the buffer pool's dump/load settings and load status.
+	for _, v := range []string{"character_set_server", "time_zone", "have_ssl", "innodb_buffer_pool_dump_at_shutdown",
+		"innodb_buffer_pool_load_at_startup", "innodb_buffer_pool_dump_pct", "sql_mode", "back_log", "max_connect_errors"} {
+		require.Contains(t, m.Variables, v)
+	}
+	require.Contains(t, m.Status, "innodb_buffer_pool_load_status")
 	bad := QueryMySQL(context.Background(), "down", testenv.DSN("127.0.0.1:1", ""))
 	require.NotEmpty(t, bad.Error)
 	require.Empty(t, bad.Version)
