@@ -39,8 +39,8 @@ func main() {
 // run parses args and runs the chosen subcommand; it returns the exit code.
 func run(ctx context.Context, args []string, stderr io.Writer) int {
 	app := kingpin.New("exporter", "walab's Prometheus exporter for NVMe write amplification under MySQL.")
-	// --version prints and stops (kingpin writes it where --help goes).
-	app.Version(buildinfo.Get().String("walab_exporter"))
+	// --version prints and stops, where --help goes.
+	versionAsked := buildinfo.VersionFlag(app, "walab_exporter", stderr)
 	app.HelpFlag.Short('h')
 	app.ErrorWriter(stderr)
 	app.UsageWriter(stderr)
@@ -59,9 +59,17 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 	capDevice := captureCmd.Flag("device", "Controller to capture (e.g. /dev/nvme0). Without it, every controller of --nvme.replay or sysfs is captured.").String()
 	capOut := captureCmd.Flag("out", "Directory to write; each controller gets a subfolder (OUT/nvme0/).").Required().String()
 
-	cmd, err := app.Parse(args)
+	cmd, err := app.Parse(buildinfo.VersionArgs(args))
+	if *versionAsked {
+		return 0
+	}
 	if exited {
 		return exitCode
+	}
+	if err == nil && o.ReadTimeout == 0 {
+		// exporterapp reads 0 as "no bound"; on the command line it would
+		// let one hung device hold the WA sampler and run-starts for ever.
+		err = errors.New("--nvme.read-timeout must be positive (0 would wait for a hung device for ever)")
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "exporter: %v (try --help)\n", err)

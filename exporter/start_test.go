@@ -61,3 +61,20 @@ func TestUnknownConfigSection(t *testing.T) {
 	require.Contains(t, logs.String(), `unknown section \"filesytem\"`)
 	require.Contains(t, logs.String(), `(known: blockdev, cpu, filesystem, host, innodb, irq, network, nvme, placement_trace, process, sim, streams, wa)`, "each name once")
 }
+
+// TestFlagsThatMeanNothing (issue 42, low): a zero --nvme.read-timeout
+// (wait for a hung device for ever) and an empty --web.mutations-host are
+// refused before anything starts, naming the flag.
+func TestFlagsThatMeanNothing(t *testing.T) {
+	for args, want := range map[string]string{
+		"--nvme.read-timeout=0":    "--nvme.read-timeout must be positive",
+		"--web.mutations-host=":    "--web.mutations-host",
+		"--web.mutations-host=a:1": "without a port",
+	} {
+		logs := &syncBuffer{}
+		code := run(context.Background(), []string{args, "--web.listen-address=127.0.0.1:0"}, logs)
+		require.NotZero(t, code, args)
+		require.Contains(t, logs.String(), want, args)
+		require.NotContains(t, logs.String(), "Listening on", args)
+	}
+}

@@ -14,3 +14,15 @@ func TestVersion(t *testing.T) {
 	require.Equal(t, 0, run(context.Background(), []string{"--version"}, logs))
 	require.Contains(t, logs.String(), buildinfo.Get().String("walab_exporter"))
 }
+
+// TestNoVersion (issue 42, low): --no-version and --version=false neither
+// print the version nor stop the exporter: it goes on to validate its
+// flags (and here refuses one).
+func TestNoVersion(t *testing.T) {
+	for _, flag := range []string{"--no-version", "--version=false"} {
+		logs := &syncBuffer{}
+		require.Equal(t, 1, run(context.Background(), []string{flag, "--web.max-requests=-1"}, logs), flag)
+		require.Contains(t, logs.String(), "--web.max-requests", flag)
+		require.NotContains(t, logs.String(), buildinfo.Get().String("walab_exporter"), flag)
+	}
+}

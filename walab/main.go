@@ -34,7 +34,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	exp := defineExperiment(app)
 	lab := defineLab(app)
 
-	cmd, err := app.Parse(args)
+	cmd, err := app.Parse(buildinfo.VersionArgs(args))
 	if *versionAsked {
 		return 0
 	}

@@ -116,12 +116,31 @@ func normalHost(h string) string {
 	return strings.TrimSuffix(strings.ToLower(h), ".")
 }
 
-// bucket is the client's token bucket (its remote address without port).
-func (g *Guard) bucket(remote string) *rate.Limiter {
-	client := remote
-	if host, _, err := net.SplitHostPort(remote); err == nil {
-		client = host
+// clientOf is the client a remote address counts as: its host, except
+// that every loopback address is one client (the machine itself: a
+// process may bind any of 127.0.0.0/8) and an IPv6 address counts by its
+// /64 (one host's privacy addresses), so rotating the source address does
+// not buy a new bucket.
+func clientOf(remote string) string {
+	host := remote
+	if h, _, err := net.SplitHostPort(remote); err == nil {
+		host = h
 	}
+	ip := net.ParseIP(host)
+	switch {
+	case ip == nil:
+		return host
+	case ip.IsLoopback():
+		return "loopback"
+	case ip.To4() == nil:
+		return ip.Mask(net.CIDRMask(64, 128)).String() + "/64"
+	}
+	return ip.String()
+}
+
+// bucket is the client's token bucket (see clientOf).
+func (g *Guard) bucket(remote string) *rate.Limiter {
+	client := clientOf(remote)
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if b := g.buckets[client]; b != nil {
@@ -179,6 +198,21 @@ func (g *Guard) Wrap(h http.Handler) http.Handler {
 			res.Cancel()
 			w.Header().Set("Retry-After", strconv.Itoa(int((d+time.Second-1)/time.Second)))
 			refuse(w, http.StatusTooManyRequests, fmt.Sprintf("too many state-changing requests; retry in %s", d.Round(time.Millisecond)))
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// CheckHost refuses every request, reads included, whose Host names
+// neither loopback nor a configured host. The exporter puts it in front of
+// everything when it listens on loopback only: then its only readers from
+// elsewhere are browser pages, and a DNS-rebinding page would read the host
+// facts (mysqld PIDs, mounts) and metrics under its own name.
+func (g *Guard) CheckHost(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !g.hostAllowed(r.Host) {
+			refuse(w, http.StatusForbidden, fmt.Sprintf("Host %q is neither loopback nor a configured host (%s); refused against DNS rebinding, as the exporter listens on loopback only", r.Host, HostFlag))
 			return
 		}
 		h.ServeHTTP(w, r)

@@ -166,3 +166,64 @@ func TestRateLimitIsPerClient(t *testing.T) {
 	}
 	require.LessOrEqual(t, g.clients(), maxClients)
 }
+
+// TestRotatingLoopbackIsOneClient (issue 42, low): every loopback address
+// is the same machine, so rotating the source through 127.0.0.0/8 and ::1
+// does not buy a new bucket; nor does rotating through one IPv6 /64 (one
+// host's privacy addresses).
+func TestRotatingLoopbackIsOneClient(t *testing.T) {
+	g := New(Options{Enabled: true, Rate: 0.001, Burst: 2})
+	h := g.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") }))
+	post := func(remote string) int {
+		req := httptest.NewRequest(http.MethodPost, "/api/v1/run-start", nil)
+		req.Host = "127.0.0.1:10131"
+		req.RemoteAddr = remote
+		req.Header.Set(Header, HeaderValue)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec.Code
+	}
+	passed := 0
+	for i := range 40 {
+		remote := "127.0." + strconv.Itoa(i/250) + "." + strconv.Itoa(1+i%250) + ":5000"
+		if i%3 == 0 {
+			remote = "[::1]:5000"
+		}
+		if post(remote) == http.StatusOK {
+			passed++
+		}
+	}
+	require.Equal(t, 2, passed, "the burst, once, for all loopback addresses")
+	passed = 0
+	for i := range 40 {
+		if post("[2001:db8:1:2::"+strconv.FormatInt(int64(i+1), 16)+"]:5000") == http.StatusOK {
+			passed++
+		}
+	}
+	require.Equal(t, 2, passed, "one /64")
+	require.Equal(t, http.StatusOK, post("[2001:db8:1:3::1]:5000"), "another /64 is another client")
+}
+
+// TestCheckHostOnReads (issue 42, low): CheckHost refuses a read whose
+// Host names neither loopback nor a configured host (a DNS-rebinding page
+// reading the host facts), and lets the others through.
+func TestCheckHostOnReads(t *testing.T) {
+	g := New(Options{Hosts: []string{"db1.lab"}})
+	h := g.CheckHost(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "facts") }))
+	for host, want := range map[string]int{
+		"evil.example": http.StatusForbidden, "evil.example:10131": http.StatusForbidden, "": http.StatusForbidden,
+		"127.0.0.1:10131": http.StatusOK, "localhost": http.StatusOK, "[::1]:10131": http.StatusOK, "DB1.lab.:10131": http.StatusOK,
+	} {
+		for _, method := range []string{http.MethodGet, http.MethodHead, http.MethodPost} {
+			req := httptest.NewRequest(method, "/api/v1/host", nil)
+			req.Host = host
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			require.Equal(t, want, rec.Code, "%s Host %q: %s", method, host, rec.Body.String())
+			if want == http.StatusForbidden {
+				require.Contains(t, rec.Body.String(), "DNS rebinding")
+				require.NotContains(t, rec.Body.String(), "facts")
+			}
+		}
+	}
+}

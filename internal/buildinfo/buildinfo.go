@@ -17,6 +17,8 @@ import (
 	"io"
 	"runtime"
 	"runtime/debug"
+	"strconv"
+	"strings"
 
 	"github.com/alecthomas/kingpin/v2"
 )
@@ -98,13 +100,55 @@ type flagger interface {
 // VersionFlag adds --version to app: it prints program's version line to w
 // and ends the parse (kingpin returns errVersionShown, before it asks for a
 // command); the returned bool tells the caller to stop there, whatever
-// the parse returned.
+// the parse returned. The flag's value counts: --no-version prints
+// nothing and changes nothing (kingpin runs a flag's PreAction whatever its
+// value, so the action reads it). kingpin reads --version=false as
+// --version followed by an argument "false": pass args through VersionArgs
+// first.
 func VersionFlag(app flagger, program string, w io.Writer) *bool {
 	asked := new(bool)
-	app.Flag("version", "Print the version, commit and Go version, then exit.").
-		PreAction(func(*kingpin.ParseContext) error {
+	var clause *kingpin.FlagClause
+	clause = app.Flag("version", "Print the version, commit and Go version, then exit.").
+		PreAction(func(ctx *kingpin.ParseContext) error {
+			if !flagTrue(ctx, clause) {
+				return nil
+			}
+			*asked = true
 			fmt.Fprintln(w, Get().String(program))
 			return errVersionShown
-		}).BoolVar(asked)
+		})
+	clause.BoolVar(new(bool))
 	return asked
+}
+
+// flagTrue: the last value the command line gave the bool flag is true.
+func flagTrue(ctx *kingpin.ParseContext, flag *kingpin.FlagClause) bool {
+	v := false
+	for _, e := range ctx.Elements {
+		if e.Clause == flag && e.Value != nil {
+			b, err := strconv.ParseBool(*e.Value)
+			v = err == nil && b
+		}
+	}
+	return v
+}
+
+// VersionArgs rewrites --version=VALUE, which kingpin would read as
+// --version and a stray argument, into --version or --no-version when
+// VALUE is a boolean (strconv.ParseBool); anything else, and everything
+// after "--", is left for kingpin to refuse.
+func VersionArgs(args []string) []string {
+	out := make([]string, 0, len(args))
+	for i, a := range args {
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		if v, ok := strings.CutPrefix(a, "--version="); ok {
+			if b, err := strconv.ParseBool(v); err == nil {
+				a = map[bool]string{true: "--version", false: "--no-version"}[b]
+			}
+		}
+		out = append(out, a)
+	}
+	return out
 }

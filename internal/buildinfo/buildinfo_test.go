@@ -3,6 +3,7 @@ package buildinfo
 import (
 	"bytes"
 	"runtime/debug"
+	"strings"
 	"testing"
 
 	"github.com/alecthomas/kingpin/v2"
@@ -60,4 +61,31 @@ func TestVersionFlag(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, *asked)
 	require.Empty(t, out.String())
+}
+
+// TestVersionFlagValue (issue 42, low): --no-version and --version=false
+// neither print the version nor stop the program; --version=true does.
+func TestVersionFlagValue(t *testing.T) {
+	for args, want := range map[string]bool{"--no-version sub": false, "--version=false sub": false, "sub --no-version": false,
+		"--version=true sub": true, "--version=1": true} {
+		app := kingpin.New("prog", "")
+		app.Terminate(nil)
+		app.Command("sub", "")
+		var out bytes.Buffer
+		asked := VersionFlag(app, "prog", &out)
+		cmd, err := app.Parse(VersionArgs(strings.Fields(args)))
+		require.Equal(t, want, *asked, args)
+		if want {
+			require.Equal(t, Get().String("prog")+"\n", out.String(), args)
+			continue
+		}
+		require.NoError(t, err, args)
+		require.Equal(t, "sub", cmd, args)
+		require.Empty(t, out.String(), args)
+	}
+}
+
+func TestVersionArgs(t *testing.T) {
+	require.Equal(t, []string{"--no-version", "--version", "--version=maybe", "x", "--", "--version=false"},
+		VersionArgs([]string{"--version=false", "--version=1", "--version=maybe", "x", "--", "--version=false"}))
 }

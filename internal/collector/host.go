@@ -91,8 +91,10 @@ func newHostCollector(env Env) (Collector, error) {
 	return &hostCollector{opts: o}, nil
 }
 
-func (c *hostCollector) Update(_ context.Context, ch chan<- prometheus.Metric) error {
-	hostMetrics(hostfacts.Read(c.opts), ch)
+// Update reads the facts within the scrape's deadline: a data directory on
+// a hung mount loses its series this scrape (absent, not 0).
+func (c *hostCollector) Update(ctx context.Context, ch chan<- prometheus.Metric) error {
+	hostMetrics(hostfacts.Read(ctx, c.opts), ch)
 	return nil
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/walab/walab/internal/nvme/fleet"
 	"github.com/walab/walab/internal/nvme/probe"
+	"github.com/walab/walab/internal/wa"
 )
 
 func init() { Register("nvme", true, newNVMeCollector) }
@@ -21,6 +22,7 @@ const nvmeSourceUnknown = "unknown"
 
 type nvmeCollector struct {
 	logger *slog.Logger
+	wa     *wa.Sampler // nil when the wa collector is off
 	ctrls  []*fleet.Controller
 	// pollers parallels ctrls; nil where the device could not be opened.
 	pollers []*probe.Poller
@@ -36,7 +38,7 @@ func newNVMeCollector(env Env) (Collector, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &nvmeCollector{logger: env.Logger, lastErr: map[string]string{}, lastSource: map[string]string{}, lastSrcErr: map[string]string{}}
+	c := &nvmeCollector{logger: env.Logger, wa: env.WA, lastErr: map[string]string{}, lastSource: map[string]string{}, lastSrcErr: map[string]string{}}
 	if env.Fleet == nil {
 		return c, nil
 	}
@@ -121,8 +123,11 @@ func (c *nvmeCollector) updateOne(ctx context.Context, ctrl *fleet.Controller, p
 		ch <- prometheus.MustNewConstMetric(nvmeSourceUpDesc, prometheus.GaugeValue, boolFloat(s.SourceUp()), dev, s.Source)
 	}
 	// A failing source exports none of its counters: HostBytes would fall
-	// back to SMART's under the source's label, a different counter.
-	if s.SourceErr == nil {
+	// back to SMART's under the source's label, a different counter. Nor
+	// does one whose reading the WA sampler calls a glitch (below what it
+	// last recorded: an emptied page read as zeros): a counter that went
+	// back is a reset to Prometheus.
+	if s.SourceErr == nil && !c.glitching(dev, s) {
 		counter(nvmeHostWrittenDesc, s.HostBytes.Float64(), dev, s.Source)
 		if s.MediaBytes != nil {
 			counter(nvmeMediaWrittenDesc, s.MediaBytes.Float64(), dev, s.Source)
@@ -141,6 +146,16 @@ func (c *nvmeCollector) updateOne(ctx context.Context, ctrl *fleet.Controller, p
 	gauge(nvmeSpareDesc, float64(sm.AvailableSpare)/100)
 	gauge(nvmeTempDesc, float64(sm.TemperatureKelvin)-273.15)
 	gauge(nvmeCritWarnDesc, float64(sm.CriticalWarning))
+}
+
+// glitching: the WA sampler would call this reading a glitch.
+func (c *nvmeCollector) glitching(dev string, s *probe.Sample) bool {
+	if c.wa == nil || s.MediaBytes == nil {
+		return false
+	}
+	host, ok1 := s.HostBytes.Uint64()
+	media, ok2 := s.MediaBytes.Uint64()
+	return ok1 && ok2 && c.wa.Glitching(dev, s.Source, host, media)
 }
 
 func (c *nvmeCollector) adminStats(p *probe.Poller, ch chan<- prometheus.Metric) {

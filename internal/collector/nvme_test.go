@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -22,6 +23,7 @@ import (
 	"github.com/walab/walab/internal/nvme/probe"
 	"github.com/walab/walab/internal/nvme/replay"
 	"github.com/walab/walab/internal/nvme/replay/fixture"
+	"github.com/walab/walab/internal/wa"
 )
 
 // countingReplay counts the commands that reach a replay backend.
@@ -224,4 +226,55 @@ func TestNVMeHungDeviceDoesNotBlockTheScrape(t *testing.T) {
 	require.Equal(t, 1.0, v, "the hung read is counted")
 	v, _ = find(mfs, "walab_nvme_read_timeouts_total", map[string]string{"device": "nvme1"})
 	require.Equal(t, 0.0, v)
+}
+
+// TestNVMeZeroFilledPageCountersAbsent: issue 42 item 7. A NAND page that
+// reads all zeros (full length, so it decodes) is a glitch to the WA
+// sampler; while it is, the host and NAND counters are absent from the
+// scrape, not 0 (which Prometheus's increase() takes for a counter reset).
+// SMART's counter, another page, stays. When the page is back, so are they.
+func TestNVMeZeroFilledPageCountersAbsent(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "nvme0")
+	require.NoError(t, fixture.Seed000Drive().Write(dir))
+	page := filepath.Join(dir, "log-c0.bin")
+	good, err := os.ReadFile(page)
+	require.NoError(t, err)
+	dev := admin.New("nvme0", replay.NewBackend(dir))
+	p := probe.NewPoller(dev, []uint32{1}, probe.Config{}, probe.Options{MaxAge: -1})
+	fl := &fleet.Fleet{Controllers: []*fleet.Controller{{Name: "nvme0", Device: dev, Namespaces: []fleet.Namespace{{NSID: 1}}, Poller: p}}}
+	now := time.Unix(1.7e9, 0)
+	s, err := wa.New(wa.Options{Reader: wa.FromPollers([]*probe.Poller{p}, 0), Now: func() time.Time { return now }})
+	require.NoError(t, err)
+	t.Cleanup(func() { s.Close() })
+	set, err := New(Env{Fleet: fl, WA: s}, "nvme")
+	require.NoError(t, err)
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(set)
+	series := func() (host, media, smart bool) {
+		mfs, err := reg.Gather()
+		require.NoError(t, err)
+		_, host = find(mfs, "walab_nvme_host_written_bytes_total", map[string]string{"device": "nvme0"})
+		_, media = find(mfs, "walab_nvme_media_written_bytes_total", map[string]string{"device": "nvme0"})
+		_, smart = find(mfs, "walab_nvme_smart_data_units_written_bytes_total", map[string]string{"device": "nvme0"})
+		return
+	}
+	require.NoError(t, s.Sample(context.Background(), now))
+	host, media, smart := series()
+	require.True(t, host && media && smart, "a good page: all three")
+
+	require.NoError(t, os.WriteFile(page, make([]byte, len(good)), 0o644))
+	// Before the sampler's next round (the scrape reads it first) and after it.
+	for round := range 2 {
+		host, media, smart = series()
+		require.False(t, host, "round %d: host counter exported from a zero-filled page", round)
+		require.False(t, media, "round %d: NAND counter exported from a zero-filled page", round)
+		require.True(t, smart, "SMART is another page")
+		now = now.Add(time.Minute)
+		require.NoError(t, s.Sample(context.Background(), now))
+	}
+	require.NotZero(t, s.Snapshot()[0].Glitches)
+
+	require.NoError(t, os.WriteFile(page, good, 0o644))
+	host, media, _ = series()
+	require.True(t, host && media, "the page is back")
 }

@@ -50,6 +50,11 @@ var checkKinds = map[string]checkKind{
 	"mount_options": mountOptionsCheck,
 	"alignment":     alignmentCheck,
 	"io_capacity":   ioCapacityCheck,
+	"sysctl":        sysctlCheck,
+	"thp":           thpCheck,
+	"sched_steal":   schedStealCheck,
+	"nic_channels":  nicChannelsCheck,
+	"page_cache":    pageCacheCheck,
 }
 
 func (c Check) onFail() string {

@@ -53,6 +53,8 @@ type Executor struct {
 
 	loadgenOnce sync.Once // loadgenVersion
 	loadgenVer  string
+	toolMu      sync.Mutex        // toolVersion
+	toolVers    map[string]string // tool -> its --version line ("" when it failed)
 }
 
 // Create prepares a new experiment in out, which must not exist or be

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -16,7 +17,7 @@ import (
 // partitions, one misaligned; mysqld pinned to 0-3 and node 0.
 func dbFacts() hostapi.Facts {
 	no, fill, avail := false, 0.65, uint64(600<<30)
-	stopped := false
+	stopped, yes, limit, cached := false, true, "4", uint64(3<<30)
 	return hostapi.Facts{Hostname: "dbhost", Governor: "powersave", Irqbalance: &stopped, DataDirs: []string{"/data"},
 		Mounts: []hostapi.Mount{{DataDir: "/data", MountPoint: "/data", Source: "/dev/md0", FSType: "xfs", Options: "rw,noatime,attr2",
 			Block: "md0", Stack: []string{"md0", "nvme0n1p1", "nvme0n1", "nvme1n1p1", "nvme1n1"}, Disks: []string{"nvme0n1", "nvme1n1"},
@@ -24,6 +25,9 @@ func dbFacts() hostapi.Facts {
 			Aligned4K: &no, Fill: &fill, AvailBytes: &avail}},
 		IRQs:      []hostapi.IRQ{{IRQ: 40, Device: "nvme0", Action: "nvme0q1", CPUs: "0"}, {IRQ: 41, Device: "nvme0", Action: "nvme0q2", CPUs: "1"}, {IRQ: 50, Device: "eth0", CPUs: "0-7"}},
 		Processes: []hostapi.Process{{Name: "mysqld", PID: 7, CPUs: "0-3", Mems: "0-1", NUMAPolicy: "bind:0"}},
+		Tuning: hostapi.Tuning{SchedSteal: &yes, StealNodeLimit: &limit, Sysctls: map[string]string{"vm.swappiness": "1", "vm.dirty_ratio": "40"},
+			THPEnabled: "never", THPDefrag: "madvise", NICChannels: map[string]hostapi.Channels{"eth0": {RX: 6, TX: 6}, "eth1": {RX: 6, TX: 4}},
+			PageCacheBytes: &cached},
 	}
 }
 
@@ -54,6 +58,20 @@ func TestHostFactChecks(t *testing.T) {
 		{Check{Check: "alignment", Path: "/data/mysql-1"}, false, "not 4 KiB aligned (nvme0n1p1 at byte 1048576, nvme1n1p1 at byte 32256)"},
 		{Check{Check: "free_space", Path: "/data/mysql-1", Bytes: 500 << 30}, true, "/data/mysql-1 on dbhost: 600.0 GiB free (need 500.0 GiB)"},
 		{Check{Check: "free_space", Path: "/var/lib/mysql", Bytes: 1}, false, "does not watch /var/lib/mysql"},
+		// Issue 47 item 2: the tuning facts seed 000 sets by hand.
+		{Check{Check: "sysctl", Options: []string{"vm.swappiness=1", "vm.dirty_ratio=40"}}, true, "vm.swappiness=1, vm.dirty_ratio=40 on dbhost"},
+		{Check{Check: "sysctl", Options: []string{"vm.dirty_ratio=20"}}, false, "vm.dirty_ratio is 40 on dbhost, the plan expects 20"},
+		{Check{Check: "sysctl", Options: []string{"vm.dirty_bytes=0"}}, false, "could not read vm.dirty_bytes"},
+		{Check{Check: "thp", Expect: "never", Options: []string{"madvise"}}, true, "transparent huge pages never, defrag madvise on dbhost"},
+		{Check{Check: "thp", Expect: "always"}, false, "transparent huge pages are never on dbhost, the plan expects always"},
+		{Check{Check: "sched_steal", Expect: "on", Nodes: "4"}, true, "STEAL on, sched_steal_node_limit=4 on dbhost"},
+		{Check{Check: "sched_steal", Expect: "off"}, false, "STEAL scheduler feature is on on dbhost, the plan expects off"},
+		{Check{Check: "sched_steal", Expect: "on", Nodes: "2"}, false, "sched_steal_node_limit on dbhost is 4, the plan expects 2"},
+		{Check{Check: "nic_channels", Device: "eth0", Expect: "6"}, true, "eth0 on dbhost has 6 channels"},
+		{Check{Check: "nic_channels", Device: "eth1", Expect: "6"}, false, "eth1 on dbhost has 6 receive and 4 transmit channels"},
+		{Check{Check: "nic_channels", Device: "eth9", Expect: "6"}, false, "shows no NIC eth9"},
+		{Check{Check: "page_cache", Bytes: 4 << 30}, true, "page cache on dbhost: 3.0 GiB (at most 4.0 GiB)"},
+		{Check{Check: "page_cache", Bytes: 1 << 30}, false, "the page cache on dbhost holds 3.0 GiB, the plan allows 1.0 GiB"},
 	} {
 		t.Run(tc.c.Check+" "+tc.want, func(t *testing.T) {
 			require.Empty(t, checkKinds[tc.c.Check].validate(e.Plan, tc.c))
@@ -111,4 +129,52 @@ runs:
 	require.ErrorContains(t, err, "on: db needs hosts.db.exec")
 	require.ErrorContains(t, err, "loadgen runs on the client")
 	require.ErrorContains(t, err, `on "moon": want db or client`)
+}
+
+// TestTuningChecksAbsentFacts: an exporter that shows none of the tuning
+// facts fails each tuning check saying so; none passes on a missing fact.
+func TestTuningChecksAbsentFacts(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_ = json.NewEncoder(w).Encode(hostapi.Facts{Hostname: "bare"})
+	}))
+	defer srv.Close()
+	e := &Executor{Plan: &Plan{Exporter: srv.URL}}
+	for _, c := range []Check{{Check: "sysctl", Options: []string{"vm.swappiness=1"}}, {Check: "thp", Expect: "never"},
+		{Check: "sched_steal", Expect: "off"}, {Check: "nic_channels", Device: "eth0", Expect: "6"}, {Check: "page_cache", Bytes: 1 << 40}} {
+		require.Empty(t, checkKinds[c.Check].validate(e.Plan, c), c.Check)
+		_, err := e.check(context.Background(), c, &Run{Name: "r"})
+		require.Error(t, err, c.Check)
+		require.Contains(t, err.Error(), "bare", c.Check)
+	}
+}
+
+// TestTuningChecksValidate: nonsense keys are refused when the plan loads.
+func TestTuningChecksValidate(t *testing.T) {
+	for _, c := range []Check{{Check: "sysctl"}, {Check: "sysctl", Options: []string{"kernel.panic=1"}}, {Check: "sysctl", Options: []string{"vm.swappiness"}},
+		{Check: "thp", Expect: "off"}, {Check: "thp", Expect: "never", Options: []string{"a", "b"}},
+		{Check: "sched_steal", Expect: "yes"}, {Check: "sched_steal", Expect: "on", Nodes: "0"},
+		{Check: "nic_channels", Expect: "6"}, {Check: "nic_channels", Device: "eth0", Expect: "six"}, {Check: "page_cache"}} {
+		require.NotEmpty(t, checkKinds[c.Check].validate(&Plan{}, c), "%+v", c)
+	}
+}
+
+// TestSeed000PlansDropThePageCache (issue 47 item 2): both shipped seed 000
+// plans parse and end their reset, before every run, by dropping the page
+// cache on the database host, as seed 000 §2.4 does.
+func TestSeed000PlansDropThePageCache(t *testing.T) {
+	for _, name := range []string{"seed000-sim.yml", "seed000-two-hosts.yml"} {
+		b, err := os.ReadFile("../../deploy/experiments/" + name)
+		require.NoError(t, err)
+		data, err := Expand(b, func(string) (string, bool) { return "", false })
+		require.NoError(t, err)
+		p, err := Parse(data)
+		require.NoError(t, err, name)
+		require.NotEmpty(t, p.Reset, name)
+		last := p.Reset[len(p.Reset)-1]
+		require.Equal(t, "drop-caches", last.Name, name)
+		require.Contains(t, last.Command, "echo 3 > /proc/sys/vm/drop_caches", name)
+		if name == "seed000-two-hosts.yml" {
+			require.Equal(t, HostDB, last.On, "on the database host")
+		}
+	}
 }

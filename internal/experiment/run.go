@@ -30,6 +30,7 @@ func (e *Executor) run(ctx context.Context, i int, it Item, st *StepState, logPa
 		return nil, err
 	}
 	fpStart := e.fingerprint(ctx, runID, "start", argv)
+	e.recordTool(ctx, it.Run, fpStart)
 	if err := writeJSON(filepath.Join(abs, "fingerprint-start.json"), fpStart); err != nil {
 		return nil, err
 	}
@@ -58,6 +59,7 @@ func (e *Executor) run(ctx context.Context, i int, it Item, st *StepState, logPa
 		return nil, err
 	}
 	fpEnd := e.fingerprint(ctx, runID, "end", argv)
+	e.recordTool(ctx, it.Run, fpEnd)
 	if err := writeJSON(filepath.Join(abs, "fingerprint-end.json"), fpEnd); err != nil {
 		return nil, err
 	}
@@ -111,6 +113,24 @@ func readResult(path string, rec *RunRecord) error {
 		rec.TpmC, rec.TpmTotal = &tpmC, &tpmT
 	}
 	return nil
+}
+
+// recordTool adds the version of the program a command: or fio: run
+// starts to the fingerprint's tools (absent when walab cannot ask it).
+func (e *Executor) recordTool(ctx context.Context, r *Run, f *fingerprint.Fingerprint) {
+	if r == nil {
+		return
+	}
+	tool := runTool(r)
+	if tool == "" {
+		return
+	}
+	if v := e.toolVersion(ctx, tool); v != "" {
+		if f.Tools == nil {
+			f.Tools = map[string]string{}
+		}
+		f.Tools[filepath.Base(tool)] = v
+	}
 }
 
 // fingerprint takes a run's fingerprint; what cannot be read is named in

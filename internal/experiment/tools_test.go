@@ -4,9 +4,13 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/walab/walab/internal/fingerprint"
+	"github.com/walab/walab/internal/testenv"
 )
 
 func TestLoadgenVersion(t *testing.T) {
@@ -18,4 +22,39 @@ func TestLoadgenVersion(t *testing.T) {
 	gone := &Executor{Plan: &Plan{Loadgen: filepath.Join(t.TempDir(), "none")}}
 	require.Equal(t, "", gone.loadgenVersion(context.Background()))
 	require.False(t, gone.Plan.usesLoadgen())
+}
+
+// TestRunToolVersion (issue 47 item 2): a command: or fio: run records its
+// tool's --version in the fingerprint (the real fio and sysbench of the
+// machine), once per tool; a program walab does not know to answer
+// --version (a benchmark script) is not asked and its version is absent.
+func TestRunToolVersion(t *testing.T) {
+	for _, bin := range []string{"fio", "sysbench"} {
+		testenv.RequireBinary(t, bin)
+	}
+	for line, want := range map[string]string{
+		"fio --name=x --rw=randwrite": "fio", "/usr/bin/fio job.fio": "/usr/bin/fio", "LD_PRELOAD= sysbench fileio run": "sysbench",
+		"./runBenchmark.sh props.conf": "", "sh -c 'fio x'": "", "": "",
+	} {
+		require.Equal(t, want, runTool(&Run{Command: line}), line)
+	}
+	require.Equal(t, "fio", runTool(&Run{Fio: "fio --name=seq --rw=write"}))
+
+	e := &Executor{Plan: &Plan{}}
+	for _, tc := range []struct {
+		run    Run
+		key    string
+		prefix string
+	}{{Run{Fio: "fio --name=x"}, "fio", "fio-"}, {Run{Command: "sysbench fileio run"}, "sysbench", "sysbench "}} {
+		f := &fingerprint.Fingerprint{Tools: map[string]string{"walab": "v1"}}
+		e.recordTool(context.Background(), &tc.run, f)
+		require.True(t, strings.HasPrefix(f.Tools[tc.key], tc.prefix), "%q", f.Tools)
+		require.Equal(t, "v1", f.Tools["walab"])
+	}
+	f := &fingerprint.Fingerprint{}
+	e.recordTool(context.Background(), &Run{Command: "./runBenchmark.sh props.conf"}, f)
+	require.Empty(t, f.Tools, "not asked, absent")
+	e.toolVers["fio"] = "cached"
+	e.recordTool(context.Background(), &Run{Fio: "fio x"}, f)
+	require.Equal(t, "cached", f.Tools["fio"], "asked once per experiment")
 }

@@ -33,7 +33,11 @@ type App struct {
 	mounts   []*simfs.FS          // their filesystems (sim.fs), unmounted by Close
 	fsReg    *prometheus.Registry // the filesystems' walab_simfs_* metrics
 	cfgPath  string
-	cfg      *config.File // the running configuration (Reload replaces it)
+	// cfg is the configuration the exporter started with: the sections
+	// that run. A reload applies the sim: placement from the file and
+	// leaves cfg alone, so a section a reload added (which only a restart
+	// applies) never becomes one a later reload must keep.
+	cfg *config.File
 }
 
 // Handler serves the landing page, the metrics and the API endpoints.
@@ -178,6 +182,9 @@ func (a *App) build(o Options, cfg *config.File, logger *slog.Logger) error {
 		mux.Handle("/", landing)
 	}
 	a.handler = mux
+	if o.loopbackOnly() {
+		a.handler = guard.CheckHost(mux)
+	}
 	return nil
 }
 

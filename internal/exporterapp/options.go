@@ -7,13 +7,16 @@
 package exporterapp
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
+	"strings"
 	"time"
 
 	"github.com/prometheus/exporter-toolkit/web"
 
+	"github.com/walab/walab/internal/apiguard"
 	"github.com/walab/walab/internal/collector"
 	"github.com/walab/walab/internal/config"
 	"github.com/walab/walab/internal/nvme/sim"
@@ -54,6 +57,25 @@ func (o *Options) Validate() error {
 	if o.MaxRequests < 0 {
 		return fmt.Errorf("--web.max-requests must be 0 (no limit) or more (got %d)", o.MaxRequests)
 	}
+	for _, h := range o.MutationHosts {
+		if err := checkHostValue(h); err != nil {
+			return fmt.Errorf("%s=%q: %w", apiguard.HostFlag, h, err)
+		}
+	}
+	return nil
+}
+
+// checkHostValue refuses a --web.mutations-host value that no Host header
+// can match: empty, with a port, a scheme or a path, or with spaces.
+func checkHostValue(h string) error {
+	switch {
+	case strings.TrimSpace(h) == "":
+		return errors.New("empty: give a host name or address")
+	case strings.ContainsAny(h, " \t/@"):
+		return errors.New("not a host name or address (no scheme, path or spaces)")
+	case strings.Contains(h, ":") && net.ParseIP(strings.Trim(h, "[]")) == nil:
+		return errors.New("give the host without a port (the port of a Host header is not compared)")
+	}
 	return nil
 }
 
@@ -76,4 +98,26 @@ func (o *Options) mutationHosts() []string {
 		hosts = append(hosts, h)
 	}
 	return hosts
+}
+
+// loopbackOnly: every listen address is a loopback one. Then the exporter
+// checks the Host of reads too (apiguard.CheckHost): nothing off this
+// machine can reach it, so a Host it does not know is a DNS-rebinding page.
+// On any other address Prometheus may scrape it by whatever name it is
+// known by, which the exporter cannot list, so reads are left open there.
+func (o *Options) loopbackOnly() bool {
+	if o.Web == nil || o.Web.WebListenAddresses == nil || len(*o.Web.WebListenAddresses) == 0 ||
+		(o.Web.WebSystemdSocket != nil && *o.Web.WebSystemdSocket) {
+		return false
+	}
+	for _, a := range *o.Web.WebListenAddresses {
+		h, _, err := net.SplitHostPort(a)
+		if err != nil {
+			return false
+		}
+		if ip := net.ParseIP(h); (ip == nil || !ip.IsLoopback()) && h != "localhost" {
+			return false
+		}
+	}
+	return true
 }

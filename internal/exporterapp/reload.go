@@ -27,7 +27,10 @@ const maxConfigBytes = 1 << 20
 // logged). Refused: a file that is not a regular file (a FIFO never blocks
 // the reload), an empty one (truncated mid-write, a process substitution
 // read once), one that lost a section the running file has, one that does
-// not parse or whose sim:, nvme: or wa: section is invalid. Applied: the
+// not parse or whose sim:, nvme: or wa: section is invalid. "Running" is
+// the file the exporter started with, not the last reloaded one: a section
+// a reload added does not run, so a later file without it is accepted and
+// the warning below compares with what runs. Applied: the
 // simulated drives' placement.streams, and every controller probes again
 // on its next read (a device whose NAND source changed takes it now and
 // its WA windows restart). A changed section that only a restart applies
@@ -58,7 +61,6 @@ func (a *App) Reload(logger *slog.Logger) error {
 			c.Poller.Reprobe()
 		}
 	}
-	a.cfg = next
 	logger.Info("reload: NVMe controllers will be probed again on their next read")
 	return nil
 }

@@ -102,3 +102,27 @@ func TestReloadSaysWhatCannotReload(t *testing.T) {
 	require.NoError(t, reload(t, a, log))
 	require.Regexp(t, `section=innodb.*applies on restart|applies on restart.*section=innodb`, log.String())
 }
+
+// TestReloadAfterRestartOnlySection (issue 42 item 13): a reload that adds
+// a section only a restart applies does not poison the later ones: going
+// back to the original file (with placement switched off) is accepted and
+// applied, and the warning names the section while the file differs from
+// what runs.
+func TestReloadAfterRestartOnlySection(t *testing.T) {
+	a, cfg, log := newReloadApp(t)
+	innodb := "innodb:\n  targets:\n    - name: db1\n      dsn: root@tcp(127.0.0.1:1)/\n"
+	require.NoError(t, os.WriteFile(cfg, []byte(simStreamsOn+innodb), 0o644))
+	require.NoError(t, reload(t, a, log))
+	require.Contains(t, log.String(), "section=innodb")
+
+	off := bytes.Replace([]byte(simStreamsOn), []byte("streams: true"), []byte("streams: false"), 1)
+	require.NoError(t, os.WriteFile(cfg, off, 0o644))
+	log.Reset()
+	require.NoError(t, reload(t, a, log), "back to the original sections")
+	require.False(t, a.sims[0].Placement(), "placement switched off")
+	require.NotContains(t, log.String(), "section=innodb", "the running configuration has no innodb section")
+
+	// Still guarded: a file that lost a section the exporter runs.
+	require.NoError(t, os.WriteFile(cfg, []byte("wa:\n  persist: false\n"+innodb), 0o644))
+	require.ErrorContains(t, reload(t, a, log), `section "sim" is missing`)
+}

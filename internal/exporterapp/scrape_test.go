@@ -47,12 +47,18 @@ func TestOptionsValidate(t *testing.T) {
 		{Options{ScrapeTimeout: -time.Second}, "--scrape.timeout"},
 		{Options{ReadTimeout: -time.Second}, "--nvme.read-timeout"},
 		{Options{MaxRequests: -1}, "--web.max-requests"},
+		// Issue 42, low: values no Host header can match.
+		{Options{MutationHosts: []string{""}}, "--web.mutations-host"},
+		{Options{MutationHosts: []string{"db1.lab", " "}}, "--web.mutations-host"},
+		{Options{MutationHosts: []string{"db1.lab:10131"}}, "without a port"},
+		{Options{MutationHosts: []string{"http://db1.lab"}}, "--web.mutations-host"},
 	} {
 		require.ErrorContains(t, tc.o.Validate(), tc.flag)
 		_, err := New(tc.o, quiet())
 		require.ErrorContains(t, err, tc.flag)
 	}
 	require.NoError(t, (&Options{ScrapeTimeout: 9 * time.Second, CacheMaxAge: 5 * time.Second}).Validate())
+	require.NoError(t, (&Options{MutationHosts: []string{"db1.lab", "10.1.2.3", "::1", "[fe80::1]"}}).Validate())
 }
 
 func TestMutationHosts(t *testing.T) {

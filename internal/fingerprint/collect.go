@@ -36,25 +36,37 @@ func QueryMySQL(ctx context.Context, target, dsn string) MySQL {
 		m.Error = err.Error()
 		return m
 	}
-	rows, err := db.QueryContext(ctx, innodb.VariablesQuery(MySQLVariables))
-	if err != nil {
+	if m.Variables, err = nameValues(ctx, db, innodb.VariablesQuery(MySQLVariables)); err != nil {
 		m.Error = err.Error()
 		return m
 	}
-	defer rows.Close()
-	m.Variables = map[string]string{}
-	for rows.Next() {
-		var k, v string
-		if err := rows.Scan(&k, &v); err != nil {
-			m.Error = err.Error()
-			return m
-		}
-		m.Variables[strings.ToLower(k)] = v
-	}
-	if err := rows.Err(); err != nil {
+	if m.Status, err = nameValues(ctx, db, statusQuery); err != nil {
 		m.Error = err.Error()
 	}
 	return m
+}
+
+// MySQLStatus are the status variables a fingerprint records.
+var MySQLStatus = []string{"Innodb_buffer_pool_load_status", "Innodb_buffer_pool_dump_status"}
+
+var statusQuery = "SHOW GLOBAL STATUS WHERE Variable_name IN ('" + strings.Join(MySQLStatus, "', '") + "')"
+
+// nameValues runs a SHOW that answers (name, value) rows, names lower-cased.
+func nameValues(ctx context.Context, db *sql.DB, query string) (map[string]string, error) {
+	rows, err := db.QueryContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return nil, err
+		}
+		out[strings.ToLower(k)] = v
+	}
+	return out, rows.Err()
 }
 
 // Families are one scrape of an exporter's /metrics.

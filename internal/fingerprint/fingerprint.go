@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/walab/walab/internal/hostapi"
 )
 
 // Schema is the version of the JSON layout this package writes.
@@ -72,6 +74,21 @@ type Host struct {
 	Mounts      []Mount           `json:"mounts,omitempty"`        // of the data directories
 	Governor    string            `json:"cpu_governor,omitempty"`
 	Irqbalance  *bool             `json:"irqbalance_running,omitempty"`
+	// Tuning: STEAL, its node limit, sysctls, THP, NIC channels, the page
+	// cache at the fingerprint's time (volatile: not drift).
+	Tuning *hostapi.Tuning `json:"tuning,omitempty"`
+	// Processes are the watched mysqld/mariadbd processes' CPU and NUMA
+	// placement, in the exporter's order (the PID is left out: it changes
+	// with every restart).
+	Processes []Process `json:"processes,omitempty"`
+}
+
+// Process is where one database server process may run and allocate.
+type Process struct {
+	Name       string `json:"name"`
+	CPUs       string `json:"cpus,omitempty"`
+	Mems       string `json:"mems,omitempty"`
+	NUMAPolicy string `json:"numa_policy,omitempty"`
 }
 
 // Mount is the filesystem a data directory lives on.
@@ -92,12 +109,17 @@ type MySQL struct {
 	Target    string            `json:"target"`
 	Version   string            `json:"version,omitempty"`
 	Variables map[string]string `json:"variables,omitempty"`
-	Error     string            `json:"error,omitempty"`
+	// Status are the status variables of MySQLStatus, lower-cased
+	// (Innodb_buffer_pool_load_status: was the pool warm at this time?);
+	// recorded, not drift.
+	Status map[string]string `json:"status,omitempty"`
+	Error  string            `json:"error,omitempty"`
 }
 
 // Volatile keys change during any run and are not drift.
 var volatile = []string{"schema", "run", "point", "taken", "errors",
 	"drive.host_written_bytes", "drive.media_written_bytes", "drive.fill_ratio", "drive.write_amplification_1h",
+	"host.tuning.page_cache_bytes",
 	"loadgen"}
 
 // Flatten gives every recorded value under a dotted key, e.g.
@@ -218,6 +240,9 @@ func Diff(a, b *Fingerprint) []Change {
 }
 
 func isVolatile(k string) bool {
+	if target, ok := strings.CutPrefix(k, "mysql."); ok && strings.Contains(target, ".status.") {
+		return true // a load status carries its time
+	}
 	for _, v := range volatile {
 		if k == v || strings.HasPrefix(k, v+".") {
 			return true

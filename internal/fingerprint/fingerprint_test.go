@@ -74,6 +74,9 @@ func fp(fw, flushNeighbors string, host, media float64) *Fingerprint {
 func TestDiff(t *testing.T) {
 	a, b := fp("2.1.0", "0", 100, 130), fp("2.1.0", "0", 900, 1300)
 	require.Empty(t, Diff(a, b), "counters move during every run: not drift")
+	a.MySQL[0].Status = map[string]string{"innodb_buffer_pool_load_status": "Buffer pool(s) load completed at 261206 10:00:00"}
+	b.MySQL[0].Status = map[string]string{"innodb_buffer_pool_load_status": "Buffer pool(s) load completed at 261206 11:00:00"}
+	require.Empty(t, Diff(a, b), "a load status carries its time: not drift")
 	b = fp("2.2.0", "1", 900, 1300)
 	b.MySQL = append(b.MySQL, MySQL{Target: "mysql-2", Version: "10.11.6-MariaDB"})
 	b.Host.Mounts[0].Options = "rw,relatime"
@@ -145,7 +148,51 @@ func TestQueryMySQL(t *testing.T) {
 	require.Contains(t, strings.ToLower(m.Version), "mariadb")
 	require.NotEmpty(t, m.Variables["innodb_flush_log_at_trx_commit"])
 	require.NotEmpty(t, m.Variables["datadir"])
+	// Issue 47 item 2: seed 000's my.cnf knobs walab did not record, and
+	// the buffer pool's dump/load settings and load status.
+	for _, v := range []string{"character_set_server", "time_zone", "have_ssl", "innodb_buffer_pool_dump_at_shutdown",
+		"innodb_buffer_pool_load_at_startup", "innodb_buffer_pool_dump_pct", "sql_mode", "back_log", "max_connect_errors"} {
+		require.Contains(t, m.Variables, v)
+	}
+	require.Contains(t, m.Status, "innodb_buffer_pool_load_status")
 	bad := QueryMySQL(context.Background(), "down", testenv.DSN("127.0.0.1:1", ""))
 	require.NotEmpty(t, bad.Error)
 	require.Empty(t, bad.Version)
+}
+
+// TestHostTuningInFingerprint (issue 47 item 2): the exporter's tuning
+// facts and mysqld's placement reach the fingerprint; a changed sysctl,
+// STEAL or NIC channel count is drift, the page cache (different at every
+// run start) is not; a fact the exporter did not give stays absent.
+func TestHostTuningInFingerprint(t *testing.T) {
+	on, cached := true, uint64(1<<30)
+	facts := hostapi.Facts{Hostname: "dbhost",
+		Tuning: hostapi.Tuning{SchedSteal: &on, Sysctls: map[string]string{"vm.swappiness": "1"}, THPEnabled: "never",
+			NICChannels: map[string]hostapi.Channels{"eth0": {RX: 6, TX: 6}}, PageCacheBytes: &cached},
+		Processes: []hostapi.Process{{Name: "mysqld", PID: 42, CPUs: "0-23", Mems: "0", NUMAPolicy: "bind:0"}}}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _ = json.NewEncoder(w).Encode(facts) }))
+	defer srv.Close()
+	h, _, _ := ReadHost(context.Background(), srv.Client(), srv.URL, nil)
+	require.Equal(t, &facts.Tuning, h.Tuning)
+	require.Equal(t, []Process{{Name: "mysqld", CPUs: "0-23", Mems: "0", NUMAPolicy: "bind:0"}}, h.Processes)
+	flat := (&Fingerprint{Host: h}).Flatten()
+	require.Equal(t, "1", flat["host.tuning.sysctls.vm.swappiness"])
+	require.Equal(t, "6", flat["host.tuning.nic_channels.eth0.rx"])
+	require.NotContains(t, flat, "host.tuning.sched_steal_node_limit", "not on the command line: absent")
+
+	other := facts
+	off, less := false, uint64(1<<20)
+	other.Tuning = hostapi.Tuning{SchedSteal: &off, Sysctls: map[string]string{"vm.swappiness": "60"}, THPEnabled: "never",
+		NICChannels: map[string]hostapi.Channels{"eth0": {RX: 6, TX: 6}}, PageCacheBytes: &less}
+	facts = other
+	h2, _, _ := ReadHost(context.Background(), srv.Client(), srv.URL, nil)
+	var keys []string
+	for _, c := range Diff(&Fingerprint{Host: h}, &Fingerprint{Host: h2}) {
+		keys = append(keys, c.Key)
+	}
+	require.Equal(t, []string{"host.tuning.sched_steal", "host.tuning.sysctls.vm.swappiness"}, keys)
+
+	facts = hostapi.Facts{Hostname: "bare"}
+	h3, _, _ := ReadHost(context.Background(), srv.Client(), srv.URL, nil)
+	require.Nil(t, h3.Tuning, "no tuning fact read: none recorded")
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"reflect"
 
 	"github.com/walab/walab/internal/buildinfo"
 	"github.com/walab/walab/internal/hostapi"
@@ -23,6 +24,13 @@ func ReadHost(ctx context.Context, client *http.Client, base string, paths []str
 	}
 	h := Host{Hostname: f.Hostname, Kernel: f.Kernel, OS: f.OS, CPUModel: f.CPUModel, CPUs: f.CPUs,
 		MemoryBytes: f.MemoryBytes, NUMANodes: f.NUMANodes, Governor: f.Governor, Irqbalance: f.Irqbalance}
+	if !reflect.ValueOf(f.Tuning).IsZero() {
+		t := f.Tuning
+		h.Tuning = &t
+	}
+	for _, p := range f.Processes {
+		h.Processes = append(h.Processes, Process{Name: p.Name, CPUs: p.CPUs, Mems: p.Mems, NUMAPolicy: p.NUMAPolicy})
+	}
 	var errs []string
 	for _, e := range f.Errors {
 		errs = append(errs, "host "+f.Hostname+": "+e)

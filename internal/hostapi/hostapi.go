@@ -37,6 +37,7 @@ type Facts struct {
 	Mounts      []Mount   `json:"mounts,omitempty"`
 	IRQs        []IRQ     `json:"irqs,omitempty"`
 	Processes   []Process `json:"processes,omitempty"`
+	Tuning      Tuning    `json:"tuning"`
 	// Truncated names lists cut at their bound (mounts, irqs, processes).
 	Truncated []string       `json:"truncated,omitempty"`
 	Walab     buildinfo.Info `json:"walab"` // the exporter's build
@@ -93,6 +94,32 @@ type Process struct {
 	// numa_maps: default, bind:0, interleave:0-1, prefer:1; "" when
 	// numa_maps was not readable.
 	NUMAPolicy string `json:"numa_policy,omitempty"`
+}
+
+// Tuning is what seeds 000 and 002 set on the database host by hand. Each
+// field is absent (nil, empty) when it could not be read or is not set
+// there, never a kernel default filled in.
+type Tuning struct {
+	// SchedSteal is the scheduler's STEAL feature (a vendor patch, e.g.
+	// openEuler's) from debugfs sched features: STEAL or NO_STEAL.
+	SchedSteal *bool `json:"sched_steal,omitempty"`
+	// StealNodeLimit is sched_steal_node_limit= on the kernel command line.
+	StealNodeLimit *string `json:"sched_steal_node_limit,omitempty"`
+	// Sysctls: vm.dirty_*, vm.swappiness, by their dotted names.
+	Sysctls map[string]string `json:"sysctls,omitempty"`
+	// Transparent huge pages' active enabled and defrag modes.
+	THPEnabled string `json:"thp_enabled,omitempty"`
+	THPDefrag  string `json:"thp_defrag,omitempty"`
+	// NICChannels are each NIC's queue counts (ethtool -l's channels).
+	NICChannels map[string]Channels `json:"nic_channels,omitempty"`
+	// PageCacheBytes is meminfo's Cached when the facts were read.
+	PageCacheBytes *uint64 `json:"page_cache_bytes,omitempty"`
+}
+
+// Channels are a NIC's receive and transmit queues.
+type Channels struct {
+	RX int `json:"rx"`
+	TX int `json:"tx"`
 }
 
 const maxBody = 8 << 20

@@ -9,6 +9,7 @@
 package hostfacts
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"time"
@@ -33,8 +34,12 @@ type Options struct {
 	Interfaces    []string // NICs whose IRQs are watched (NVMe queues always are)
 	Processes     []string // comm names (mysqld, mariadbd)
 	SkipIRQs      bool     // leave out the IRQ lines (a caller that does not use them)
-	// StatfsTimeout bounds one statfs (a hung mount); default 5 s.
+	// StatfsTimeout bounds the wait for one stat or statfs (a hung
+	// mount), and Read's context the wait for all; default 5 s.
 	StatfsTimeout time.Duration
+	// Prober sends the stat and statfs calls; nil: the process's own,
+	// shared by every Read without one.
+	Prober *Prober
 }
 
 func (o Options) withDefaults() Options {
@@ -46,6 +51,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.StatfsTimeout <= 0 {
 		o.StatfsTimeout = 5 * time.Second
+	}
+	if o.Prober == nil {
+		o.Prober = shared
 	}
 	return o
 }
@@ -68,16 +76,20 @@ func (o Options) Check() error {
 	return nil
 }
 
-// Read reads every fact; what cannot be read is absent and named in Errors.
-func Read(o Options) hostapi.Facts {
+// Read reads every fact; what cannot be read is absent and named in
+// Errors. It returns by ctx's deadline: a data directory on a hung mount
+// loses its facts, not the caller's time, and costs at most one blocked
+// thread per path (see Prober).
+func Read(ctx context.Context, o Options) hostapi.Facts {
 	o = o.withDefaults()
 	f := hostapi.Facts{Walab: buildinfo.Get(), DataDirs: o.DataDirs}
 	errf := func(format string, a ...any) { f.Errors = append(f.Errors, fmt.Sprintf(format, a...)) }
 	readSystem(o, &f, errf)
-	readMounts(o, &f, errf)
+	readMounts(ctx, o, &f, errf)
 	if !o.SkipIRQs {
 		readIRQs(o, &f, errf)
 	}
 	readProcesses(o, &f, errf)
+	readTuning(o, &f, errf)
 	return f
 }

@@ -2,6 +2,7 @@ package hostfacts
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -141,7 +142,7 @@ func FuzzParseMountinfo(f *testing.F) {
 // directory is named in Errors and has no mount.
 func TestReadThisHost(t *testing.T) {
 	dir := t.TempDir()
-	f := Read(Options{DataDirs: []string{dir, "/nonexistent-walab-dir"}, Processes: []string{"no-such-comm"}})
+	f := Read(context.Background(), Options{DataDirs: []string{dir, "/nonexistent-walab-dir"}, Processes: []string{"no-such-comm"}})
 	host, err := os.Hostname()
 	require.NoError(t, err)
 	require.Equal(t, host, f.Hostname)
@@ -189,7 +190,7 @@ func TestMountsBounded(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Join(proc, "self"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(proc, "self/mountinfo"), []byte(b.String()), 0o644))
 	var f hostapi.Facts
-	readMounts(Options{ProcFS: proc, SysFS: t.TempDir(), DataDirs: []string{dir}, StatfsTimeout: time.Second}, &f, func(string, ...any) {})
+	readMounts(context.Background(), Options{ProcFS: proc, SysFS: t.TempDir(), DataDirs: []string{dir}, StatfsTimeout: time.Second}.withDefaults(), &f, func(string, ...any) {})
 	require.Len(t, f.Mounts, MaxMounts)
 	require.Equal(t, dir, f.Mounts[0].MountPoint)
 	require.Equal(t, []string{fmt.Sprintf("mounts (at most %d)", MaxMounts)}, f.Truncated)
@@ -224,7 +225,7 @@ func TestIRQsAndProcessesFromFixture(t *testing.T) {
 	w("100/numa_maps", "00400000 bind:0 file=/usr/sbin/mysqld\n7f00 bind:0 anon=1\n")
 	w("200/comm", "bash\n")
 	w("200/status", "Cpus_allowed_list:\t0-3\n")
-	f := Read(Options{ProcFS: proc, SysFS: t.TempDir(), Interfaces: []string{"eth0"}, Processes: []string{"mysqld"}})
+	f := Read(context.Background(), Options{ProcFS: proc, SysFS: t.TempDir(), Interfaces: []string{"eth0"}, Processes: []string{"mysqld"}})
 	require.Equal(t, []hostapi.IRQ{
 		{IRQ: 40, Device: "nvme0", Action: "nvme0q1", CPUs: "0", Effective: "0"},
 		{IRQ: 41, Device: "nvme0", Action: "nvme0q2", CPUs: "1"},

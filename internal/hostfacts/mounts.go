@@ -1,11 +1,10 @@
 package hostfacts
 
 import (
-	"errors"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -14,7 +13,7 @@ import (
 
 // readMounts lists, for each data directory, the filesystem holding it and
 // every filesystem mounted below it, with the drives under each.
-func readMounts(o Options, f *hostapi.Facts, errf func(string, ...any)) {
+func readMounts(ctx context.Context, o Options, f *hostapi.Facts, errf func(string, ...any)) {
 	if len(o.DataDirs) == 0 {
 		return
 	}
@@ -32,29 +31,20 @@ func readMounts(o Options, f *hostapi.Facts, errf func(string, ...any)) {
 		errf("mounts: %d malformed mountinfo lines skipped", bad)
 	}
 	for _, dir := range o.DataDirs {
-		for _, e := range mountsOf(dir, entries, o.StatfsTimeout, errf) {
+		for _, e := range mountsOf(ctx, o, dir, entries, errf) {
 			if len(f.Mounts) == MaxMounts {
 				f.Truncated = append(f.Truncated, fmt.Sprintf("mounts (at most %d)", MaxMounts))
 				return
 			}
-			f.Mounts = append(f.Mounts, describe(o, dir, e, errf))
+			f.Mounts = append(f.Mounts, describe(ctx, o, dir, e, errf))
 		}
 	}
 }
 
 // mountsOf is the entry holding dir (the last mounted over it wins, as the
 // kernel resolves it) and the entries whose mount point is below dir.
-func mountsOf(dir string, entries []mountEntry, timeout time.Duration, errf func(string, ...any)) []mountEntry {
-	var real string
-	var st unix.Stat_t
-	err := bounded(timeout, func() error {
-		r, err := filepath.EvalSymlinks(dir)
-		if err != nil {
-			return err
-		}
-		real = r
-		return unix.Stat(r, &st)
-	})
+func mountsOf(ctx context.Context, o Options, dir string, entries []mountEntry, errf func(string, ...any)) []mountEntry {
+	real, st, err := o.Prober.Stat(ctx, o.StatfsTimeout, dir)
 	if err != nil {
 		errf("data directory %s: %v", dir, err)
 		return nil
@@ -83,7 +73,7 @@ func mountsOf(dir string, entries []mountEntry, timeout time.Duration, errf func
 }
 
 // describe fills one mount's block stack, schedulers, alignment and statfs.
-func describe(o Options, dir string, e mountEntry, errf func(string, ...any)) hostapi.Mount {
+func describe(ctx context.Context, o Options, dir string, e mountEntry, errf func(string, ...any)) hostapi.Mount {
 	m := hostapi.Mount{DataDir: dir, MountPoint: e.mountPoint, Device: e.device, Source: e.source, FSType: e.fsType, Options: e.options}
 	if e.superOptions != "" {
 		m.Options += "," + e.superOptions
@@ -107,7 +97,7 @@ func describe(o Options, dir string, e mountEntry, errf func(string, ...any)) ho
 		}
 		alignment(o.SysFS, s.parts, &m)
 	}
-	st, err := statfsBounded(e.mountPoint, o.StatfsTimeout)
+	st, err := o.Prober.Statfs(ctx, o.StatfsTimeout, e.mountPoint)
 	if err != nil {
 		errf("statfs %s: %v", e.mountPoint, err)
 		return m
@@ -149,31 +139,4 @@ func dfUsage(st unix.Statfs_t, m *hostapi.Mount) {
 		fill := float64(used) / float64(used+avail)
 		m.Fill = &fill
 	}
-}
-
-var errTimeout = errors.New("did not return in time (hung mount?)")
-
-// bounded runs f with a timeout: a hung mount costs its own facts, not the
-// endpoint or the scrape. f is left to return in the background.
-func bounded(timeout time.Duration, f func() error) error {
-	done := make(chan error, 1)
-	go func() { done <- f() }()
-	t := time.NewTimer(timeout)
-	defer t.Stop()
-	select {
-	case err := <-done:
-		return err
-	case <-t.C:
-		return errTimeout
-	}
-}
-
-// statfsBounded is statfs under bounded.
-func statfsBounded(path string, timeout time.Duration) (unix.Statfs_t, error) {
-	var st unix.Statfs_t
-	err := bounded(timeout, func() error { return unix.Statfs(path, &st) })
-	if err != nil {
-		return unix.Statfs_t{}, err
-	}
-	return st, nil
 }

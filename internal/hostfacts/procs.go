@@ -12,14 +12,18 @@ import (
 )
 
 // readProcesses lists the watched processes with their CPU and memory
-// node lists and NUMA policy.
+// node lists and NUMA policy, and whether irqbalance runs: one walk of
+// /proc for all of them.
 func readProcesses(o Options, f *hostapi.Facts, errf func(string, ...any)) {
+	byName, err := pidsByName(o.ProcFS, append([]string{"irqbalance"}, o.Processes...), MaxProcesses+1)
+	if err != nil {
+		errf("processes: %v", err)
+		return
+	}
+	running := len(byName["irqbalance"]) > 0
+	f.Irqbalance = &running
 	for _, name := range o.Processes {
-		pids, err := pidsNamed(o.ProcFS, name, MaxProcesses+1)
-		if err != nil {
-			errf("processes: %v", err)
-			return
-		}
+		pids := byName[name]
 		if len(pids) > MaxProcesses {
 			pids = pids[:MaxProcesses]
 			f.Truncated = append(f.Truncated, fmt.Sprintf("processes named %s (at most %d)", name, MaxProcesses))

@@ -54,11 +54,6 @@ func readSystem(o Options, f *hostapi.Facts, errf func(string, ...any)) {
 	if b, err := os.ReadFile(filepath.Join(o.SysFS, "devices/system/cpu/cpu0/cpufreq/scaling_governor")); err == nil {
 		f.Governor = strings.TrimSpace(string(b))
 	} // no cpufreq (VMs, containers): absent
-	if running, err := ProcessRunning(o.ProcFS, "irqbalance"); err == nil {
-		f.Irqbalance = &running
-	} else {
-		errf("irqbalance: %v", err)
-	}
 }
 
 // osRelease is os-release's PRETTY_NAME (the file of the exporter's mount
@@ -96,45 +91,36 @@ func cpuModel(b []byte) string {
 
 // memTotal is MemTotal of /proc/meminfo in bytes (0 when absent).
 func memTotal(b []byte) uint64 {
-	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "MemTotal:"); ok {
-			f := strings.Fields(v)
-			if len(f) != 2 || f[1] != "kB" {
-				return 0
-			}
-			if n, err := strconv.ParseUint(f[0], 10, 64); err == nil && n < 1<<53 {
-				return n << 10
-			}
-		}
+	if n := meminfoBytes(b, "MemTotal"); n != nil {
+		return *n
 	}
 	return 0
 }
 
-// ProcessRunning reports whether a process with this command name runs.
-func ProcessRunning(procfs, comm string) (bool, error) {
-	pids, err := pidsNamed(procfs, comm, 1)
-	return len(pids) > 0, err
-}
-
-// pidsNamed lists up to max pids whose comm is name, in /proc order.
-func pidsNamed(procfs, name string, max int) ([]int, error) {
+// pidsByName lists, for each name, up to max pids whose comm is that name,
+// in /proc order: one walk of /proc, one comm read per process, whatever
+// the number of names.
+func pidsByName(procfs string, names []string, max int) (map[string][]int, error) {
 	ents, err := os.ReadDir(procfs)
 	if err != nil {
 		return nil, err
 	}
-	var out []int
+	want := map[string]bool{}
+	for _, n := range names {
+		want[n] = true
+	}
+	out := map[string][]int{}
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
 			continue
 		}
 		b, err := os.ReadFile(filepath.Join(procfs, e.Name(), "comm"))
-		if err == nil && strings.TrimSpace(string(b)) == name {
-			out = append(out, pid)
-			if len(out) == max {
-				break
-			}
+		name := strings.TrimSpace(string(b))
+		if err != nil || !want[name] || len(out[name]) == max {
+			continue
 		}
+		out[name] = append(out[name], pid)
 	}
 	return out, nil
 }

@@ -26,6 +26,14 @@ var SeedVariables = []string{
 	"innodb_sync_spin_loops", "innodb_use_native_aio", "innodb_write_io_threads",
 	"binlog_expire_logs_seconds", "log_bin", "max_connections", "performance_schema", "sync_binlog",
 	"table_open_cache", "table_open_cache_instances", "thread_cache_size", "transaction_isolation", "tx_isolation",
+	// Seed 000's my.cnf beyond InnoDB: character set, time zone, ssl=0,
+	// undo truncation, the connection and statement limits, sql_mode; and
+	// the buffer pool's dump at shutdown / load at startup (seed 002),
+	// which decide whether a run after a restart starts warm.
+	"back_log", "character_set_server", "collation_server", "default_authentication_plugin", "have_ssl",
+	"innodb_buffer_pool_dump_at_shutdown", "innodb_buffer_pool_dump_pct", "innodb_buffer_pool_load_at_startup",
+	"innodb_numa_interleave", "innodb_undo_log_truncate", "max_connect_errors", "max_prepared_stmt_count",
+	"sql_mode", "time_zone",
 }
 
 var variableName = regexp.MustCompile(`^[a-z_]+$`)

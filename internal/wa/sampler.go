@@ -335,6 +335,23 @@ func (s *Sampler) prune(t int64) {
 	}
 }
 
+// Glitching reports whether a reading of a device's counters (from
+// source) is one the sampler calls a glitch: below the last sample it
+// recorded from that source. A reading it has not taken yet (a scrape
+// between its rounds) is judged the same way, so an emptied or zero-filled
+// page is never exported as counters that went back. False for a device
+// or source it has no sample of (it cannot tell).
+func (s *Sampler) Glitching(name, source string, host, media uint64) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d := s.devs[name]
+	if d == nil || d.source != source {
+		return false
+	}
+	last, ok := d.hist.last()
+	return ok && (host < last.Host || media < last.Media)
+}
+
 // WindowWA is one window's result for one device.
 type WindowWA struct {
 	Window  string

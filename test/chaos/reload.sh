@@ -59,6 +59,8 @@ rm "$CFG"; config false > "$CFG"; hup
 echo "good file after the attacks: placement $(placement)"
 printf 'innodb:\n  targets:\n    - name: db1\n      dsn: root@tcp(127.0.0.1:1)/\n' >> "$CFG"; hup
 echo "changed innodb section: $(grep -c 'section=innodb' "$WORK/exporter.log" || true) restart-only line"
+config true > "$CFG"; hup
+echo "back to the file without innodb: placement $(placement), refusals $(refusals)"
 
 echo "== DNS rebinding"
 code() { curl -s -o /dev/null -w '%{http_code}' "$@"; }

@@ -12,7 +12,9 @@ import (
 
 // TestReloadScript runs test/chaos/reload.sh: the SIGHUP reload attacks
 // (empty file, truncated mid-write, FIFO), DNS rebinding and a NAND page
-// emptied and half-written mid-run (issue 33 items 5, 7, 11).
+// emptied and half-written mid-run (issue 33 items 5, 7, 11), and a
+// reload back to a file without the restart-only section an earlier one
+// added (issue 42 item 13).
 func TestReloadScript(t *testing.T) {
 	testenv.RequireBinary(t, "curl")
 	cmd := exec.Command("bash", "reload.sh")
@@ -26,6 +28,7 @@ func TestReloadScript(t *testing.T) {
 		"FIFO: placement true, refusals 3",
 		"good file after the attacks: placement false",
 		"changed innodb section: 1 restart-only line",
+		"back to the file without innodb: placement true, refusals 3",
 		"run-start with Host evil.example: 403",
 		"run-start with Host 127.0.0.1: 200",
 		"emptied page: source_up 0",

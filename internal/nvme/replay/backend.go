@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"syscall"
 
 	"github.com/walab/walab/internal/safefile"
@@ -122,21 +123,36 @@ func (b *Backend) read(cmd admin.Command, name string) (admin.Result, error) {
 func (b *Backend) Close() error { return nil }
 
 // Controllers lists the controller folders under root (one per subfolder),
-// sorted by name. A root with no subfolder is an error: a replay run with no
-// device is almost certainly a wrong path.
+// sorted by name. Each must be a capture: it holds id-ctrl.bin, which
+// every capture has (the probe starts with Identify Controller). A root
+// with no subfolder, or with none that is a capture (`--nvme.replay=/etc`),
+// is refused as not a replay directory; a subfolder that is not a capture
+// among ones that are is refused by name, rather than served as a
+// controller that never answers.
 func Controllers(root string) ([]string, error) {
 	ents, err := os.ReadDir(root)
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
-	var out []string
+	var out, stray []string
 	for _, e := range ents {
-		if e.IsDir() {
+		if !e.IsDir() {
+			continue
+		}
+		if fi, err := os.Stat(filepath.Join(root, e.Name(), "id-ctrl.bin")); err == nil && fi.Mode().IsRegular() {
 			out = append(out, e.Name())
+		} else {
+			stray = append(stray, e.Name())
 		}
 	}
-	if len(out) == 0 {
+	switch {
+	case len(out) == 0 && len(stray) == 0:
 		return nil, fmt.Errorf("replay: %s has no controller folders (want e.g. %s)", root, filepath.Join(root, "nvme0"))
+	case len(out) == 0:
+		return nil, fmt.Errorf("replay: %s is not a replay directory: none of its %d folders holds a capture (id-ctrl.bin; `exporter capture` writes one folder per controller)", root, len(stray))
+	case len(stray) > 0:
+		sort.Strings(stray)
+		return nil, fmt.Errorf("replay: %s: folder(s) %s hold no capture (no id-ctrl.bin); remove them or point --nvme.replay at the captures only", root, strings.Join(stray, ", "))
 	}
 	sort.Strings(out)
 	return out, nil

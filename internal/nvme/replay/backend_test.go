@@ -149,6 +149,7 @@ func TestOpenAndControllers(t *testing.T) {
 	require.ErrorContains(t, err, "no controller folders")
 	for _, n := range []string{"nvme1", "nvme0"} {
 		require.NoError(t, os.Mkdir(filepath.Join(root, n), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(root, n, "id-ctrl.bin"), make([]byte, 4096), 0o644))
 	}
 	require.NoError(t, os.WriteFile(filepath.Join(root, "README"), nil, 0o644))
 	got, err := Controllers(root)
@@ -194,4 +195,30 @@ func TestRecorderRoundTrip(t *testing.T) {
 	model, err := ReadText(out, FileModel)
 	require.NoError(t, err)
 	require.Equal(t, "M", model)
+}
+
+// TestControllersRefusesWhatIsNotACapture (issue 42, low): a directory whose
+// subfolders hold no capture (`--nvme.replay=/etc`) is refused, naming
+// what a capture holds, instead of serving each subfolder as a controller;
+// a capture with one stray folder names the folder.
+func TestControllersRefusesWhatIsNotACapture(t *testing.T) {
+	etc := t.TempDir()
+	for _, d := range []string{"ssh", "apt", "systemd"} {
+		require.NoError(t, os.MkdirAll(filepath.Join(etc, d), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(etc, d, "config"), []byte("x"), 0o644))
+	}
+	_, err := Controllers(etc)
+	require.ErrorContains(t, err, "not a replay directory")
+	require.ErrorContains(t, err, "id-ctrl.bin")
+
+	root := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "nvme0"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(root, "nvme0", "id-ctrl.bin"), make([]byte, 4096), 0o644))
+	require.NoError(t, os.MkdirAll(filepath.Join(root, "notes"), 0o755))
+	_, err = Controllers(root)
+	require.ErrorContains(t, err, "notes")
+	require.NoError(t, os.Remove(filepath.Join(root, "notes")))
+	names, err := Controllers(root)
+	require.NoError(t, err)
+	require.Equal(t, []string{"nvme0"}, names)
 }
