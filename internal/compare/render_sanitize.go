@@ -29,13 +29,3 @@ func (p plainWriter) Write(b []byte) (int, error) {
 	}
 	return len(b), nil
 }
-
-// csvText is a text cell a spreadsheet shows as text: a cell starting with
-// =, +, -, @, tab or CR is a formula to Excel and LibreOffice
-// (=HYPERLINK(...) from a label), so it gets a leading apostrophe.
-func csvText(s string) string {
-	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
-		return "'" + s
-	}
-	return s
-}
