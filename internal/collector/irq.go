@@ -18,6 +18,7 @@ import (
 
 	"github.com/walab/walab/internal/irq"
 	"github.com/walab/walab/internal/placement"
+	"github.com/walab/walab/internal/promql"
 )
 
 // irqConfig is the `irq:` section.
@@ -39,10 +40,10 @@ var (
 	irqAffinityDesc = prometheus.NewDesc(Namespace+"_irq_affinity_cpus",
 		"Number of CPUs in the line's affinity list: configured is smp_affinity_list, effective is effective_affinity_list.",
 		[]string{"irq", "device", "kind"}, nil)
-	irqOffNodeDesc = prometheus.NewDesc(Namespace+"_irq_off_numa_node",
+	irqOffNodeDesc = prometheus.NewDesc(promql.IRQOffNUMANode,
 		"1 if any CPU the line is delivered to (effective affinity, else configured) is on another NUMA node than its device.",
 		[]string{"irq", "device"}, nil)
-	irqBusiestDesc = prometheus.NewDesc(Namespace+"_irq_busiest_cpu_share_ratio",
+	irqBusiestDesc = prometheus.NewDesc(promql.IRQBusiestCPUShare,
 		"Share of the device's interrupts taken by its busiest CPU between the previous scrape and this one (1 = all on one core).",
 		[]string{"device"}, nil)
 	softirqsDesc = prometheus.NewDesc(Namespace+"_softirqs_total",

@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/walab/walab/internal/nvmetrace"
+	"github.com/walab/walab/internal/promql"
 )
 
 func init() { Register("placement_trace", false, newPlacementTraceCollector) }
@@ -40,7 +41,7 @@ var (
 	traceCmdsDesc = prometheus.NewDesc(Namespace+"_nvme_write_commands_total",
 		"NVMe Write commands the kernel sent, by the placement they asked for: directive none, streams or data_placement (CDW12 bits 23:20) and placement_id, the stream id or placement handle (CDW13 bits 31:16; \"other\" past placement_trace: max_placement_ids). Counted per command by a BPF program on the nvme:nvme_setup_cmd tracepoint since the exporter started: proof, not inference, that placement reached the drive.",
 		[]string{"device", "directive", "placement_id"}, nil)
-	traceBytesDesc = prometheus.NewDesc(Namespace+"_nvme_write_bytes_total",
+	traceBytesDesc = prometheus.NewDesc(promql.NVMeWriteBytes,
 		"Bytes of the NVMe Write commands of walab_nvme_write_commands_total: (NLB + 1) x the namespace's logical block size. Absent for a namespace whose block size sysfs does not give.",
 		[]string{"device", "directive", "placement_id"}, nil)
 	traceUpDesc = prometheus.NewDesc(Namespace+"_placement_trace_up",
