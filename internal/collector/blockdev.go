@@ -137,7 +137,7 @@ func newBlockdevCollector(env Env) (Collector, error) {
 	if cfg.MaxDevices < 0 {
 		return nil, fmt.Errorf("blockdev: max_devices %d: must be positive", cfg.MaxDevices)
 	}
-	paths := hostDefaultPaths(env.Paths)
+	paths := env.Paths
 	c := &blockdevCollector{
 		sys:       paths.SysFS,
 		diskstats: filepath.Join(paths.ProcFS, "diskstats"),

@@ -54,7 +54,7 @@ type cpuCollector struct {
 }
 
 func newCPUCollector(env Env) (Collector, error) {
-	fs, err := procfs.NewFS(hostDefaultPaths(env.Paths).ProcFS)
+	fs, err := procfs.NewFS(env.Paths.ProcFS)
 	if err != nil {
 		return nil, fmt.Errorf("cpu: %w", err)
 	}

@@ -85,7 +85,7 @@ func newPlacementTraceCollector(env Env) (Collector, error) {
 	if err := env.Config.Decode("placement_trace", &cfg); err != nil {
 		return nil, err
 	}
-	paths := hostDefaultPaths(env.Paths)
+	paths := env.Paths
 	if cfg.Tracefs == "" {
 		cfg.Tracefs = filepath.Join(paths.SysFS, "kernel", "tracing")
 	}

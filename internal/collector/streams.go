@@ -107,7 +107,7 @@ func newStreamsCollector(env Env) (Collector, error) {
 	if env.Logger == nil {
 		env.Logger = slog.New(slog.DiscardHandler)
 	}
-	c := &streamsCollector{logger: env.Logger, paths: hostDefaultPaths(env.Paths), daemon: defaultDaemon, pidFile: cfg.DaemonPIDFile}
+	c := &streamsCollector{logger: env.Logger, paths: env.Paths, daemon: defaultDaemon, pidFile: cfg.DaemonPIDFile}
 	if cfg.Daemon != nil {
 		c.daemon = *cfg.Daemon
 	}
