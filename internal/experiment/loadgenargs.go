@@ -8,7 +8,7 @@ import (
 	"github.com/mattn/go-shellwords"
 
 	"github.com/walab/walab/internal/workload"
-	_ "github.com/walab/walab/internal/workload/all" // the workloads register themselves
+	_ "github.com/walab/walab/internal/allworkloads" // the workloads register themselves
 )
 
 // LoadgenFlags are loadgen's flags besides each workload's own (and the
