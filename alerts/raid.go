@@ -76,13 +76,13 @@ func arrayOf(expr string) string {
 // raidExprs are the three sums over one window (an increase or a rate of
 // the counters), each complete or absent.
 func raidExprs(fn, window string) (array, members, nand string) {
-	written := fmt.Sprintf("%s(walab_blockdev_written_bytes_total[%s])", fn, window)
+	written := fmt.Sprintf("%s("+promql.BlockdevWrittenBytes+"[%s])", fn, window)
 	// Array writes: devices that have members.
-	array = fmt.Sprintf("sum by (instance, job, array) (%s and on (instance, job, array) walab_blockdev_member_info)", arrayOf(written))
+	array = fmt.Sprintf("sum by (instance, job, array) (%s and on (instance, job, array) "+promql.BlockdevMemberInfo+")", arrayOf(written))
 	perMember := promql.MemberWritten("", fn, window)
-	members = fmt.Sprintf("sum by (instance, job, array) (%[1]s) and on (instance, job, array) (count by (instance, job, array) (%[1]s) == count by (instance, job, array) (walab_blockdev_member_info))", perMember)
+	members = fmt.Sprintf("sum by (instance, job, array) (%[1]s) and on (instance, job, array) (count by (instance, job, array) (%[1]s) == count by (instance, job, array) ("+promql.BlockdevMemberInfo+"))", perMember)
 	// One controller counts once per array even when two of its partitions are leaves.
-	leafCtrls := `max by (instance, job, array, controller) (walab_blockdev_leaf_info)`
+	leafCtrls := `max by (instance, job, array, controller) (` + promql.BlockdevLeafInfo + `)`
 	perCtrl := promql.LeafControllerNAND(leafCtrls, fn, window)
 	nand = fmt.Sprintf("sum by (instance, job, array) (%[1]s) and on (instance, job, array) (count by (instance, job, array) (%[1]s) == count by (instance, job, array) (%[2]s))", perCtrl, leafCtrls)
 	return array, members, nand
@@ -93,12 +93,12 @@ func raidRules(c Config) []Rule {
 	ar, mr, nr := raidExprs("rate", c.RateWindow)
 	noSync := " unless on (instance, job, array) (" + RAIDSyncInWindow + " > 0)"
 	return []Rule{
-		rec(RAIDSyncInWindow, fmt.Sprintf("max by (instance, job, array) (%s)", arrayOf(fmt.Sprintf("max_over_time(walab_md_sync_active[%s])", c.WAWindow)))),
+		rec(RAIDSyncInWindow, fmt.Sprintf("max by (instance, job, array) (%s)", arrayOf(fmt.Sprintf("max_over_time("+promql.MDSyncActive+"[%s])", c.WAWindow)))),
 		rec(ArrayWrittenIncrease1h, a1h),
 		rec(ArrayMemberIncrease1h, m1h),
 		rec(ArrayNANDIncrease1h, n1h),
 		rec(RAIDWA1h, "("+ArrayMemberIncrease1h+" / ("+ArrayWrittenIncrease1h+" > 0))"+noSync),
-		rec(RAIDTheoretical, "max by (instance, job, array) ("+arrayOf("walab_md_theoretical_write_amplification")+")"),
+		rec(RAIDTheoretical, "max by (instance, job, array) ("+arrayOf(promql.MDTheoreticalWA)+")"),
 		// (WA - theory) / WA: seed 001's (1.518 - 1.5) / 1.518 = 1.19%.
 		rec(RAIDOverhead1h, "1 - "+RAIDTheoretical+" / "+RAIDWA1h),
 		rec(RAIDNANDWA1h, "("+ArrayNANDIncrease1h+" / ("+ArrayWrittenIncrease1h+" > 0))"+noSync),
@@ -122,11 +122,11 @@ func raidLatencyRules() []Rule {
 func raidAlerts(c Config) []Rule {
 	return []Rule{
 		c.alert("WalabRAIDSyncInWindow", "warning",
-			"max by (instance, job, device, action) (walab_md_sync_active) == 1", "0m",
+			"max by (instance, job, device, action) ("+promql.MDSyncActive+") == 1", "0m",
 			"An md sync runs during the measurement.",
 			fmt.Sprintf("Array {{ $labels.device }} on {{ $labels.instance }} runs a {{ $labels.action }}: it reads and writes the members by itself, so RAID and NAND WA over the %s windows it overlaps are left out (not skewed). Debian's mdadm runs a monthly check (checkarray); stop it or wait before measuring.", c.WAWindow)),
 		c.alert("WalabRAIDDegraded", "warning",
-			"walab_md_degraded_disks > 0", c.DefaultFor,
+			promql.MDDegradedDisks+" > 0", c.DefaultFor,
 			"An md array runs degraded.",
 			"Array {{ $labels.device }} on {{ $labels.instance }} misses {{ $value }} member(s): its writes and RAID WA are not those of the complete array."),
 	}

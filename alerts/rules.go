@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/walab/walab/internal/placement"
+	"github.com/walab/walab/internal/promql"
 )
 
 // RuleFile is a Prometheus rule file (the subset walab uses; promtool 2.42
@@ -101,15 +102,15 @@ func waRules(c Config) []Rule {
 		return fmt.Sprintf("sum without (source) (increase(%s[%s]))", metric, window)
 	}
 	rs := []Rule{
-		rec(HostIncrease1h, inc("walab_nvme_host_written_bytes_total", c.WAWindow)),
-		rec(MediaIncrease1h, inc("walab_nvme_media_written_bytes_total", c.WAWindow)),
+		rec(HostIncrease1h, inc(promql.NVMeHostWrittenBytes, c.WAWindow)),
+		rec(MediaIncrease1h, inc(promql.NVMeMediaWrittenBytes, c.WAWindow)),
 		// Same window on both sides; the "> 0" drops idle windows instead of dividing by zero.
 		rec(WA1h, MediaIncrease1h+" / ("+HostIncrease1h+" > 0)"),
-		rec(HostIncrease24h, inc("walab_nvme_host_written_bytes_total", c.WALongWindow)),
-		rec(MediaIncrease24h, inc("walab_nvme_media_written_bytes_total", c.WALongWindow)),
+		rec(HostIncrease24h, inc(promql.NVMeHostWrittenBytes, c.WALongWindow)),
+		rec(MediaIncrease24h, inc(promql.NVMeMediaWrittenBytes, c.WALongWindow)),
 		rec(WA24h, MediaIncrease24h+" / ("+HostIncrease24h+" > 0)"),
 		// The exporter keeps the run window itself (it knows the run-start mark).
-		rec(WARun, `max without (window) (walab_nvme_write_amplification{window="run"})`),
+		rec(WARun, `max without (window) (`+promql.NVMeWriteAmplification+`{window="run"})`),
 		rec(WAReference, referenceExpr(c)),
 		rec(ReductionVsReference, "1 - "+WA1h+" / on (device) group_left () "+WAReference),
 		rec(WASteady, steadyExpr(c.WAWindow)),
@@ -133,7 +134,7 @@ func referenceExpr(c Config) string {
 		}
 		parts = append(parts, fmt.Sprintf(`label_replace(vector(%s), "device", %q, "", "")`, num(c.ReferenceWA[d]), d))
 	}
-	parts = append(parts, fmt.Sprintf("(max by (device) (walab_nvme_info) * 0 + %s)", num(c.ReferenceWA["*"])))
+	parts = append(parts, fmt.Sprintf("(max by (device) ("+promql.NVMeInfo+") * 0 + %s)", num(c.ReferenceWA["*"])))
 	return strings.Join(parts, " or ")
 }
 
@@ -141,31 +142,31 @@ func chainRules(c Config) []Rule {
 	r := c.RateWindow
 	rate := func(sel string) string { return fmt.Sprintf("rate(%s[%s])", sel, r) }
 	return []Rule{
-		rec(HostRate, "sum without (source) ("+rate("walab_nvme_host_written_bytes_total")+")"),
-		rec(MediaRate, "sum without (source) ("+rate("walab_nvme_media_written_bytes_total")+")"),
+		rec(HostRate, "sum without (source) ("+rate(promql.NVMeHostWrittenBytes)+")"),
+		rec(MediaRate, "sum without (source) ("+rate(promql.NVMeMediaWrittenBytes)+")"),
 		// InnoDB's own bytes: data files (incl. doublewrite) plus redo.
-		rec(InnoDBRate, rate("walab_innodb_data_written_bytes_total")+" + "+rate("walab_innodb_os_log_written_bytes_total")),
+		rec(InnoDBRate, rate(promql.InnoDBDataWrittenBytes)+" + "+rate(promql.InnoDBOSLogWrittenBytes)),
 		// One lab is one host, so the chain is summed over the whole lab:
 		// block devices are namespaces (nvme0n1), controllers are nvme0
 		// (walab_blockdev_info maps one to the other).
 		rec(LabInnoDBRate, "sum("+InnoDBRate+")"),
-		rec(LabBlockRate, fmt.Sprintf(`sum(rate(walab_blockdev_written_bytes_total{device=~%q}[%s]))`, c.BlockDevices, r)),
+		rec(LabBlockRate, fmt.Sprintf(`sum(rate(`+promql.BlockdevWrittenBytes+`{device=~%q}[%s]))`, c.BlockDevices, r)),
 		rec(LabHostRate, "sum("+HostRate+")"),
 		rec(LabMediaRate, "sum("+MediaRate+")"),
 		rec(LabBlockPerInnoDB, LabBlockRate+" / ("+LabInnoDBRate+" > 0)"),
 		rec(LabHostPerBlock, LabHostRate+" / ("+LabBlockRate+" > 0)"),
 		rec(LabHostPerInnoDB, LabHostRate+" / ("+LabInnoDBRate+" > 0)"),
-		rec(TxnRate, fmt.Sprintf(`sum without (type, outcome) (rate(walab_loadgen_transactions_total{outcome="committed"}[%s]))`, r)),
-		rec(ServerTxnRate, fmt.Sprintf(`sum without (command) (rate(walab_mysql_commands_total{command="commit"}[%s]))`, r)),
-		rec(NewOrderRate, fmt.Sprintf(`sum without (type, outcome) (rate(walab_loadgen_transactions_total{outcome="committed",type=%q}[%s]))`, c.NewOrderType, r)),
+		rec(TxnRate, fmt.Sprintf(`sum without (type, outcome) (rate(`+promql.LoadgenTransactions+`{outcome="committed"}[%s]))`, r)),
+		rec(ServerTxnRate, fmt.Sprintf(`sum without (command) (rate(`+promql.MySQLCommands+`{command="commit"}[%s]))`, r)),
+		rec(NewOrderRate, fmt.Sprintf(`sum without (type, outcome) (rate(`+promql.LoadgenTransactions+`{outcome="committed",type=%q}[%s]))`, c.NewOrderType, r)),
 		rec(MediaPerTxn, LabMediaRate+" / (sum("+TxnRate+") > 0)"),
 		rec(MediaPerNewOrder, LabMediaRate+" / (sum("+NewOrderRate+") > 0)"),
 		// "or ... * 0" gives 0 rather than no series when no error happened yet.
 		// One core's seconds in a mode per second is its share of time there.
-		rec(PlacementRatio, fmt.Sprintf(`(sum by (instance, job, device) (rate(walab_nvme_write_bytes_total{directive!="none"}[%[1]s])) or sum by (instance, job, device) (rate(walab_nvme_write_bytes_total[%[1]s])) * 0) / (sum by (instance, job, device) (rate(walab_nvme_write_bytes_total[%[1]s])) > 0)`, r)),
-		rec(SoftirqBusiest, fmt.Sprintf(`max without (cpu, mode) (rate(walab_cpu_seconds_total{mode="softirq"}[%s]))`, r)),
-		rec(IRQTimeBusiest, fmt.Sprintf(`max without (cpu, mode) (rate(walab_cpu_seconds_total{mode="irq"}[%s]))`, r)),
-		rec(TxnErrorRatio, fmt.Sprintf(`(sum without (type, outcome) (rate(walab_loadgen_transactions_total{outcome="error"}[%[1]s])) or sum without (type, outcome) (rate(walab_loadgen_transactions_total[%[1]s])) * 0) / (sum without (type, outcome) (rate(walab_loadgen_transactions_total[%[1]s])) > 0)`, r)),
+		rec(PlacementRatio, fmt.Sprintf(`(sum by (instance, job, device) (rate(`+promql.NVMeWriteBytes+`{directive!="none"}[%[1]s])) or sum by (instance, job, device) (rate(`+promql.NVMeWriteBytes+`[%[1]s])) * 0) / (sum by (instance, job, device) (rate(`+promql.NVMeWriteBytes+`[%[1]s])) > 0)`, r)),
+		rec(SoftirqBusiest, fmt.Sprintf(`max without (cpu, mode) (rate(`+promql.CPUSeconds+`{mode="softirq"}[%s]))`, r)),
+		rec(IRQTimeBusiest, fmt.Sprintf(`max without (cpu, mode) (rate(`+promql.CPUSeconds+`{mode="irq"}[%s]))`, r)),
+		rec(TxnErrorRatio, fmt.Sprintf(`(sum without (type, outcome) (rate(`+promql.LoadgenTransactions+`{outcome="error"}[%[1]s])) or sum without (type, outcome) (rate(`+promql.LoadgenTransactions+`[%[1]s])) * 0) / (sum without (type, outcome) (rate(`+promql.LoadgenTransactions+`[%[1]s])) > 0)`, r)),
 	}
 }
 
@@ -186,7 +187,7 @@ func (c Config) alert(name, severity, expr, forDur, summary, description string)
 // runExpected is true while a loadgen run whose scenario expects data
 // placement (streams, FDP, astream) is going on.
 func (c Config) runExpected() string {
-	return fmt.Sprintf(`on () (count(walab_loadgen_run_info{scenario=~%q}) > 0)`, c.PlacementScenarios)
+	return fmt.Sprintf(`on () (count(`+promql.LoadgenRunInfo+`{scenario=~%q}) > 0)`, c.PlacementScenarios)
 }
 
 func waAlerts(c Config) []Rule {
@@ -201,15 +202,15 @@ func waAlerts(c Config) []Rule {
 			"Write amplification is rising fast.",
 			fmt.Sprintf("Hourly WA of {{ $labels.device }} on {{ $labels.instance }} rose by {{ $value | printf \"%%.3f\" }} in %s.", c.WARiseWindow)),
 		c.alert("WalabNANDWritesWithoutHostWrites", "info",
-			fmt.Sprintf("(sum without (source) (increase(walab_nvme_media_written_bytes_total[%[1]s])) > 0) and (sum without (source) (increase(walab_nvme_host_written_bytes_total[%[1]s])) == 0)", c.NANDWithoutHostWindow),
+			fmt.Sprintf("(sum without (source) (increase("+promql.NVMeMediaWrittenBytes+"[%[1]s])) > 0) and (sum without (source) (increase("+promql.NVMeHostWrittenBytes+"[%[1]s])) == 0)", c.NANDWithoutHostWindow),
 			c.DefaultFor,
 			"The device writes NAND without host writes.",
 			fmt.Sprintf("Device {{ $labels.device }} on {{ $labels.instance }} wrote {{ $value | humanize1024 }}B to NAND in %s with no host writes: background garbage collection, or a wrong counter source.", c.NANDWithoutHostWindow)),
 	}
 	rs = append(rs, c.alert("WalabNANDSourceDown", "warning",
-		"walab_nvme_source_up == 0", c.DefaultFor,
+		promql.NVMeSourceUp+" == 0", c.DefaultFor,
 		"The drive's NAND counter source does not read.",
-		"The NAND counter source {{ $labels.source }} of {{ $labels.device }} on {{ $labels.instance }} fails (see walab_nvme_source_errors_total): its WA is absent and these hours have no NAND data for walab compare."))
+		"The NAND counter source {{ $labels.source }} of {{ $labels.device }} on {{ $labels.instance }} fails (see "+promql.NVMeSourceErrors+"): its WA is absent and these hours have no NAND data for walab compare."))
 	if c.BaselineOffset != "" {
 		rs = append(rs, c.alert("WalabWARegressionVsBaseline", "warning",
 			fmt.Sprintf("%s > %s * %s", WA1h, WABaseline, factor), c.RegressionFor,
@@ -222,23 +223,23 @@ func waAlerts(c Config) []Rule {
 func placementAlerts(c Config) []Rule {
 	return []Rule{
 		c.alert("WalabPlacementDisabled", "warning",
-			`max by (instance, job, device) (walab_nvme_directive_enabled{directive=~"streams|data_placement"} or walab_nvme_fdp_enabled) == 0 and `+c.runExpected(), c.PlacementFor,
+			`max by (instance, job, device) (`+promql.NVMeDirectiveEnabled+`{directive=~"streams|data_placement"} or `+promql.NVMeFDPEnabled+`) == 0 and `+c.runExpected(), c.PlacementFor,
 			"Streams or FDP are expected but disabled.",
 			"A placement run is going on, but neither streams nor FDP is enabled on {{ $labels.device }} ({{ $labels.instance }}); the run measures the baseline instead."),
 		// FDP write streams count as effective for the collector (the drive
 		// can place data), but only raw block writes naming a stream use
 		// them: MySQL's files on ext4/xfs still get no placement.
 		c.alert("WalabPlacementHintsIneffective", "warning",
-			fmt.Sprintf(`(walab_placement_hints_effective == 0 or walab_placement_hints_effective{reason=%q}) and `, placement.ReasonFDPWriteStreams)+c.runExpected(), c.PlacementFor,
+			fmt.Sprintf(`(`+promql.PlacementHintsEffective+` == 0 or `+promql.PlacementHintsEffective+`{reason=%q}) and `, placement.ReasonFDPWriteStreams)+c.runExpected(), c.PlacementFor,
 			"File write-life hints do not reach the device.",
 			"A placement run is going on, but file write hints cannot reach {{ $labels.device }} on {{ $labels.instance }}: {{ $labels.reason }}"+
 				`{{ if eq $labels.reason "`+placement.ReasonFDPWriteStreams+`" }} (only raw block-device writes that name a write stream are placed; files on ext4/xfs, such as MySQL's, are not){{ end }}.`),
 		c.alert("WalabPlacementNotObserved", "critical",
 			fmt.Sprintf("%s < %s and %s", PlacementRatio, num(c.PlacementObservedMin), c.runExpected()), c.PlacementFor,
 			"Writes reach the drive without placement.",
-			fmt.Sprintf("A placement run is going on, but only {{ $value | humanizePercentage }} of the write bytes the kernel sent to {{ $labels.device }} on {{ $labels.instance }} carried a stream id or placement handle (walab_nvme_write_bytes_total, counted per command; placement_observed_min %s): the hint dies between the file and the drive, and the run measures the baseline.", num(c.PlacementObservedMin))),
+			fmt.Sprintf("A placement run is going on, but only {{ $value | humanizePercentage }} of the write bytes the kernel sent to {{ $labels.device }} on {{ $labels.instance }} carried a stream id or placement handle ("+promql.NVMeWriteBytes+", counted per command; placement_observed_min %s): the hint dies between the file and the drive, and the run measures the baseline.", num(c.PlacementObservedMin))),
 		c.alert("WalabPlacementDaemonDown", "warning",
-			`walab_placement_daemon_running == 0 and `+c.runExpected(), c.PlacementFor,
+			promql.PlacementDaemonRunning+` == 0 and `+c.runExpected(), c.PlacementFor,
 			"The placement daemon is not running.",
 			"A placement run is going on, but the {{ $labels.daemon }} daemon is not running on {{ $labels.instance }}."),
 	}
@@ -247,7 +248,7 @@ func placementAlerts(c Config) []Rule {
 func hostAlerts(c Config) []Rule {
 	return []Rule{
 		c.alert("WalabIRQConcentrated", "warning",
-			fmt.Sprintf("walab_irq_busiest_cpu_share_ratio > %s", num(c.IRQBusiestShareMax)), c.IRQFor,
+			fmt.Sprintf(promql.IRQBusiestCPUShare+" > %s", num(c.IRQBusiestShareMax)), c.IRQFor,
 			"Interrupts of a device land on one CPU.",
 			"{{ $value | humanizePercentage }} of the interrupts of {{ $labels.device }} on {{ $labels.instance }} go to one CPU; check the IRQ affinity and irqbalance."),
 		c.alert("WalabSoftirqConcentrated", "warning",
@@ -255,16 +256,16 @@ func hostAlerts(c Config) []Rule {
 			"One core spends most of its time in softirq.",
 			"The busiest core of {{ $labels.instance }} spends {{ $value | humanizePercentage }} of its time in softirq (seed 003 found 99.71%): spread NIC/NVMe interrupts over the NUMA node's cores (RPS/RSS, IRQ affinity)."),
 		c.alert("WalabIRQOffNUMANode", "warning",
-			"max by (instance, job, device) (walab_irq_off_numa_node) == 1", c.IRQFor,
+			"max by (instance, job, device) ("+promql.IRQOffNUMANode+") == 1", c.IRQFor,
 			"Device interrupts are served off its NUMA node.",
 			"At least one interrupt line of {{ $labels.device }} on {{ $labels.instance }} has its effective CPUs off the device's NUMA node."),
 		c.alert("WalabFilesystemFilling", "warning",
-			fmt.Sprintf("walab_filesystem_used_bytes / (walab_filesystem_size_bytes > 0) > %[2]s or (walab_filesystem_used_bytes / (walab_filesystem_size_bytes > 0) > %[1]s unless on () (count(walab_loadgen_run_info) > 0))",
+			fmt.Sprintf(promql.FilesystemUsed+" / ("+promql.FilesystemSize+" > 0) > %[2]s or ("+promql.FilesystemUsed+" / ("+promql.FilesystemSize+" > 0) > %[1]s unless on () (count("+promql.LoadgenRunInfo+") > 0))",
 				num(c.FilesystemUsedMax), num(c.FilesystemUsedMaxInRun)), c.DefaultFor,
 			"A data filesystem is filling up.",
 			"{{ $labels.path }} on {{ $labels.instance }} is {{ $value | humanizePercentage }} full; a full drive changes WA and stops the run."),
 		c.alert("WalabInnoDBCheckpointAgeHigh", "warning",
-			fmt.Sprintf("walab_innodb_checkpoint_age_bytes / (walab_innodb_log_capacity_bytes > 0) > %s", num(c.CheckpointAgeMax)), c.DefaultFor,
+			fmt.Sprintf(promql.InnoDBCheckpointAge+" / ("+promql.InnoDBLogCapacity+" > 0) > %s", num(c.CheckpointAgeMax)), c.DefaultFor,
 			"InnoDB checkpoint age is near the redo capacity.",
 			"Checkpoint age of {{ $labels.target }} is {{ $value | humanizePercentage }} of the redo log capacity; InnoDB will soon flush synchronously."),
 	}
@@ -277,7 +278,7 @@ func labAlerts(c Config) []Rule {
 			"A walab scrape target is down.",
 			"Prometheus cannot scrape {{ $labels.job }} at {{ $labels.instance }}; WA and load data are missing."),
 		c.alert("WalabMySQLDown", "critical",
-			"walab_mysql_up == 0", c.TargetDownFor,
+			promql.MySQLUp+" == 0", c.TargetDownFor,
 			"A MySQL target does not answer.",
 			"The exporter cannot reach MySQL target {{ $labels.target }}."),
 		c.alert("WalabLoadgenErrors", "warning",

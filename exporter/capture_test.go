@@ -138,6 +138,9 @@ func TestCaptureReplaysToTheSameMetrics(t *testing.T) {
 func TestCaptureOfEveryFixtureKindReplaysIdentically(t *testing.T) {
 	drives := fleetDrives()
 	sources := []string{"fdp", "ocp_c0", "seed000_c0", "endurance_group"}
+	// A layout scoped to some models gets one of them (SMARTOnlyDrive's
+	// model matches no model_regex).
+	models := map[string]string{"memblaze_ca_old": "P4920DT0320M00"}
 	for i, l := range decode.BuiltinLayouts() {
 		counts := map[string]uint64{}
 		for _, f := range l.Fields {
@@ -145,6 +148,10 @@ func TestCaptureOfEveryFixtureKindReplaysIdentically(t *testing.T) {
 		}
 		d := fixture.SMARTOnlyDrive()
 		d.VID, d.Serial = l.Match.VID[0], fmt.Sprintf("FAM%d", i)
+		if l.Match.ModelRegex != "" {
+			require.Contains(t, models, l.Name, "a model %s reads", l.Name)
+			d.Model = models[l.Name]
+		}
 		d.Vendor = &fixture.Vendor{Layout: l.Name, Counts: counts}
 		drives[fmt.Sprintf("nvme%d", 5+i)] = d
 		sources = append(sources, l.Name)

@@ -2,6 +2,8 @@ package main
 
 import (
 	"os/exec"
+	"path"
+	"slices"
 	"strings"
 	"testing"
 
@@ -59,6 +61,30 @@ func TestLayering(t *testing.T) {
 		require.NoError(t, err)
 		for _, p := range strings.Fields(string(out)) {
 			require.False(t, strings.HasPrefix(p, mod), "%s imports %s", leaf, p)
+		}
+	}
+	// Nothing points back up: a package under a directory whose own package
+	// it sits below (internal/workload/x under internal/workload) imports
+	// no package outside that directory that depends on it, so a subtree
+	// never sits on top of a package that sits on top of its parent.
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}|{{join .Imports \" \"}}|{{join .Deps \" \"}}", mod+"...").Output()
+	require.NoError(t, err)
+	deps := map[string][]string{}
+	imports := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Split(line, "|")
+		imports[f[0]], deps[f[0]] = strings.Fields(f[1]), strings.Fields(f[2])
+	}
+	for pkg := range imports {
+		for dir := path.Dir(pkg); strings.HasPrefix(dir, mod); dir = path.Dir(dir) {
+			if _, ok := imports[dir]; !ok {
+				continue // no package there
+			}
+			for _, q := range imports[pkg] {
+				if strings.HasPrefix(q, mod) && !strings.HasPrefix(q, dir+"/") && slices.Contains(deps[q], dir) {
+					t.Errorf("%s imports %s, which depends on %s above it", pkg, q, dir)
+				}
+			}
 		}
 	}
 }

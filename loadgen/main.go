@@ -9,7 +9,7 @@ import (
 	"github.com/walab/walab/loadgen/internal/cli"
 
 	// The workloads register themselves; the command line knows none by name.
-	_ "github.com/walab/walab/internal/workload/all"
+	_ "github.com/walab/walab/internal/allworkloads"
 )
 
 func main() {

@@ -134,18 +134,27 @@ func flagTrue(ctx *kingpin.ParseContext, flag *kingpin.FlagClause) bool {
 }
 
 // VersionArgs rewrites --version=VALUE, which kingpin would read as
-// --version and a stray argument, into --version or --no-version when
-// VALUE is a boolean (strconv.ParseBool); anything else, and everything
-// after "--", is left for kingpin to refuse.
+// --version and a stray argument, into --version when VALUE is true
+// (strconv.ParseBool), and drops it, like --no-version, when it is false:
+// kingpin sets no flag's default once a flag named "version" is on the
+// command line at all (Application.setDefaults), so an explicit "no
+// version" would leave every other flag at its zero value. Anything else,
+// and everything after "--", is left for kingpin to refuse.
 func VersionArgs(args []string) []string {
 	out := make([]string, 0, len(args))
 	for i, a := range args {
 		if a == "--" {
 			return append(out, args[i:]...)
 		}
+		if a == "--no-version" {
+			continue
+		}
 		if v, ok := strings.CutPrefix(a, "--version="); ok {
 			if b, err := strconv.ParseBool(v); err == nil {
-				a = map[bool]string{true: "--version", false: "--no-version"}[b]
+				if !b {
+					continue
+				}
+				a = "--version"
 			}
 		}
 		out = append(out, a)

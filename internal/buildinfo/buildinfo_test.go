@@ -86,6 +86,6 @@ func TestVersionFlagValue(t *testing.T) {
 }
 
 func TestVersionArgs(t *testing.T) {
-	require.Equal(t, []string{"--no-version", "--version", "--version=maybe", "x", "--", "--version=false"},
-		VersionArgs([]string{"--version=false", "--version=1", "--version=maybe", "x", "--", "--version=false"}))
+	require.Equal(t, []string{"--version", "--version=maybe", "x", "--", "--version=false"},
+		VersionArgs([]string{"--version=false", "--no-version", "--version=1", "--version=maybe", "x", "--", "--version=false"}))
 }

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/walab/walab/internal/blockdev"
+	"github.com/walab/walab/internal/promql"
 )
 
 func init() { Register("blockdev", true, newBlockdevCollector) }
@@ -41,27 +42,27 @@ const msPerSecond = 1000.0
 // field its rule computes (alerts.IostatFields). Discard and flush columns
 // are absent on kernels that do not print them.
 var blockdevCounters = []struct {
-	name, help string
+	name, help string // the metric's name, help
 	value      func(*blockdev.Stat) (float64, bool)
 }{
-	{"reads_completed_total", "Reads completed (iostat r/s is its rate).", func(s *blockdev.Stat) (float64, bool) { return float64(s.ReadIOs), true }},
-	{"reads_merged_total", "Adjacent reads merged before they reached the device (iostat rrqm/s).", func(s *blockdev.Stat) (float64, bool) { return float64(s.ReadMerges), true }},
-	{"read_bytes_total", "Bytes read (sectors x 512; iostat rkB/s).", func(s *blockdev.Stat) (float64, bool) { return float64(s.ReadSectors * blockdev.SectorSize), true }},
-	{"read_time_seconds_total", "Time reads spent from issue to completion, summed over reads (iostat r_await is its rate over the rate of reads).", func(s *blockdev.Stat) (float64, bool) { return float64(s.ReadTicks) / msPerSecond, true }},
-	{"writes_completed_total", "Writes completed (iostat w/s).", func(s *blockdev.Stat) (float64, bool) { return float64(s.WriteIOs), true }},
-	{"writes_merged_total", "Adjacent writes merged (iostat wrqm/s).", func(s *blockdev.Stat) (float64, bool) { return float64(s.WriteMerges), true }},
-	{"written_bytes_total", "Bytes written (sectors x 512; iostat wkB/s): the block layer's side of the write chain, between the filesystem and the drive's host writes.", func(s *blockdev.Stat) (float64, bool) { return float64(s.WriteSectors * blockdev.SectorSize), true }},
-	{"write_time_seconds_total", "Time writes spent from issue to completion, summed over writes (iostat w_await).", func(s *blockdev.Stat) (float64, bool) { return float64(s.WriteTicks) / msPerSecond, true }},
-	{"io_time_seconds_total", "Time the device had at least one request in flight (iostat %util is its rate).", func(s *blockdev.Stat) (float64, bool) { return float64(s.IOTicks) / msPerSecond, true }},
-	{"io_time_weighted_seconds_total", "Request time summed over all requests in flight (iostat aqu-sz is its rate).", func(s *blockdev.Stat) (float64, bool) { return float64(s.TimeInQueue) / msPerSecond, true }},
-	{"discards_completed_total", "Discards completed (iostat d/s; kernel 4.18 and later).", func(s *blockdev.Stat) (float64, bool) { return float64(s.DiscardIOs), s.HasDiscard }},
-	{"discards_merged_total", "Discards merged (iostat drqm/s).", func(s *blockdev.Stat) (float64, bool) { return float64(s.DiscardMerges), s.HasDiscard }},
-	{"discarded_bytes_total", "Bytes discarded (iostat dkB/s).", func(s *blockdev.Stat) (float64, bool) {
+	{promql.BlockdevReadsCompleted, "Reads completed (iostat r/s is its rate).", func(s *blockdev.Stat) (float64, bool) { return float64(s.ReadIOs), true }},
+	{promql.BlockdevReadsMerged, "Adjacent reads merged before they reached the device (iostat rrqm/s).", func(s *blockdev.Stat) (float64, bool) { return float64(s.ReadMerges), true }},
+	{promql.BlockdevReadBytes, "Bytes read (sectors x 512; iostat rkB/s).", func(s *blockdev.Stat) (float64, bool) { return float64(s.ReadSectors * blockdev.SectorSize), true }},
+	{promql.BlockdevReadTime, "Time reads spent from issue to completion, summed over reads (iostat r_await is its rate over the rate of reads).", func(s *blockdev.Stat) (float64, bool) { return float64(s.ReadTicks) / msPerSecond, true }},
+	{promql.BlockdevWritesCompleted, "Writes completed (iostat w/s).", func(s *blockdev.Stat) (float64, bool) { return float64(s.WriteIOs), true }},
+	{promql.BlockdevWritesMerged, "Adjacent writes merged (iostat wrqm/s).", func(s *blockdev.Stat) (float64, bool) { return float64(s.WriteMerges), true }},
+	{promql.BlockdevWrittenBytes, "Bytes written (sectors x 512; iostat wkB/s): the block layer's side of the write chain, between the filesystem and the drive's host writes.", func(s *blockdev.Stat) (float64, bool) { return float64(s.WriteSectors * blockdev.SectorSize), true }},
+	{promql.BlockdevWriteTime, "Time writes spent from issue to completion, summed over writes (iostat w_await).", func(s *blockdev.Stat) (float64, bool) { return float64(s.WriteTicks) / msPerSecond, true }},
+	{promql.BlockdevIOTime, "Time the device had at least one request in flight (iostat %util is its rate).", func(s *blockdev.Stat) (float64, bool) { return float64(s.IOTicks) / msPerSecond, true }},
+	{promql.BlockdevIOTimeWeighted, "Request time summed over all requests in flight (iostat aqu-sz is its rate).", func(s *blockdev.Stat) (float64, bool) { return float64(s.TimeInQueue) / msPerSecond, true }},
+	{promql.BlockdevDiscardsCompleted, "Discards completed (iostat d/s; kernel 4.18 and later).", func(s *blockdev.Stat) (float64, bool) { return float64(s.DiscardIOs), s.HasDiscard }},
+	{promql.BlockdevDiscardsMerged, "Discards merged (iostat drqm/s).", func(s *blockdev.Stat) (float64, bool) { return float64(s.DiscardMerges), s.HasDiscard }},
+	{promql.BlockdevDiscardedBytes, "Bytes discarded (iostat dkB/s).", func(s *blockdev.Stat) (float64, bool) {
 		return float64(s.DiscardSectors * blockdev.SectorSize), s.HasDiscard
 	}},
-	{"discard_time_seconds_total", "Time discards spent (iostat d_await).", func(s *blockdev.Stat) (float64, bool) { return float64(s.DiscardTicks) / msPerSecond, s.HasDiscard }},
-	{"flushes_completed_total", "Flush requests completed (iostat f/s; kernel 5.5 and later).", func(s *blockdev.Stat) (float64, bool) { return float64(s.FlushIOs), s.HasFlush }},
-	{"flush_time_seconds_total", "Time flush requests spent (iostat f_await).", func(s *blockdev.Stat) (float64, bool) { return float64(s.FlushTicks) / msPerSecond, s.HasFlush }},
+	{promql.BlockdevDiscardTime, "Time discards spent (iostat d_await).", func(s *blockdev.Stat) (float64, bool) { return float64(s.DiscardTicks) / msPerSecond, s.HasDiscard }},
+	{promql.BlockdevFlushesCompleted, "Flush requests completed (iostat f/s; kernel 5.5 and later).", func(s *blockdev.Stat) (float64, bool) { return float64(s.FlushIOs), s.HasFlush }},
+	{promql.BlockdevFlushTime, "Time flush requests spent (iostat f_await).", func(s *blockdev.Stat) (float64, bool) { return float64(s.FlushTicks) / msPerSecond, s.HasFlush }},
 }
 
 var (
@@ -72,21 +73,21 @@ var (
 			if strings.Contains(c.name, "time_seconds") {
 				help += " The kernel's 32-bit millisecond column is widened across its wrap."
 			}
-			out[i] = prometheus.NewDesc(Namespace+"_blockdev_"+c.name, help, []string{"device"}, nil)
+			out[i] = prometheus.NewDesc(c.name, help, []string{"device"}, nil)
 		}
 		return out
 	}()
 	blockdevInFlightDesc = prometheus.NewDesc(Namespace+"_blockdev_io_now",
 		"Requests in flight on the device now.", []string{"device"}, nil)
-	blockdevInfoDesc = prometheus.NewDesc(Namespace+"_blockdev_info",
+	blockdevInfoDesc = prometheus.NewDesc(promql.BlockdevInfo,
 		"A block device walab reads, and its place in the stack: kind (nvme, partition, md, dm, other), the NVMe controller of a namespace (the `device` label of walab_nvme_* series) and the disk of a partition.",
 		[]string{"device", "kind", "controller", "parent", "dm_name"}, nil)
 	blockdevOmittedDesc = prometheus.NewDesc(Namespace+"_blockdev_devices_omitted",
 		"Devices of the stack left out because blockdev: max_devices was reached.", nil, nil)
-	blockdevMemberDesc = prometheus.NewDesc(Namespace+"_blockdev_member_info",
+	blockdevMemberDesc = prometheus.NewDesc(promql.BlockdevMemberInfo,
 		"A device an md array or dm device is built on directly (its slaves/): the array's member writes are the sum over these.",
 		[]string{"array", "device"}, nil)
-	blockdevLeafDesc = prometheus.NewDesc(Namespace+"_blockdev_leaf_info",
+	blockdevLeafDesc = prometheus.NewDesc(promql.BlockdevLeafInfo,
 		"A device at the bottom of an array's stack (dm over md over NVMe: the namespaces) and its NVMe controller (\"\" when it is no NVMe namespace): the array's NAND bytes are its leaves' controllers'.",
 		[]string{"array", "device", "controller"}, nil)
 
@@ -97,14 +98,14 @@ var (
 		"Members' worth of user data in one full stripe (RAID 5 of 3: 2).", []string{"device"}, nil)
 	mdChunkDesc = prometheus.NewDesc(Namespace+"_md_chunk_bytes",
 		"Chunk size of a striped level.", []string{"device"}, nil)
-	mdDegradedDesc = prometheus.NewDesc(Namespace+"_md_degraded_disks",
+	mdDegradedDesc = prometheus.NewDesc(promql.MDDegradedDisks,
 		"Members missing from an array with redundancy.", []string{"device"}, nil)
-	mdSyncDesc = prometheus.NewDesc(Namespace+"_md_sync_active",
+	mdSyncDesc = prometheus.NewDesc(promql.MDSyncActive,
 		"1 while a resync, recovery, check, repair or reshape runs (action names it; 0 with action=\"idle\" otherwise): it writes the members by itself, so a WA window it overlaps is not valid.",
 		[]string{"device", "action"}, nil)
 	mdSyncDoneDesc = prometheus.NewDesc(Namespace+"_md_sync_completed_ratio",
 		"Share of the running sync done (md/sync_completed).", []string{"device"}, nil)
-	mdTheoryDesc = prometheus.NewDesc(Namespace+"_md_theoretical_write_amplification",
+	mdTheoryDesc = prometheus.NewDesc(promql.MDTheoreticalWA,
 		"Member bytes written per array byte for full-stripe writes: RAID 0 1, RAID 1 n, RAID 10 its copies, RAID 5 (k+1)/k, RAID 6 (k+2)/k. Smaller writes on parity levels cost more (read-modify-write).",
 		[]string{"device"}, nil)
 )
@@ -136,7 +137,7 @@ func newBlockdevCollector(env Env) (Collector, error) {
 	if cfg.MaxDevices < 0 {
 		return nil, fmt.Errorf("blockdev: max_devices %d: must be positive", cfg.MaxDevices)
 	}
-	paths := hostDefaultPaths(env.Paths)
+	paths := env.Paths
 	c := &blockdevCollector{
 		sys:       paths.SysFS,
 		diskstats: filepath.Join(paths.ProcFS, "diskstats"),

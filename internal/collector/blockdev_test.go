@@ -114,10 +114,10 @@ func TestBlockdevConfigErrors(t *testing.T) {
 		"blockdev:\n  max_devices: -1\n":     "must be positive",
 		"blockdev:\n  device: [vda]\n":       "device",
 	} {
-		_, err := newBlockdevCollector(Env{Config: hostConfig(t, cfg)})
+		_, err := newBlockdevCollector(Env{Paths: hostPaths, Config: hostConfig(t, cfg)})
 		require.ErrorContains(t, err, want, cfg)
 	}
-	c, err := newBlockdevCollector(Env{Config: hostConfig(t, "")})
+	c, err := newBlockdevCollector(Env{Paths: hostPaths, Config: hostConfig(t, "")})
 	require.NoError(t, err)
 	_, err = hostScrape(t, c)
 	require.ErrorIs(t, err, ErrNoData, "nothing to read is no data, not a failure")
@@ -167,7 +167,7 @@ func writeFile(t testing.TB, p, content string) {
 // naming it.
 func TestBlockdevPaths(t *testing.T) {
 	dir := t.TempDir()
-	c, err := newBlockdevCollector(Env{Config: hostConfig(t, "blockdev:\n  paths: ["+dir+", /proc/self, "+dir+"/later]\n")})
+	c, err := newBlockdevCollector(Env{Paths: hostPaths, Config: hostConfig(t, "blockdev:\n  paths: ["+dir+", /proc/self, "+dir+"/later]\n")})
 	require.NoError(t, err)
 	out, err := hostScrape(t, c)
 	require.ErrorContains(t, err, "paths: /proc/self: device 0:")
@@ -183,7 +183,7 @@ func TestBlockdevPaths(t *testing.T) {
 	_, err = hostScrape(t, c)
 	require.NotContains(t, err.Error(), "later", "resolved once it exists")
 
-	_, err = newBlockdevCollector(Env{Config: hostConfig(t, "blockdev:\n  paths: [data/mysql]\n")})
+	_, err = newBlockdevCollector(Env{Paths: hostPaths, Config: hostConfig(t, "blockdev:\n  paths: [data/mysql]\n")})
 	require.ErrorContains(t, err, "clean absolute path")
 }
 

@@ -44,6 +44,22 @@ type Paths struct {
 	DevFS  string // default /dev
 }
 
+// withDefaults fills unset roots with the real pseudo-filesystems. New
+// does it once for every collector, as node_exporter fills its --path.*
+// flags once; a constructor reads env.Paths as it is.
+func (p Paths) withDefaults() Paths {
+	if p.ProcFS == "" {
+		p.ProcFS = "/proc"
+	}
+	if p.SysFS == "" {
+		p.SysFS = "/sys"
+	}
+	if p.DevFS == "" {
+		p.DevFS = "/dev"
+	}
+	return p
+}
+
 // Env is what a collector factory gets.
 type Env struct {
 	Logger *slog.Logger
@@ -168,6 +184,7 @@ func New(env Env, filter ...string) (*Set, error) {
 	if env.Config == nil {
 		env.Config = config.Empty()
 	}
+	env.Paths = env.Paths.withDefaults()
 	want := map[string]bool{}
 	for _, f := range filter {
 		want[f] = true

@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/procfs"
+	"github.com/walab/walab/internal/promql"
 )
 
 func init() { Register("cpu", true, newCPUCollector) }
@@ -19,7 +20,7 @@ func init() { Register("cpu", true, newCPUCollector) }
 // is already inside user and nice, so it is not a mode of its own here.
 var cpuModes = []string{"user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal"}
 
-var cpuSecondsDesc = prometheus.NewDesc(Namespace+"_cpu_seconds_total",
+var cpuSecondsDesc = prometheus.NewDesc(promql.CPUSeconds,
 	"Time each CPU spent in each mode since boot (/proc/stat). The rate of one mode is that core's share of time in it: seed 003's core spending 99.71% in softirq is rate(...{mode=\"softirq\"}) = 0.9971. Series: CPUs x 8 modes.",
 	[]string{"cpu", "mode"}, nil)
 
@@ -53,7 +54,7 @@ type cpuCollector struct {
 }
 
 func newCPUCollector(env Env) (Collector, error) {
-	fs, err := procfs.NewFS(hostDefaultPaths(env.Paths).ProcFS)
+	fs, err := procfs.NewFS(env.Paths.ProcFS)
 	if err != nil {
 		return nil, fmt.Errorf("cpu: %w", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/walab/walab/internal/promql"
 	"golang.org/x/sys/unix"
 )
 
@@ -26,9 +27,9 @@ type filesystemConfig struct {
 const defaultStatfsTimeout = 5 * time.Second
 
 var (
-	fsSizeDesc = prometheus.NewDesc(Namespace+"_filesystem_size_bytes",
+	fsSizeDesc = prometheus.NewDesc(promql.FilesystemSize,
 		"Size of the filesystem holding the configured path (statfs blocks x fragment size).", []string{"path"}, nil)
-	fsUsedDesc = prometheus.NewDesc(Namespace+"_filesystem_used_bytes",
+	fsUsedDesc = prometheus.NewDesc(promql.FilesystemUsed,
 		"Bytes in use on the filesystem holding the path (size minus free, as df counts it).", []string{"path"}, nil)
 	fsAvailDesc = prometheus.NewDesc(Namespace+"_filesystem_avail_bytes",
 		"Bytes available to unprivileged users on the filesystem holding the path (excludes root-reserved blocks).", []string{"path"}, nil)

@@ -73,7 +73,7 @@ func HostFactsOptions(cfg *config.File, paths Paths) (hostfacts.Options, error) 
 	if pc.Names == nil {
 		pc.Names = defaultProcessNames
 	}
-	p := hostDefaultPaths(paths)
+	p := paths.withDefaults()
 	o := hostfacts.Options{ProcFS: p.ProcFS, SysFS: p.SysFS, DataDirs: hc.DataDirs, Interfaces: ic.Interfaces, Processes: pc.Names}
 	if err := o.Check(); err != nil {
 		return o, err

@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/walab/walab/internal/innodb"
+	"github.com/walab/walab/internal/promql"
 )
 
 // innodbCollector scrapes the InnoDB write path of one or more MySQL/MariaDB
@@ -52,7 +53,7 @@ type targetRead struct {
 }
 
 var (
-	mysqlUpDesc = prometheus.NewDesc(Namespace+"_mysql_up",
+	mysqlUpDesc = prometheus.NewDesc(promql.MySQLUp,
 		"1 if the MySQL/MariaDB target answered this scrape, 0 if it is down, slow or refused the login.", []string{"target"}, nil)
 	mysqlScraperSuccessDesc = prometheus.NewDesc(Namespace+"_mysql_scraper_success",
 		"1 if this source (global_status, engine_innodb_status, global_variables) of the target was read this scrape.", []string{"target", "scraper"}, nil)

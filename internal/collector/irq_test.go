@@ -114,7 +114,7 @@ func TestIRQConfig(t *testing.T) {
 		{"unknown key", "irq:\n  interface: [eth0]\n", "interface"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := newIRQCollector(Env{Config: hostConfig(t, tc.yml)})
+			_, err := newIRQCollector(Env{Paths: hostPaths, Config: hostConfig(t, tc.yml)})
 			require.ErrorContains(t, err, tc.err)
 		})
 	}
@@ -316,7 +316,7 @@ func TestIRQThisMachine(t *testing.T) {
 	if _, err := os.Stat("/proc/interrupts"); err != nil {
 		t.Skip("no /proc/interrupts")
 	}
-	c, err := newIRQCollector(Env{Config: hostConfig(t, "irq:\n  match: '^(virtio\\d+)-'\n")})
+	c, err := newIRQCollector(Env{Paths: hostPaths, Config: hostConfig(t, "irq:\n  match: '^(virtio\\d+)-'\n")})
 	require.NoError(t, err)
 	got, err := hostScrape(t, c)
 	require.NoError(t, err)

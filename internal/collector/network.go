@@ -44,7 +44,7 @@ func newNetworkCollector(env Env) (Collector, error) {
 	if err := checkInterfaces(cfg.Interfaces); err != nil {
 		return nil, err
 	}
-	fs, err := procfs.NewFS(hostDefaultPaths(env.Paths).ProcFS)
+	fs, err := procfs.NewFS(env.Paths.ProcFS)
 	if err != nil {
 		return nil, fmt.Errorf("network: %w", err)
 	}

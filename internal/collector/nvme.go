@@ -34,22 +34,16 @@ type nvmeCollector struct {
 }
 
 func newNVMeCollector(env Env) (Collector, error) {
-	cfg, err := probe.LoadConfig(env.Config)
-	if err != nil {
-		return nil, err
-	}
 	c := &nvmeCollector{logger: env.Logger, wa: env.WA, lastErr: map[string]string{}, lastSource: map[string]string{}, lastSrcErr: map[string]string{}}
 	if env.Fleet == nil {
 		return c, nil
 	}
+	// The fleet's pollers, configured once by the composition root from
+	// the nvme: section (exporterapp.OpenFleet); a controller without one
+	// reports its open error.
 	for _, ctrl := range env.Fleet.Controllers {
-		p := ctrl.Poller
-		if p == nil && ctrl.Device != nil {
-			// A fleet built without pollers (tests, other callers) still works.
-			p = probe.NewPoller(ctrl.Device, ctrl.NSIDs(), cfg, probe.Options{})
-		}
 		c.ctrls = append(c.ctrls, ctrl)
-		c.pollers = append(c.pollers, p)
+		c.pollers = append(c.pollers, ctrl.Poller)
 	}
 	return c, nil
 }

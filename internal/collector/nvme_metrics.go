@@ -6,21 +6,22 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/walab/walab/internal/nvme/admin"
+	"github.com/walab/walab/internal/promql"
 )
 
 // NVMe metric descriptors (docs/metrics.md, "NVMe"). Counters that are
 // 128-bit on the drive reach float64 only here.
 var (
-	nvmeInfoDesc = prometheus.NewDesc(Namespace+"_nvme_info",
+	nvmeInfoDesc = prometheus.NewDesc(promql.NVMeInfo,
 		"NVMe controller identity and the NAND counter source walab chose for it (always 1); unit_confirmed is false for a vendor layout whose byte unit no two public sources agree on (its byte counters may be off by that unit, its WA is not).",
 		[]string{"device", "model", "serial", "firmware", "source", "simulated", "unit_confirmed"}, nil)
 	nvmeUpDesc = prometheus.NewDesc(Namespace+"_nvme_up",
 		"1 if the controller's SMART log (and NAND source) was read for this scrape, 0 if the read failed (see the exporter log).",
 		[]string{"device"}, nil)
-	nvmeHostWrittenDesc = prometheus.NewDesc(Namespace+"_nvme_host_written_bytes_total",
+	nvmeHostWrittenDesc = prometheus.NewDesc(promql.NVMeHostWrittenBytes,
 		"Bytes the host wrote, from the NAND source when it has its own host counter, else SMART Data Units Written x 512000.",
 		[]string{"device", "source"}, nil)
-	nvmeMediaWrittenDesc = prometheus.NewDesc(Namespace+"_nvme_media_written_bytes_total",
+	nvmeMediaWrittenDesc = prometheus.NewDesc(promql.NVMeMediaWrittenBytes,
 		"Bytes written to NAND/media (host writes plus garbage collection) from the chosen source; absent when the drive exposes none.",
 		[]string{"device", "source"}, nil)
 	nvmeGCWrittenDesc = prometheus.NewDesc(Namespace+"_nvme_gc_written_bytes_total",
@@ -45,12 +46,12 @@ var (
 		"Power-on time (SMART Power On Hours x 3600, so hour resolution).", []string{"device"}, nil)
 	nvmeCritWarnDesc = prometheus.NewDesc(Namespace+"_nvme_critical_warning",
 		"SMART critical warning bitmap (bit 0 spare, 1 temperature, 2 reliability, 3 read-only, 4 volatile backup).", []string{"device"}, nil)
-	nvmeCapacityDesc = prometheus.NewDesc(Namespace+"_nvme_capacity_bytes",
+	nvmeCapacityDesc = prometheus.NewDesc(promql.NVMeCapacity,
 		"Total NVM capacity of the controller (Identify TNVMCAP).", []string{"device"}, nil)
-	nvmeSourceUpDesc = prometheus.NewDesc(Namespace+"_nvme_source_up",
+	nvmeSourceUpDesc = prometheus.NewDesc(promql.NVMeSourceUp,
 		"1 if the device's NAND counter source was read for this scrape, 0 if the device answered but that source did not (its byte counters and WA are then absent, never frozen). The source chosen at probe time is kept; absent for source none and while the device is down.",
 		[]string{"device", "source"}, nil)
-	nvmeSourceErrsDesc = prometheus.NewDesc(Namespace+"_nvme_source_errors_total",
+	nvmeSourceErrsDesc = prometheus.NewDesc(promql.NVMeSourceErrors,
 		"Failed reads of the device's NAND counter source, by reason: the NVMe status in hex, decode (the page did not parse as the source expects), timeout, or errno.",
 		[]string{"device", "source", "reason"}, nil)
 	nvmeReadTimeoutsDesc = prometheus.NewDesc(Namespace+"_nvme_read_timeouts_total",

@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/walab/walab/internal/nvmetrace"
+	"github.com/walab/walab/internal/promql"
 )
 
 func init() { Register("placement_trace", false, newPlacementTraceCollector) }
@@ -45,8 +46,8 @@ var (
 	traceCmdsDesc = prometheus.NewDesc(Namespace+"_nvme_write_commands_total",
 		"NVMe Write commands sent to the drive, by the placement they asked for: directive none, streams or data_placement (CDW12 bits 23:20) and placement_id, the stream id or placement handle (CDW13 bits 31:16; \"other\" past placement_trace: max_placement_ids). "+traceSource,
 		[]string{"device", "directive", "placement_id"}, nil)
-	traceBytesDesc = prometheus.NewDesc(Namespace+"_nvme_write_bytes_total",
-		"Bytes of the NVMe Write commands of walab_nvme_write_commands_total: (NLB + 1) x the namespace's logical block size; absent for a namespace whose block size sysfs does not give. "+traceSource,
+	traceBytesDesc = prometheus.NewDesc(promql.NVMeWriteBytes,
+		"Bytes of the NVMe Write commands of walab_nvme_write_commands_total: (NLB + 1) x the namespace's logical block size. Absent for a namespace whose block size sysfs does not give. "+traceSource,
 		[]string{"device", "directive", "placement_id"}, nil)
 	traceUpDesc = prometheus.NewDesc(Namespace+"_placement_trace_up",
 		"1 if the per-command placement tracer runs, 0 if it cannot (walab_placement_trace_error_info says why).", nil, nil)
@@ -89,7 +90,7 @@ func newPlacementTraceCollector(env Env) (Collector, error) {
 	if err := env.Config.Decode("placement_trace", &cfg); err != nil {
 		return nil, err
 	}
-	paths := hostDefaultPaths(env.Paths)
+	paths := env.Paths
 	if cfg.Tracefs == "" {
 		cfg.Tracefs = filepath.Join(paths.SysFS, "kernel", "tracing")
 	}

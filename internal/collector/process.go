@@ -67,7 +67,7 @@ func newProcessCollector(env Env) (Collector, error) {
 		}
 		seen[n] = true
 	}
-	fs, err := procfs.NewFS(hostDefaultPaths(env.Paths).ProcFS)
+	fs, err := procfs.NewFS(env.Paths.ProcFS)
 	if err != nil {
 		return nil, fmt.Errorf("process: %w", err)
 	}

@@ -20,7 +20,7 @@ func TestProcessCollectorRealProcesses(t *testing.T) {
 		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 		pids = append(pids, strconv.Itoa(cmd.Process.Pid))
 	}
-	c, err := newProcessCollector(Env{Config: hostConfig(t, "process:\n  names: [sleep, walab-nothing]\n")})
+	c, err := newProcessCollector(Env{Paths: hostPaths, Config: hostConfig(t, "process:\n  names: [sleep, walab-nothing]\n")})
 	require.NoError(t, err)
 	out, err := hostScrape(t, c)
 	require.NoError(t, err)
@@ -42,7 +42,11 @@ func TestProcessCollectorConfig(t *testing.T) {
 		{"process:\n  names: [averyveryverylongname]\n", "1 to 15 characters"},
 		{"process:\n  names: [mysqld, mysqld]\n", "listed twice"},
 	} {
-		_, err := newProcessCollector(Env{Config: hostConfig(t, tc.yml)})
+		_, err := newProcessCollector(Env{Paths: hostPaths, Config: hostConfig(t, tc.yml)})
 		require.ErrorContains(t, err, tc.err)
 	}
 }
+
+// hostPaths are this machine's /proc, /sys and /dev, as New fills unset
+// roots: the tests that read the real host call a constructor directly.
+var hostPaths = Paths{}.withDefaults()

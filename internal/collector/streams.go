@@ -15,6 +15,7 @@ import (
 	"github.com/walab/walab/internal/nvme/fleet"
 	"github.com/walab/walab/internal/nvme/probe"
 	"github.com/walab/walab/internal/placement"
+	"github.com/walab/walab/internal/promql"
 	"github.com/walab/walab/internal/writehint"
 )
 
@@ -48,31 +49,31 @@ var directiveNames = []struct {
 }
 
 func streamsGauge(name, help string, labels ...string) *prometheus.Desc {
-	return prometheus.NewDesc(Namespace+"_"+name, help, labels, nil)
+	return prometheus.NewDesc(name, help, labels, nil)
 }
 
 var (
-	dirSupportedDesc = streamsGauge("nvme_directive_supported", "1 if the controller supports the directive (Identify Controller OACS bit 5, then Directive Receive Identify).", "device", "directive")
-	dirEnabledDesc   = streamsGauge("nvme_directive_enabled", "1 if the directive is enabled on the first namespace (Directive Receive Identify, enabled bitmap).", "device", "directive")
-	streamsMaxDesc   = streamsGauge("nvme_streams_max_limit", "Streams directive: maximum streams limit (MSL).", "device")
-	streamsSSADesc   = streamsGauge("nvme_streams_subsystem_available", "Streams directive: NVM subsystem streams available (NSSA).", "device")
-	streamsSSODesc   = streamsGauge("nvme_streams_subsystem_open", "Streams directive: NVM subsystem streams open (NSSO).", "device")
-	streamsNSADesc   = streamsGauge("nvme_streams_namespace_allocated", "Streams directive: streams allocated to the first namespace (NSA).", "device")
-	streamsNSODesc   = streamsGauge("nvme_streams_namespace_open", "Streams directive: streams open in the first namespace (NSO).", "device")
-	streamsOpenDesc  = streamsGauge("nvme_streams_open", "Streams directive: open stream count from Get Status.", "device")
-	streamsSWSDesc   = streamsGauge("nvme_streams_write_size_bytes", "Stream write size: SWS logical blocks x the namespace's LBA size.", "device")
-	streamsSGSDesc   = streamsGauge("nvme_streams_granularity_bytes", "Stream granularity: SGS x SWS x the LBA size.", "device")
-	fdpSupportedDesc = streamsGauge("nvme_fdp_supported", "1 if the controller supports Flexible Data Placement (CTRATT bit 19).", "device")
-	fdpEnabledDesc   = streamsGauge("nvme_fdp_enabled", "1 if FDP is enabled on the first namespace's endurance group (Get Features 0x1D).", "device")
-	fdpRUHDesc       = streamsGauge("nvme_fdp_reclaim_unit_handles", "Reclaim unit handles of the active FDP configuration (log 0x20).", "device")
-	fdpRUSizeDesc    = streamsGauge("nvme_fdp_reclaim_unit_size_bytes", "Nominal reclaim unit size of the active FDP configuration (log 0x20).", "device")
-	fdpRUHUsedDesc   = streamsGauge("nvme_fdp_reclaim_unit_handles_used", "Reclaim unit handles in use, by who specified them (log 0x21).", "device", "by")
-	hintsEffDesc     = streamsGauge("placement_hints_effective", "1 if placement hints from this host can reach the device: file write-life hints via kernel Streams (reason kernel_streams), or only raw block writes naming a write stream, never files on a filesystem (reason fdp_write_streams_block_only); 0 names the missing link.", "device", "reason")
-	kernelParamDesc  = streamsGauge("kernel_nvme_streams_param", "Value of the nvme_core streams module parameter (absent on Linux >= 5.18: present=\"false\", value 0).", "present")
-	hintFilesDesc    = streamsGauge("write_hint_files", "Regular files under a data directory carrying each Linux write-life hint (from the last walk).", "dir", "hint")
-	hintBytesDesc    = streamsGauge("write_hint_bytes", "Bytes of the files under a data directory carrying each write-life hint (from the last walk).", "dir", "hint")
-	hintTruncDesc    = streamsGauge("write_hint_scan_truncated", "1 if the last walk of the directory stopped at max_files, so the hint counts are partial.", "dir")
-	daemonDesc       = streamsGauge("placement_daemon_running", "1 if the named placement daemon runs (procfs comm/argv[0], or its pid file).", "daemon")
+	dirSupportedDesc = streamsGauge(Namespace+"_nvme_directive_supported", "1 if the controller supports the directive (Identify Controller OACS bit 5, then Directive Receive Identify).", "device", "directive")
+	dirEnabledDesc   = streamsGauge(promql.NVMeDirectiveEnabled, "1 if the directive is enabled on the first namespace (Directive Receive Identify, enabled bitmap).", "device", "directive")
+	streamsMaxDesc   = streamsGauge(Namespace+"_nvme_streams_max_limit", "Streams directive: maximum streams limit (MSL).", "device")
+	streamsSSADesc   = streamsGauge(Namespace+"_nvme_streams_subsystem_available", "Streams directive: NVM subsystem streams available (NSSA).", "device")
+	streamsSSODesc   = streamsGauge(Namespace+"_nvme_streams_subsystem_open", "Streams directive: NVM subsystem streams open (NSSO).", "device")
+	streamsNSADesc   = streamsGauge(Namespace+"_nvme_streams_namespace_allocated", "Streams directive: streams allocated to the first namespace (NSA).", "device")
+	streamsNSODesc   = streamsGauge(Namespace+"_nvme_streams_namespace_open", "Streams directive: streams open in the first namespace (NSO).", "device")
+	streamsOpenDesc  = streamsGauge(Namespace+"_nvme_streams_open", "Streams directive: open stream count from Get Status.", "device")
+	streamsSWSDesc   = streamsGauge(Namespace+"_nvme_streams_write_size_bytes", "Stream write size: SWS logical blocks x the namespace's LBA size.", "device")
+	streamsSGSDesc   = streamsGauge(Namespace+"_nvme_streams_granularity_bytes", "Stream granularity: SGS x SWS x the LBA size.", "device")
+	fdpSupportedDesc = streamsGauge(Namespace+"_nvme_fdp_supported", "1 if the controller supports Flexible Data Placement (CTRATT bit 19).", "device")
+	fdpEnabledDesc   = streamsGauge(promql.NVMeFDPEnabled, "1 if FDP is enabled on the first namespace's endurance group (Get Features 0x1D).", "device")
+	fdpRUHDesc       = streamsGauge(Namespace+"_nvme_fdp_reclaim_unit_handles", "Reclaim unit handles of the active FDP configuration (log 0x20).", "device")
+	fdpRUSizeDesc    = streamsGauge(Namespace+"_nvme_fdp_reclaim_unit_size_bytes", "Nominal reclaim unit size of the active FDP configuration (log 0x20).", "device")
+	fdpRUHUsedDesc   = streamsGauge(Namespace+"_nvme_fdp_reclaim_unit_handles_used", "Reclaim unit handles in use, by who specified them (log 0x21).", "device", "by")
+	hintsEffDesc     = streamsGauge(promql.PlacementHintsEffective, "1 if placement hints from this host can reach the device: file write-life hints via kernel Streams (reason kernel_streams), or only raw block writes naming a write stream, never files on a filesystem (reason fdp_write_streams_block_only); 0 names the missing link.", "device", "reason")
+	kernelParamDesc  = streamsGauge(Namespace+"_kernel_nvme_streams_param", "Value of the nvme_core streams module parameter (absent on Linux >= 5.18: present=\"false\", value 0).", "present")
+	hintFilesDesc    = streamsGauge(Namespace+"_write_hint_files", "Regular files under a data directory carrying each Linux write-life hint (from the last walk).", "dir", "hint")
+	hintBytesDesc    = streamsGauge(Namespace+"_write_hint_bytes", "Bytes of the files under a data directory carrying each write-life hint (from the last walk).", "dir", "hint")
+	hintTruncDesc    = streamsGauge(Namespace+"_write_hint_scan_truncated", "1 if the last walk of the directory stopped at max_files, so the hint counts are partial.", "dir")
+	daemonDesc       = streamsGauge(promql.PlacementDaemonRunning, "1 if the named placement daemon runs (procfs comm/argv[0], or its pid file).", "daemon")
 )
 
 type streamsCollector struct {
@@ -106,7 +107,7 @@ func newStreamsCollector(env Env) (Collector, error) {
 	if env.Logger == nil {
 		env.Logger = slog.New(slog.DiscardHandler)
 	}
-	c := &streamsCollector{logger: env.Logger, paths: hostDefaultPaths(env.Paths), daemon: defaultDaemon, pidFile: cfg.DaemonPIDFile}
+	c := &streamsCollector{logger: env.Logger, paths: env.Paths, daemon: defaultDaemon, pidFile: cfg.DaemonPIDFile}
 	if cfg.Daemon != nil {
 		c.daemon = *cfg.Daemon
 	}

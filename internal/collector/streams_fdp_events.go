@@ -8,11 +8,11 @@ import (
 )
 
 var (
-	fdpEventsDesc = streamsGauge("nvme_fdp_events",
+	fdpEventsDesc = streamsGauge(Namespace+"_nvme_fdp_events",
 		"FDP events the controller holds in its FDP Events logs (0x23, host and controller events of the first namespace's endurance group), by event type (unknown types: other). "+
 			"A window of the latest events the controller keeps, not a counter: it falls when old events roll out; read only while FDP is enabled, and the host must enable event types (Set Features 0x1E) for host events to be logged.",
 		"device", "type")
-	fdpEventNewestDesc = streamsGauge("nvme_fdp_event_newest_timestamp_seconds",
+	fdpEventNewestDesc = streamsGauge(Namespace+"_nvme_fdp_event_newest_timestamp_seconds",
 		"Unix time of the newest event in the FDP Events logs (0x23), from the event's timestamp; absent when no event's timestamp was set by the host (origin other than Set Features Timestamp).",
 		"device")
 )

@@ -335,7 +335,7 @@ func TestStreamsConfig(t *testing.T) {
 		{"unknown key", "streams:\n  datadirs: [/a]\n", "datadirs"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := newStreamsCollector(Env{Config: hostConfig(t, tc.yml)})
+			_, err := newStreamsCollector(Env{Paths: hostPaths, Config: hostConfig(t, tc.yml)})
 			require.ErrorContains(t, err, tc.err)
 		})
 	}
@@ -448,7 +448,7 @@ func TestStreamsThisMachine(t *testing.T) {
 	if _, err := os.Stat("/proc/sys/kernel/osrelease"); err != nil {
 		t.Skip("no procfs")
 	}
-	c, err := newStreamsCollector(Env{Config: hostConfig(t, "")})
+	c, err := newStreamsCollector(Env{Paths: hostPaths, Config: hostConfig(t, "")})
 	require.NoError(t, err)
 	got, err := hostScrape(t, c)
 	require.NoError(t, err)

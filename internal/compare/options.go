@@ -5,6 +5,31 @@ import (
 	"time"
 )
 
+// Selection of the compared rounds of each run.
+const (
+	SelectSteady      = "steady"       // the last N complete rounds from the first steady window on (default)
+	SelectLastNonZero = "last-nonzero" // seed 000: the last N rounds with host writes
+)
+
+// Options select the two runs, the device and how they are judged.
+type Options struct {
+	Baseline, Candidate string // run ids (walab_loadgen_run_info{run_id})
+	// BaselineRange and CandidateRange, when set, give a run as a time
+	// range instead of a run id (load driven by another tool).
+	BaselineRange, CandidateRange *[2]time.Time
+	Device                        string
+	// Array, when set, compares an md/dm array's chain instead of a device
+	// (ArrayTable): WA is its leaves' NAND bytes per array byte.
+	Array     string
+	From, To  time.Time     // where to search for the runs
+	LastHours int           // rounds compared per run; seed 000 keeps 12
+	Round     time.Duration // one row of the table; default 1h (a simulated hour is 1m)
+	Select    string        // SelectSteady (default) or SelectLastNonZero
+	Steady    Steady        // default SNIA
+	Checks    CheckOptions
+	Interval  BatchMeans
+}
+
 // The placement check's modes (CheckOptions.Placement).
 const (
 	PlacementDiffers = "differs" // the candidate has streams/FDP on, the baseline off (default)
@@ -62,4 +87,12 @@ func (o Options) Validate() error {
 		return &FieldError{"Checks.Placement", o.Checks.Placement, "want " + PlacementDiffers + " or " + PlacementOff}
 	}
 	return o.Steady.Validate()
+}
+
+// subject names what is compared: the device, or the array.
+func (o Options) subject() string {
+	if o.Array != "" {
+		return "array " + o.Array
+	}
+	return o.Device
 }

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/walab/walab/internal/hostfacts"
+	"github.com/walab/walab/internal/hostapi"
 )
 
 // sysctlCheck: the database host's vm.dirty_* and vm.swappiness are the
@@ -22,8 +22,8 @@ var sysctlCheck = checkKind{
 		var out []string
 		for _, o := range c.Options {
 			k, _, ok := strings.Cut(o, "=")
-			if !ok || !slices.Contains(hostfacts.Sysctls, k) {
-				out = append(out, fmt.Sprintf("option %q: want name=value with a name of %s", o, strings.Join(hostfacts.Sysctls, ", ")))
+			if !ok || !slices.Contains(hostapi.Sysctls, k) {
+				out = append(out, fmt.Sprintf("option %q: want name=value with a name of %s", o, strings.Join(hostapi.Sysctls, ", ")))
 			}
 		}
 		return out

@@ -7,8 +7,8 @@ import (
 
 	"github.com/mattn/go-shellwords"
 
+	_ "github.com/walab/walab/internal/allworkloads" // the workloads register themselves
 	"github.com/walab/walab/internal/workload"
-	_ "github.com/walab/walab/internal/workload/all" // the workloads register themselves
 )
 
 // LoadgenFlags are loadgen's flags besides each workload's own (and the

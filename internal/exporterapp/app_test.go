@@ -23,6 +23,10 @@ func TestOpenFleetBadConfig(t *testing.T) {
 	require.NoError(t, err)
 	_, _, err = OpenFleet(Options{ReplayDir: t.TempDir()}, f, quiet())
 	require.ErrorContains(t, err, "nvme.devices.nvme0.source")
+	f, err = config.Parse([]byte("nvme:\n  source: magic\n"))
+	require.NoError(t, err)
+	_, _, err = OpenFleet(Options{ReplayDir: t.TempDir()}, f, quiet())
+	require.ErrorContains(t, err, `unknown source "magic"`, "config errors surface at start-up")
 }
 
 // TestCaptureFromSimulator: with no controller anywhere, Capture captures

@@ -299,6 +299,14 @@ func (m *Model) program(lpn uint32, stream int) error {
 	} else {
 		m.c.ValidPages++
 	}
+	m.place(o, lpn)
+	return nil
+}
+
+// place writes lpn at o's write pointer, the one page write of the host
+// and the GC streams: the page maps lpn, counts as a NAND page, and o's
+// block closes when it is full.
+func (m *Model) place(o *openBlock, lpn uint32) {
 	b := uint32(o.block)
 	p := b*m.blockPages + o.wp
 	m.p2l[p] = lpn
@@ -311,7 +319,6 @@ func (m *Model) program(lpn uint32, stream int) error {
 		o.block = -1
 		o.wp = 0
 	}
-	return nil
 }
 
 func (m *Model) invalidate(p uint32) {

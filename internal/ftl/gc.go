@@ -32,19 +32,8 @@ func (m *Model) collect() error {
 		// the victim), which saves the map lookup and the bucket logic.
 		m.p2l[base+i] = none
 		m.valid[v]--
-		b := uint32(gc.block)
-		p := b*m.blockPages + gc.wp
-		m.p2l[p] = lpn
-		m.l2p[lpn] = p
-		m.valid[b]++
-		m.c.NANDPages++
+		m.place(gc, lpn)
 		m.c.GCPages++
-		gc.wp++
-		if gc.wp == m.blockPages {
-			m.closeBlock(b)
-			gc.block = -1
-			gc.wp = 0
-		}
 	}
 	m.erase(v)
 	m.c.GCRuns++

@@ -96,6 +96,13 @@ type Process struct {
 	NUMAPolicy string `json:"numa_policy,omitempty"`
 }
 
+// Sysctls are the kernel settings the seeds record (seed 000 and 002):
+// dirty page writeback and swappiness, the keys of Tuning.Sysctls.
+var Sysctls = []string{
+	"vm.dirty_ratio", "vm.dirty_background_ratio", "vm.dirty_bytes", "vm.dirty_background_bytes",
+	"vm.dirty_expire_centisecs", "vm.dirty_writeback_centisecs", "vm.swappiness",
+}
+
 // Tuning is what seeds 000 and 002 set on the database host by hand. Each
 // field is absent (nil, empty) when it could not be read or is not set
 // there, never a kernel default filled in.

@@ -10,13 +10,6 @@ import (
 	"github.com/walab/walab/internal/hostapi"
 )
 
-// Sysctls are the kernel settings the seeds record (seed 000 and 002):
-// dirty page writeback and swappiness.
-var Sysctls = []string{
-	"vm.dirty_ratio", "vm.dirty_background_ratio", "vm.dirty_bytes", "vm.dirty_background_bytes",
-	"vm.dirty_expire_centisecs", "vm.dirty_writeback_centisecs", "vm.swappiness",
-}
-
 // MaxNICs bounds the interfaces whose channel counts are listed.
 const MaxNICs = 16
 
@@ -32,7 +25,7 @@ func readTuning(o Options, f *hostapi.Facts, errf func(string, ...any)) {
 	} else {
 		errf("kernel command line: %v", err)
 	}
-	for _, k := range Sysctls {
+	for _, k := range hostapi.Sysctls {
 		b, err := os.ReadFile(filepath.Join(o.ProcFS, "sys", strings.ReplaceAll(k, ".", "/")))
 		if err != nil {
 			continue // not on this kernel

@@ -8,9 +8,10 @@ import (
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/walab/walab/internal/promql"
 )
 
-const namespace = "walab"
+const namespace = promql.Prefix
 
 // Scraper reads one source of one server. Each runs on its own; a failing
 // scraper does not stop the others of the same target.
@@ -80,7 +81,7 @@ var (
 		"Current redo log sequence number (bytes of redo generated since the server was created).", []string{"target"}, nil)
 	checkpointLSNDesc = prometheus.NewDesc(namespace+"_innodb_checkpoint_lsn_bytes",
 		"Redo log sequence number of the last checkpoint.", []string{"target"}, nil)
-	checkpointAgeDesc = prometheus.NewDesc(namespace+"_innodb_checkpoint_age_bytes",
+	checkpointAgeDesc = prometheus.NewDesc(promql.InnoDBCheckpointAge,
 		"Redo written since the last checkpoint; near the redo capacity InnoDB stalls writes to flush.", []string{"target"}, nil)
 	historyListDesc = prometheus.NewDesc(namespace+"_innodb_history_list_length",
 		"Undo log records not yet purged (purge lag).", []string{"target"}, nil)

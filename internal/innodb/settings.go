@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/walab/walab/internal/promql"
 )
 
 // SeedVariables are the server variables the seeds set and tune: seed
@@ -54,10 +55,10 @@ func VariablesQuery(names []string) string {
 }
 
 var (
-	settingDesc = prometheus.NewDesc(namespace+"_mysql_setting",
+	settingDesc = prometheus.NewDesc(promql.MySQLSetting,
 		"A server variable the seeds set or tune (innodb.SeedVariables), numeric: its value in the server's own unit (bytes for sizes, seconds for *_seconds), ON/OFF as 1/0. Absent when the server lacks the variable.",
 		[]string{"target", "name"}, nil)
-	settingInfoDesc = prometheus.NewDesc(namespace+"_mysql_setting_info",
+	settingInfoDesc = prometheus.NewDesc(promql.MySQLSettingInfo,
 		"A server variable the seeds set whose value is not a number (e.g. innodb_flush_method, transaction_isolation): always 1, the value is a label.",
 		[]string{"target", "name", "value"}, nil)
 )

@@ -4,6 +4,12 @@
 // Each source is a Scraper, after mysqld_exporter.
 package innodb
 
+import (
+	"strings"
+
+	"github.com/walab/walab/internal/promql"
+)
+
 // statusMetric maps one SHOW GLOBAL STATUS variable to a metric.
 type statusMetric struct {
 	name    string // metric name without the walab_ prefix
@@ -16,10 +22,10 @@ type statusMetric struct {
 // server's, case-insensitively. Absent variables (version differences:
 // MariaDB has Binlog_bytes_written, MySQL does not) are simply skipped.
 var globalStatus = map[string]statusMetric{
-	"innodb_data_written":   {name: "innodb_data_written_bytes_total", help: "Bytes InnoDB wrote to its data files, doublewrite and redo included (Innodb_data_written).", counter: true},
+	"innodb_data_written":   {name: unprefixed(promql.InnoDBDataWrittenBytes), help: "Bytes InnoDB wrote to its data files, doublewrite and redo included (Innodb_data_written).", counter: true},
 	"innodb_data_writes":    {name: "innodb_data_writes_total", help: "Write operations InnoDB issued to its files (Innodb_data_writes).", counter: true},
 	"innodb_data_fsyncs":    {name: "innodb_data_fsyncs_total", help: "fsync() calls InnoDB made (Innodb_data_fsyncs).", counter: true},
-	"innodb_os_log_written": {name: "innodb_os_log_written_bytes_total", help: "Bytes written to the redo log (Innodb_os_log_written).", counter: true},
+	"innodb_os_log_written": {name: unprefixed(promql.InnoDBOSLogWrittenBytes), help: "Bytes written to the redo log (Innodb_os_log_written).", counter: true},
 	"innodb_log_writes":     {name: "innodb_log_writes_total", help: "Physical writes to the redo log (Innodb_log_writes).", counter: true},
 	"innodb_pages_written":  {name: "innodb_pages_written_total", help: "Pages InnoDB wrote (Innodb_pages_written).", counter: true},
 	"innodb_dblwr_pages_written": {name: "innodb_doublewrite_pages_written_total",
@@ -36,10 +42,13 @@ var globalStatus = map[string]statusMetric{
 	"innodb_rows_read":                 {name: "innodb_rows_total", help: "Rows InnoDB processed, by operation.", counter: true, label: [2]string{"operation", "read"}},
 	// Server-side throughput, so a run driven by a client walab does not
 	// instrument (BenchmarkSQL, sysbench) still has a transaction rate.
-	"com_commit":           {name: "mysql_commands_total", help: "Statements the server executed, by command (Com_commit, Com_rollback): explicit COMMITs are the transactions of a client such as sysbench or BenchmarkSQL.", counter: true, label: [2]string{"command", "commit"}},
-	"com_rollback":         {name: "mysql_commands_total", help: "Statements the server executed, by command (Com_commit, Com_rollback): explicit COMMITs are the transactions of a client such as sysbench or BenchmarkSQL.", counter: true, label: [2]string{"command", "rollback"}},
+	"com_commit":           {name: unprefixed(promql.MySQLCommands), help: "Statements the server executed, by command (Com_commit, Com_rollback): explicit COMMITs are the transactions of a client such as sysbench or BenchmarkSQL.", counter: true, label: [2]string{"command", "commit"}},
+	"com_rollback":         {name: unprefixed(promql.MySQLCommands), help: "Statements the server executed, by command (Com_commit, Com_rollback): explicit COMMITs are the transactions of a client such as sysbench or BenchmarkSQL.", counter: true, label: [2]string{"command", "rollback"}},
 	"questions":            {name: "mysql_queries_total", help: "Statements clients sent to the server (Questions).", counter: true},
 	"binlog_bytes_written": {name: "mysql_binlog_written_bytes_total", help: "Bytes written to the binary log (MariaDB Binlog_bytes_written).", counter: true},
 	// MariaDB publishes its checkpoint limit; MySQL only has the redo capacity variables.
 	"innodb_checkpoint_max_age": {name: "innodb_checkpoint_max_age_bytes", help: "Checkpoint age at which InnoDB forces flushing (MariaDB Innodb_checkpoint_max_age)."},
 }
+
+// unprefixed is a promql name without the namespace the scraper adds.
+func unprefixed(name string) string { return strings.TrimPrefix(name, namespace+"_") }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/walab/walab/internal/promql"
 )
 
 // settingsLabels are the WA-relevant settings exported as info labels: each
@@ -25,7 +26,7 @@ var (
 		"innodb_page_size.", []string{"target"}, nil)
 	bufferPoolDesc = prometheus.NewDesc(namespace+"_innodb_buffer_pool_size_bytes",
 		"innodb_buffer_pool_size.", []string{"target"}, nil)
-	logCapacityDesc = prometheus.NewDesc(namespace+"_innodb_log_capacity_bytes",
+	logCapacityDesc = prometheus.NewDesc(promql.InnoDBLogCapacity,
 		"Redo log capacity: innodb_redo_log_capacity (MySQL 8.0.30+), else innodb_log_file_size x innodb_log_files_in_group (1 file on MariaDB 10.5+).",
 		[]string{"target"}, nil)
 )

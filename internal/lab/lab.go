@@ -20,6 +20,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/walab/walab/alerts"
 	"github.com/walab/walab/internal/compare"
 	"github.com/walab/walab/internal/experiment"
 )
@@ -261,7 +262,7 @@ func (o Options) summary(r *Result) {
 	o.printf("experiment report: %s", r.Report)
 	o.printf("Prometheus:        %s", r.Prometheus)
 	o.printf("  WA per device:   %s/graph?%s", r.Prometheus, url.Values{
-		"g0.expr": {"device:walab_nvme_write_amplification:ratio_increase1h"}, "g0.range_input": {"15m"}}.Encode())
+		"g0.expr": {alerts.WA1h}, "g0.range_input": {"15m"}}.Encode())
 	o.printf("exporter:          %s", r.Exporter)
 	if o.SimFS {
 		o.printf("WA source:         MariaDB's own writes (a private mariadbd, datadir on the simulated drive's filesystem %s)", filepath.Join(o.Out, "simfs", "mnt"))

@@ -162,7 +162,7 @@ func TestRunWatchesTheDatadir(t *testing.T) {
 	require.NoError(t, err)
 	ho, err := collector.HostFactsOptions(file, collector.Paths{ProcFS: proc})
 	require.NoError(t, err)
-	facts := hostfacts.Read(ho)
+	facts := hostfacts.Read(context.Background(), ho)
 	require.Empty(t, facts.Truncated)
 	require.NotEmpty(t, facts.Mounts)
 	require.Equal(t, filepath.Clean(datadir), facts.Mounts[0].DataDir)

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/walab/walab/internal/promql"
 	"github.com/walab/walab/internal/workload"
 )
 
@@ -27,13 +28,13 @@ var DurationBuckets = []float64{
 	0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 60,
 }
 
-const ns = "walab_loadgen_"
+const ns = promql.Prefix + "_loadgen_"
 
 // NewMetrics creates and registers the series on reg.
 func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m := &Metrics{
 		RunInfo: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: ns + "run_info",
+			Name: promql.LoadgenRunInfo,
 			Help: "Constant 1 while a run is going on; its labels tell runs apart (join on target).",
 		}, []string{"run_id", "workload", "scenario", "target"}),
 		RunStart: prometheus.NewGaugeVec(prometheus.GaugeOpts{
@@ -41,7 +42,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Unix time the current run's measurement started.",
 		}, []string{"target"}),
 		Txns: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: ns + "transactions_total",
+			Name: promql.LoadgenTransactions,
 			Help: "Transactions by type and outcome: committed, user_rollback (a workload-intended rollback, a success), retried (deadlock or lock wait timeout, run again), error (given up).",
 		}, []string{"target", "workload", "type", "outcome"}),
 		Duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
@@ -69,11 +70,11 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Failed connection attempts (the server away or refusing); a target unreachable for long shows here, not in transactions.",
 		}, []string{"target"}),
 		Active: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: ns + "active_terminals",
+			Name: promql.LoadgenActiveTerminals,
 			Help: "Terminals (client threads) currently running.",
 		}, []string{"target"}),
 		TargetRate: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: ns + "target_rate_per_second",
+			Name: promql.LoadgenTargetRate,
 			Help: "Configured transaction rate limit in transactions per second (0 = unlimited).",
 		}, []string{"target"}),
 		IOBytes: prometheus.NewCounterVec(prometheus.CounterOpts{

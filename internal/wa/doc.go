@@ -1,9 +1,9 @@
 // Package wa is walab's rolling write-amplification sampler: the in-process
 // successor of seed 000's hourly calculate_wa.sh crontab.
 //
-// The sampler knows nothing about NVMe. It reads cumulative byte counters
-// through Reader on its own interval (independent of scrapes), keeps a
-// bounded ring of samples per device, and publishes
+// The sampler itself (sampler.go, ring.go, state.go) reads cumulative byte
+// counters through Reader on its own interval (independent of scrapes),
+// keeps a bounded ring of samples per device, and publishes
 //
 //	WA(window) = (media[last] - media[first]) / (host[last] - host[first])
 //
@@ -11,8 +11,10 @@
 // configured durations (default 1h and 24h) plus "run", measured from a run
 // mark (exporter start, or POST /api/v1/run-start).
 //
-// The contract for the Reader that feeds it (FromPollers, over the fleet's
-// pollers, in the exporter; a ReaderFunc in tests):
+// The package knows NVMe in one place: FromPollers (probe.go) is the
+// exporter's Reader, over the fleet's pollers, with a per-device timeout,
+// the NAND source's name and its read errors. Tests feed a ReaderFunc. The
+// contract for any Reader:
 //
 //   - ReadCounters returns one entry per device, keyed by a stable, bounded
 //     name such as "nvme0". That name becomes the device label.

@@ -2,35 +2,36 @@ package wa
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/walab/walab/internal/promql"
 )
 
 // Metric names live in docs/metrics.md ("NVMe" section); keep them in step.
 var (
-	waDesc = prometheus.NewDesc("walab_nvme_write_amplification",
+	waDesc = prometheus.NewDesc(promql.NVMeWriteAmplification,
 		"NAND (media) bytes written divided by host bytes written over the window, from walab's own counter samples. Absent when the host wrote nothing in the window, and while the device's counters cannot be read (never a frozen value).",
 		[]string{"device", "window"}, nil)
-	windowDesc = prometheus.NewDesc("walab_nvme_wa_window_seconds",
+	windowDesc = prometheus.NewDesc(promql.Prefix+"_nvme_wa_window_seconds",
 		"Time actually spanned by the samples behind walab_nvme_write_amplification; shorter than the window while the history is younger than it.",
 		[]string{"device", "window"}, nil)
-	resetsDesc = prometheus.NewDesc("walab_nvme_wa_resets_total",
+	resetsDesc = prometheus.NewDesc(promql.Prefix+"_nvme_wa_resets_total",
 		"Times the device's counters stayed below their last sample for several readings or changed source (e.g. drive swapped), which restarts its WA windows and leaves the run window without WA until the next run-start.",
 		[]string{"device"}, nil)
-	runStartDesc = prometheus.NewDesc("walab_nvme_run_start_timestamp_seconds",
+	runStartDesc = prometheus.NewDesc(promql.Prefix+"_nvme_run_start_timestamp_seconds",
 		"Start of the current run for the run window: the first sample or POST /api/v1/run-start. A counter reset never moves it; the run window then has no WA until the next run-start.",
 		[]string{"device"}, nil)
-	glitchesDesc = prometheus.NewDesc("walab_nvme_wa_glitches_total",
+	glitchesDesc = prometheus.NewDesc(promql.Prefix+"_nvme_wa_glitches_total",
 		"Counter readings ignored because they were below the device's last sample and did not stay there (an emptied page, a firmware hiccup); WA is absent for those rounds.",
 		[]string{"device"}, nil)
-	samplesDesc = prometheus.NewDesc("walab_nvme_wa_samples",
+	samplesDesc = prometheus.NewDesc(promql.Prefix+"_nvme_wa_samples",
 		"Counter samples held for the device's WA windows (bounded by the longest window / sampling interval + 1).",
 		[]string{"device"}, nil)
-	lastSampleDesc = prometheus.NewDesc("walab_nvme_wa_last_sample_timestamp_seconds",
+	lastSampleDesc = prometheus.NewDesc(promql.NVMeWALastSample,
 		"When the device's counters were last read successfully by the WA sampler.",
 		[]string{"device"}, nil)
-	saveErrorsDesc = prometheus.NewDesc("walab_nvme_wa_state_save_errors_total",
+	saveErrorsDesc = prometheus.NewDesc(promql.Prefix+"_nvme_wa_state_save_errors_total",
 		"Failed writes of the WA state file (read-only or full filesystem, ...). The history stays in memory but would not survive a restart. Absent without a state file.",
 		nil, nil)
-	lastSavedDesc = prometheus.NewDesc("walab_nvme_wa_state_last_save_timestamp_seconds",
+	lastSavedDesc = prometheus.NewDesc(promql.Prefix+"_nvme_wa_state_last_save_timestamp_seconds",
 		"When the WA state file was last written successfully. Absent before the first successful write and without a state file.",
 		nil, nil)
 )

@@ -133,7 +133,7 @@ func TestLayering(t *testing.T) {
 	}
 	const mod = "github.com/walab/walab/"
 	// The concrete workloads are what the binary imports besides the CLI,
-	// through internal/workload/all.
+	// through internal/allworkloads.
 	var concrete []string
 	for _, p := range list("-f", `{{join .Imports " "}}`, mod+"loadgen") {
 		if strings.HasPrefix(p, mod) && p != mod+"loadgen/internal/cli" {

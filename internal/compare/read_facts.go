@@ -10,186 +10,9 @@ import (
 	"strings"
 	"time"
 
-	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	"github.com/prometheus/common/model"
-
 	"github.com/walab/walab/internal/promql"
 )
-
-// Source reads runs and counters from a Prometheus HTTP API.
-type Source struct {
-	API v1.API
-	// Resolution of the run search (the run's start and end are known to
-	// within one step). Default 1m.
-	Step time.Duration
-	// Instance, when set, reads the drive's series of this instance only:
-	// a device name on several hosts is refused without it (hosts.go).
-	Instance string
-}
-
-var runIDRe = regexp.MustCompile(`^[A-Za-z0-9_.:-]{1,128}$`)
-
-// FindRun finds a run's start and end: the first and last time
-// walab_loadgen_run_info{run_id=id} (or walab_experiment_run_info, a fio
-// run of walab experiment) had a sample, searching [from, to].
-func (s Source) FindRun(ctx context.Context, id string, from, to time.Time) (Run, error) {
-	if !runIDRe.MatchString(id) {
-		return Run{}, fmt.Errorf("run id %q: only letters, digits and _.:- allowed", id)
-	}
-	step := s.Step
-	if step <= 0 {
-		step = time.Minute
-	}
-	// timestamp() gives each sample's own time, so the run's edges are exact
-	// even though a series stays visible for the lookback after its last sample.
-	// walab experiment marks runs of tools without such a series (fio) with
-	// walab_experiment_run_info.
-	q := fmt.Sprintf(`max by (run_id, scenario) (timestamp(`+promql.LoadgenRunInfo+`{run_id=%[1]q}) or timestamp(`+promql.ExperimentRunInfo+`{run_id=%[1]q}))`, id)
-	// Prometheus caps a range query at 11000 points: widen the step for long searches.
-	if n := to.Sub(from) / step; n > 10000 {
-		step = to.Sub(from) / 10000
-	}
-	res, _, _, err := s.API.QueryRange(ctx, q, v1.Range{Start: from, End: to, Step: step})
-	if err != nil {
-		return Run{}, fmt.Errorf("find run %s: %w", id, err)
-	}
-	m, ok := res.(model.Matrix)
-	if !ok || len(m) == 0 {
-		return Run{}, fmt.Errorf("run %s: no "+promql.LoadgenRunInfo+" or "+promql.ExperimentRunInfo+" between %s and %s", id, from.Format(time.RFC3339), to.Format(time.RFC3339))
-	}
-	if len(m) > 1 {
-		return Run{}, fmt.Errorf("run %s: %d scenarios for one run id", id, len(m))
-	}
-	first, last := math.Inf(1), math.Inf(-1)
-	for _, p := range m[0].Values {
-		first = math.Min(first, float64(p.Value))
-		last = math.Max(last, float64(p.Value))
-	}
-	return Run{
-		ID:       id,
-		Scenario: string(m[0].Metric["scenario"]),
-		Start:    unixTime(first),
-		End:      unixTime(last),
-	}, nil
-}
-
-func unixTime(sec float64) time.Time {
-	return time.UnixMilli(int64(math.Round(sec * 1000))).UTC()
-}
-
-// Coverage is the least share of an hour that a counter must cover,
-// relative to the other counter's samples, for the hour to count: an
-// increase() over a few minutes of samples is an extrapolation, not the
-// hour's writes.
-const Coverage = 0.9
-
-// Hourly is Table with one-hour rounds.
-func (s Source) Hourly(ctx context.Context, run Run, device string) ([]Hour, error) {
-	return s.Table(ctx, run, device, time.Hour)
-}
-
-// Table returns the run's per-round table for one device: round h covers
-// [start + (h-1)·round, start + h·round]; rounds that end after the run are
-// left out. Every round of the run is in the table: one without NAND or
-// host data, or with one counter sampled for less than Coverage of the
-// other's samples, has Missing set (never NAND 0).
-func (s Source) Table(ctx context.Context, run Run, device string, round time.Duration) ([]Hour, error) {
-	if !model.LabelValue(device).IsValid() || device == "" {
-		return nil, fmt.Errorf("bad device %q", device)
-	}
-	r, err := rounds(run, round)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.oneHost(ctx, run, device); err != nil {
-		return nil, err
-	}
-	first, rs := r.Start, model.Duration(round).String()
-	get := func(fn, metric string) (map[int64]float64, error) {
-		m, err := s.perRound(ctx, fmt.Sprintf(`sum(%s(%s{device=%q%s}[%s]))`, fn, metric, device, s.onHost(), rs), r)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", metric, err)
-		}
-		return m, nil
-	}
-	nandMetric, hostMetric := promql.NVMeMediaWrittenBytes, promql.NVMeHostWrittenBytes
-	var q [4]map[int64]float64
-	for i, c := range [][2]string{{"increase", nandMetric}, {"increase", hostMetric}, {"count_over_time", nandMetric}, {"count_over_time", hostMetric}} {
-		m, err := get(c[0], c[1])
-		if err != nil {
-			return nil, err
-		}
-		q[i] = m
-	}
-	nand, host, nandN, hostN := q[0], q[1], q[2], q[3]
-	var hours []Hour
-	seen := false
-	for at := first; !at.After(run.End); at = at.Add(round) {
-		k := int64(model.TimeFromUnixNano(at.UnixNano()))
-		h := Hour{Hour: int((at.Sub(run.Start) + round/2) / round), At: at}
-		nv, nok := nand[k]
-		hv, hok := host[k]
-		seen = seen || nok || hok
-		switch {
-		case !nok && !hok:
-			h.Missing = "no counters: exporter or Prometheus not scraping"
-		case !nok:
-			h.Missing = "no NAND data: the drive's NAND source was down or absent"
-		case !hok:
-			h.Missing = "no host data"
-		case nonFinite(figure{"NAND counter increase", nv}, figure{"host counter increase", hv}, figure{"NAND sample count", nandN[k]}, figure{"host sample count", hostN[k]}) != "":
-			h.Missing = nonFinite(figure{"NAND counter increase", nv}, figure{"host counter increase", hv}, figure{"NAND sample count", nandN[k]}, figure{"host sample count", hostN[k]})
-		default:
-			if lo, hi := min(nandN[k], hostN[k]), max(nandN[k], hostN[k]); hi > 0 && lo < Coverage*hi {
-				which := "NAND"
-				if hostN[k] < nandN[k] {
-					which = "host"
-				}
-				h.Missing = fmt.Sprintf("%s data for %.0f%% of the hour", which, 100*lo/hi)
-			} else {
-				h.NANDBytes, h.HostBytes = nv, hv
-			}
-		}
-		hours = append(hours, h)
-	}
-	if !seen {
-		return nil, fmt.Errorf("run %s: no NAND/host counters for device %s", run.ID, device)
-	}
-	return hours, nil
-}
-
-// rounds is the query range of a run's rounds: one step per round, the
-// first ending one round after the start.
-func rounds(run Run, round time.Duration) (v1.Range, error) {
-	if round < time.Second {
-		return v1.Range{}, fmt.Errorf("round %s: at least 1s", round)
-	}
-	first := run.Start.Add(round)
-	if first.After(run.End) {
-		return v1.Range{}, fmt.Errorf("run %s lasted %s: less than one round (%s)", run.ID, run.End.Sub(run.Start).Round(time.Second), round)
-	}
-	return v1.Range{Start: first, End: run.End, Step: round}, nil
-}
-
-// perRound runs a range query of one series and returns its values by
-// timestamp (milliseconds).
-func (s Source) perRound(ctx context.Context, q string, r v1.Range) (map[int64]float64, error) {
-	res, _, _, err := s.API.QueryRange(ctx, q, r)
-	if err != nil {
-		return nil, err
-	}
-	out := map[int64]float64{}
-	if m, ok := res.(model.Matrix); ok && len(m) > 1 {
-		return nil, fmt.Errorf("query %s: %d series (%s), want one: walab does not pick one of them", q, len(m), seriesNames(m))
-	} else if ok {
-		for _, ss := range m {
-			for _, p := range ss.Values {
-				out[int64(p.Timestamp)] = float64(p.Value)
-			}
-		}
-	}
-	return out, nil
-}
 
 // Facts reads what Prometheus knows about a run besides its WA table: the
 // compared rounds bound the placement and block-layer windows, the perf
@@ -403,4 +226,17 @@ func (s Source) blockFacts(ctx context.Context, f *RunFacts, devices []string, w
 		f.Settings[name] = strings.Join(vs, ",")
 	}
 	return nil
+}
+
+// arrayTheory reads the array's full-stripe WA at the run's end.
+func (s Source) arrayTheory(ctx context.Context, run Run, array string) (*float64, error) {
+	res, _, _, err := s.API.Query(ctx, fmt.Sprintf(`max(last_over_time(`+promql.MDTheoreticalWA+`{device=%q}[%s]))`, array, model.Duration(max(run.End.Sub(run.Start), time.Minute))), run.End)
+	if err != nil {
+		return nil, fmt.Errorf("array %s: %w", array, err)
+	}
+	if v, ok := res.(model.Vector); ok && len(v) > 0 && nonFinite(figure{"theory", float64(v[0].Value)}) == "" {
+		x := float64(v[0].Value)
+		return &x, nil
+	}
+	return nil, nil
 }

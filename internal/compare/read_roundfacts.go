@@ -98,15 +98,6 @@ func mapValues(m map[string][]*float64) [][]*float64 {
 	return out
 }
 
-func anySet(xs []*float64) bool {
-	for _, x := range xs {
-		if x != nil {
-			return true
-		}
-	}
-	return false
-}
-
 // bucketQuantile is the phi-quantile of round i of a classic histogram's
 // bucket increases by le, as PromQL's histogram_quantile computes it:
 // linear within the bucket the rank falls in, the lowest bucket starting

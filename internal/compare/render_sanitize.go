@@ -34,15 +34,3 @@ func Plain(s string) string {
 		return -1
 	}, strings.ToValidUTF8(s, "\uFFFD"))
 }
-
-// csvText is a text cell, plain (no ESC or other control byte a terminal
-// showing the file would obey), that a spreadsheet shows as text: a cell starting with
-// =, +, -, @, tab or CR is a formula to Excel and LibreOffice
-// (=HYPERLINK(...) from a label), so it gets a leading apostrophe.
-func csvText(s string) string {
-	s = Plain(s)
-	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
-		return "'" + s
-	}
-	return s
-}

@@ -3,7 +3,6 @@ package compare
 import (
 	"context"
 	"fmt"
-	"io"
 	"sort"
 	"strings"
 	"time"
@@ -87,53 +86,6 @@ func (s Source) ArrayControllers(ctx context.Context, run Run, array string) ([]
 	}
 	sort.Strings(out)
 	return out, nil
-}
-
-// RAIDWA is member bytes per array byte (0 where undefined).
-func (h Hour) RAIDWA() float64 {
-	if h.HostBytes <= 0 || h.Missing != "" {
-		return 0
-	}
-	return h.MemberBytes / h.HostBytes
-}
-
-// AggregateRAIDWA is sum(member) / sum(array) over the rounds with writes.
-func AggregateRAIDWA(hours []Hour) float64 {
-	var m, a float64
-	for _, h := range hours {
-		if h.NonZero() {
-			m += h.MemberBytes
-			a += h.HostBytes
-		}
-	}
-	if a <= 0 {
-		return 0
-	}
-	return m / a
-}
-
-// WriteArrayText prints seed 001's table: array, member and NAND bytes per
-// round, the RAID WA and the chain's WA.
-func WriteArrayText(w io.Writer, hours []Hour, unit string) error {
-	n := max(4, len(unit))
-	if _, err := fmt.Fprintf(w, "%*s %12s %12s %8s %12s %8s\n", n, unit, "array_MB", "members_MB", "RAID_WA", "NAND_MB", "WA"); err != nil {
-		return err
-	}
-	for _, h := range hours {
-		var err error
-		switch {
-		case h.Missing != "":
-			_, err = fmt.Fprintf(w, "%*d %12s %12s %8s %12s %8s  (%s)\n", n, h.Hour, "-", "-", "-", "-", "missing", h.Missing)
-		case h.HostBytes <= 0:
-			_, err = fmt.Fprintf(w, "%*d %12.0f %12.0f %8s %12.0f %8s\n", n, h.Hour, h.HostBytes/MiB, h.MemberBytes/MiB, "idle", h.NANDBytes/MiB, "idle")
-		default:
-			_, err = fmt.Fprintf(w, "%*d %12.0f %12.0f %8.4f %12.0f %8.5f\n", n, h.Hour, h.HostBytes/MiB, h.MemberBytes/MiB, h.RAIDWA(), h.NANDBytes/MiB, h.WA())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // deviceSelector is the label matcher of the drives a comparison reads

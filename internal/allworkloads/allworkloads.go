@@ -1,7 +1,7 @@
-// Package all links in every workload loadgen offers: each registers
+// Package allworkloads links in every workload loadgen offers: each registers
 // itself with internal/workload in init. loadgen imports it to run them,
 // walab experiment to validate a plan's workloads and their flags.
-package all
+package allworkloads
 
 import (
 	_ "github.com/walab/walab/internal/benchmarksql"    // tpcc, with BenchmarkSQL props files

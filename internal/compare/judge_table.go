@@ -1,15 +1,7 @@
-// Package compare builds seed 000's hourly write-amplification table
-// (result_WA.txt: NAND MB, host MB, WA per hour) for loadgen runs from
-// Prometheus, picks the last 12 non-zero hours of each run and computes
-// the WA reduction of a candidate run against a baseline run. Runs may be
-// days apart: each is aligned by hours since its own start.
 package compare
 
 import (
-	"encoding/csv"
 	"fmt"
-	"io"
-	"strconv"
 	"time"
 )
 
@@ -103,58 +95,25 @@ func Reduction(baseline, candidate float64) (float64, error) {
 	return (baseline - candidate) / baseline, nil
 }
 
-// WriteText prints the table like result_WA.txt; its first column is
-// headed unit, the round's name (hour, round).
-func WriteText(w io.Writer, hours []Hour, unit string) error {
-	n := max(4, len(unit))
-	if _, err := fmt.Fprintf(w, "%*s %12s %12s %8s\n", n, unit, "NAND_MB", "host_MB", "WA"); err != nil {
-		return err
+// RAIDWA is member bytes per array byte (0 where undefined).
+func (h Hour) RAIDWA() float64 {
+	if h.HostBytes <= 0 || h.Missing != "" {
+		return 0
 	}
-	for _, h := range hours {
-		var err error
-		switch {
-		case h.Missing != "":
-			_, err = fmt.Fprintf(w, "%*d %12s %12s %8s  (%s)\n", n, h.Hour, "-", "-", "missing", h.Missing)
-		case h.HostBytes <= 0:
-			// No host writes: WA is undefined, not 0.
-			_, err = fmt.Fprintf(w, "%*d %12.0f %12.0f %8s\n", n, h.Hour, h.NANDBytes/MiB, h.HostBytes/MiB, "idle")
-		default:
-			_, err = fmt.Fprintf(w, "%*d %12.0f %12.0f %8.5f\n", n, h.Hour, h.NANDBytes/MiB, h.HostBytes/MiB, h.WA())
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return h.MemberBytes / h.HostBytes
 }
 
-// WriteCSV writes run, hour, NAND MB, host MB and WA rows for several runs.
-func WriteCSV(w io.Writer, runs []Run, tables [][]Hour) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write([]string{"run_id", "scenario", "hour", "nand_mb", "host_mb", "wa", "missing"}); err != nil {
-		return err
-	}
-	for i, r := range runs {
-		for _, h := range tables[i] {
-			if h.Missing != "" {
-				// Empty figures, never 0: a missing hour is not an idle one.
-				if err := cw.Write([]string{csvText(r.ID), csvText(r.Scenario), strconv.Itoa(h.Hour), "", "", "", csvText(h.Missing)}); err != nil {
-					return err
-				}
-				continue
-			}
-			wa := "" // idle: undefined, not 0
-			if h.NonZero() {
-				wa = strconv.FormatFloat(h.WA(), 'f', 5, 64)
-			}
-			rec := []string{csvText(r.ID), csvText(r.Scenario), strconv.Itoa(h.Hour),
-				strconv.FormatFloat(h.NANDBytes/MiB, 'f', 3, 64),
-				strconv.FormatFloat(h.HostBytes/MiB, 'f', 3, 64), wa, ""}
-			if err := cw.Write(rec); err != nil {
-				return err
-			}
+// AggregateRAIDWA is sum(member) / sum(array) over the rounds with writes.
+func AggregateRAIDWA(hours []Hour) float64 {
+	var m, a float64
+	for _, h := range hours {
+		if h.NonZero() {
+			m += h.MemberBytes
+			a += h.HostBytes
 		}
 	}
-	cw.Flush()
-	return cw.Error()
+	if a <= 0 {
+		return 0
+	}
+	return m / a
 }

@@ -221,6 +221,14 @@ func checkPlacement(j *judgement) {
 	}
 }
 
+// checkAnswers fails a comparison any of whose answers came with a
+// warning (it is listed only then: complete answers are the rule).
+func checkAnswers(j *judgement) {
+	if w := j.r.Warnings; len(w) > 0 {
+		j.add("complete answers", Fail, "the store warned in %d answer(s), e.g. a partial response: %s", len(w), w[0])
+	}
+}
+
 // simulated: both runs were on the exporter's simulated drive.
 func simulated(j *judgement) bool { return j.b.Simulated && j.c.Simulated }
 

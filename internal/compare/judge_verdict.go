@@ -3,7 +3,6 @@ package compare
 import (
 	"fmt"
 	"sort"
-	"strings"
 )
 
 // Check statuses.
@@ -201,44 +200,6 @@ func countPairs(xs []*float64) []Pair {
 		}
 	}
 	return out
-}
-
-// Headline is the verdict's first line: VALID with the WA change and the
-// throughput change and their 95% intervals, or NOT VALID and why.
-func (v Verdict) Headline(r *Result) string {
-	if !v.Valid {
-		return "NOT VALID: " + strings.Join(v.Reasons, "; ")
-	}
-	steady := fmt.Sprintf("steady from %s%d / %s%d", roundLetter(r.Round), r.SteadyAt[0], roundLetter(r.Round), r.SteadyAt[1])
-	s := fmt.Sprintf("VALID  WA %s (%s)", fmtInterval(v.WA), steady)
-	if v.TpmC.OK || v.TpmC.Est != 0 {
-		s += "  tpmC " + fmtInterval(v.TpmC)
-	}
-	if v.Throughput.OK || v.Throughput.Est != 0 {
-		s += "  throughput " + fmtInterval(v.Throughput)
-	}
-	return s
-}
-
-func roundLetter(d interface{ Hours() float64 }) string {
-	if d.Hours() == 1 {
-		return "h"
-	}
-	return "r"
-}
-
-func fmtInterval(i Interval) string {
-	if !i.OK {
-		if i.Why == "" || i.Why == "no baseline figure" {
-			return "n/a"
-		}
-		return fmt.Sprintf("%+.1f%% (no interval: %s)", 100*i.Est, i.Why)
-	}
-	s := fmt.Sprintf("%+.1f%% [%+.1f, %+.1f]", 100*i.Est, 100*i.Lo, 100*i.Hi)
-	if !i.Significant() {
-		s += " not significant"
-	}
-	return s
 }
 
 func sortedUnion(a, b map[string]string) []string {

@@ -32,10 +32,3 @@ func fmtNonFinite(v float64) string {
 	}
 	return "-Inf"
 }
-
-// nonFinite is nonFinite over the figures ArrayTable counts a round with.
-func (q *arrayRounds) nonFinite(k int64) string {
-	return nonFinite(figure{"the array's byte increase", q.arrayBytes[k]}, figure{"the members' byte increase", q.memberBytes[k]},
-		figure{"NAND counter increase", q.nandBytes[k]}, figure{"the array's sample count", q.arraySamples[k]},
-		figure{"NAND sample count", q.nandSamplesMin[k]}, figure{"NAND sample count", q.nandSamplesMax[k]})
-}

@@ -47,11 +47,3 @@ func (a *warnAPI) warnings() []string {
 	defer a.mu.Unlock()
 	return append([]string(nil), a.seen...)
 }
-
-// checkAnswers fails a comparison any of whose answers came with a
-// warning (it is listed only then: complete answers are the rule).
-func checkAnswers(j *judgement) {
-	if w := j.r.Warnings; len(w) > 0 {
-		j.add("complete answers", Fail, "the store warned in %d answer(s), e.g. a partial response: %s", len(w), w[0])
-	}
-}

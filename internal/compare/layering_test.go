@@ -1,0 +1,104 @@
+package compare_test
+
+import (
+	"go/ast"
+	"go/importer"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The package's layers, by file name (doc.go says what each holds).
+const (
+	judging   = "judging"   // judge_*.go, options.go, result.go: plain values in, figures and checks out
+	reading   = "reading"   // read_*.go: the store's HTTP API
+	rendering = "rendering" // render_*.go: text, CSV, JSON, PNG, HTML
+	pipeline  = "pipeline"  // compare.go, doc.go: Compare, which calls all three
+)
+
+// uses is what each layer may use of the package: judging only itself,
+// reading and rendering judging and themselves, the pipeline everything.
+var uses = map[string][]string{
+	judging:   {judging},
+	reading:   {judging, reading},
+	rendering: {judging, rendering},
+	pipeline:  {judging, reading, rendering, pipeline},
+}
+
+func layerOf(file string) string {
+	switch base := filepath.Base(file); {
+	case strings.HasPrefix(base, "judge_"), base == "options.go", base == "result.go":
+		return judging
+	case strings.HasPrefix(base, "read_"):
+		return reading
+	case strings.HasPrefix(base, "render_"):
+		return rendering
+	case base == "compare.go", base == "doc.go":
+		return pipeline
+	}
+	return ""
+}
+
+// TestLayering holds compare's three layers apart: every file is in one,
+// judging and rendering import no Prometheus or HTTP package, and no file
+// uses a declaration of a layer it may not (the type checker resolves
+// every name, so a judging file cannot call the reader through a helper
+// of its own package either).
+func TestLayering(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	require.NoError(t, err)
+	fset := token.NewFileSet()
+	var parsed []*ast.File
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		require.NotEmpty(t, layerOf(name), "%s: name the file by its layer (judge_, read_, render_)", name)
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		require.NoError(t, err)
+		parsed = append(parsed, f)
+		if l := layerOf(name); l == judging || l == rendering {
+			for _, imp := range f.Imports {
+				p := strings.Trim(imp.Path.Value, `"`)
+				require.False(t, strings.HasPrefix(p, "github.com/prometheus/") || strings.HasPrefix(p, "net/http"),
+					"%s (%s) imports %s: only the reading layer talks to the store", name, l, p)
+			}
+		}
+	}
+	// Type-check against the dependencies' export data, built by go list.
+	out, err := exec.Command("go", "list", "-deps", "-export", "-f", "{{.ImportPath}}\t{{.Export}}", ".").Output()
+	require.NoError(t, err)
+	exports := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if path, file, ok := strings.Cut(line, "\t"); ok {
+			exports[path] = file
+		}
+	}
+	conf := types.Config{Importer: importer.ForCompiler(fset, "gc", func(path string) (io.ReadCloser, error) {
+		return os.Open(exports[path])
+	})}
+	info := &types.Info{Uses: map[*ast.Ident]types.Object{}}
+	pkg, err := conf.Check("compare", fset, parsed, info)
+	require.NoError(t, err)
+	n := 0
+	for id, obj := range info.Uses {
+		if obj.Pkg() != pkg || !obj.Pos().IsValid() || obj.Parent() != nil && obj.Parent() != pkg.Scope() {
+			continue // another package's, or a local name
+		}
+		from, decl := fset.Position(id.Pos()).Filename, fset.Position(obj.Pos()).Filename
+		n++
+		if !slices.Contains(uses[layerOf(from)], layerOf(decl)) {
+			t.Errorf("%s (%s) uses %s of %s (%s)", fset.Position(id.Pos()), layerOf(from), id.Name, decl, layerOf(decl))
+		}
+	}
+	require.Greater(t, n, 100, "the check saw the package's own names")
+}

@@ -1,0 +1,139 @@
+package compare
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
+	"github.com/prometheus/common/model"
+	"github.com/walab/walab/internal/promql"
+)
+
+// Coverage is the least share of an hour that a counter must cover,
+// relative to the other counter's samples, for the hour to count: an
+// increase() over a few minutes of samples is an extrapolation, not the
+// hour's writes.
+const Coverage = 0.9
+
+// Hourly is Table with one-hour rounds.
+func (s Source) Hourly(ctx context.Context, run Run, device string) ([]Hour, error) {
+	return s.Table(ctx, run, device, time.Hour)
+}
+
+// Table returns the run's per-round table for one device: round h covers
+// [start + (h-1)·round, start + h·round]; rounds that end after the run are
+// left out. Every round of the run is in the table: one without NAND or
+// host data, or with one counter sampled for less than Coverage of the
+// other's samples, has Missing set (never NAND 0).
+func (s Source) Table(ctx context.Context, run Run, device string, round time.Duration) ([]Hour, error) {
+	if !model.LabelValue(device).IsValid() || device == "" {
+		return nil, fmt.Errorf("bad device %q", device)
+	}
+	r, err := rounds(run, round)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.oneHost(ctx, run, device); err != nil {
+		return nil, err
+	}
+	first, rs := r.Start, model.Duration(round).String()
+	get := func(fn, metric string) (map[int64]float64, error) {
+		m, err := s.perRound(ctx, fmt.Sprintf(`sum(%s(%s{device=%q%s}[%s]))`, fn, metric, device, s.onHost(), rs), r)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", metric, err)
+		}
+		return m, nil
+	}
+	nandMetric, hostMetric := promql.NVMeMediaWrittenBytes, promql.NVMeHostWrittenBytes
+	var q [4]map[int64]float64
+	for i, c := range [][2]string{{"increase", nandMetric}, {"increase", hostMetric}, {"count_over_time", nandMetric}, {"count_over_time", hostMetric}} {
+		m, err := get(c[0], c[1])
+		if err != nil {
+			return nil, err
+		}
+		q[i] = m
+	}
+	nand, host, nandN, hostN := q[0], q[1], q[2], q[3]
+	var hours []Hour
+	seen := false
+	for at := first; !at.After(run.End); at = at.Add(round) {
+		k := int64(model.TimeFromUnixNano(at.UnixNano()))
+		h := Hour{Hour: int((at.Sub(run.Start) + round/2) / round), At: at}
+		nv, nok := nand[k]
+		hv, hok := host[k]
+		seen = seen || nok || hok
+		switch {
+		case !nok && !hok:
+			h.Missing = "no counters: exporter or Prometheus not scraping"
+		case !nok:
+			h.Missing = "no NAND data: the drive's NAND source was down or absent"
+		case !hok:
+			h.Missing = "no host data"
+		case nonFinite(figure{"NAND counter increase", nv}, figure{"host counter increase", hv}, figure{"NAND sample count", nandN[k]}, figure{"host sample count", hostN[k]}) != "":
+			h.Missing = nonFinite(figure{"NAND counter increase", nv}, figure{"host counter increase", hv}, figure{"NAND sample count", nandN[k]}, figure{"host sample count", hostN[k]})
+		default:
+			if lo, hi := min(nandN[k], hostN[k]), max(nandN[k], hostN[k]); hi > 0 && lo < Coverage*hi {
+				which := "NAND"
+				if hostN[k] < nandN[k] {
+					which = "host"
+				}
+				h.Missing = fmt.Sprintf("%s data for %.0f%% of the hour", which, 100*lo/hi)
+			} else {
+				h.NANDBytes, h.HostBytes = nv, hv
+			}
+		}
+		hours = append(hours, h)
+	}
+	if !seen {
+		return nil, fmt.Errorf("run %s: no NAND/host counters for device %s", run.ID, device)
+	}
+	return hours, nil
+}
+
+// rounds is the query range of a run's rounds: one step per round, the
+// first ending one round after the start.
+func rounds(run Run, round time.Duration) (v1.Range, error) {
+	if round < time.Second {
+		return v1.Range{}, fmt.Errorf("round %s: at least 1s", round)
+	}
+	first := run.Start.Add(round)
+	if first.After(run.End) {
+		return v1.Range{}, fmt.Errorf("run %s lasted %s: less than one round (%s)", run.ID, run.End.Sub(run.Start).Round(time.Second), round)
+	}
+	return v1.Range{Start: first, End: run.End, Step: round}, nil
+}
+
+// perRound runs a range query of one series and returns its values by
+// timestamp (milliseconds).
+func (s Source) perRound(ctx context.Context, q string, r v1.Range) (map[int64]float64, error) {
+	res, _, _, err := s.API.QueryRange(ctx, q, r)
+	if err != nil {
+		return nil, err
+	}
+	out := map[int64]float64{}
+	if m, ok := res.(model.Matrix); ok && len(m) > 1 {
+		return nil, fmt.Errorf("query %s: %d series (%s), want one: walab does not pick one of them", q, len(m), seriesNames(m))
+	} else if ok {
+		for _, ss := range m {
+			for _, p := range ss.Values {
+				out[int64(p.Timestamp)] = float64(p.Value)
+			}
+		}
+	}
+	return out, nil
+}
+
+// tableOf builds a run's table and names the drives whose facts count.
+func (s Source) tableOf(ctx context.Context, run Run, o Options) ([]Hour, []string, error) {
+	if o.Array == "" {
+		t, err := s.Table(ctx, run, o.Device, o.Round)
+		return t, []string{o.Device}, err
+	}
+	t, err := s.ArrayTable(ctx, run, o.Array, o.Round)
+	if err != nil {
+		return nil, nil, err
+	}
+	ctrls, err := s.ArrayControllers(ctx, run, o.Array)
+	return t, ctrls, err
+}

@@ -1,0 +1,46 @@
+package compare
+
+import "time"
+
+// Result is the comparison of two runs on one device (or array): what
+// Compare read, selected and judged, and what the render_ files print.
+type Result struct {
+	Device    string
+	Array     string `json:",omitempty"`
+	Round     time.Duration
+	Runs      [2]Run    // baseline, candidate
+	Tables    [2][]Hour // per-round tables
+	Last      [2][]Hour // the compared rounds of each run: WA's
+	Missing   [2][]Hour // rounds of each run without trustworthy figures
+	SteadyAt  [2]int    // round number steady state was first reached; 0: never
+	Facts     [2]RunFacts
+	WA        [2]float64
+	Reduction float64
+	Verdict   Verdict
+	Warnings  []string `json:",omitempty"` // the store's warnings (partial answers): NOT VALID
+
+	// ThroughputSteady is where each run's throughput settled (SelectSteady).
+	ThroughputSteady [2]ThroughputSteady
+	// Perf are the rounds the performance figures (throughput, tpmC,
+	// latency) come from: the compared rounds from the first steady
+	// throughput window on (SelectSteady), else Last. A suffix of Last.
+	Perf [2][]Hour
+
+	steadyName string
+}
+
+// roles name the two runs, in Result's order.
+var roles = [2]string{"baseline", "candidate"}
+
+// newResult is an empty Result of o's subject, naming o's steady-state
+// criterion.
+func newResult(o Options) *Result {
+	res := &Result{Device: o.Device, Array: o.Array, Round: o.Round, steadyName: "SNIA"}
+	if o.Steady.Method != "" {
+		res.steadyName = "fio " + o.Steady.Method
+	}
+	return res
+}
+
+// Incomplete reports whether either run has missing rounds.
+func (r *Result) Incomplete() bool { return len(r.Missing[0])+len(r.Missing[1]) > 0 }
