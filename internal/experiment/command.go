@@ -45,10 +45,23 @@ func (e *Executor) command(ctx context.Context, it Item, attempt int, argv, env 
 	}
 	defer logf.Close()
 	fmt.Fprintf(logf, "=== %s attempt %d at %s\n$ %s\n", it.ID, attempt, time.Now().UTC().Format(time.RFC3339), shellQuote(e.redact.argv(argv)))
+	// A remote step's standard input is a pipe the runner holds open and
+	// never writes: its end tells the remote guard the step is over.
+	var stdin, hold *os.File
+	if line := e.Plan.RemoteLine(it); line != "" {
+		fmt.Fprintf(logf, "remote shell runs: %s\n", e.redact.text(line))
+		if stdin, hold, err = os.Pipe(); err != nil {
+			return start, end, "", err
+		}
+		defer hold.Close()
+	}
 	start = time.Now().UTC()
-	// Own process group, recorded before it runs, killed as a whole, and
-	// killed with the runner (procgroup.go).
-	cmd, err := e.startGroup(it, argv, env, logf)
+	// Own session and process group, recorded before it runs, killed as a
+	// whole, and killed with the runner (procgroup.go).
+	cmd, err := e.startGroup(it, argv, env, logf, stdin)
+	if stdin != nil {
+		stdin.Close()
+	}
 	if err != nil {
 		return start, start, "", err
 	}
