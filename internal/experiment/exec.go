@@ -149,6 +149,9 @@ func (e *Executor) Execute(ctx context.Context) error {
 	if err := e.endInterrupted(); err != nil {
 		return err
 	}
+	if err := e.freshSetup(); err != nil {
+		return err
+	}
 	for i, it := range e.items {
 		st := e.state.Steps[it.ID]
 		if st != nil && (st.Status == StatusDone || st.Status == StatusSkipped) {
@@ -205,6 +208,36 @@ func (e *Executor) Execute(ctx context.Context) error {
 		}
 		e.Metrics.stepDone()
 		e.printf("[%s] %s done in %s", it.Phase, it.ID, st.End.Sub(st.Start).Round(time.Millisecond))
+	}
+	return nil
+}
+
+// freshSetup gives a run that is retried (a resume after a kill or a
+// failure of its attempt) its set-up again: its reset, precondition,
+// between and checks are marked to run again before it, as seed 000
+// restores before every run. A run resume will not repeat on its own (an
+// interrupted destructive one without --redo) gets nothing.
+func (e *Executor) freshSetup() error {
+	for i, it := range e.items {
+		st := e.state.Steps[it.ID]
+		if st != nil && (st.Status == StatusDone || st.Status == StatusSkipped) {
+			continue
+		}
+		if it.Phase != PhaseRun || st == nil || st.Attempts == 0 || e.Skip[it.ID] ||
+			it.Destructive && !e.Redo[it.ID] && (st.Status == StatusStarted || st.Status == StatusFailed) {
+			return nil // only the first item not done matters
+		}
+		for j := i - 1; j >= 0 && e.items[j].Run == it.Run; j-- {
+			s := e.items[j]
+			ss := e.state.Steps[s.ID]
+			switch {
+			case ss == nil || ss.Status != StatusDone:
+			case s.Phase == PhaseReset || s.Phase == PhasePrecondition || s.Phase == PhaseBetween || s.Phase == PhaseChecks:
+				ss.Status, ss.Note = StatusAgain, "runs again before the retry of "+it.ID
+				e.printf("[resume] %s: runs again before the retry of %s", s.ID, it.ID)
+			}
+		}
+		return e.save()
 	}
 	return nil
 }
