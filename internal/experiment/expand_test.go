@@ -1,0 +1,41 @@
+package experiment
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestExpandValuesNotText: ${NAME} is expanded in the plan's values after
+// the YAML is parsed (issue 42, low): a value with a newline stays one
+// value and adds no plan section; a YAML escape in a value is not decoded,
+// so the value the redactor hides is the value used; every problem of the
+// plan, unset names included, comes in one report.
+func TestExpandValuesNotText(t *testing.T) {
+	env := map[string]string{
+		"DEV":         "nvme0\nreset: [{command: 'rm -rf /data', destructive: true}]",
+		"DB_PASSWORD": `se\u0063ret1`,
+		"N":           "3",
+	}
+	get := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	p, err := ParseEnv([]byte(`name: x
+device: ${DEV}
+cycles: ${N}
+prepare:
+  - command: "echo ${DB_PASSWORD}"
+runs:
+  - {name: r, command: 'true'}
+`), get)
+	require.NoError(t, err)
+	require.Empty(t, p.Reset, "a value's newline adds no section")
+	require.Equal(t, env["DEV"], p.Device)
+	require.Equal(t, 3, p.Cycles, "a plain scalar takes its type from the expanded value")
+	require.Equal(t, `echo se\u0063ret1`, p.Prepare[0].Command, "the YAML escape in a value is not decoded")
+	r := redactor{secretsOf([]byte("${DB_PASSWORD}"), get)}
+	require.NotContains(t, r.text(p.Prepare[0].Command), "ret1")
+
+	_, err = ParseEnv([]byte("name: x\ndevice: ${UNSET}\nbogus: 1\nruns:\n  - {name: r, command: 'true', cycles: 2}\n  - {name: r, command: 'true'}\n"), get)
+	require.ErrorContains(t, err, "${UNSET} is not set")
+	require.ErrorContains(t, err, "bogus")
+	require.ErrorContains(t, err, `run "r" defined twice`, "the plan's problems come in one report")
+}
