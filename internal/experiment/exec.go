@@ -146,6 +146,9 @@ var ErrInterruptedDestructive = errors.New("interrupted destructive step")
 // experiment with its reason; resume continues at the first item not done.
 func (e *Executor) Execute(ctx context.Context) error {
 	e.Metrics.setTotal(len(e.items))
+	if err := e.knownIDs(); err != nil {
+		return err
+	}
 	if err := e.endInterrupted(); err != nil {
 		return err
 	}
@@ -208,6 +211,23 @@ func (e *Executor) Execute(ctx context.Context) error {
 		}
 		e.Metrics.stepDone()
 		e.printf("[%s] %s done in %s", it.Phase, it.ID, st.End.Sub(st.Start).Round(time.Millisecond))
+	}
+	return nil
+}
+
+// knownIDs refuses a --skip or --redo that names no step of the plan: a
+// typo must not pass for a decision.
+func (e *Executor) knownIDs() error {
+	ids := map[string]bool{}
+	for _, it := range e.items {
+		ids[it.ID] = true
+	}
+	for flag, m := range map[string]map[string]bool{"--skip": e.Skip, "--redo": e.Redo} {
+		for _, id := range sortedKeys(m) {
+			if !ids[id] {
+				return fmt.Errorf("resume %s %s: the plan has no step %q (walab experiment run --dry-run lists the step ids)", flag, id, id)
+			}
+		}
 	}
 	return nil
 }

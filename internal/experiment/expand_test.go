@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -38,4 +39,18 @@ runs:
 	require.ErrorContains(t, err, "${UNSET} is not set")
 	require.ErrorContains(t, err, "bogus")
 	require.ErrorContains(t, err, `run "r" defined twice`, "the plan's problems come in one report")
+}
+
+// TestRefusesZeroCyclesAndUnknownStepIDs: cycles: 0 is refused, not taken
+// for 1; resume --skip/--redo of a step the plan does not have is refused
+// (issue 42, low).
+func TestRefusesZeroCyclesAndUnknownStepIDs(t *testing.T) {
+	_, err := Parse([]byte("name: x\ncycles: 0\nruns:\n  - {name: r, command: 'true'}\n"))
+	require.ErrorContains(t, err, "line 2: cycles: 0")
+	dir := t.TempDir()
+	e, err := Create([]byte("name: x\nruns:\n  - {name: r, command: 'true'}\n"), dir+"/out")
+	require.NoError(t, err)
+	e.Redo = map[string]bool{"r/r1/rnu": true}
+	require.ErrorContains(t, e.Execute(context.Background()), `resume --redo r/r1/rnu: the plan has no step "r/r1/rnu"`)
+	require.Empty(t, e.State().Runs, "nothing ran")
 }

@@ -276,6 +276,9 @@ func parse(data []byte, getenv func(string) (string, bool)) (*Plan, error) {
 		expandNode(&doc, getenv, &errs)
 	}
 	checkKeys(doc.Content[0], reflect.TypeOf(Plan{}), "", &errs)
+	if n := keyValue(doc.Content[0], "cycles"); n != nil && n.Value == "0" {
+		errs = append(errs, LineError{n.Line, "cycles: 0: want 1..1000 (leave cycles out for one pass over the runs)"})
+	}
 	var p Plan
 	if err := doc.Content[0].Decode(&p); err != nil {
 		// Type errors the key walk did not already report at that line.
@@ -307,6 +310,16 @@ func parse(data []byte, getenv func(string) (string, bool)) (*Plan, error) {
 		return nil, errs
 	}
 	return &p, nil
+}
+
+// keyValue is the value node of key in mapping n, or nil.
+func keyValue(n *yaml.Node, key string) *yaml.Node {
+	for i := 0; n.Kind == yaml.MappingNode && i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
 }
 
 // expandNode expands ${NAME} in every scalar under n (ParseEnv).
