@@ -54,3 +54,21 @@ func TestRefusesZeroCyclesAndUnknownStepIDs(t *testing.T) {
 	require.ErrorContains(t, e.Execute(context.Background()), `resume --redo r/r1/rnu: the plan has no step "r/r1/rnu"`)
 	require.Empty(t, e.State().Runs, "nothing ran")
 }
+
+// TestRefusesShellOperatorsInWordLines: a loadgen, fio or prefix line is
+// split into words, not run by a shell: an unquoted ;, &, |, < or > cut
+// the line there silently; it is refused (issue 42, low).
+func TestRefusesShellOperatorsInWordLines(t *testing.T) {
+	for _, run := range []string{
+		`{name: r, workload: oltp_read_write, duration: 10s, targets: [a], args: "--mysql-password=a&b --tables 2"}`,
+		`{name: r, fio: "fio --name=x; rm -rf /"}`,
+		`{name: r, fio: "fio --name=x > /dev/sda"}`,
+	} {
+		_, err := Parse([]byte("name: x\ntargets: [{name: a, dsn: 'root@tcp(127.0.0.1:3306)/x'}]\nruns:\n  - " + run + "\n"))
+		require.ErrorContains(t, err, "unquoted", run)
+	}
+	_, err := Parse([]byte("name: x\nhosts: {db: {exec: 'ssh db | tee x'}}\nreset: [{command: 'true', on: db}]\nruns:\n  - {name: r, command: 'true'}\n"))
+	require.ErrorContains(t, err, "unquoted")
+	_, err = Parse([]byte("name: x\ntargets: [{name: a, dsn: 'root@tcp(127.0.0.1:3306)/x'}]\nruns:\n  - {name: r, workload: oltp_read_write, duration: 10s, targets: [a], args: \"--mysql-password='a&b' --tables 2\"}\n"))
+	require.NoError(t, err, "a quoted & is a character")
+}

@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/mattn/go-shellwords"
 )
 
 // FioOutput is the file in a run's directory where fio writes its JSON.
@@ -33,7 +31,7 @@ func fioOption(a string) (name, val string, ok bool) {
 
 // parseFio reads a run's fio line; the problems are returned, not printed.
 func parseFio(line string) (*fioLine, []string) {
-	args, err := shellwords.Parse(line)
+	args, err := splitWords(line)
 	if err != nil {
 		return nil, []string{fmt.Sprintf("fio %q: %v", line, err)}
 	}

@@ -80,8 +80,11 @@ func (p *Plan) hostTransport(on string) (*transport, error) {
 }
 
 func parseTransport(name string, h *Host) (*transport, error) {
-	prefix, err := shellwords.Parse(h.Exec)
-	if err != nil || len(prefix) == 0 {
+	prefix, err := splitWords(h.Exec)
+	if err != nil {
+		return nil, fmt.Errorf("hosts.%s.exec: %w", name, err)
+	}
+	if len(prefix) == 0 {
 		return nil, fmt.Errorf("hosts.%s.exec %q: not a command prefix", name, h.Exec)
 	}
 	t := &transport{prefix: prefix}
@@ -244,4 +247,21 @@ func (p *Plan) RemoteLine(it Item) string {
 		return ""
 	}
 	return remoteLine([]string{"/bin/sh", "-c", it.Step.Command})
+}
+
+// splitWords splits a plan's command line (fio, loadgen arguments, a host
+// prefix) into words as a shell would, and refuses an unquoted ;, &, |, <
+// or >: go-shellwords stops there and drops the rest of the line, so
+// --mysql-password=a&b --tables 2 would become the password a. Quote
+// the character, or use a command step, which runs in a shell.
+func splitWords(line string) ([]string, error) {
+	p := shellwords.NewParser()
+	args, err := p.Parse(line)
+	if err != nil {
+		return nil, err
+	}
+	if p.Position >= 0 {
+		return nil, fmt.Errorf("%q: unquoted %q at byte %d: these are no shell lines (quote the character)", line, line[p.Position], p.Position)
+	}
+	return args, nil
 }
