@@ -39,6 +39,9 @@ type Executor struct {
 	// ProgressEvery is the period of progress lines and metrics during a
 	// run (default 30 s); PollEvery of a precondition's written check (1 s).
 	ProgressEvery, PollEvery time.Duration
+	// StepTimeout bounds a step that gives no timeout: of its own
+	// (default DefaultStepTimeout).
+	StepTimeout time.Duration
 	// KillGrace is how long a step's process group gets after SIGTERM;
 	// GroupWait how long resume waits for an interrupted step's group to
 	// be gone after SIGKILL (default 2 min).
@@ -215,6 +218,22 @@ func (e *Executor) Execute(ctx context.Context) error {
 	return nil
 }
 
+// DefaultStepTimeout bounds a command, loadgen or restart step that gives
+// no timeout: of its own, so that a step that hangs (a prompt, a lost host)
+// fails instead of holding the experiment forever. A step with written:
+// ends by its condition and gets none.
+const DefaultStepTimeout = 12 * time.Hour
+
+func (e *Executor) stepTimeout(s *Step) time.Duration {
+	switch {
+	case s.Timeout.D() > 0:
+		return s.Timeout.D()
+	case s.Written > 0:
+		return 0
+	}
+	return orDefault(e.StepTimeout, DefaultStepTimeout)
+}
+
 // knownIDs refuses a --skip or --redo that names no step of the plan: a
 // typo must not pass for a decision.
 func (e *Executor) knownIDs() error {
@@ -347,7 +366,7 @@ func (e *Executor) do(ctx context.Context, i int, it Item, st *StepState) (*RunR
 			return nil, err
 		}
 	}
-	_, _, note, err := e.command(ctx, it, st.Attempts, argv, e.env(it, st.Attempts, ""), logPath, it.Step.Timeout.D(), stop, nil)
+	_, _, note, err := e.command(ctx, it, st.Attempts, argv, e.env(it, st.Attempts, ""), logPath, e.stepTimeout(it.Step), stop, nil)
 	st.Note = note
 	return nil, err
 }

@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -71,4 +72,13 @@ func TestRefusesShellOperatorsInWordLines(t *testing.T) {
 	require.ErrorContains(t, err, "unquoted")
 	_, err = Parse([]byte("name: x\ntargets: [{name: a, dsn: 'root@tcp(127.0.0.1:3306)/x'}]\nruns:\n  - {name: r, workload: oltp_read_write, duration: 10s, targets: [a], args: \"--mysql-password='a&b' --tables 2\"}\n"))
 	require.NoError(t, err, "a quoted & is a character")
+}
+
+// TestDefaultStepTimeout: a step without timeout: is bounded by the
+// executor's default (DefaultStepTimeout, 12 h), not left to hang.
+func TestDefaultStepTimeout(t *testing.T) {
+	e, err := Create([]byte("name: x\nreset: [{command: 'sleep 30'}]\nruns:\n  - {name: r, command: 'true'}\n"), t.TempDir()+"/out")
+	require.NoError(t, err)
+	e.StepTimeout, e.KillGrace = 500*time.Millisecond, 100*time.Millisecond
+	require.ErrorContains(t, e.Execute(context.Background()), "timed out after 500ms")
 }
