@@ -2,10 +2,13 @@ package experiment
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/walab/walab/internal/testenv"
 )
 
 // TestExpandValuesNotText: ${NAME} is expanded in the plan's values after
@@ -81,4 +84,25 @@ func TestDefaultStepTimeout(t *testing.T) {
 	require.NoError(t, err)
 	e.StepTimeout, e.KillGrace = 500*time.Millisecond, 100*time.Millisecond
 	require.ErrorContains(t, e.Execute(context.Background()), "timed out after 500ms")
+}
+
+// TestFailureSaysWhy: a failed step's error carries the last line it
+// printed, not only its exit status (issue 42, low: a dead MariaDB shown
+// as exit status 1).
+func TestFailureSaysWhy(t *testing.T) {
+	e, err := Create([]byte("name: x\nreset: [{command: \"echo \\\"ERROR 2002 (HY000): Can't connect to server on '127.0.0.1'\\\" >&2; exit 1\"}]\nruns:\n  - {name: r, command: 'true'}\n"), t.TempDir()+"/out")
+	require.NoError(t, err)
+	require.ErrorContains(t, e.Execute(context.Background()), `exit status 1; its last output: "ERROR 2002 (HY000): Can't connect to server on '127.0.0.1'"`)
+}
+
+// TestFailureSaysSSHUnreachable: exit status 255 through ssh is said to be
+// ssh's own (a database host it cannot reach), with ssh's message.
+func TestFailureSaysSSHUnreachable(t *testing.T) {
+	testenv.RequireBinary(t, "ssh")
+	port := testenv.FreePort(t) // nothing listens there
+	e, err := Create(fmt.Appendf(nil, "name: x\nhosts: {db: {exec: 'ssh -o BatchMode=yes -o ConnectTimeout=5 -p %d walab@127.0.0.1'}}\nreset: [{command: 'true', on: db}]\nruns:\n  - {name: r, command: 'true'}\n", port), t.TempDir()+"/out")
+	require.NoError(t, err)
+	err = e.Execute(context.Background())
+	require.ErrorContains(t, err, "exit status 255 (ssh exits 255 when it cannot reach or log in to the database host)")
+	require.ErrorContains(t, err, "Connection refused")
 }
