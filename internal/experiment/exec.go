@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os/exec"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -82,6 +83,9 @@ func Create(planBytes []byte, out string) (*Executor, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := preflight(p, items); err != nil {
+		return nil, err
+	}
 	sum := sha256.Sum256(planBytes)
 	e := &Executor{Plan: p, PlanBytes: planBytes, Out: out, items: items, redact: redactor{secretsOf(planBytes, os.LookupEnv)}, state: &State{
 		Magic: stateMagic, Plan: p.Name, PlanSHA256: hex.EncodeToString(sum[:]),
@@ -120,6 +124,43 @@ func Open(out string) (*Executor, error) {
 		return nil, fmt.Errorf("the environment expands the ${NAME} of %s differently than when the experiment started: resume runs the plan it started with", filepath.Join(out, PlanFile))
 	}
 	return e, nil
+}
+
+// maxArg is Linux's MAX_ARG_STRLEN: exec refuses a longer argument.
+const maxArg = 128 << 10
+
+// preflight finds before anything runs (the destructive reset included)
+// what would fail later: a loadgen or fio binary that is not there, an
+// argument exec would refuse as too long.
+func preflight(p *Plan, items []Item) error {
+	var errs Errors
+	seen := map[string]bool{}
+	for _, it := range items {
+		if it.Phase == PhaseChecks || it.Phase == PhaseCompare || it.Phase == PhaseReport {
+			continue
+		}
+		argv, err := p.Argv(it, 1, "RUN_DIR/result.json")
+		if err != nil || len(argv) == 0 {
+			continue
+		}
+		for _, a := range argv {
+			if len(a) >= maxArg {
+				errs = append(errs, LineError{0, fmt.Sprintf("step %s: an argument of %d bytes: exec takes at most %d (put the text in a file)", it.ID, len(a), maxArg-1)})
+				break
+			}
+		}
+		bin := argv[0]
+		if (it.Step != nil && it.Step.Loadgen != "" || it.Run != nil && it.Step == nil && it.Run.Command == "") && !seen[bin] {
+			seen[bin] = true
+			if _, err := exec.LookPath(bin); err != nil {
+				errs = append(errs, LineError{0, fmt.Sprintf("step %s: %s: %v", it.ID, bin, err)})
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return errs
+	}
+	return nil
 }
 
 // State is the recorded progress (read-only for callers).

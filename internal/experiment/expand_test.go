@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -105,4 +106,17 @@ func TestFailureSaysSSHUnreachable(t *testing.T) {
 	err = e.Execute(context.Background())
 	require.ErrorContains(t, err, "exit status 255 (ssh exits 255 when it cannot reach or log in to the database host)")
 	require.ErrorContains(t, err, "Connection refused")
+}
+
+// TestPreflight: a missing fio or loadgen binary and an argument exec
+// would refuse are found when the experiment is created, before any step
+// (the destructive reset) runs (issue 42, low).
+func TestPreflight(t *testing.T) {
+	_, err := Create([]byte("name: x\nreset: [{command: 'true', destructive: true}]\nruns:\n  - {name: r, fio: '/nonexistent/fio --name=x'}\n"), t.TempDir()+"/out")
+	require.ErrorContains(t, err, "/nonexistent/fio")
+	_, err = Create([]byte("name: x\nloadgen: /nonexistent/loadgen\ntargets: [{name: a, dsn: 'root@tcp(127.0.0.1:3306)/x'}]\nruns:\n  - {name: r, workload: oltp_read_write, duration: 10s, targets: [a]}\n"), t.TempDir()+"/out")
+	require.ErrorContains(t, err, "/nonexistent/loadgen")
+	long := strings.Repeat("x", 130<<10)
+	_, err = Create([]byte("name: x\nreset: [{command: 'echo "+long+"'}]\nruns:\n  - {name: r, command: 'true'}\n"), t.TempDir()+"/out")
+	require.ErrorContains(t, err, "exec takes at most")
 }
