@@ -66,11 +66,7 @@ func (c *experimentCmd) execute(cmd string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return fail(2, err)
 		}
-		data, err := experiment.Expand(raw, os.LookupEnv)
-		if err != nil {
-			return fail(2, fmt.Errorf("%s:\n%w", *c.plan, err))
-		}
-		p, err := experiment.Parse(data)
+		p, err := experiment.ParseEnv(raw, os.LookupEnv)
 		if err != nil {
 			return fail(2, fmt.Errorf("%s:\n%w", *c.plan, err))
 		}

@@ -2,9 +2,12 @@ package experiment
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -45,10 +48,23 @@ func (e *Executor) command(ctx context.Context, it Item, attempt int, argv, env 
 	}
 	defer logf.Close()
 	fmt.Fprintf(logf, "=== %s attempt %d at %s\n$ %s\n", it.ID, attempt, time.Now().UTC().Format(time.RFC3339), shellQuote(e.redact.argv(argv)))
+	// A remote step's standard input is a pipe the runner holds open and
+	// never writes: its end tells the remote guard the step is over.
+	var stdin, hold *os.File
+	if line := e.Plan.RemoteLine(it); line != "" {
+		fmt.Fprintf(logf, "remote shell runs: %s\n", e.redact.text(line))
+		if stdin, hold, err = os.Pipe(); err != nil {
+			return start, end, "", err
+		}
+		defer hold.Close()
+	}
 	start = time.Now().UTC()
-	// Own process group, recorded before it runs, killed as a whole, and
-	// killed with the runner (procgroup.go).
-	cmd, err := e.startGroup(it, argv, env, logf)
+	// Own session and process group, recorded before it runs, killed as a
+	// whole, and killed with the runner (procgroup.go).
+	cmd, err := e.startGroup(it, argv, env, logf, stdin)
+	if stdin != nil {
+		stdin.Close()
+	}
 	if err != nil {
 		return start, start, "", err
 	}
@@ -72,7 +88,7 @@ func (e *Executor) command(ctx context.Context, it Item, attempt int, argv, env 
 			end = time.Now().UTC()
 			fmt.Fprintf(logf, "=== exit: %v after %s\n", exitText(err), end.Sub(start).Round(time.Millisecond))
 			if err != nil {
-				return start, end, "", fmt.Errorf("%s: %s", shortArgv(e.redact.argv(argv)), exitText(err))
+				return start, end, "", fmt.Errorf("%s: %s%s", shortArgv(e.redact.argv(argv)), exitText(err), e.failureNote(it, err, logPath))
 			}
 			return start, end, "", nil
 		case <-ctx.Done():
@@ -101,6 +117,46 @@ func (e *Executor) command(ctx context.Context, it Item, attempt int, argv, env 
 			}
 		}
 	}
+}
+
+// failureNote says what an exit status alone does not: the last line the
+// step printed (a dead MariaDB's "Can't connect"), and for a remote shell
+// that exit status 255 is ssh's own when it could not reach the host.
+func (e *Executor) failureNote(it Item, err error, logPath string) string {
+	note := ""
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.ExitCode() == 255 && e.Plan.RemoteLine(it) != "" {
+		note = " (ssh exits 255 when it cannot reach or log in to the database host)"
+	}
+	if l := lastLine(logPath); l != "" {
+		note += fmt.Sprintf("; its last output: %q", e.redact.text(l))
+	}
+	return note
+}
+
+// lastLine is the last non-empty line of a step's log before walab's own
+// trailer, at most 200 bytes of it.
+func lastLine(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := strings.TrimSpace(lines[i])
+		switch {
+		case l == "" || strings.HasPrefix(l, "=== ") || strings.HasPrefix(l, "$ ") || strings.HasPrefix(l, "remote shell runs: "):
+			if strings.HasPrefix(l, "=== ") && strings.Contains(l, " attempt ") {
+				return "" // the current attempt printed nothing
+			}
+			continue
+		case len(l) > 200:
+			return l[:200] + "..."
+		default:
+			return l
+		}
+	}
+	return ""
 }
 
 func orDefault(d, def time.Duration) time.Duration {

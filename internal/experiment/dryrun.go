@@ -53,6 +53,9 @@ func dryRun(p *Plan, w io.Writer, r redactor) error {
 				return err
 			}
 			line = shellQuote(r.argv(argv))
+			if rl := p.RemoteLine(it); rl != "" {
+				line += "\n" + strings.Repeat(" ", 46) + "remote shell runs: " + r.text(rl)
+			}
 			if it.Phase == PhaseRun {
 				line += fmt.Sprintf("   (fingerprint at start and end%s)", durNote(it.Expected))
 			}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -39,6 +40,9 @@ type Executor struct {
 	// ProgressEvery is the period of progress lines and metrics during a
 	// run (default 30 s); PollEvery of a precondition's written check (1 s).
 	ProgressEvery, PollEvery time.Duration
+	// StepTimeout bounds a step that gives no timeout: of its own
+	// (default DefaultStepTimeout).
+	StepTimeout time.Duration
 	// KillGrace is how long a step's process group gets after SIGTERM;
 	// GroupWait how long resume waits for an interrupted step's group to
 	// be gone after SIGKILL (default 2 min).
@@ -81,6 +85,9 @@ func Create(planBytes []byte, out string) (*Executor, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := preflight(p, items); err != nil {
+		return nil, err
+	}
 	sum := sha256.Sum256(planBytes)
 	e := &Executor{Plan: p, PlanBytes: planBytes, Out: out, items: items, redact: redactor{secretsOf(planBytes, os.LookupEnv)}, state: &State{
 		Magic: stateMagic, Plan: p.Name, PlanSHA256: hex.EncodeToString(sum[:]),
@@ -121,6 +128,43 @@ func Open(out string) (*Executor, error) {
 	return e, nil
 }
 
+// maxArg is Linux's MAX_ARG_STRLEN: exec refuses a longer argument.
+const maxArg = 128 << 10
+
+// preflight finds before anything runs (the destructive reset included)
+// what would fail later: a loadgen or fio binary that is not there, an
+// argument exec would refuse as too long.
+func preflight(p *Plan, items []Item) error {
+	var errs Errors
+	seen := map[string]bool{}
+	for _, it := range items {
+		if it.Phase == PhaseChecks || it.Phase == PhaseCompare || it.Phase == PhaseReport {
+			continue
+		}
+		argv, err := p.Argv(it, 1, "RUN_DIR/result.json")
+		if err != nil || len(argv) == 0 {
+			continue
+		}
+		for _, a := range argv {
+			if len(a) >= maxArg {
+				errs = append(errs, LineError{0, fmt.Sprintf("step %s: an argument of %d bytes: exec takes at most %d (put the text in a file)", it.ID, len(a), maxArg-1)})
+				break
+			}
+		}
+		bin := argv[0]
+		if (it.Step != nil && it.Step.Loadgen != "" || it.Run != nil && it.Step == nil && it.Run.Command == "") && !seen[bin] {
+			seen[bin] = true
+			if _, err := exec.LookPath(bin); err != nil {
+				errs = append(errs, LineError{0, fmt.Sprintf("step %s: %s: %v", it.ID, bin, err)})
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return errs
+	}
+	return nil
+}
+
 // State is the recorded progress (read-only for callers).
 func (e *Executor) State() *State { return e.state }
 
@@ -148,7 +192,13 @@ var ErrInterruptedDestructive = errors.New("interrupted destructive step")
 // experiment with its reason; resume continues at the first item not done.
 func (e *Executor) Execute(ctx context.Context) error {
 	e.Metrics.setTotal(len(e.items))
+	if err := e.knownIDs(); err != nil {
+		return err
+	}
 	if err := e.endInterrupted(); err != nil {
+		return err
+	}
+	if err := e.freshSetup(); err != nil {
 		return err
 	}
 	for i, it := range e.items {
@@ -207,6 +257,69 @@ func (e *Executor) Execute(ctx context.Context) error {
 		}
 		e.Metrics.stepDone()
 		e.printf("[%s] %s done in %s", it.Phase, it.ID, st.End.Sub(st.Start).Round(time.Millisecond))
+	}
+	return nil
+}
+
+// DefaultStepTimeout bounds a command, loadgen or restart step that gives
+// no timeout: of its own, so that a step that hangs (a prompt, a lost host)
+// fails instead of holding the experiment forever. A step with written:
+// ends by its condition and gets none.
+const DefaultStepTimeout = 12 * time.Hour
+
+func (e *Executor) stepTimeout(s *Step) time.Duration {
+	switch {
+	case s.Timeout.D() > 0:
+		return s.Timeout.D()
+	case s.Written > 0:
+		return 0
+	}
+	return orDefault(e.StepTimeout, DefaultStepTimeout)
+}
+
+// knownIDs refuses a --skip or --redo that names no step of the plan: a
+// typo must not pass for a decision.
+func (e *Executor) knownIDs() error {
+	ids := map[string]bool{}
+	for _, it := range e.items {
+		ids[it.ID] = true
+	}
+	for flag, m := range map[string]map[string]bool{"--skip": e.Skip, "--redo": e.Redo} {
+		for _, id := range sortedKeys(m) {
+			if !ids[id] {
+				return fmt.Errorf("resume %s %s: the plan has no step %q (walab experiment run --dry-run lists the step ids)", flag, id, id)
+			}
+		}
+	}
+	return nil
+}
+
+// freshSetup gives a run that is retried (a resume after a kill or a
+// failure of its attempt) its set-up again: its reset, precondition,
+// between and checks are marked to run again before it, as seed 000
+// restores before every run. A run resume will not repeat on its own (an
+// interrupted destructive one without --redo) gets nothing.
+func (e *Executor) freshSetup() error {
+	for i, it := range e.items {
+		st := e.state.Steps[it.ID]
+		if st != nil && (st.Status == StatusDone || st.Status == StatusSkipped) {
+			continue
+		}
+		if it.Phase != PhaseRun || st == nil || st.Attempts == 0 || e.Skip[it.ID] ||
+			it.Destructive && !e.Redo[it.ID] && (st.Status == StatusStarted || st.Status == StatusFailed) {
+			return nil // only the first item not done matters
+		}
+		for j := i - 1; j >= 0 && e.items[j].Run == it.Run; j-- {
+			s := e.items[j]
+			ss := e.state.Steps[s.ID]
+			switch {
+			case ss == nil || ss.Status != StatusDone:
+			case s.Phase == PhaseReset || s.Phase == PhasePrecondition || s.Phase == PhaseBetween || s.Phase == PhaseChecks:
+				ss.Status, ss.Note = StatusAgain, "runs again before the retry of "+it.ID
+				e.printf("[resume] %s: runs again before the retry of %s", s.ID, it.ID)
+			}
+		}
+		return e.save()
 	}
 	return nil
 }
@@ -296,7 +409,7 @@ func (e *Executor) do(ctx context.Context, i int, it Item, st *StepState) (*RunR
 			return nil, err
 		}
 	}
-	_, _, note, err := e.command(ctx, it, st.Attempts, argv, e.env(it, st.Attempts, ""), logPath, it.Step.Timeout.D(), stop, nil)
+	_, _, note, err := e.command(ctx, it, st.Attempts, argv, e.env(it, st.Attempts, ""), logPath, e.stepTimeout(it.Step), stop, nil)
 	st.Note = note
 	return nil, err
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -227,12 +228,35 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 	counts := journalCounts(t, journal)
 	for id, n := range counts {
 		want := 1
-		if id == "base/t2/r2/run" {
-			want = 2 // interrupted, then run again; counted once
+		if id == "base/t2/r2/run" || id == "base/reset/1-wipe" || id == "base/between/1" {
+			want = 2 // interrupted, then run again after a fresh reset; counted once
 		}
 		require.Equal(t, want, n, "step %s ran %d times", id, n)
 	}
-	require.Equal(t, journalCounts(t, refJournal)["base/reset/1-wipe"], counts["base/reset/1-wipe"])
+	require.Equal(t, journalCounts(t, refJournal)["base/reset/1-wipe"]+1, counts["base/reset/1-wipe"])
+	requireBeforeRetry(t, journal, "base/t2/r2/run", "base/reset/1-wipe", "base/between/1")
+}
+
+// requireBeforeRetry: in the journal, each setup step ran again between
+// the first and the second attempt of the retried run (issue 42 item 12:
+// seed 000 restores before every run, a retry included).
+func requireBeforeRetry(t *testing.T, journal, run string, setup ...string) {
+	t.Helper()
+	b, err := os.ReadFile(journal)
+	require.NoError(t, err)
+	lines := strings.Fields(string(b))
+	first, second := -1, -1
+	for i, l := range lines {
+		if l == run && first < 0 {
+			first = i
+		} else if l == run {
+			second = i
+		}
+	}
+	require.Positive(t, second, "%s ran twice", run)
+	for _, s := range setup {
+		require.Contains(t, lines[first:second], s, "%s ran again before the retry of %s", s, run)
+	}
 }
 
 // cyclesPlan is a plan of two runs alternating over three cycles, each with
@@ -272,18 +296,22 @@ func TestResumeAfterSIGKILLCycles(t *testing.T) {
 		order = append(order, fmt.Sprintf("%s r%d", r.Run, r.Rep))
 	}
 	require.Equal(t, []string{"base r1", "cand r1", "base r2", "cand r2", "base r3", "cand r3"}, order)
+	again := []string{"cand/r2/run", "cand/c2/reset/1-wipe", "cand/c2/between/1"}
 	for id, n := range journalCounts(t, journal) {
 		want := 1
-		if id == "cand/r2/run" {
+		if slices.Contains(again, id) {
 			want = 2
 		}
 		require.Equal(t, want, n, "step %s ran %d times", id, n)
 	}
 	require.Equal(t, journalCounts(t, refJournal), func() map[string]int {
 		c := journalCounts(t, journal)
-		c["cand/r2/run"]--
+		for _, id := range again {
+			c[id]--
+		}
 		return c
-	}(), "the same steps as the uninterrupted experiment")
+	}(), "the same steps as the uninterrupted experiment, and the retried run's set-up again")
+	requireBeforeRetry(t, journal, "cand/r2/run", again[1:]...)
 }
 
 // TestResumeRefusesInterruptedDestructive: a destructive step the runner

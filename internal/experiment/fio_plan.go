@@ -1,15 +1,12 @@
 package experiment
 
 import (
-	"bufio"
 	"fmt"
-	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/mattn/go-shellwords"
 )
 
 // FioOutput is the file in a run's directory where fio writes its JSON.
@@ -34,7 +31,7 @@ func fioOption(a string) (name, val string, ok bool) {
 
 // parseFio reads a run's fio line; the problems are returned, not printed.
 func parseFio(line string) (*fioLine, []string) {
-	args, err := shellwords.Parse(line)
+	args, err := splitWords(line)
 	if err != nil {
 		return nil, []string{fmt.Sprintf("fio %q: %v", line, err)}
 	}
@@ -60,8 +57,6 @@ func parseFio(line string) (*fioLine, []string) {
 			f.format = val
 		case "status-interval":
 			problems = append(problems, fmt.Sprintf("fio: %s: walab reads fio's one final report (a status interval writes one report per interval)", a))
-		case "client", "server", "daemonize", "remote-config":
-			problems = append(problems, fmt.Sprintf("fio: %s: walab runs fio on this host only", a))
 		case "name":
 			f.names++
 		}
@@ -69,45 +64,13 @@ func parseFio(line string) (*fioLine, []string) {
 	return f, problems
 }
 
-// devices are the raw devices the line's jobs open: filename= of the
-// command line and of its job files (a job file that cannot be read is
-// reported, not skipped), under directory= when one is given. A path is a
-// device when it is under /dev/ or is a block device (a symlink elsewhere
-// to one, too). fio separates several files with ':'.
+// devices are the raw devices the line's jobs open (fio_guard.go).
 func (f *fioLine) devices() ([]string, error) {
-	files, dirs := f.optionValues("filename"), f.optionValues("directory")
-	for _, jf := range f.jobFiles {
-		vals, err := jobFileValues(jf, "filename")
-		if err != nil {
-			return nil, err
-		}
-		files = append(files, vals...)
-		vals, _ = jobFileValues(jf, "directory")
-		dirs = append(dirs, vals...)
+	g := f.guard(1)
+	if len(g.problems) > 0 {
+		return nil, fmt.Errorf("fio: %s", strings.Join(g.problems, "; "))
 	}
-	var devs []string
-	for _, v := range files {
-		for _, p := range strings.Split(v, ":") {
-			cands := []string{p}
-			for _, d := range dirs {
-				if !filepath.IsAbs(p) {
-					cands = append(cands, filepath.Join(d, p))
-				}
-			}
-			for _, c := range cands {
-				if isBlockDevice(c) || strings.HasPrefix(c, "/dev/") {
-					devs = append(devs, c)
-					break
-				}
-			}
-		}
-	}
-	return devs, nil
-}
-
-func isBlockDevice(path string) bool {
-	fi, err := os.Stat(path)
-	return err == nil && fi.Mode()&os.ModeDevice != 0 && fi.Mode()&os.ModeCharDevice == 0
+	return g.devices, nil
 }
 
 // optionValues are the values of the command line's -name=value options.
@@ -119,24 +82,6 @@ func (f *fioLine) optionValues(option string) []string {
 		}
 	}
 	return out
-}
-
-// jobFileValues are the key= values of an ini-style job file.
-func jobFileValues(path, key string) ([]string, error) {
-	fh, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("fio job file: %w", err)
-	}
-	defer fh.Close()
-	var out []string
-	sc := bufio.NewScanner(fh)
-	for sc.Scan() {
-		k, v, ok := strings.Cut(strings.TrimSpace(sc.Text()), "=")
-		if ok && strings.TrimSpace(k) == key {
-			out = append(out, strings.TrimSpace(v))
-		}
-	}
-	return out, sc.Err()
 }
 
 // runtime is the line's -runtime= (fio's default unit: seconds), or 0.
@@ -206,15 +151,21 @@ func (v *validator) fioRun(what string, r Run) {
 	if r.Sweep != nil && (len(f.jobFiles) > 0 || f.names != 1) {
 		v.add(r.Line, "%s: sweep sets --numjobs of the line's one job (--name=...): a job file or several jobs do not take it (fio --showcmd JOBFILE prints a job as a command line)", what)
 	}
-	var devs []string
-	for _, v := range f.optionValues("filename") {
-		for _, p := range strings.Split(v, ":") {
-			if strings.HasPrefix(p, "/dev/") {
-				devs = append(devs, p)
-			}
-		}
+	numjobs := 1
+	if r.Sweep != nil {
+		numjobs = slices.Max(append(r.Sweep.Threads, 1))
 	}
-	if len(devs) > 0 && !r.Destructive {
-		v.add(r.Line, "%s: fio on the raw device %s overwrites it: add destructive: true (walab then checks before the run that no filesystem, swap, md or dm uses it)", what, strings.Join(devs, ", "))
+	g := f.guard(numjobs)
+	for _, m := range g.problems {
+		v.add(r.Line, "%s: %s", what, m)
+	}
+	if r.Destructive {
+		return
+	}
+	if len(g.devices) > 0 {
+		v.add(r.Line, "%s: fio on the raw device %s overwrites it: add destructive: true (walab then checks before the run that no filesystem, swap, md or dm uses it)", what, strings.Join(g.devices, ", "))
+	}
+	for _, n := range g.needs {
+		v.add(r.Line, "%s: fio: %s: add destructive: true if that is intended", what, n)
 	}
 }

@@ -246,11 +246,9 @@ func TestFioSymlinkToDeviceIsADevice(t *testing.T) {
 	dir := t.TempDir()
 	link := filepath.Join(dir, "innocent")
 	require.NoError(t, os.Symlink(dev, link))
-	e, err := Create(fioPlan("fio --filename="+link+" --rw=write --size=1M --name=x"), filepath.Join(dir, "out"))
-	require.NoError(t, err)
-	err = e.Execute(context.Background())
-	require.ErrorContains(t, err, "fio would write the raw device "+link+": the run needs destructive: true")
-	require.Empty(t, e.State().Runs)
+	// Found at validation, before any step runs (issue 42 item 4).
+	_, err := Create(fioPlan("fio --filename="+link+" --rw=write --size=1M --name=x"), filepath.Join(dir, "out"))
+	require.ErrorContains(t, err, "fio on the raw device "+link+" overwrites it: add destructive: true")
 }
 
 // TestFioReportSteadyState: fio's --steadystate result (fio 3.33's report

@@ -94,7 +94,7 @@ func TestOnHostArgv(t *testing.T) {
 	p.Hosts.DB.Exec = "ssh -o BatchMode=yes db-server"
 	argv, err = p.onHost(HostDB, []string{"/bin/sh", "-c", "echo 'x'"})
 	require.NoError(t, err)
-	require.Equal(t, []string{"ssh", "-o", "BatchMode=yes", "db-server", `/bin/sh -c 'echo '\''x'\'''`}, argv)
+	require.Equal(t, []string{"ssh", "-o", "BatchMode=yes", "db-server", remoteLine([]string{"/bin/sh", "-c", "echo 'x'"})}, argv)
 	argv, err = p.onHost("", []string{"true"})
 	require.NoError(t, err)
 	require.Equal(t, []string{"true"}, argv)

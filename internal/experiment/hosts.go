@@ -1,11 +1,8 @@
 package experiment
 
 import (
-	"fmt"
-	"path/filepath"
 	"strings"
 
-	"github.com/mattn/go-shellwords"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -27,7 +24,11 @@ type Hosts struct {
 type Host struct {
 	Exporter string `yaml:"exporter"`
 	Exec     string `yaml:"exec"`
-	Line     int    `yaml:"-"`
+	// RemoteShell says whether Exec joins its arguments into a remote
+	// shell line (true, as ssh does) or runs them as they are (false), for
+	// a prefix walab cannot classify (transport.go).
+	RemoteShell *bool `yaml:"remote_shell"`
+	Line        int   `yaml:"-"`
 }
 
 func (h *Host) UnmarshalYAML(n *yaml.Node) error {
@@ -58,41 +59,6 @@ func (p *Plan) restartHost() string {
 	return ""
 }
 
-// onHost prefixes a command's argv with the host's exec prefix. ssh joins
-// its arguments into one remote command line, so for ssh the command is
-// passed as one shell-quoted word; other prefixes (ip netns exec, sudo,
-// nsenter) take the argv as it is.
-func (p *Plan) onHost(on string, argv []string) ([]string, error) {
-	h := p.host(on)
-	if on == "" || on == HostClient && (h == nil || h.Exec == "") {
-		return argv, nil
-	}
-	if h == nil || h.Exec == "" {
-		return nil, fmt.Errorf("on: %s needs hosts.%s.exec", on, on)
-	}
-	prefix, err := shellwords.Parse(h.Exec)
-	if err != nil || len(prefix) == 0 {
-		return nil, fmt.Errorf("hosts.%s.exec %q: not a command prefix", on, h.Exec)
-	}
-	if filepath.Base(prefix[0]) == "ssh" {
-		return append(prefix, shellQuoteAll(argv)), nil
-	}
-	return append(prefix, argv...), nil
-}
-
-// shellQuoteAll is argv as one line for a remote shell: words that need
-// it are quoted.
-func shellQuoteAll(argv []string) string {
-	out := make([]string, len(argv))
-	for i, a := range argv {
-		out[i] = a
-		if !plainArg.MatchString(a) {
-			out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-		}
-	}
-	return strings.Join(out, " ")
-}
-
 // hosts validates the hosts: section and every step's on:.
 func (v *validator) hosts() {
 	p := v.p
@@ -105,8 +71,8 @@ func (v *validator) hosts() {
 				continue
 			}
 			if h.h.Exec != "" {
-				if w, err := shellwords.Parse(h.h.Exec); err != nil || len(w) == 0 {
-					v.add(h.h.Line, "hosts.%s.exec %q: not a command prefix", h.name, h.h.Exec)
+				if _, err := parseTransport(h.name, h.h); err != nil {
+					v.add(h.h.Line, "%v", err)
 				}
 			}
 			if u := h.h.Exporter; u != "" && !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {

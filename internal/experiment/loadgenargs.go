@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mattn/go-shellwords"
-
 	_ "github.com/walab/walab/internal/allworkloads" // the workloads register themselves
 	"github.com/walab/walab/internal/workload"
 )
@@ -65,7 +63,7 @@ func flagNames(spec workload.Spec) map[string]bool {
 // --flag, in loadgen's spellings (sysbench's underscores, --no-X). A
 // legacy --test= line is left to loadgen.
 func loadgenProblems(wl string, phase bool, line string) []string {
-	args, err := shellwords.Parse(line)
+	args, err := splitWords(line)
 	if err != nil || slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--test") }) {
 		return nil // the shellwords error is reported on its own
 	}

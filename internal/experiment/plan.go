@@ -244,7 +244,18 @@ const maxPlanBytes = 1 << 20
 // Parse decodes and validates a plan. Every problem is reported, each with
 // its line: unknown keys, values of the wrong type, bad durations, runs
 // without targets, destructive commands not marked destructive.
-func Parse(data []byte) (*Plan, error) {
+func Parse(data []byte) (*Plan, error) { return parse(data, nil) }
+
+// ParseEnv is Parse of a plan as written: its ${NAME} and ${NAME:-default}
+// are expanded from getenv in the values, after the YAML is parsed, so that
+// a value is one value whatever it holds (a newline adds no section, a
+// YAML escape is not decoded). A plain value takes its type from the
+// expanded text (cycles: ${N} is a number).
+func ParseEnv(data []byte, getenv func(string) (string, bool)) (*Plan, error) {
+	return parse(data, getenv)
+}
+
+func parse(data []byte, getenv func(string) (string, bool)) (*Plan, error) {
 	if len(data) > maxPlanBytes {
 		return nil, Errors{{0, fmt.Sprintf("plan is %d bytes, more than the %d a plan may have", len(data), maxPlanBytes)}}
 	}
@@ -264,7 +275,13 @@ func Parse(data []byte) (*Plan, error) {
 		return nil, Errors{{0, "plan is empty"}}
 	}
 	var errs Errors
+	if getenv != nil {
+		expandNode(&doc, getenv, &errs)
+	}
 	checkKeys(doc.Content[0], reflect.TypeOf(Plan{}), "", &errs)
+	if n := keyValue(doc.Content[0], "cycles"); n != nil && n.Value == "0" {
+		errs = append(errs, LineError{n.Line, "cycles: 0: want 1..1000 (leave cycles out for one pass over the runs)"})
+	}
 	var p Plan
 	if err := doc.Content[0].Decode(&p); err != nil {
 		// Type errors the key walk did not already report at that line.
@@ -278,14 +295,54 @@ func Parse(data []byte) (*Plan, error) {
 			}
 		}
 	}
+	// One report: the plan's own problems beside those of its keys and
+	// types, but none on a line already reported (a value that did not
+	// decode is missing, not wrong).
+	lines := map[int]bool{}
+	for _, e := range errs {
+		lines[e.Line] = true
+	}
+	decoded := len(errs) == 0
+	for _, e := range p.validate() {
+		if decoded || !lines[e.Line] && e.Line > 0 {
+			errs = append(errs, e)
+		}
+	}
 	if len(errs) > 0 {
 		sort.SliceStable(errs, func(i, j int) bool { return errs[i].Line < errs[j].Line })
 		return nil, errs
 	}
-	if errs := p.validate(); len(errs) > 0 {
-		return nil, errs
-	}
 	return &p, nil
+}
+
+// keyValue is the value node of key in mapping n, or nil.
+func keyValue(n *yaml.Node, key string) *yaml.Node {
+	for i := 0; n.Kind == yaml.MappingNode && i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// expandNode expands ${NAME} in every scalar under n (ParseEnv).
+func expandNode(n *yaml.Node, getenv func(string) (string, bool), errs *Errors) {
+	if n.Kind == yaml.ScalarNode && strings.Contains(n.Value, "${") {
+		v, err := expandText([]byte(n.Value), getenv, false)
+		if err != nil {
+			for _, e := range err.(Errors) {
+				*errs = append(*errs, LineError{n.Line + e.Line - 1, e.Msg})
+			}
+			return
+		}
+		n.Value = string(v)
+		if n.Style == 0 {
+			n.Tag = "" // resolved again from the expanded value
+		}
+	}
+	for _, c := range n.Content {
+		expandNode(c, getenv, errs)
+	}
 }
 
 func decodeErrors(err error) Errors {
@@ -453,6 +510,12 @@ var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}\n]*))?\}`)
 // $NAME without braces is left for the shell of a step's command. The
 // experiment stores and resumes the expanded plan.
 func Expand(data []byte, getenv func(string) (string, bool)) ([]byte, error) {
+	return expandText(data, getenv, false)
+}
+
+// expandText is Expand; lenient leaves a name that is not set and has no
+// default as it is, without an error.
+func expandText(data []byte, getenv func(string) (string, bool), lenient bool) ([]byte, error) {
 	var errs Errors
 	out := envRef.ReplaceAllFunc(data, func(ref []byte) []byte {
 		m := envRef.FindSubmatch(ref)
@@ -461,6 +524,9 @@ func Expand(data []byte, getenv func(string) (string, bool)) ([]byte, error) {
 		}
 		if len(m[2]) > 0 {
 			return m[3]
+		}
+		if lenient {
+			return ref
 		}
 		line := 1 + bytes.Count(data[:bytes.Index(data, ref)], []byte("\n"))
 		errs = append(errs, LineError{line, fmt.Sprintf("${%s} is not set and has no default (write ${%s:-value})", m[1], m[1])})

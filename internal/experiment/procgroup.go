@@ -35,14 +35,18 @@ type ProcGroup struct {
 // catches the signal and kills its whole group. /bin/sh is that process
 // (command steps need it anyway; no walab binary must be found again).
 // It waits on fd 3 until the runner has recorded the group in the state
-// (EOF: the runner died first, nothing runs). SIGTERM, sent to the group
+// (EOF: the runner died first, nothing runs). The command gets the
+// guard's standard input (sh gives a background job /dev/null): /dev/null
+// for local steps, a pipe the runner holds for remote ones (transport.go). SIGTERM, sent to the group
 // by a graceful stop, reaches the command; the guard only waits for it.
 const guardScript = `trap 'kill -KILL 0' USR1
 trap : TERM
+exec 4<&0 </dev/null
 IFS= read -r go <&3 || exit 125
 exec 3<&-
-"$@" &
+"$@" <&4 4<&- &
 c=$!
+exec 4<&-
 while :; do
 	wait "$c"; s=$?
 	kill -0 "$c" 2>/dev/null || exit "$s"
@@ -57,9 +61,12 @@ func becomeSubreaper() {
 	subreaper.Do(func() { _ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) })
 }
 
-// startGroup starts argv under the guard in a new process group, records
-// the group in the step's state, and only then lets the command run.
-func (e *Executor) startGroup(it Item, argv, env []string, logf *os.File) (*exec.Cmd, error) {
+// startGroup starts argv under the guard in a new session (no
+// controlling terminal: a prompt fails instead of stopping the step on
+// SIGTTIN) and process group, records the group in the step's state, and
+// only then lets the command run. stdin is the command's standard input
+// (nil: /dev/null).
+func (e *Executor) startGroup(it Item, argv, env []string, logf *os.File, stdin *os.File) (*exec.Cmd, error) {
 	becomeSubreaper()
 	token, err := newToken()
 	if err != nil {
@@ -73,8 +80,11 @@ func (e *Executor) startGroup(it Item, argv, env []string, logf *os.File) (*exec
 	cmd := exec.Command("/bin/sh", append([]string{"-c", guardScript, "walab-step"}, argv...)...)
 	cmd.Env = append(env, "WALAB_STEP_TOKEN="+token)
 	cmd.Stdout, cmd.Stderr = logf, logf
+	if stdin != nil {
+		cmd.Stdin = stdin
+	}
 	cmd.ExtraFiles = []*os.File{pr}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGUSR1}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Pdeathsig: syscall.SIGUSR1}
 	err = cmd.Start()
 	pr.Close()
 	if err != nil {

@@ -77,13 +77,15 @@ func secretsOf(plan []byte, getenv func(string) (string, bool)) []string {
 }
 
 // parseEnv expands a plan's ${NAME} from the environment and parses it.
+// The expanded text is for the hash that resume compares (expandedSum),
+// the same text as before values were expanded after parsing.
 func parseEnv(raw []byte) (*Plan, []byte, error) {
-	data, err := Expand(raw, os.LookupEnv)
+	p, err := ParseEnv(raw, os.LookupEnv)
 	if err != nil {
 		return nil, nil, err
 	}
-	p, err := Parse(data)
-	return p, data, err
+	data, _ := expandText(raw, os.LookupEnv, true)
+	return p, data, nil
 }
 
 // expandedSum is the hash of the expanded plan with its secrets hidden.

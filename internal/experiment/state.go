@@ -26,6 +26,7 @@ const (
 	StatusDone    = "done"
 	StatusFailed  = "failed"
 	StatusSkipped = "skipped" // resume --skip: the user says it is done
+	StatusAgain   = "again"   // done, to run again before its run's retry (freshSetup)
 )
 
 // State is what the executor has done, written atomically after every change.

@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"time"
-
-	"github.com/mattn/go-shellwords"
 )
 
 // Phase names, in the order a run goes through them.
@@ -197,7 +195,7 @@ func (p *Plan) Argv(it Item, attempt int, resultJSON string) ([]string, error) {
 		if it.Step.Command != "" {
 			return p.onHost(it.Step.On, []string{"/bin/sh", "-c", it.Step.Command})
 		}
-		args, err := shellwords.Parse(it.Step.Loadgen)
+		args, err := splitWords(it.Step.Loadgen)
 		if err != nil {
 			return nil, fmt.Errorf("step %s: loadgen arguments: %w", it.ID, err)
 		}
@@ -220,7 +218,7 @@ func (p *Plan) Argv(it Item, attempt int, resultJSON string) ([]string, error) {
 		argv = append(argv, "--threads", strconv.Itoa(it.Threads))
 	}
 	argv = append(argv, p.targetFlags(r.Targets)...)
-	extra, err := shellwords.Parse(r.Args)
+	extra, err := splitWords(r.Args)
 	if err != nil {
 		return nil, fmt.Errorf("run %s: args: %w", r.Name, err)
 	}

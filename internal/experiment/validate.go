@@ -5,8 +5,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-
-	"github.com/mattn/go-shellwords"
 )
 
 // validator collects a plan's problems section by section; each section
@@ -83,7 +81,7 @@ func (v *validator) step(what string, s Step) {
 		v.add(s.Line, "%s: give either command or loadgen, not both", what)
 	}
 	if s.Loadgen != "" {
-		if _, err := shellwords.Parse(s.Loadgen); err != nil {
+		if _, err := splitWords(s.Loadgen); err != nil {
 			v.add(s.Line, "%s: loadgen arguments %q: %v", what, s.Loadgen, err)
 		}
 		for _, m := range loadgenProblems("", true, s.Loadgen) {
@@ -178,7 +176,7 @@ func (v *validator) runKind(what string, r Run) {
 		} else if r.Duration.D() < time.Second {
 			v.add(r.Line, "%s: duration %s: loadgen counts whole seconds", what, r.Duration.D())
 		}
-		if _, err := shellwords.Parse(r.Args); err != nil {
+		if _, err := splitWords(r.Args); err != nil {
 			v.add(r.Line, "%s: args %q: %v", what, r.Args, err)
 		}
 		for _, m := range loadgenProblems(r.Workload, false, r.Args) {

@@ -174,6 +174,9 @@ func parseOptionFile(r io.Reader, dir string, depth int, c *Client, st *state) e
 		if st.section != "client" {
 			continue
 		}
+		if !hasValue && !clientFlag(k) {
+			return fmt.Errorf("line %d: a bare word in [client] that is no option of the client without a value (MySQL would refuse it as --WORD; the line is not shown: it may be a password that lost its \"password=\")", n)
+		}
 		switch k {
 		case "user":
 			c.User = v
@@ -220,6 +223,20 @@ func notAnOption(n int, k string) error {
 		return fmt.Errorf("line %d: option %q followed by text without '=' (the rest is not shown: it may be a password)", n, f[0])
 	}
 	return fmt.Errorf("line %d: not an option, a group or a directive (the line is not shown: it may hold a password)", n)
+}
+
+// clientFlag: a name that may stand alone in [client]. MySQL reads a bare
+// name as --name (its option-file rules) and the client refuses an option
+// it does not know; walab knows the client's common flags, and takes any
+// name with a '-' (skip-ssl, loose-..., no-auto-rehash) for one, since a
+// bare password rarely has one.
+func clientFlag(k string) bool {
+	switch k {
+	case "password", "compress", "ssl", "quick", "force", "verbose", "silent", "batch", "raw", "table", "vertical",
+		"unbuffered", "reconnect", "comments", "debug", "html", "xml", "sigint-ignore", "progress-reports":
+		return true
+	}
+	return strings.Contains(k, "-")
 }
 
 var optionName = regexp.MustCompile(`^[a-z0-9][a-z0-9.-]*$`)
