@@ -40,7 +40,7 @@ func main() {
 func run(ctx context.Context, args []string, stderr io.Writer) int {
 	app := kingpin.New("exporter", "walab's Prometheus exporter for NVMe write amplification under MySQL.")
 	// --version prints and stops (kingpin writes it where --help goes).
-	app.Version(buildinfo.Get().String("walab_exporter"))
+	app.Version(buildinfo.Get().Print("walab_exporter"))
 	app.HelpFlag.Short('h')
 	app.ErrorWriter(stderr)
 	app.UsageWriter(stderr)

@@ -12,5 +12,5 @@ import (
 func TestVersion(t *testing.T) {
 	logs := &syncBuffer{}
 	require.Equal(t, 0, run(context.Background(), []string{"--version"}, logs))
-	require.Contains(t, logs.String(), buildinfo.Get().String("walab_exporter"))
+	require.Contains(t, logs.String(), buildinfo.Get().Print("walab_exporter"))
 }

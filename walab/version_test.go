@@ -12,7 +12,7 @@ import (
 func TestVersion(t *testing.T) {
 	var out, errb bytes.Buffer
 	require.Equal(t, 0, run([]string{"--version"}, &out, &errb))
-	require.Equal(t, buildinfo.Get().String("walab")+"\n", out.String())
+	require.Equal(t, buildinfo.Get().Print("walab")+"\n", out.String())
 	require.Contains(t, out.String(), "(commit ")
 	require.Empty(t, errb.String())
 }

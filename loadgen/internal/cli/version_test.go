@@ -12,5 +12,5 @@ import (
 func TestVersion(t *testing.T) {
 	var out, errb bytes.Buffer
 	require.Equal(t, 0, Main([]string{"--version"}, &out, &errb))
-	require.Equal(t, buildinfo.Get().String("loadgen")+"\n", errb.String(), "where --help goes")
+	require.Equal(t, buildinfo.Get().Print("loadgen")+"\n", errb.String(), "where --help goes")
 }
