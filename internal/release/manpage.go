@@ -33,8 +33,10 @@ func fixManPage(page string, p Program, s Source) ([]byte, error) {
 		return nil, fmt.Errorf("release: %s --help-man did not print a kingpin man page (%.80q)", p.Name, page)
 	}
 	title := fmt.Sprintf(`.TH %s 1 "%s" "walab %s" "User Commands"`, strings.ToUpper(p.Command), s.Date.Format("2006-01-02"), s.Version)
-	lines = append([]string{title}, lines[name:]...)
-	lines[2] = p.Command + ` \- ` + p.Summary
+	// Left-adjusted, no hyphenation: long flag names and help texts then
+	// fill lines without groff's "cannot adjust line" (lintian's groff-message).
+	lines = append([]string{title, ".ad l", ".nh"}, lines[name:]...)
+	lines[4] = p.Command + ` \- ` + p.Summary
 	for i, l := range lines {
 		if strings.HasPrefix(l, `\fB`+p.Name+" ") || l == `\fB`+p.Name+`\fR` {
 			lines[i] = `\fB` + p.Command + strings.TrimPrefix(l, `\fB`+p.Name)

@@ -179,7 +179,7 @@ func (st stage) serviceFiles(c files.Contents, format string, in *nfpm.Info) (fi
 func (st stage) changelog(pkg string) (string, error) {
 	e := chglog.ChangeLogEntries{{Semver: st.s.Version + "-1", Date: st.s.Date, Packager: Maintainer,
 		ChangeLogOverridables: chglog.ChangeLogOverridables{Deb: &chglog.ChangelogDeb{Urgency: "medium", Distributions: []string{"unstable"}}},
-		Changes:               chglog.ChangeLogChanges{{Note: fmt.Sprintf("walab %s, built from commit %s (its history: git log).", st.s.Version, st.s.Revision)}}}}
+		Changes:               chglog.ChangeLogChanges{{Note: fmt.Sprintf("walab %s from commit %.12s (its history: git log).", st.s.Version, st.s.Revision)}}}}
 	b, err := yaml.Marshal(e)
 	if err != nil {
 		return "", err
