@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/goreleaser/chglog"
@@ -116,7 +117,7 @@ func (st stage) info(p Package, format, arch, binDir string, man map[string][]by
 		}
 		c = append(c, st.content(mp, "/usr/share/man/man1/"+pr.Command+".1.gz", "", 0o644))
 	}
-	cp, err := st.write(filepath.Join("doc", arch, p.Name, "copyright"), Copyright(bins...), 0o644)
+	cp, err := st.write(filepath.Join("doc", arch, p.Name, "copyright"), Copyright(st.s.Date.Year(), bins...), 0o644)
 	if err != nil {
 		return nil, err
 	}
@@ -188,13 +189,13 @@ func (st stage) changelog(pkg string) (string, error) {
 }
 
 // Copyright is the Debian machine-readable copyright file of a package
-// holding bins: walab's own statement and the Go modules linked into the
+// holding bins, dated with the commit's year: walab's own statement and the Go modules linked into the
 // binaries (read from their build information).
-func Copyright(bins ...string) []byte {
+func Copyright(year int, bins ...string) []byte {
 	var b bytes.Buffer
 	b.WriteString("Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n" +
 		"Upstream-Name: walab\nUpstream-Contact: " + Maintainer + "\nSource: " + Homepage + "\n\n" +
-		"Files: *\nCopyright: walab maintainers\nLicense: not-stated\n" +
+		"Files: *\nCopyright: "+strconv.Itoa(year)+" walab maintainers\nLicense: not-stated\n" +
 		" The walab source carries no license file; no license is granted beyond\n" +
 		" what the law allows.\n")
 	mods := map[string]bool{}
