@@ -195,7 +195,7 @@ func Copyright(year int, bins ...string) []byte {
 	var b bytes.Buffer
 	b.WriteString("Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n" +
 		"Upstream-Name: walab\nUpstream-Contact: " + Maintainer + "\nSource: " + Homepage + "\n\n" +
-		"Files: *\nCopyright: "+strconv.Itoa(year)+" walab maintainers\nLicense: not-stated\n" +
+		"Files: *\nCopyright: " + strconv.Itoa(year) + " walab maintainers\nLicense: not-stated\n" +
 		" The walab source carries no license file; no license is granted beyond\n" +
 		" what the law allows.\n")
 	mods := map[string]bool{}
