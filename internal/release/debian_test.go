@@ -95,10 +95,10 @@ func TestDebianChecks(t *testing.T) {
 // in its header).
 func debFiles(t *testing.T, deb string) []string {
 	var fs []string
-	o := run(t, "sh", "-c", "dpkg-deb --fsys-tarfile '"+deb+"' | tar -t --exclude='*/'")
+	o := run(t, "sh", "-c", "dpkg-deb --fsys-tarfile '"+deb+"' | tar -t")
 	for _, f := range strings.Fields(o) {
 		f = strings.TrimPrefix(f, ".")
-		if strings.HasPrefix(f, "/usr/share/lintian/") || strings.HasSuffix(f, "/changelog.Debian.gz") {
+		if strings.HasSuffix(f, "/") || strings.HasPrefix(f, "/usr/share/lintian/") || strings.HasSuffix(f, "/changelog.Debian.gz") {
 			continue
 		}
 		fs = append(fs, f)
