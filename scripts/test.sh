@@ -22,8 +22,10 @@ go test -count=1 -timeout 50m -skip '^TestLab$' ./...
 # the ones whose results could differ by architecture: NVMe decoding (decode,
 # probe, replay), the admin ioctl's command layout (admin), the WA state
 # file's binary format (wa), /proc/interrupts with arm64's IPI and GICv3 rows
-# (irq), fio's JSON (fio). The collectors' own tests are left native: under
-# emulation they take minutes, and they sit on the parsers above.
+# (irq), fio's JSON (fio). The collector package's tests stay native (not
+# measured under emulation; it is the largest test package): its byte and
+# text parsing is in the packages above, and the nvme collector itself runs
+# on arm64 in TestArm64ExporterServesReplay.
 # TestArm64ExporterServesReplay (internal/release, above) runs the arm64
 # exporter on the replay fleet.
 # wa's two tests that re-run the test binary as nobody cannot exec an arm64
