@@ -18,8 +18,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"runtime"
 	"runtime/debug"
+	"strings"
 
 	"github.com/alecthomas/kingpin/v2"
 )
@@ -120,6 +122,24 @@ func (i Info) Print(program string) string {
 	}
 	return fmt.Sprintf("%s, version %s (revision: %s)\n  build date:       %s\n  go version:       %s\n  platform:         %s/%s",
 		program, i.Version, i.Commit(), date, i.GoVersion, runtime.GOOS, runtime.GOARCH)
+}
+
+var printRE = regexp.MustCompile(`^\S+, version (\S+) \(revision: (\S+)\)\n  build date: +(\S+)\n  go version: +(\S+)\n`)
+
+// ParsePrint reads another walab binary's --version text (Print) back.
+func ParsePrint(text string) (Info, bool) {
+	m := printRE.FindStringSubmatch(strings.TrimLeft(text, "\n"))
+	if m == nil {
+		return Info{}, false
+	}
+	in := Info{Version: m[1], Revision: m[2], GoVersion: m[4]}
+	if m[3] != Unknown {
+		in.BuildDate = m[3]
+	}
+	if r, ok := strings.CutSuffix(in.Revision, "-modified"); ok {
+		in.Revision, in.Modified = r, true
+	}
+	return in, true
 }
 
 // flagger is a kingpin application: the one method VersionFlag uses.

@@ -48,6 +48,22 @@ func TestPrint(t *testing.T) {
 		"  platform:         "+platform, in.Print("x"))
 }
 
+// TestParsePrint: another binary's --version text reads back into the
+// Info that printed it.
+func TestParsePrint(t *testing.T) {
+	for _, in := range []Info{
+		{Version: "0.1.0", Revision: "abc", GoVersion: "go1.26.8", BuildDate: "20261206-08:57:19"},
+		{Version: "(devel)", Revision: Unknown, Modified: false, GoVersion: "go1.26.8"},
+		{Version: "0.1.0", Revision: "abc", Modified: true, GoVersion: "go1.26.8"},
+	} {
+		got, ok := ParsePrint(in.Print("loadgen") + "\n")
+		require.True(t, ok, in)
+		require.Equal(t, in, got)
+	}
+	_, ok := ParsePrint("loadgen version v1 (commit abc, go1.26.8)\n")
+	require.False(t, ok)
+}
+
 // TestGet: the test binary has a Go version and some revision, never "".
 func TestGet(t *testing.T) {
 	i := Get()
