@@ -1,4 +1,4 @@
-.PHONY: run exporter test lab generate build bench
+.PHONY: run exporter test lab generate build bench dist
 
 # The commit for --version and walab_build_info: the Go toolchain stamps it
 # only for go build in a plain git checkout, not for go run, a worktree or
@@ -39,3 +39,14 @@ build:
 # loadgen against sysbench 1.0.20, side by side on the local MariaDB.
 bench:
 	bash bench/sysbench-compare.sh
+
+# Release artifacts into dist/ (internal/release, tools/dist): static
+# binaries of exporter, loadgen and walab for linux/amd64 and linux/arm64 in
+# walab-VERSION.linux-ARCH.tar.gz, the walab-exporter and walab packages
+# (.deb, .rpm) with the exporter's systemd unit, and sha256sums.txt. VERSION
+# is the file's; the build date is the commit's, so a second make dist of
+# the same commit writes the same bytes. Refuses a work tree with
+# uncommitted changes (go run ./tools/dist --allow-dirty builds one anyway).
+dist:
+	rm -rf dist
+	go run ./tools/dist --out dist

@@ -12,7 +12,7 @@ import (
 func TestVersion(t *testing.T) {
 	logs := &syncBuffer{}
 	require.Equal(t, 0, run(context.Background(), []string{"--version"}, logs))
-	require.Contains(t, logs.String(), buildinfo.Get().String("walab_exporter"))
+	require.Contains(t, logs.String(), buildinfo.Get().Print("walab_exporter"))
 }
 
 // TestNoVersion (issue 42, low): --no-version and --version=false neither
@@ -23,6 +23,6 @@ func TestNoVersion(t *testing.T) {
 		logs := &syncBuffer{}
 		require.Equal(t, 1, run(context.Background(), []string{flag, "--web.max-requests=-1"}, logs), flag)
 		require.Contains(t, logs.String(), "--web.max-requests", flag)
-		require.NotContains(t, logs.String(), buildinfo.Get().String("walab_exporter"), flag)
+		require.NotContains(t, logs.String(), buildinfo.Get().Print("walab_exporter"), flag)
 	}
 }

@@ -12,8 +12,8 @@ import (
 func TestVersion(t *testing.T) {
 	var out, errb bytes.Buffer
 	require.Equal(t, 0, run([]string{"--version"}, &out, &errb))
-	require.Equal(t, buildinfo.Get().String("walab")+"\n", out.String())
-	require.Contains(t, out.String(), "(commit ")
+	require.Equal(t, buildinfo.Get().Print("walab")+"\n", out.String())
+	require.Contains(t, out.String(), "(revision: ")
 	require.Empty(t, errb.String())
 }
 
@@ -24,6 +24,6 @@ func TestNoVersion(t *testing.T) {
 		var out, errb bytes.Buffer
 		require.Equal(t, 2, run([]string{flag, "nosuch"}, &out, &errb), flag)
 		require.Contains(t, errb.String(), "expected command", flag)
-		require.NotContains(t, out.String()+errb.String(), buildinfo.Get().String("walab"), flag)
+		require.NotContains(t, out.String()+errb.String(), buildinfo.Get().Print("walab"), flag)
 	}
 }

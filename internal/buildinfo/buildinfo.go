@@ -8,13 +8,17 @@
 // Makefile therefore also passes the commit with
 // -ldflags "-X github.com/walab/walab/internal/buildinfo.revision=...",
 // which works for go run as well. A commit nobody told the binary is
-// "unknown", never guessed.
+// "unknown", never guessed. A release build (make dist, internal/release)
+// turns the toolchain's stamp off (-buildvcs=false) and passes version,
+// commit and build date (the commit's date, so that two builds of one
+// commit are the same bytes) this way.
 package buildinfo
 
 import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"runtime"
 	"runtime/debug"
 	"strconv"
@@ -28,14 +32,20 @@ var (
 	version  string
 	revision string
 	modified string // "true" when the work tree had uncommitted changes
+	date     string // build date, DateLayout (release builds: the commit's date)
 )
+
+// DateLayout is the build date's form, as promu stamps the Prometheus
+// exporters' (time.Format layout, UTC).
+const DateLayout = "20060102-15:04:05"
 
 // Info is one binary's identity.
 type Info struct {
-	Version   string `json:"version"`   // module version, "(devel)" when none is known
-	Revision  string `json:"revision"`  // commit hash, "unknown" when none is known
-	Modified  bool   `json:"modified"`  // built from a work tree with uncommitted changes
-	GoVersion string `json:"goversion"` // e.g. go1.26.8
+	Version   string `json:"version"`             // module version, "(devel)" when none is known
+	Revision  string `json:"revision"`            // commit hash, "unknown" when none is known
+	Modified  bool   `json:"modified"`            // built from a work tree with uncommitted changes
+	GoVersion string `json:"goversion"`           // e.g. go1.26.8
+	BuildDate string `json:"builddate,omitempty"` // DateLayout; "" when the build was told none
 }
 
 var errVersionShown = errors.New("version shown")
@@ -46,7 +56,9 @@ const Unknown = "unknown"
 // Get reads the running binary's identity.
 func Get() Info {
 	bi, _ := debug.ReadBuildInfo()
-	return from(bi, version, revision, modified)
+	in := from(bi, version, revision, modified)
+	in.BuildDate = date
+	return in
 }
 
 // from combines the toolchain's build info with the link-time values; the
@@ -92,12 +104,51 @@ func (i Info) String(program string) string {
 	return fmt.Sprintf("%s version %s (commit %s, %s)", program, i.Version, i.Commit(), i.GoVersion)
 }
 
+// Print is the --version text of program, laid out as the Prometheus
+// exporters print theirs (prometheus/common/version.Print):
+//
+//	walab_exporter, version 0.1.0 (revision: d2ba769...)
+//	  build date:       20261206-08:57:19
+//	  go version:       go1.26.8
+//	  platform:         linux/arm64
+//
+// That library's Print is not used: it also prints the build user and the
+// branch, which walab does not stamp (the user would make two builds of
+// one commit differ, and a commit has no one branch), and it reads package
+// globals set at link time. A build told no date says "unknown".
+func (i Info) Print(program string) string {
+	date := i.BuildDate
+	if date == "" {
+		date = Unknown
+	}
+	return fmt.Sprintf("%s, version %s (revision: %s)\n  build date:       %s\n  go version:       %s\n  platform:         %s/%s",
+		program, i.Version, i.Commit(), date, i.GoVersion, runtime.GOOS, runtime.GOARCH)
+}
+
+var printRE = regexp.MustCompile(`^\S+, version (\S+) \(revision: (\S+)\)\n  build date: +(\S+)\n  go version: +(\S+)\n`)
+
+// ParsePrint reads another walab binary's --version text (Print) back.
+func ParsePrint(text string) (Info, bool) {
+	m := printRE.FindStringSubmatch(strings.TrimLeft(text, "\n"))
+	if m == nil {
+		return Info{}, false
+	}
+	in := Info{Version: m[1], Revision: m[2], GoVersion: m[4]}
+	if m[3] != Unknown {
+		in.BuildDate = m[3]
+	}
+	if r, ok := strings.CutSuffix(in.Revision, "-modified"); ok {
+		in.Revision, in.Modified = r, true
+	}
+	return in, true
+}
+
 // flagger is a kingpin application: the one method VersionFlag uses.
 type flagger interface {
 	Flag(name, help string) *kingpin.FlagClause
 }
 
-// VersionFlag adds --version to app: it prints program's version line to w
+// VersionFlag adds --version to app: it prints program's Print text to w
 // and ends the parse (kingpin returns errVersionShown, before it asks for a
 // command); the returned bool tells the caller to stop there, whatever
 // the parse returned. The flag's value counts: --no-version prints
@@ -108,13 +159,13 @@ type flagger interface {
 func VersionFlag(app flagger, program string, w io.Writer) *bool {
 	asked := new(bool)
 	var clause *kingpin.FlagClause
-	clause = app.Flag("version", "Print the version, commit and Go version, then exit.").
+	clause = app.Flag("version", "Print the version, commit, build date, Go version and platform, then exit.").
 		PreAction(func(ctx *kingpin.ParseContext) error {
 			if !flagTrue(ctx, clause) {
 				return nil
 			}
 			*asked = true
-			fmt.Fprintln(w, Get().String(program))
+			fmt.Fprintln(w, Get().Print(program))
 			return errVersionShown
 		})
 	clause.BoolVar(new(bool))

@@ -2,6 +2,7 @@ package buildinfo
 
 import (
 	"bytes"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -19,17 +20,49 @@ func TestFrom(t *testing.T) {
 		ldV, ldR, ldM string
 		want          Info
 	}{
-		{"toolchain stamp", stamped, "", "", "", Info{"v0.0.0-20261204164709-986763a0c401+dirty", "986763a0c40171b320cf083ed470eb7229eac028", true, "go1.26.8"}},
-		{"stamp wins over ldflags", stamped, "v9", "abc", "false", Info{"v0.0.0-20261204164709-986763a0c401+dirty", "986763a0c40171b320cf083ed470eb7229eac028", true, "go1.26.8"}},
-		{"go run with ldflags", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"}}, "", "abc", "true", Info{"(devel)", "abc", true, "go1.26.8"}},
-		{"nothing known", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"}}, "", "", "", Info{"(devel)", Unknown, false, "go1.26.8"}},
+		{"toolchain stamp", stamped, "", "", "", Info{Version: "v0.0.0-20261204164709-986763a0c401+dirty", Revision: "986763a0c40171b320cf083ed470eb7229eac028", Modified: true, GoVersion: "go1.26.8"}},
+		{"stamp wins over ldflags", stamped, "v9", "abc", "false", Info{Version: "v0.0.0-20261204164709-986763a0c401+dirty", Revision: "986763a0c40171b320cf083ed470eb7229eac028", Modified: true, GoVersion: "go1.26.8"}},
+		{"go run with ldflags", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"}}, "", "abc", "true", Info{Version: "(devel)", Revision: "abc", Modified: true, GoVersion: "go1.26.8"}},
+		{"nothing known", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"}}, "", "", "", Info{Version: "(devel)", Revision: Unknown, Modified: false, GoVersion: "go1.26.8"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			require.Equal(t, tc.want, from(tc.bi, tc.ldV, tc.ldR, tc.ldM))
 		})
 	}
-	require.Equal(t, "x version v1 (commit abc-modified, go1.26.8)", Info{"v1", "abc", true, "go1.26.8"}.String("x"))
-	require.Equal(t, "x version (devel) (commit unknown, go1.26.8)", Info{"(devel)", Unknown, true, "go1.26.8"}.String("x"))
+	require.Equal(t, "x version v1 (commit abc-modified, go1.26.8)", Info{Version: "v1", Revision: "abc", Modified: true, GoVersion: "go1.26.8"}.String("x"))
+	require.Equal(t, "x version (devel) (commit unknown, go1.26.8)", Info{Version: "(devel)", Revision: Unknown, Modified: true, GoVersion: "go1.26.8"}.String("x"))
+}
+
+// TestPrint: --version's text has the Prometheus exporters' layout, and a
+// build told no date says so instead of printing a date.
+func TestPrint(t *testing.T) {
+	platform := runtime.GOOS + "/" + runtime.GOARCH
+	in := Info{Version: "0.1.0", Revision: "abc", GoVersion: "go1.26.8", BuildDate: "20261206-08:57:19"}
+	require.Equal(t, "walab_exporter, version 0.1.0 (revision: abc)\n"+
+		"  build date:       20261206-08:57:19\n"+
+		"  go version:       go1.26.8\n"+
+		"  platform:         "+platform, in.Print("walab_exporter"))
+	in.BuildDate, in.Modified = "", true
+	require.Equal(t, "x, version 0.1.0 (revision: abc-modified)\n"+
+		"  build date:       unknown\n"+
+		"  go version:       go1.26.8\n"+
+		"  platform:         "+platform, in.Print("x"))
+}
+
+// TestParsePrint: another binary's --version text reads back into the
+// Info that printed it.
+func TestParsePrint(t *testing.T) {
+	for _, in := range []Info{
+		{Version: "0.1.0", Revision: "abc", GoVersion: "go1.26.8", BuildDate: "20261206-08:57:19"},
+		{Version: "(devel)", Revision: Unknown, Modified: false, GoVersion: "go1.26.8"},
+		{Version: "0.1.0", Revision: "abc", Modified: true, GoVersion: "go1.26.8"},
+	} {
+		got, ok := ParsePrint(in.Print("loadgen") + "\n")
+		require.True(t, ok, in)
+		require.Equal(t, in, got)
+	}
+	_, ok := ParsePrint("loadgen version v1 (commit abc, go1.26.8)\n")
+	require.False(t, ok)
 }
 
 // TestGet: the test binary has a Go version and some revision, never "".
@@ -51,7 +84,7 @@ func TestVersionFlag(t *testing.T) {
 		asked := VersionFlag(app, "prog", &out)
 		_, _ = app.Parse(args)
 		require.True(t, *asked, args)
-		require.Equal(t, Get().String("prog")+"\n", out.String())
+		require.Equal(t, Get().Print("prog")+"\n", out.String())
 	}
 	app := kingpin.New("prog", "")
 	app.Command("sub", "")
@@ -76,7 +109,7 @@ func TestVersionFlagValue(t *testing.T) {
 		cmd, err := app.Parse(VersionArgs(strings.Fields(args)))
 		require.Equal(t, want, *asked, args)
 		if want {
-			require.Equal(t, Get().String("prog")+"\n", out.String(), args)
+			require.Equal(t, Get().Print("prog")+"\n", out.String(), args)
 			continue
 		}
 		require.NoError(t, err, args)

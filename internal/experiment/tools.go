@@ -2,10 +2,13 @@ package experiment
 
 import (
 	"context"
+	"fmt"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/walab/walab/internal/buildinfo"
 )
 
 // loadgenVersion is `loadgen --version` of the plan's loadgen, read once
@@ -15,7 +18,10 @@ func (e *Executor) loadgenVersion(ctx context.Context) string {
 		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
 		out, err := exec.CommandContext(ctx, e.Plan.loadgenBin(), "--version").CombinedOutput()
-		if err == nil {
+		if in, ok := buildinfo.ParsePrint(string(out)); err == nil && ok {
+			// --version's several lines, as one (fingerprint tables).
+			e.loadgenVer = fmt.Sprintf("%s (commit %s, %s)", in.Version, in.Commit(), in.GoVersion)
+		} else if err == nil {
 			e.loadgenVer = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(string(out)), "loadgen version "))
 		}
 	})

@@ -12,7 +12,7 @@ import (
 func TestVersion(t *testing.T) {
 	var out, errb bytes.Buffer
 	require.Equal(t, 0, Main([]string{"--version"}, &out, &errb))
-	require.Equal(t, buildinfo.Get().String("loadgen")+"\n", errb.String(), "where --help goes")
+	require.Equal(t, buildinfo.Get().Print("loadgen")+"\n", errb.String(), "where --help goes")
 }
 
 // TestNoVersion (issue 42, low): --no-version and --version=false neither
@@ -23,6 +23,6 @@ func TestNoVersion(t *testing.T) {
 		var out, errb bytes.Buffer
 		require.Equal(t, 2, Main([]string{flag, "nosuch", "run"}, &out, &errb), flag)
 		require.Contains(t, errb.String(), "expected command", flag)
-		require.NotContains(t, out.String()+errb.String(), buildinfo.Get().String("loadgen"), flag)
+		require.NotContains(t, out.String()+errb.String(), buildinfo.Get().Print("loadgen"), flag)
 	}
 }
