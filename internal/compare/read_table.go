@@ -3,6 +3,7 @@ package compare
 import (
 	"context"
 	"fmt"
+	"math"
 	"time"
 
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
@@ -97,6 +98,12 @@ func rounds(run Run, round time.Duration) (v1.Range, error) {
 	if round < time.Second {
 		return v1.Range{}, fmt.Errorf("round %s: at least 1s", round)
 	}
+	if d := run.End.Sub(run.Start); run.Start.Unix() <= 0 || d <= 0 || d == time.Duration(math.MaxInt64) {
+		// A mark that is missing, not a number or infinite: time.Sub
+		// saturates, and "lasted -2562047h47m16s" or "lasted 0s" would
+		// be a figure that is not true.
+		return v1.Range{}, fmt.Errorf("run %s has no span walab can read (start %s, end %s): its start or end mark is missing, not a number or infinite", run.ID, stamp(run.Start), stamp(run.End))
+	}
 	first := run.Start.Add(round)
 	if first.After(run.End) {
 		return v1.Range{}, fmt.Errorf("run %s lasted %s: less than one round (%s)", run.ID, run.End.Sub(run.Start).Round(time.Second), round)
@@ -136,4 +143,12 @@ func (s Source) tableOf(ctx context.Context, run Run, o Options) ([]Hour, []stri
 	}
 	ctrls, err := s.ArrayControllers(ctx, run, o.Array)
 	return t, ctrls, err
+}
+
+// stamp is t in UTC, or "none" for the zero time.
+func stamp(t time.Time) string {
+	if t.IsZero() {
+		return "none"
+	}
+	return t.UTC().Format(time.RFC3339)
 }

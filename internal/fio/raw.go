@@ -138,7 +138,7 @@ func after(rest []byte) (string, error) {
 	case len(rest) == 0:
 		return "", nil
 	case rest[0] == '{' || rest[0] == '[':
-		return "", errors.New("fio report: more than one JSON value")
+		return "", errors.New("fio report: more than one JSON value: two reports in one output file (a second fio run appended to it, or fio's output after a job process was killed); give each fio run its own --output")
 	}
 	return fmt.Sprintf("%d lines after the JSON (fio's normal or terse output), not read", bytes.Count(rest, []byte("\n"))+1), nil
 }
