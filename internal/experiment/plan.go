@@ -91,6 +91,7 @@ type Check struct {
 	Process string   `yaml:"process"`
 	CPUs    string   `yaml:"cpus"`
 	Nodes   string   `yaml:"nodes"`
+	Policy  string   `yaml:"policy"` // mysqld_cpus: memory policy as numa_maps prints it, interleave:0-3
 	Options []string `yaml:"options"`
 	Line    int      `yaml:"-"`
 }
