@@ -16,6 +16,7 @@ const Prefix = "walab"
 // Names of the metrics that rules, dashboards, walab compare, the
 // experiment's checks and the fingerprint read back (Names lists them).
 var (
+	BlockdevDiscardedBytes   = name("blockdev_discarded_bytes_total")
 	BlockdevInfo             = name("blockdev_info")
 	BlockdevIOTime           = name("blockdev_io_time_seconds_total")
 	BlockdevLeafInfo         = name("blockdev_leaf_info")

@@ -1,0 +1,119 @@
+package experiment
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/walab/walab/internal/hostapi"
+	"github.com/walab/walab/internal/testenv"
+)
+
+// discardHost serves a database host whose /data is an 8 GiB filesystem
+// on nvme0n1, with nvme0n1's discard counter as *discarded.
+func discardHost(t *testing.T, discarded *atomic.Int64) string {
+	size := uint64(8 << 30)
+	facts := hostapi.Facts{Hostname: "dbhost", DataDirs: []string{"/data"}, Mounts: []hostapi.Mount{{DataDir: "/data", MountPoint: "/data",
+		Source: "/dev/nvme0n1", FSType: "xfs", Block: "nvme0n1", Stack: []string{"nvme0n1"}, Disks: []string{"nvme0n1"}, Controllers: []string{"nvme0"}, SizeBytes: &size}}}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == hostapi.Path {
+			_ = json.NewEncoder(w).Encode(facts)
+			return
+		}
+		fmt.Fprintf(w, "walab_blockdev_discarded_bytes_total{device=\"nvme0n1\"} %d\nwalab_blockdev_discarded_bytes_total{device=\"nvme1n1\"} 0\n", discarded.Load())
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// TestDiscardCheck: the discard check passes when the disks under the
+// data's filesystem discarded about its size since the reset began, and
+// fails, saying so, when the reset's mkfs did not discard, or when there
+// is no counter from before the reset.
+func TestDiscardCheck(t *testing.T) {
+	var discarded atomic.Int64
+	discarded.Store(5 << 30)
+	p := &Plan{Exporter: discardHost(t, &discarded), Reset: []Step{{Command: "mkfs.xfs -f /dev/nvme0n1"}}}
+	e := &Executor{Plan: p, state: &State{}}
+	c := Check{Check: "discard", Path: "/data/mysql-1/data"}
+	require.Empty(t, checkKinds["discard"].validate(p, c))
+	require.Equal(t, []string{"targets or path missing", "needs the plan's reset: it compares the discard counters from before the reset's first step"},
+		checkKinds["discard"].validate(&Plan{}, Check{Check: "discard"}))
+	ctx := context.Background()
+
+	e.setup = "baseline/"
+	_, err := e.check(ctx, c, nil)
+	require.ErrorContains(t, err, "no discard counters from before this run's reset")
+
+	e.snapshotDiscard(ctx, Item{ID: "baseline/reset/2-mount", Phase: PhaseReset})
+	require.Empty(t, e.state.ResetDiscard, "only the first reset step takes the snapshot")
+	e.snapshotDiscard(ctx, Item{ID: "baseline/reset/1-mkfs", Phase: PhaseReset})
+	require.Equal(t, float64(5<<30), e.state.ResetDiscard["baseline/"].Bytes["nvme0n1"])
+	discarded.Add(8 << 30) // mkfs discarded the whole namespace
+	got, err := e.check(ctx, c, nil)
+	require.NoError(t, err)
+	require.Equal(t, "/data/mysql-1/data on dbhost: reset discarded 8.00 GiB (nvme0n1 8.00 GiB) of a 8.00 GiB filesystem", got)
+
+	e.snapshotDiscard(ctx, Item{ID: "streams/reset/1-mkfs", Phase: PhaseReset})
+	discarded.Add(64 << 20) // mkfs -K: only what the filesystem trimmed itself
+	e.setup = "streams/"
+	_, err = e.check(ctx, c, nil)
+	require.ErrorContains(t, err, "reset discarded 0.06 GiB (nvme0n1 0.06 GiB) of a 8.00 GiB filesystem, less than 90% of it: the reset's mkfs did not discard the drive")
+
+	require.Equal(t, "streams/c2/", setupKey("streams/c2/reset/1"))
+	require.Equal(t, "streams/c2/", setupKey("streams/c2/checks"))
+}
+
+// TestSameDataCheck: two targets restored from one backup pass; a target
+// with other rows fails before the baseline, and an arm whose data differs
+// from the other arm's fails before the candidate.
+func TestSameDataCheck(t *testing.T) {
+	db1, dsn1 := testenv.MariaDB(t, "h_nvme_same1")
+	db2, dsn2 := testenv.MariaDB(t, "h_nvme_same2")
+	load := func(extra string) {
+		for _, q := range []string{"DROP TABLE IF EXISTS w", "CREATE TABLE w (id INT PRIMARY KEY, name VARCHAR(10))", "INSERT INTO w VALUES (1,'a'),(2,'b')"} {
+			_, err := db1.Exec(q)
+			require.NoError(t, err)
+			_, err = db2.Exec(q)
+			require.NoError(t, err)
+		}
+		if extra != "" {
+			_, err := db2.Exec(extra)
+			require.NoError(t, err)
+		}
+	}
+	p := &Plan{Targets: []Target{{Name: "mysql-1", DSN: dsn1}, {Name: "mysql-2", DSN: dsn2}}}
+	e := &Executor{Plan: p, state: &State{}}
+	c := Check{Check: "same_data", Targets: []string{"mysql-1", "mysql-2"}}
+	ctx := context.Background()
+
+	load("UPDATE w SET name = 'c' WHERE id = 2")
+	e.setup = "baseline/"
+	_, err := e.check(ctx, c, nil)
+	require.ErrorContains(t, err, "target mysql-2 holds other data (1 tables, checksum ")
+	require.ErrorContains(t, err, "the reset did not restore the same backup into both")
+
+	load("")
+	got, err := e.check(ctx, c, nil)
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(got, "mysql-1, mysql-2: 1 tables, checksum "), got)
+
+	e.setup = "streams/"
+	got, err = e.check(ctx, c, nil)
+	require.NoError(t, err)
+	require.True(t, strings.HasSuffix(got, ", as at baseline's checks"), got)
+
+	_, err = db1.Exec("INSERT INTO w VALUES (3,'x')")
+	require.NoError(t, err)
+	_, err = db2.Exec("INSERT INTO w VALUES (3,'x')")
+	require.NoError(t, err)
+	_, err = e.check(ctx, c, nil)
+	require.ErrorContains(t, err, "at its checks: the arms do not start from the same data")
+}
