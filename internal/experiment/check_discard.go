@@ -18,6 +18,8 @@ type DiscardSnapshot struct {
 	At    time.Time          `json:"at"`
 	Bytes map[string]float64 `json:"bytes,omitempty"` // block device → bytes discarded since boot
 	Error string             `json:"error,omitempty"` // why there is none
+	// Moved is by how much each disk's counter moved when the check ran.
+	Moved map[string]float64 `json:"moved,omitempty"`
 }
 
 // setupKey is the part of a reset or checks item's ID that names its run's
@@ -100,6 +102,12 @@ func (e *Executor) checkDiscard(ctx context.Context, c Check, _ *Run, key string
 		moved, parts, err := discardMoved(snap.Bytes, now, m.Disks)
 		if err != nil {
 			return "", fmt.Errorf("%s on %s: %w", dirs[i], f.Hostname, err)
+		}
+		for _, d := range m.Disks {
+			if snap.Moved == nil {
+				snap.Moved = map[string]float64{}
+			}
+			snap.Moved[d] = now[d] - snap.Bytes[d]
 		}
 		msg := fmt.Sprintf("%s on %s: reset discarded %s (%s) of a %s filesystem", dirs[i], f.Hostname, gib(moved), parts, gib(float64(*m.SizeBytes)))
 		if moved < share*float64(*m.SizeBytes) {

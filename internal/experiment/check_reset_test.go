@@ -2,16 +2,21 @@ package experiment
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/walab/walab/internal/fingerprint"
 	"github.com/walab/walab/internal/hostapi"
 	"github.com/walab/walab/internal/testenv"
 )
@@ -20,8 +25,9 @@ import (
 // on nvme0n1, with nvme0n1's discard counter as *discarded.
 func discardHost(t *testing.T, discarded *atomic.Int64) string {
 	size := uint64(8 << 30)
-	facts := hostapi.Facts{Hostname: "dbhost", DataDirs: []string{"/data"}, Mounts: []hostapi.Mount{{DataDir: "/data", MountPoint: "/data",
-		Source: "/dev/nvme0n1", FSType: "xfs", Block: "nvme0n1", Stack: []string{"nvme0n1"}, Disks: []string{"nvme0n1"}, Controllers: []string{"nvme0"}, SizeBytes: &size}}}
+	facts := hostapi.Facts{Hostname: "dbhost", DataDirs: []string{"/data"},
+		Processes: []hostapi.Process{{Name: "mariadbd", PID: 9, Dir: "/data/mysql-1/data", CPUs: "0", Mems: "0", NUMAPolicy: "interleave:0"}}, Mounts: []hostapi.Mount{{DataDir: "/data", MountPoint: "/data",
+			Source: "/dev/nvme0n1", FSType: "xfs", Block: "nvme0n1", Stack: []string{"nvme0n1"}, Disks: []string{"nvme0n1"}, Controllers: []string{"nvme0"}, SizeBytes: &size}}}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == hostapi.Path {
 			_ = json.NewEncoder(w).Encode(facts)
@@ -116,4 +122,35 @@ func TestSameDataCheck(t *testing.T) {
 	require.NoError(t, err)
 	_, err = e.check(ctx, c, nil)
 	require.ErrorContains(t, err, "at its checks: the arms do not start from the same data")
+}
+
+// TestFingerprintTreatment: a run's fingerprint records its placement
+// switch (the between commands, the SHA-256 of the rule file they name, a
+// word that is no file left out), the data identity and the discards its
+// checks found, and the watched mysqld's CPU list and memory policy.
+func TestFingerprintTreatment(t *testing.T) {
+	rules := filepath.Join(t.TempDir(), "rule1.txt")
+	require.NoError(t, os.WriteFile(rules, []byte("ibdata1 1\n"), 0o644))
+	var discarded atomic.Int64
+	url := discardHost(t, &discarded)
+	p := &Plan{Exporter: url, Reset: []Step{{Command: "mkfs.xfs -f /dev/nvme0n1"}}}
+	run := &Run{Name: "streams", Between: []Step{{Command: "echo astream -i /data/mysql-1/data -r " + rules + " missing.txt"}}}
+	e := &Executor{Plan: p, state: &State{}, setup: "streams/"}
+	e.state.Datasets = map[string]map[string]Dataset{"streams/": {"mysql-1": {Tables: 9, SHA256: strings.Repeat("ab", 32)}}}
+	e.state.ResetDiscard = map[string]*DiscardSnapshot{"streams/": {Moved: map[string]float64{"nvme0n1": 8 << 30}}}
+	f := e.fingerprint(context.Background(), Item{ID: "streams/r1/run", Run: run}, "x-streams", "start", nil)
+	require.Equal(t, []string{"on client: echo astream -i /data/mysql-1/data -r " + rules + " missing.txt"}, f.Treatment.Commands)
+	sum := sha256.Sum256([]byte("ibdata1 1\n"))
+	require.Equal(t, map[string]string{rules: hex.EncodeToString(sum[:])}, f.Treatment.Files)
+	require.Equal(t, map[string]string{"mysql-1": "9 tables, sha256 " + strings.Repeat("ab", 32)}, f.Data)
+	require.Equal(t, map[string]float64{"nvme0n1": 8 << 30}, f.ResetDiscardedBytes)
+	require.Equal(t, []fingerprint.Process{{Name: "mariadbd", Dir: "/data/mysql-1/data", CPUs: "0", Mems: "0", NUMAPolicy: "interleave:0"}}, f.Host.Processes)
+	flat := f.Flatten()
+	require.Equal(t, "interleave:0", flat["host.processes.mariadbd /data/mysql-1/data.numa_policy"])
+	require.Equal(t, hex.EncodeToString(sum[:]), flat["treatment.files."+rules])
+
+	// Another run's checks: nothing of theirs is this run's.
+	f = e.fingerprint(context.Background(), Item{ID: "baseline/r1/run", Run: &Run{Name: "baseline"}}, "x-baseline", "start", nil)
+	require.Nil(t, f.Data)
+	require.Nil(t, f.Treatment)
 }

@@ -23,6 +23,9 @@ func ReadHost(ctx context.Context, client *http.Client, base string, paths []str
 	}
 	h := Host{Hostname: f.Hostname, Kernel: f.Kernel, OS: f.OS, CPUModel: f.CPUModel, CPUs: f.CPUs,
 		MemoryBytes: f.MemoryBytes, NUMANodes: f.NUMANodes, Governor: f.Governor, Irqbalance: f.Irqbalance}
+	for _, p := range f.Processes {
+		h.Processes = append(h.Processes, Process{Name: p.Name, Dir: p.Dir, CPUs: p.CPUs, Mems: p.Mems, NUMAPolicy: p.NUMAPolicy})
+	}
 	var errs []string
 	for _, e := range f.Errors {
 		errs = append(errs, "host "+f.Hostname+": "+e)
