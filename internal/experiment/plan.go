@@ -444,7 +444,9 @@ func Destructive(cmd string) string {
 	return ""
 }
 
-var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}\n]*))?\}`)
+// envRef is ${NAME} or ${NAME:-default}; a default may itself hold
+// ${OTHER} references (one level): ${EXPORTER:-http://${DB_HOST}:10131}.
+var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-((?:[^{}\n]|\$\{[A-Za-z_][A-Za-z0-9_]*(?::-[^{}\n]*)?\})*))?\}`)
 
 // Expand replaces ${NAME} and ${NAME:-default} with the environment's
 // value, so one plan file serves several set-ups (ports, paths) unchanged.
@@ -457,10 +459,17 @@ func Expand(data []byte, getenv func(string) (string, bool)) ([]byte, error) {
 		if v, ok := getenv(string(m[1])); ok {
 			return []byte(v)
 		}
-		if len(m[2]) > 0 {
-			return m[3]
-		}
 		line := 1 + bytes.Count(data[:bytes.Index(data, ref)], []byte("\n"))
+		if len(m[2]) > 0 {
+			def, err := Expand(m[3], getenv)
+			if err != nil {
+				for _, e := range err.(Errors) {
+					errs = append(errs, LineError{line, e.Msg})
+				}
+				return ref
+			}
+			return def
+		}
 		errs = append(errs, LineError{line, fmt.Sprintf("${%s} is not set and has no default (write ${%s:-value})", m[1], m[1])})
 		return ref
 	})
