@@ -154,3 +154,25 @@ func TestFingerprintTreatment(t *testing.T) {
 	require.Nil(t, f.Data)
 	require.Nil(t, f.Treatment)
 }
+
+// TestPlacementSaysKernelHasNoPath: on an FDP drive under a kernel whose
+// files get no write streams (Linux 6.12), the placement check says
+// before the run that MySQL's writes reach no placement handle and
+// placement comes only from the namespace layout.
+func TestPlacementSaysKernelHasNoPath(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `walab_nvme_info{device="nvme0",firmware="1.0",model="QEMU NVMe Ctrl",serial="walabdb01",simulated="false",source="fdp"} 1
+walab_nvme_fdp_enabled{device="nvme0"} 1
+walab_nvme_fdp_reclaim_unit_handles{device="nvme0"} 4
+walab_placement_hints_effective{device="nvme0",reason="no_write_streams"} 0
+`)
+	}))
+	defer srv.Close()
+	e := &Executor{Plan: &Plan{Exporter: srv.URL, Device: "nvme0"}}
+	got, err := e.check(context.Background(), Check{Check: "placement", Expect: "on"}, &Run{Name: "namespaces", Scenario: "namespaces"})
+	require.NoError(t, err)
+	require.Equal(t, "streams directive enabled=false, FDP enabled=true: on (scenario namespaces expects on); no file write reaches an FDP placement handle on this kernel (no_write_streams): MySQL's writes go to their namespace's default handle, so placement comes only from the namespace layout", got)
+	f := e.fingerprint(context.Background(), Item{Run: &Run{Name: "namespaces"}}, "x", "start", nil)
+	require.Equal(t, map[string]float64{"reclaim_unit_handles": 4}, f.Drive.FDPConfig)
+	require.Equal(t, "no_write_streams", f.Drive.Hints)
+}

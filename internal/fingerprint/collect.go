@@ -212,6 +212,12 @@ func ReadDrive(ctx context.Context, client *http.Client, base, device string) (*
 	for _, s := range fams.All(promql.NVMeFDPHandlesUsed, dev) {
 		d.setFDP("handles_used_"+s.Labels["by"], s.Value)
 	}
+	if v, l, ok := fams.Get(promql.PlacementHintsEffective, dev); ok {
+		d.Hints = l["reason"]
+		if v == 1 {
+			d.Hints = "effective: " + d.Hints
+		}
+	}
 	for _, s := range fams.All(promql.PlacementDaemonRunning, nil) {
 		if d.Daemons == nil {
 			d.Daemons = map[string]bool{}

@@ -65,6 +65,10 @@ type Drive struct {
 	// handles_used_controller.
 	FDPConfig map[string]float64 `json:"fdp_config,omitempty"`
 	Daemons   map[string]bool    `json:"placement_daemons,omitempty"`
+	// Hints is walab_placement_hints_effective's reason, "effective: "
+	// prefixed when a file's writes can carry a placement hint to the
+	// drive (kernel_streams), else the missing link (no_write_streams).
+	Hints string `json:"placement_hints,omitempty"`
 	// SimPlacement is the simulated drive's placement switch.
 	SimPlacement *bool `json:"sim_placement,omitempty"`
 }

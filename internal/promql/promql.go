@@ -50,6 +50,7 @@ var (
 	NVMeWriteAmplification   = name("nvme_write_amplification")
 	NVMeWriteBytes           = name("nvme_write_bytes_total")
 	PlacementDaemonRunning   = name("placement_daemon_running")
+	PlacementHintsEffective  = name("placement_hints_effective")
 )
 
 var names []string

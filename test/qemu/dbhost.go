@@ -54,12 +54,12 @@ const dbHostInit = `#!/bb/busybox sh
 /bb/busybox mount -t devtmpfs devtmpfs /dev
 /bb/busybox echo "walab-guest: init" > /dev/console
 while read -r m; do /bb/busybox insmod "$m" || /bb/busybox echo "insmod $m failed" > /dev/console; done < /etc/modules.order
-/bb/busybox mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144 usr /usr || { /bb/busybox echo "walab-guest: no /usr" > /dev/console; /bb/busybox poweroff -f; }
+/bb/busybox mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144,cache=loose usr /usr || { /bb/busybox echo "walab-guest: no /usr" > /dev/console; /bb/busybox poweroff -f; }
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin HOME=/root
 mkdir -p /dev/pts /dev/shm /run/sshd /var/log /var/tmp /tmp /bak /data /data2
 mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /dev/shm
-mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144 bak /bak
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 bak /bak
 hostname @HOSTNAME@
 ip link set lo up
 ip link set eth0 up
