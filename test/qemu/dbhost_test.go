@@ -107,8 +107,8 @@ func startDBHost(t *testing.T, bak string) *dbHost {
 
 	vm := VM{QEMU: qemuBin, Kernel: k, Initramfs: initrd, Dir: dir, Cmdline: "quiet no_timer_check", MemoryMiB: 1536, SMP: 2,
 		Controllers: []Controller{dbHostFDP},
-		Net: &UserNet{Forwards: []Forward{{h.sshPort, DBHostSSH}, {h.mysql1, DBHostMySQL1}, {h.mysql2, DBHostMySQL2}, {h.expPt, DBHostExporter}}},
-		Shares: []Share{{Tag: "usr", Path: "/usr", ReadOnly: true}, {Tag: "bak", Path: bak}}}
+		Net:         &UserNet{Forwards: []Forward{{h.sshPort, DBHostSSH}, {h.mysql1, DBHostMySQL1}, {h.mysql2, DBHostMySQL2}, {h.expPt, DBHostExporter}}},
+		Shares:      []Share{{Tag: "usr", Path: "/usr", ReadOnly: true}, {Tag: "bak", Path: bak}}}
 	h.guest, err = vm.Start(context.Background())
 	require.NoError(t, err)
 	t.Cleanup(func() {

@@ -135,14 +135,7 @@ func guestRun(t *testing.T) (outDir, exporterBin string) {
 // built and put at /<its base name>.
 func bootGuest(t *testing.T, steps string, ctrls []Controller, modules, optional []string, tools ...string) (outDir, exporterBin string) {
 	t.Helper()
-	qemuBin := testenv.RequireBinary(t, "qemu-system-x86_64")
-	version, err := exec.Command(qemuBin, "--version").Output()
-	require.NoError(t, err)
-	major, minor, err := ParseVersion(string(version))
-	require.NoError(t, err)
-	if major < MinQEMU {
-		testenv.Missing(t, "QEMU %d.%d at %s: these tests need QEMU >= %d (bookworm-backports; scripts/setup.sh installs it)", major, minor, qemuBin, MinQEMU)
-	}
+	qemuBin := requireQEMU(t)
 	k, err := FindKernel("/boot", "/lib/modules")
 	if err != nil {
 		testenv.Missing(t, "%v", err)
