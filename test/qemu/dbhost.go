@@ -47,7 +47,8 @@ type DBHost struct {
 
 // dbHostInit is the guest's /init: busybox until the host's /usr is
 // mounted, then Debian's own programs through the root's /bin, /sbin and
-// /lib symlinks into /usr (bookworm's merged /usr).
+// /lib64 symlinks into /usr (bookworm's merged /usr); /lib holds the
+// modules until they are loaded, then becomes the link to usr/lib.
 const dbHostInit = `#!/bb/busybox sh
 /bb/busybox mount -t proc proc /proc
 /bb/busybox mount -t sysfs sysfs /sys
@@ -55,6 +56,7 @@ const dbHostInit = `#!/bb/busybox sh
 /bb/busybox echo "walab-guest: init" > /dev/console
 while read -r m; do /bb/busybox insmod "$m" || /bb/busybox echo "insmod $m failed" > /dev/console; done < /etc/modules.order
 /bb/busybox mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=262144,cache=loose usr /usr || { /bb/busybox echo "walab-guest: no /usr" > /dev/console; /bb/busybox poweroff -f; }
+/bb/busybox rm -rf /lib && /bb/busybox ln -s usr/lib /lib
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin HOME=/root
 mkdir -p /dev/pts /dev/shm /run/sshd /var/log /var/tmp /tmp /bak /data /data2
 mount -t devpts devpts /dev/pts
@@ -96,7 +98,7 @@ func BuildDBHost(k Kernel, busybox string, h DBHost) (*Archive, []string, error)
 	for _, d := range []string{"proc", "sys", "dev", "usr", "etc", "etc/ssh", "etc/walab", "root", "run", "var", "tmp", "walab"} {
 		a.Dir(d)
 	}
-	for _, l := range []string{"bin", "sbin", "lib", "lib64"} {
+	for _, l := range []string{"bin", "sbin", "lib64"} {
 		a.Symlink(l, "usr/"+l)
 	}
 	a.CharDev("dev/console", 0o600, 5, 1)

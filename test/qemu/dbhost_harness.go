@@ -73,7 +73,11 @@ func StartDBHost(t testing.TB, exporter, bak string) *DBHostGuest {
 	if err != nil {
 		testenv.Missing(t, "%v", err)
 	}
-	for _, b := range []string{"/bin/busybox", "/usr/sbin/sshd", "/usr/sbin/mariadbd", "/usr/bin/numactl", "/usr/bin/ssh", "/usr/bin/ssh-keygen"} {
+	busybox := "/bin/busybox"
+	if b := os.Getenv(BusyboxEnv); b != "" {
+		busybox = b
+	}
+	for _, b := range []string{busybox, "/usr/sbin/sshd", "/usr/sbin/mariadbd", "/usr/bin/numactl", "/usr/bin/ssh", "/usr/bin/ssh-keygen"} {
 		if _, err := os.Stat(b); err != nil {
 			testenv.Missing(t, "the database host guest runs this machine's %s: %v", b, err)
 		}
@@ -95,7 +99,7 @@ func StartDBHost(t testing.TB, exporter, bak string) *DBHostGuest {
 	keyData, _, _ = strings.Cut(keyData, " ")
 	require.NoError(t, os.WriteFile(h.KnownHosts, []byte(fmt.Sprintf("[127.0.0.1]:%d %s %s\n", h.SSHPort, keyType, keyData)), 0o600))
 
-	a, mods, err := BuildDBHost(k, "/bin/busybox", DBHost{Hostname: DBHostName, AuthorizedKey: string(pub), HostKey: hostKey,
+	a, mods, err := BuildDBHost(k, busybox, DBHost{Hostname: DBHostName, AuthorizedKey: string(pub), HostKey: hostKey,
 		Exporter: exporter, ExporterConfig: DBHostExporterConfig})
 	require.NoError(t, err)
 	t.Logf("kernel %s, modules %v", k.Version, mods)
@@ -118,13 +122,13 @@ func StartDBHost(t testing.TB, exporter, bak string) *DBHostGuest {
 			t.Logf("guest console:\n%s", Tail(h.Guest.Console(), 4000))
 		}
 	})
-	deadline := time.Now().Add(bootTimeout)
+	deadline := time.Now().Add(dbHostBootTimeout)
 	for !strings.Contains(h.Guest.Serial2(), DBHostReady) {
 		if done, err := h.Guest.Exited(); done {
 			t.Fatalf("the database host stopped before it was ready: %v\n%s", err, Tail(h.Guest.Console(), 4000))
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the database host was not ready within %s:\n%s", bootTimeout, Tail(h.Guest.Console(), 4000))
+			t.Fatalf("the database host was not ready within %s:\n%s", dbHostBootTimeout, Tail(h.Guest.Console(), 4000))
 		}
 		time.Sleep(time.Second)
 	}
@@ -174,3 +178,9 @@ func Tail(s string, n int) string {
 	}
 	return s
 }
+
+// dbHostBootTimeout bounds the database host's boot to sshd and the exporter.
+const dbHostBootTimeout = 5 * time.Minute
+
+// BusyboxEnv names another static busybox than /bin/busybox (busybox-static).
+const BusyboxEnv = "WALAB_QEMU_BUSYBOX"

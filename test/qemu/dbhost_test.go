@@ -5,6 +5,7 @@ package qemu
 import (
 	"io"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -22,7 +23,7 @@ func TestQEMUDBHost(t *testing.T) {
 	}
 	h := StartDBHost(t, BuildStatic(t, t.TempDir(), "exporter", "../../exporter"), t.TempDir())
 	require.Equal(t, DBHostName+"\n", h.Run(t, "hostname"))
-	require.Equal(t, "walabdb01\n", h.Run(t, "cat /sys/class/nvme/nvme0/serial"))
+	require.Equal(t, "walabdb01", strings.TrimSpace(h.Run(t, "cat /sys/class/nvme/nvme0/serial")), "Identify pads the serial with spaces")
 	require.Equal(t, "nvme0n1\nnvme0n2\n", h.Run(t, "ls /sys/block | grep nvme"))
 	require.Contains(t, h.Run(t, "mariadbd --version"), "MariaDB")
 	require.Contains(t, h.Run(t, "numactl -C 0 -i 0 cat /proc/self/status | grep Cpus_allowed_list"), "\t0\n")
