@@ -24,7 +24,7 @@ func TestQEMUDBHost(t *testing.T) {
 	h := StartDBHost(t, BuildStatic(t, t.TempDir(), "exporter", "../../exporter"), t.TempDir())
 	require.Equal(t, DBHostName+"\n", h.Run(t, "hostname"))
 	require.Equal(t, "walabdb01", strings.TrimSpace(h.Run(t, "cat /sys/class/nvme/nvme0/serial")), "Identify pads the serial with spaces")
-	require.Equal(t, "nvme0n1\nnvme0n2\n", h.Run(t, "ls /sys/block | grep nvme"))
+	require.Equal(t, "nvme0n1\nnvme0n2\n", h.Run(t, "ls /dev | grep '^nvme0n'"))
 	require.Contains(t, h.Run(t, "mariadbd --version"), "MariaDB")
 	require.Contains(t, h.Run(t, "numactl -C 0 -i 0 cat /proc/self/status | grep Cpus_allowed_list"), "\t0\n")
 	resp, err := http.Get(h.ExporterURL() + "/metrics")
