@@ -57,6 +57,13 @@ func nativeBackup(t *testing.T, dir, loadgen string) string {
 	t.Helper()
 	in := testenv.StartMariaDB(t)
 	db, _ := in.Open("tpcc")
+	// Seed 000 §2.4 lets root in from the client (host '%'): the backup
+	// carries the grant, so the restored instances take loadgen's and
+	// walab's connections, which QEMU's user network delivers from 10.0.2.2.
+	for _, q := range []string{"CREATE USER IF NOT EXISTS 'root'@'%'", "GRANT ALL ON *.* TO 'root'@'%' WITH GRANT OPTION"} {
+		_, err := db.Exec(q)
+		require.NoError(t, err)
+	}
 	db.Close()
 	out, err := exec.Command(loadgen, "tpcc", "prepare", "--warehouses", "1", "--threads", "4",
 		"--target", "mysql-1=root@tcp("+in.Addr+")/tpcc").CombinedOutput()
