@@ -46,3 +46,31 @@ runs:
 	_, err = os.Stat(filepath.Join(dir, "b"))
 	require.True(t, os.IsNotExist(err))
 }
+
+// TestSeed000NVMeDryRun: the shipped real-hardware plan passes validation
+// with its documented variables (only the database host has no default)
+// and is refused, naming the variable, without it.
+func TestSeed000NVMeDryRun(t *testing.T) {
+	plan := "../deploy/experiments/seed000-nvme.yml"
+	var out, errb bytes.Buffer
+	t.Setenv("WALAB_DB_HOST", "192.168.1.10")
+	require.Equal(t, 0, run([]string{"experiment", "run", plan, "--dry-run"}, &out, &errb), errb.String())
+	for _, want := range []string{
+		"ssh -o BatchMode=yes root@192.168.1.10",
+		"numactl -C 0-60 -i 0-3",
+		"numactl -C 67-127 -i 0-3",
+		"tpcc prepare --warehouses 4050",
+	} {
+		require.Contains(t, out.String(), want)
+	}
+	for _, re := range []string{`baseline/reset/2-mkfs-1 .*mkfs\.xfs -f /dev/nvme0n1.*\[DESTRUCTIVE\]`, `namespaces/reset/3-mkfs-2 .*mkfs\.xfs -f /dev/nvme0n2.*\[DESTRUCTIVE\]`,
+		`namespaces/checks +checks: target_loaded\(stop\), same_data\(stop\), datadir\(stop\), discard\(stop\), discard\(stop\), fill\(stop\)`} {
+		require.Regexp(t, re, out.String())
+	}
+
+	os.Unsetenv("WALAB_DB_HOST")
+	out.Reset()
+	errb.Reset()
+	require.Equal(t, 2, run([]string{"experiment", "run", plan, "--dry-run"}, &out, &errb))
+	require.Contains(t, errb.String(), "${WALAB_DB_HOST} is not set and has no default (write ${WALAB_DB_HOST:-value})")
+}

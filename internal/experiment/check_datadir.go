@@ -35,7 +35,7 @@ func (e *Executor) checkDatadir(ctx context.Context, c Check) (string, error) {
 			return "", fmt.Errorf("data directory %s on %s is on %s (stack %s, disks %s), not on the drive under test %s",
 				dir, f.Hostname, m.Source, strings.Join(m.Stack, " → "), strings.Join(m.Disks, ","), e.Plan.Device)
 		}
-		found = append(found, fmt.Sprintf("%s on %s: %s (%s)", dir, f.Hostname, strings.Join(m.Stack, " → "), e.Plan.Device))
+		found = append(found, fmt.Sprintf("%s on %s: %s → %s (serial %s)", dir, f.Hostname, strings.Join(m.Stack, " → "), e.Plan.Device, orUnknown(d.Serial)))
 	}
 	return strings.Join(found, "; "), nil
 }

@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"regexp"
 
 	"github.com/walab/walab/internal/fingerprint"
 )
@@ -63,8 +64,16 @@ var fillCheck = checkKind{
 	run:      func(e *Executor, ctx context.Context, c Check, _ *Run) (string, error) { return e.checkFill(ctx, c) },
 }
 
-func validateFill(_ *Plan, c Check) []string {
+// realDrive matches the kernel's name of an NVMe controller or namespace:
+// a plan whose device is one measures a real drive, whose fill comes from
+// the filesystem of the data (the simulator's drives are nvmesim0, ...).
+var realDrive = regexp.MustCompile(`^nvme[0-9]+(n[0-9]+)?$`)
+
+func validateFill(p *Plan, c Check) []string {
 	var out []string
+	if realDrive.MatchString(p.Device) && len(c.Targets) == 0 && c.Path == "" {
+		out = append(out, fmt.Sprintf("device %s is a real drive: its fill is df's of the data's filesystem, so give targets (their datadirs) or path", p.Device))
+	}
 	if c.Min == nil && c.Max == nil {
 		out = append(out, "min or max missing")
 	}

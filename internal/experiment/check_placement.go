@@ -3,8 +3,10 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/walab/walab/internal/fingerprint"
+	"github.com/walab/walab/internal/placement"
 )
 
 // wantPlacement: expect run means off for a run whose scenario is
@@ -34,6 +36,9 @@ func (e *Executor) checkPlacement(ctx context.Context, c Check, run *Run) (strin
 		on, what = streams || fdp, fmt.Sprintf("streams directive enabled=%v, FDP enabled=%v", streams, fdp)
 	}
 	msg := fmt.Sprintf("%s: %s (scenario %s expects %s)", what, onOff(on), run.ScenarioLabel(), onOff(want))
+	if n := hintsNote(d); n != "" {
+		msg += "; " + n
+	}
 	if on != want {
 		return "", fmt.Errorf("%s", msg)
 	}
@@ -69,4 +74,21 @@ var placementCheck = checkKind{
 	run: func(e *Executor, ctx context.Context, c Check, run *Run) (string, error) {
 		return e.checkPlacement(ctx, c, run)
 	},
+}
+
+// hintsNote says, before a run, whether a file's writes can carry a
+// placement hint to this drive (the exporter's
+// walab_placement_hints_effective): with FDP on and a kernel without write
+// streams for files (Linux 6.12), MySQL's writes reach no placement
+// handle, and placement can only come from the namespace a file is on.
+func hintsNote(d *fingerprint.Drive) string {
+	switch {
+	case d.Simulated || d.Hints == "":
+		return ""
+	case d.Hints == "effective: "+placement.ReasonKernelStreams:
+		return "files' write hints reach the drive (kernel streams)"
+	case d.FDP != nil && *d.FDP:
+		return fmt.Sprintf("no file write reaches an FDP placement handle on this kernel (%s): MySQL's writes go to their namespace's default handle, so placement comes only from the namespace layout", strings.TrimPrefix(d.Hints, "effective: "))
+	}
+	return "files' write hints do not reach the drive (" + d.Hints + ")"
 }

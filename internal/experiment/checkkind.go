@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"time"
 )
 
 // A checkKind is one kind of pre-run check: the keys a plan gives it, what
@@ -16,6 +17,7 @@ type checkKind struct {
 	// when nothing is.
 	validate func(p *Plan, c Check) []string
 	run      func(e *Executor, ctx context.Context, c Check, run *Run) (string, error)
+	timeout  time.Duration // default 30 s
 }
 
 // needs are the plan-level fields a check kind reads.
@@ -55,6 +57,8 @@ var checkKinds = map[string]checkKind{
 	"sched_steal":   schedStealCheck,
 	"nic_channels":  nicChannelsCheck,
 	"page_cache":    pageCacheCheck,
+	"discard":       discardCheck,
+	"same_data":     sameDataCheck,
 }
 
 func (c Check) onFail() string {

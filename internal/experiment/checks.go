@@ -26,9 +26,14 @@ func (e *Executor) runChecks(ctx context.Context, it Item, logPath string) error
 		}
 	}
 	e.state.Checks = kept
+	e.setup = setupKey(it.ID)
 	var stops []string
 	for _, c := range e.Plan.Checks {
-		cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		timeout := 30 * time.Second
+		if k, ok := checkKinds[c.Check]; ok && k.timeout > 0 {
+			timeout = k.timeout
+		}
+		cctx, cancel := context.WithTimeout(ctx, timeout)
 		reason, err := e.check(cctx, c, it.Run)
 		cancel()
 		if errors.Is(err, errNotRun) {

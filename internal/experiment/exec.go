@@ -54,6 +54,7 @@ type Executor struct {
 	state  *State
 	items  []Item
 	redact redactor
+	setup  string // the set-up whose checks run (setupKey)
 
 	loadgenOnce sync.Once // loadgenVersion
 	loadgenVer  string
@@ -402,6 +403,7 @@ func (e *Executor) do(ctx context.Context, i int, it Item, st *StepState) (*RunR
 	if err != nil {
 		return nil, err
 	}
+	e.snapshotDiscard(ctx, it)
 	var stop func() (bool, string)
 	if it.Step.Written > 0 {
 		stop, err = e.writtenStop(ctx, it.Step.Written)

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/walab/walab/internal/hostapi"
+	"github.com/walab/walab/internal/testenv"
 )
 
 // dbFacts is a database host unlike the test machine: md0 over two NVMe
@@ -39,11 +40,7 @@ func TestHostFactChecks(t *testing.T) {
 	}))
 	defer srv.Close()
 	e := &Executor{Plan: &Plan{Exporter: srv.URL, Device: "nvme0"}}
-	for _, tc := range []struct {
-		c    Check
-		pass bool
-		want string
-	}{
+	runCheckCases(t, e, []checkCase{
 		{Check{Check: "irqbalance", Expect: "stopped"}, true, "irqbalance is stopped on dbhost"},
 		{Check{Check: "irqbalance", Expect: "running"}, false, "irqbalance is stopped on dbhost, the plan expects it running"},
 		{Check{Check: "irq_affinity", Device: "nvme0", CPUs: "0-3"}, true, "2 interrupt lines of nvme0 on dbhost"},
@@ -72,7 +69,20 @@ func TestHostFactChecks(t *testing.T) {
 		{Check{Check: "nic_channels", Device: "eth9", Expect: "6"}, false, "shows no NIC eth9"},
 		{Check{Check: "page_cache", Bytes: 4 << 30}, true, "page cache on dbhost: 3.0 GiB (at most 4.0 GiB)"},
 		{Check{Check: "page_cache", Bytes: 1 << 30}, false, "the page cache on dbhost holds 3.0 GiB, the plan allows 1.0 GiB"},
-	} {
+	})
+}
+
+// checkCase is one check against served facts: whether it passes, and
+// what its reason (or error) contains.
+type checkCase struct {
+	c    Check
+	pass bool
+	want string
+}
+
+func runCheckCases(t *testing.T, e *Executor, cases []checkCase) {
+	t.Helper()
+	for _, tc := range cases {
 		t.Run(tc.c.Check+" "+tc.want, func(t *testing.T) {
 			require.Empty(t, checkKinds[tc.c.Check].validate(e.Plan, tc.c))
 			got, err := e.check(context.Background(), tc.c, &Run{Name: "r"})
@@ -177,4 +187,42 @@ func TestSeed000PlansDropThePageCache(t *testing.T) {
 			require.Equal(t, HostDB, last.On, "on the database host")
 		}
 	}
+}
+
+// seedFacts is seed 000's database host (§4.7): two mysqld, numactl -C 0-60
+// -i 0-3 for /etc/my-1.cnf and -C 67-127 -i 0-3 for /etc/my-2.cnf.
+func seedFacts(dir1 string) hostapi.Facts {
+	return hostapi.Facts{Hostname: "dbhost", Processes: []hostapi.Process{
+		{Name: "mysqld", PID: 11, CPUs: "0-60", Mems: "0-3", NUMAPolicy: "interleave:0-3", Dir: dir1},
+		{Name: "mysqld", PID: 12, CPUs: "67-127", Mems: "0-3", NUMAPolicy: "interleave:0-3", Dir: "/data/mysql-2/data"},
+	}}
+}
+
+// TestMysqldCPUsTwoInstances: seed 000's two-instance pinning is two
+// mysqld_cpus checks, each selecting its instance by datadir (a target's
+// @@datadir, or a path) with its own CPU list and the interleave policy;
+// an instance pinned like the other one, or without the policy, fails.
+func TestMysqldCPUsTwoInstances(t *testing.T) {
+	db, _ := testenv.MariaDB(t, "")
+	var dir1 string
+	require.NoError(t, db.QueryRow("SELECT @@datadir").Scan(&dir1))
+	facts := seedFacts(dir1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_ = json.NewEncoder(w).Encode(facts)
+	}))
+	defer srv.Close()
+	p := &Plan{Exporter: srv.URL, Targets: []Target{{Name: "mysql-1", DSN: testenv.DSN(testenv.MariaDBAddr(), "")}}}
+	e := &Executor{Plan: p}
+	runCheckCases(t, e, []checkCase{
+		{Check{Check: "mysqld_cpus", Targets: []string{"mysql-1"}, CPUs: "0-60", Policy: "interleave:0-3"}, true, "mysqld pid 11 on CPUs 0-60 (policy interleave:0-3) on dbhost"},
+		{Check{Check: "mysqld_cpus", Path: "/data/mysql-2/data/", CPUs: "67-127", Policy: "interleave:0,1,2,3"}, true, "mysqld pid 12 on CPUs 67-127"},
+		{Check{Check: "mysqld_cpus", Targets: []string{"mysql-1"}, CPUs: "67-127", Policy: "interleave:0-3"}, false, "mysqld pid 11 on dbhost may run on CPUs 0-60, the plan expects 67-127"},
+		{Check{Check: "mysqld_cpus", Path: "/data/mysql-2/data", CPUs: "67-127", Policy: "bind:0"}, false, "has memory policy interleave:0-3, the plan expects bind:0"},
+		{Check{Check: "mysqld_cpus", Path: "/data/mysql-2/data", CPUs: "67-127", Policy: "interleave:0-1"}, false, "the plan expects interleave:0-1"},
+		{Check{Check: "mysqld_cpus", Path: "/data/mysql-3/data", CPUs: "0-60"}, false, "no mysqld or mariadbd on dbhost runs in path /data/mysql-3/data (watched: pid 11 in " + dir1 + ", pid 12 in /data/mysql-2/data)"},
+		// Without a selector every mysqld is held to one list: seed 000's two cannot pass.
+		{Check{Check: "mysqld_cpus", CPUs: "0-60"}, false, "mysqld pid 12 on dbhost may run on CPUs 67-127, the plan expects 0-60"},
+	})
+	require.Equal(t, []string{`policy "interleave": want a memory policy as numa_maps prints it: interleave:0-3, bind:0, prefer:1`},
+		validMysqldCPUs(p, Check{CPUs: "0", Policy: "interleave"}))
 }

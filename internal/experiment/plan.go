@@ -91,6 +91,7 @@ type Check struct {
 	Process string   `yaml:"process"`
 	CPUs    string   `yaml:"cpus"`
 	Nodes   string   `yaml:"nodes"`
+	Policy  string   `yaml:"policy"` // mysqld_cpus: memory policy as numa_maps prints it, interleave:0-3
 	Options []string `yaml:"options"`
 	// IOPSFrom (io_capacity) is the plan's fio or loadgen fileio run whose
 	// measured IOPS innodb_io_capacity is held to.
@@ -503,7 +504,9 @@ func Destructive(cmd string) string {
 	return ""
 }
 
-var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}\n]*))?\}`)
+// envRef is ${NAME} or ${NAME:-default}; a default may itself hold
+// ${OTHER} references (one level): ${EXPORTER:-http://${DB_HOST}:10131}.
+var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-((?:[^{}\n]|\$\{[A-Za-z_][A-Za-z0-9_]*(?::-[^{}\n]*)?\})*))?\}`)
 
 // Expand replaces ${NAME} and ${NAME:-default} with the environment's
 // value, so one plan file serves several set-ups (ports, paths) unchanged.
@@ -522,14 +525,22 @@ func expandText(data []byte, getenv func(string) (string, bool), lenient bool) (
 		if v, ok := getenv(string(m[1])); ok {
 			return []byte(v)
 		}
+		line := func() int { return 1 + bytes.Count(data[:bytes.Index(data, ref)], []byte("\n")) }
 		if len(m[2]) > 0 {
-			return m[3]
+			// The default, expanded too: it may name another variable.
+			def, err := expandText(m[3], getenv, lenient)
+			if err != nil {
+				for _, e := range err.(Errors) {
+					errs = append(errs, LineError{line(), e.Msg})
+				}
+				return ref
+			}
+			return def
 		}
 		if lenient {
 			return ref
 		}
-		line := 1 + bytes.Count(data[:bytes.Index(data, ref)], []byte("\n"))
-		errs = append(errs, LineError{line, fmt.Sprintf("${%s} is not set and has no default (write ${%s:-value})", m[1], m[1])})
+		errs = append(errs, LineError{line(), fmt.Sprintf("${%s} is not set and has no default (write ${%s:-value})", m[1], m[1])})
 		return ref
 	})
 	if len(errs) > 0 {

@@ -118,4 +118,15 @@ func TestExpand(t *testing.T) {
 	require.Equal(t, "dsn: root@tcp(127.0.0.1:3307)/x\nround: 1m\ne: ''\ncmd: echo $WALAB_OUT\n", string(out))
 	_, err = Expand([]byte("a: 1\nb: ${MISSING}\n"), get)
 	require.EqualError(t, err, "line 2: ${MISSING} is not set and has no default (write ${MISSING:-value})")
+
+	// A default may name another variable: the exporter on the database host.
+	out, err = Expand([]byte("exporter: ${EXPORTER:-http://${PORT}:10131}\nexec: \"${EXEC:-ssh -p ${SSH:-22} root@x}\"\n"), get)
+	require.NoError(t, err)
+	require.Equal(t, "exporter: http://3307:10131\nexec: \"ssh -p 22 root@x\"\n", string(out))
+	env["EXPORTER"] = "http://set"
+	out, err = Expand([]byte("exporter: ${EXPORTER:-http://${MISSING}:10131}\n"), get)
+	require.NoError(t, err, "a default not taken is not expanded")
+	require.Equal(t, "exporter: http://set\n", string(out))
+	_, err = Expand([]byte("\nexporter: ${OTHER:-http://${MISSING}:10131}\n"), get)
+	require.EqualError(t, err, "line 2: ${MISSING} is not set and has no default (write ${MISSING:-value})")
 }

@@ -62,6 +62,7 @@ func (r redactor) argv(argv []string) []string {
 func secretsOf(plan []byte, getenv func(string) (string, bool)) []string {
 	var out []string
 	for _, m := range envRef.FindAllSubmatch(plan, -1) {
+		out = append(out, secretsOf(m[3], getenv)...) // ${A:-${SECRET}}
 		if !secretName.Match(m[1]) {
 			continue
 		}

@@ -126,3 +126,13 @@ func TestDryRunHidesSecrets(t *testing.T) {
 	require.Contains(t, b.String(), ": -uroot -p***;")
 	require.Contains(t, b.String(), "--target 'db=root:***@tcp(127.0.0.1:1)/x?timeout=1s'")
 }
+
+// TestSecretInDefault: a secret named inside another variable's default
+// is hidden too.
+func TestSecretInDefault(t *testing.T) {
+	get := func(k string) (string, bool) {
+		v, ok := map[string]string{"DB_PASSWORD": "hunter2"}[k]
+		return v, ok
+	}
+	require.Equal(t, []string{"hunter2"}, secretsOf([]byte("dsn: ${DSN:-root:${DB_PASSWORD}@tcp(db:3306)/x}\n"), get))
+}

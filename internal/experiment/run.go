@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/walab/walab/internal/fingerprint"
@@ -29,7 +30,7 @@ func (e *Executor) run(ctx context.Context, i int, it Item, st *StepState, logPa
 	if err != nil {
 		return nil, err
 	}
-	fpStart := e.fingerprint(ctx, runID, "start", argv)
+	fpStart := e.fingerprint(ctx, it, runID, "start", argv)
 	e.recordTool(ctx, it.Run, fpStart)
 	if err := writeJSON(filepath.Join(abs, "fingerprint-start.json"), fpStart); err != nil {
 		return nil, err
@@ -58,7 +59,7 @@ func (e *Executor) run(ctx context.Context, i int, it Item, st *StepState, logPa
 	if err != nil {
 		return nil, err
 	}
-	fpEnd := e.fingerprint(ctx, runID, "end", argv)
+	fpEnd := e.fingerprint(ctx, it, runID, "end", argv)
 	e.recordTool(ctx, it.Run, fpEnd)
 	if err := writeJSON(filepath.Join(abs, "fingerprint-end.json"), fpEnd); err != nil {
 		return nil, err
@@ -135,8 +136,10 @@ func (e *Executor) recordTool(ctx context.Context, r *Run, f *fingerprint.Finger
 
 // fingerprint takes a run's fingerprint; what cannot be read is named in
 // its Errors, never filled in.
-func (e *Executor) fingerprint(ctx context.Context, runID, point string, argv []string) *fingerprint.Fingerprint {
-	f := &fingerprint.Fingerprint{Schema: fingerprint.Schema, Run: runID, Point: point, Taken: time.Now().UTC(), Loadgen: e.redact.argv(argv)}
+func (e *Executor) fingerprint(ctx context.Context, it Item, runID, point string, argv []string) *fingerprint.Fingerprint {
+	f := &fingerprint.Fingerprint{Schema: fingerprint.Schema, Run: runID, Point: point, Taken: time.Now().UTC(), Loadgen: e.redact.argv(argv),
+		Treatment: e.treatment(ctx, it.Run)}
+	e.resetFacts(f, it)
 	if e.Plan.Exporter != "" {
 		d, err := fingerprint.ReadDrive(ctx, e.client(), e.Plan.Exporter, e.Plan.Device)
 		f.Drive = d
@@ -164,4 +167,23 @@ func (e *Executor) fingerprint(ctx context.Context, runID, point string, argv []
 	}
 	f.Errors = append(f.Errors, errs...)
 	return f
+}
+
+// resetFacts copies what the run's checks found after its reset into the
+// fingerprint: each target's data identity and the disks' discards. Only
+// the set-up whose checks ran in this process (e.setup) is known: after a
+// resume they are absent, never guessed.
+func (e *Executor) resetFacts(f *fingerprint.Fingerprint, it Item) {
+	if it.Run == nil || !strings.HasPrefix(e.setup, it.Run.Name+"/") {
+		return
+	}
+	for name, d := range e.state.Datasets[e.setup] {
+		if f.Data == nil {
+			f.Data = map[string]string{}
+		}
+		f.Data[name] = fmt.Sprintf("%d tables, sha256 %s", d.Tables, d.SHA256)
+	}
+	if snap := e.state.ResetDiscard[e.setup]; snap != nil && snap.Moved != nil {
+		f.ResetDiscardedBytes = snap.Moved
+	}
 }

@@ -42,7 +42,12 @@ type State struct {
 	Runs           []RunRecord           `json:"runs"`
 	Checks         []CheckResult         `json:"checks"`
 	Compare        *CompareRecord        `json:"compare,omitempty"`
-	Finished       *time.Time            `json:"finished,omitempty"`
+	// ResetDiscard are the discard counters before each run's reset, by
+	// set-up (check_discard.go); Datasets the identity of the data each
+	// run's checks found, by set-up and target (check_same_data.go).
+	ResetDiscard map[string]*DiscardSnapshot   `json:"reset_discard,omitempty"`
+	Datasets     map[string]map[string]Dataset `json:"datasets,omitempty"`
+	Finished     *time.Time                    `json:"finished,omitempty"`
 }
 
 // StepState is one item's progress.

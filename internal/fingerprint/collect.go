@@ -148,6 +148,13 @@ func (f Families) Get(name string, match map[string]string) (v float64, labels m
 
 func ptr[T any](v T) *T { return &v }
 
+func (d *Drive) setFDP(k string, v float64) {
+	if d.FDPConfig == nil {
+		d.FDPConfig = map[string]float64{}
+	}
+	d.FDPConfig[k] = v
+}
+
 // SimPath is the simulated drive's placement endpoint on the exporter.
 const SimPath = "/api/v1/sim/placement"
 
@@ -208,6 +215,20 @@ func ReadDrive(ctx context.Context, client *http.Client, base, device string) (*
 	}
 	if v := get(promql.NVMeFDPEnabled, dev); v != nil {
 		d.FDP = ptr(*v == 1)
+	}
+	for k, n := range map[string]string{"reclaim_unit_size_bytes": promql.NVMeFDPUnitSize, "reclaim_unit_handles": promql.NVMeFDPHandles} {
+		if v := get(n, dev); v != nil {
+			d.setFDP(k, *v)
+		}
+	}
+	for _, s := range fams.All(promql.NVMeFDPHandlesUsed, dev) {
+		d.setFDP("handles_used_"+s.Labels["by"], s.Value)
+	}
+	if v, l, ok := fams.Get(promql.PlacementHintsEffective, dev); ok {
+		d.Hints = l["reason"]
+		if v == 1 {
+			d.Hints = "effective: " + d.Hints
+		}
 	}
 	for _, s := range fams.All(promql.PlacementDaemonRunning, nil) {
 		if d.Daemons == nil {

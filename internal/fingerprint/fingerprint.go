@@ -29,6 +29,14 @@ type Fingerprint struct {
 	Host    Host      `json:"host"`
 	MySQL   []MySQL   `json:"mysql,omitempty"`
 	Loadgen []string  `json:"loadgen,omitempty"` // the run's command line
+	// Treatment is what the run's arm changes: its placement switch.
+	Treatment *Treatment `json:"treatment,omitempty"`
+	// Data is each target's data at its run's checks (same_data: tables
+	// and checksum): both arms must start from the same.
+	Data map[string]string `json:"data,omitempty"`
+	// ResetDiscardedBytes are the bytes each disk under the data
+	// discarded during the run's reset (the discard check).
+	ResetDiscardedBytes map[string]float64 `json:"reset_discarded_bytes,omitempty"`
 	// Tools are the walab builds involved: "walab" (the runner) and
 	// "exporter" (the database host's exporter), as version (commit, go).
 	Tools map[string]string `json:"tools,omitempty"`
@@ -54,7 +62,15 @@ type Drive struct {
 	// Placement: directives enabled (streams, fdp), placement daemons running.
 	Directives map[string]bool `json:"directives,omitempty"`
 	FDP        *bool           `json:"fdp_enabled,omitempty"`
-	Daemons    map[string]bool `json:"placement_daemons,omitempty"`
+	// FDPConfig is the active FDP configuration (logs 0x20, 0x21):
+	// reclaim_unit_size_bytes, reclaim_unit_handles, handles_used_host,
+	// handles_used_controller.
+	FDPConfig map[string]float64 `json:"fdp_config,omitempty"`
+	Daemons   map[string]bool    `json:"placement_daemons,omitempty"`
+	// Hints is walab_placement_hints_effective's reason, "effective: "
+	// prefixed when a file's writes can carry a placement hint to the
+	// drive (kernel_streams), else the missing link (no_write_streams).
+	Hints string `json:"placement_hints,omitempty"`
 	// SimPlacement is the simulated drive's placement switch.
 	SimPlacement *bool `json:"sim_placement,omitempty"`
 }
@@ -77,18 +93,27 @@ type Host struct {
 	// Tuning: STEAL, its node limit, sysctls, THP, NIC channels, the page
 	// cache at the fingerprint's time (volatile: not drift).
 	Tuning *hostapi.Tuning `json:"tuning,omitempty"`
-	// Processes are the watched mysqld/mariadbd processes' CPU and NUMA
-	// placement, in the exporter's order (the PID is left out: it changes
-	// with every restart).
+	// Processes are the watched mysqld/mariadbd: where each may run and
+	// its memory policy (numactl -C, -i), by working directory (its datadir).
 	Processes []Process `json:"processes,omitempty"`
 }
 
-// Process is where one database server process may run and allocate.
+// Process is one watched process's placement on the host.
 type Process struct {
 	Name       string `json:"name"`
-	CPUs       string `json:"cpus,omitempty"`
+	Dir        string `json:"dir"`
+	CPUs       string `json:"cpus"`
 	Mems       string `json:"mems,omitempty"`
 	NUMAPolicy string `json:"numa_policy,omitempty"`
+}
+
+// Treatment is a run's placement switch as it ran: its commands (the
+// run's between steps, on their host), the SHA-256 of every file they name
+// that exists there (a placement daemon's rule files), and errors reading them.
+type Treatment struct {
+	Commands []string          `json:"commands,omitempty"`
+	Files    map[string]string `json:"files,omitempty"` // path → sha256
+	Errors   []string          `json:"errors,omitempty"`
 }
 
 // Mount is the filesystem a data directory lives on.
@@ -117,7 +142,7 @@ type MySQL struct {
 }
 
 // Volatile keys change during any run and are not drift.
-var volatile = []string{"schema", "run", "point", "taken", "errors",
+var volatile = []string{"schema", "run", "point", "taken", "errors", "reset_discarded_bytes", "treatment.errors",
 	"drive.host_written_bytes", "drive.media_written_bytes", "drive.fill_ratio", "drive.write_amplification_1h",
 	"host.tuning.page_cache_bytes",
 	"loadgen"}
@@ -154,6 +179,18 @@ func (f *Fingerprint) Flatten() map[string]string {
 				}
 			}
 			host["mounts"] = keyed
+		}
+		if list, ok := host["processes"].([]any); ok {
+			keyed := map[string]any{}
+			for _, x := range list {
+				if mm, ok := x.(map[string]any); ok {
+					key := fmt.Sprint(mm["name"], " ", mm["dir"])
+					delete(mm, "name")
+					delete(mm, "dir")
+					keyed[key] = mm
+				}
+			}
+			host["processes"] = keyed
 		}
 	}
 	if lg, ok := m["loadgen"].([]any); ok {

@@ -29,7 +29,7 @@ func ReadHost(ctx context.Context, client *http.Client, base string, paths []str
 		h.Tuning = &t
 	}
 	for _, p := range f.Processes {
-		h.Processes = append(h.Processes, Process{Name: p.Name, CPUs: p.CPUs, Mems: p.Mems, NUMAPolicy: p.NUMAPolicy})
+		h.Processes = append(h.Processes, Process{Name: p.Name, Dir: p.Dir, CPUs: p.CPUs, Mems: p.Mems, NUMAPolicy: p.NUMAPolicy})
 	}
 	var errs []string
 	for _, e := range f.Errors {

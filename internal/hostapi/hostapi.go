@@ -94,6 +94,10 @@ type Process struct {
 	// numa_maps: default, bind:0, interleave:0-1, prefer:1; "" when
 	// numa_maps was not readable.
 	NUMAPolicy string `json:"numa_policy,omitempty"`
+	// Dir is its working directory (/proc/PID/cwd): mysqld and mariadbd
+	// chdir to their datadir, so it tells two instances apart; "" when
+	// not readable.
+	Dir string `json:"dir,omitempty"`
 }
 
 // Sysctls are the kernel settings the seeds record (seed 000 and 002):

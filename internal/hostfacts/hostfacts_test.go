@@ -223,6 +223,7 @@ func TestIRQsAndProcessesFromFixture(t *testing.T) {
 	w("100/comm", "mysqld\n")
 	w("100/status", "Name:\tmysqld\nCpus_allowed_list:\t2-3\nMems_allowed_list:\t0\n")
 	w("100/numa_maps", "00400000 bind:0 file=/usr/sbin/mysqld\n7f00 bind:0 anon=1\n")
+	require.NoError(t, os.Symlink("/data/mysql-1/data", filepath.Join(proc, "100/cwd")))
 	w("200/comm", "bash\n")
 	w("200/status", "Cpus_allowed_list:\t0-3\n")
 	f := Read(context.Background(), Options{ProcFS: proc, SysFS: t.TempDir(), Interfaces: []string{"eth0"}, Processes: []string{"mysqld"}})
@@ -231,7 +232,7 @@ func TestIRQsAndProcessesFromFixture(t *testing.T) {
 		{IRQ: 41, Device: "nvme0", Action: "nvme0q2", CPUs: "1"},
 		{IRQ: 50, Device: "eth0", Action: "eth0-TxRx-0", CPUs: "0-1"},
 	}, f.IRQs)
-	require.Equal(t, []hostapi.Process{{Name: "mysqld", PID: 100, CPUs: "2-3", Mems: "0", NUMAPolicy: "bind:0"}}, f.Processes)
+	require.Equal(t, []hostapi.Process{{Name: "mysqld", PID: 100, CPUs: "2-3", Mems: "0", NUMAPolicy: "bind:0", Dir: "/data/mysql-1/data"}}, f.Processes)
 	running := false
 	require.Equal(t, &running, f.Irqbalance)
 }

@@ -56,7 +56,18 @@ func readProcess(procfs, name string, pid int) (hostapi.Process, error) {
 		}
 	}
 	p.NUMAPolicy = numaPolicy(filepath.Join(dir, "numa_maps"))
+	p.Dir = processDir(dir)
 	return p, nil
+}
+
+// processDir is a process's working directory, "" when unreadable (it
+// needs the right to ptrace-read the process, as root has).
+func processDir(dir string) string {
+	d, err := os.Readlink(filepath.Join(dir, "cwd"))
+	if err != nil {
+		return ""
+	}
+	return d
 }
 
 // maxNUMAMapsLines bounds the numa_maps read (one line per mapping).

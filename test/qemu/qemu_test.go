@@ -135,14 +135,7 @@ func guestRun(t *testing.T) (outDir, exporterBin string) {
 // built and put at /<its base name>.
 func bootGuest(t *testing.T, steps string, ctrls []Controller, modules, optional []string, tools ...string) (outDir, exporterBin string) {
 	t.Helper()
-	qemuBin := testenv.RequireBinary(t, "qemu-system-x86_64")
-	version, err := exec.Command(qemuBin, "--version").Output()
-	require.NoError(t, err)
-	major, minor, err := ParseVersion(string(version))
-	require.NoError(t, err)
-	if major < MinQEMU {
-		testenv.Missing(t, "QEMU %d.%d at %s: these tests need QEMU >= %d (bookworm-backports; scripts/setup.sh installs it)", major, minor, qemuBin, MinQEMU)
-	}
+	qemuBin := RequireQEMU(t)
 	k, err := FindKernel("/boot", "/lib/modules")
 	if err != nil {
 		testenv.Missing(t, "%v", err)
@@ -153,8 +146,8 @@ func bootGuest(t *testing.T, steps string, ctrls []Controller, modules, optional
 	}
 	dir := t.TempDir() // removed on failure too
 
-	guestBin := buildStatic(t, dir, "walab-guest", "./guest")
-	exporterBin = buildStatic(t, dir, "exporter", "../../exporter")
+	guestBin := BuildStatic(t, dir, "walab-guest", "./guest")
+	exporterBin = BuildStatic(t, dir, "exporter", "../../exporter")
 
 	init := strings.NewReplacer("@STEPS@", steps, "@CONTROLLERS@", fmt.Sprint(len(ctrls))).Replace(guestInit)
 	a, err := BaseArchive(busybox, init)
@@ -163,7 +156,7 @@ func bootGuest(t *testing.T, steps string, ctrls []Controller, modules, optional
 	require.NoError(t, AddStaticBinary(a, "exporter", exporterBin))
 	for _, pkg := range tools {
 		name := filepath.Base(pkg)
-		require.NoError(t, AddStaticBinary(a, name, buildStatic(t, dir, name, pkg)))
+		require.NoError(t, AddStaticBinary(a, name, BuildStatic(t, dir, name, pkg)))
 	}
 	mods, err := AddModules(a, k, modules, optional)
 	require.NoError(t, err)
@@ -185,7 +178,7 @@ func bootGuest(t *testing.T, steps string, ctrls []Controller, modules, optional
 		if err == nil {
 			break
 		}
-		t.Logf("boot %d failed: %v\nguest console:\n%s", attempt, err, tail(run.Console, 4000))
+		t.Logf("boot %d failed: %v\nguest console:\n%s", attempt, err, Tail(run.Console, 4000))
 		// A kernel that never reached /init (an emulated-timer stall on a
 		// starved TCG CPU) says nothing about walab: boot once more. Any
 		// failure after /init started is the test's business.
@@ -193,32 +186,13 @@ func bootGuest(t *testing.T, steps string, ctrls []Controller, modules, optional
 			require.NoError(t, err)
 		}
 	}
-	t.Logf("QEMU ran %s; guest console:\n%s", run.Duration.Round(time.Millisecond), tail(run.Console, 3000))
+	t.Logf("QEMU ran %s; guest console:\n%s", run.Duration.Round(time.Millisecond), Tail(run.Console, 3000))
 	outDir = filepath.Join(dir, "out")
 	if keep := os.Getenv("WALAB_QEMU_KEEP"); keep != "" {
 		outDir = keep // for looking at a run by hand
 	}
 	require.NoError(t, untar(run.Output, outDir))
 	return outDir, exporterBin
-}
-
-// buildStatic builds a Go main package without cgo, so it runs in an
-// initramfs that has no libc.
-func buildStatic(t *testing.T, dir, name, pkg string) string {
-	t.Helper()
-	bin := filepath.Join(dir, name)
-	build := exec.Command("go", "build", "-o", bin, pkg)
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, "build %s: %s", pkg, out)
-	return bin
-}
-
-func tail(s string, n int) string {
-	if len(s) > n {
-		return "..." + s[len(s)-n:]
-	}
-	return s
 }
 
 func untar(b []byte, dir string) error {
@@ -266,7 +240,7 @@ func requireSteps(t *testing.T, out string, names ...string) {
 		fmt.Fprintf(&want, "%s 0\n", n)
 		if !strings.Contains(string(steps), n+" 0\n") {
 			b, _ := os.ReadFile(filepath.Join(out, n+".log"))
-			fmt.Fprintf(&logs, "--- %s:\n%s\n", n, tail(string(b), 2000))
+			fmt.Fprintf(&logs, "--- %s:\n%s\n", n, Tail(string(b), 2000))
 		}
 	}
 	require.Equal(t, want.String(), string(steps), "guest steps; output of the failed ones:\n%s", logs.String())

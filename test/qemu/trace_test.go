@@ -63,7 +63,7 @@ func TestQEMUPlacementTrace(t *testing.T) {
 	}
 	off := (secs("dd-off1.txt") + secs("dd-off2.txt")) / 2
 	t.Logf("3000 direct 4 KiB writes under TCG: %.3f s without the tracer, %.3f s with it (ratio %.3f)", off, secs("dd-on.txt"), secs("dd-on.txt")/off)
-	t.Logf("serve log:\n%s", tail(string(mustRead(t, filepath.Join(out, "serve.log"))), 1500))
+	t.Logf("serve log:\n%s", Tail(string(mustRead(t, filepath.Join(out, "serve.log"))), 1500))
 
 	t.Run("the kernel's format file is committed and lays out the fields as the tracer's fixture", func(t *testing.T) {
 		got := mustRead(t, filepath.Join(out, "nvme_setup_cmd.format"))

@@ -49,6 +49,28 @@ type VM struct {
 	MemoryMiB   int
 	Dir         string // work directory: disks and serial logs go here
 	Cmdline     string // extra kernel command line
+	SMP         int    // vCPUs (default 1)
+	// Net, when set, gives the guest one virtio NIC on QEMU's user-mode
+	// network with restrict=on (the guest reaches nothing outside) and
+	// its ports forwarded from the host's loopback only; nil: no NIC.
+	Net *UserNet
+	// Shares are host directories the guest mounts over virtio-9p.
+	Shares []Share
+}
+
+// UserNet is the guest's user-mode network: host 127.0.0.1:Host → guest :Guest.
+type UserNet struct {
+	Forwards []Forward
+}
+
+// Forward is one TCP port forwarded from the host's loopback to the guest.
+type Forward struct{ Host, Guest int }
+
+// Share is a host directory exported to the guest over virtio-9p with
+// mount tag Tag; ReadOnly makes QEMU refuse every write.
+type Share struct {
+	Tag, Path string
+	ReadOnly  bool
 }
 
 // Run is what a boot produced.
@@ -82,14 +104,27 @@ func (v VM) Args() ([]string, error) {
 	for _, a := range strings.Split(accel, ":") {
 		args = append(args, "-accel", a)
 	}
+	smp := max(v.SMP, 1)
 	args = append(args,
-		"-m", strconv.Itoa(mem), "-smp", "1",
-		"-display", "none", "-vga", "none", "-monitor", "none", "-nic", "none", "-no-reboot",
+		"-m", strconv.Itoa(mem), "-smp", strconv.Itoa(smp),
+		"-display", "none", "-vga", "none", "-monitor", "none", "-no-reboot",
 		"-kernel", v.Kernel.Image, "-initrd", v.Initramfs,
 		"-append", strings.TrimSpace("console=ttyS0 panic=-1 rdinit=/init "+v.Cmdline),
 		"-serial", "file:"+filepath.Join(v.Dir, "console.log"),
 		"-serial", "file:"+filepath.Join(v.Dir, "out.b64"),
 	)
+	args = append(args, v.netArgs()...)
+	for i, sh := range v.Shares {
+		if strings.ContainsAny(sh.Tag+sh.Path, ", ") {
+			return nil, fmt.Errorf("share %q at %q: no commas or spaces", sh.Tag, sh.Path)
+		}
+		ro := ""
+		if sh.ReadOnly {
+			ro = ",readonly=on"
+		}
+		args = append(args, "-fsdev", fmt.Sprintf("local,id=fs%d,path=%s,security_model=none%s", i, sh.Path, ro),
+			"-device", fmt.Sprintf("virtio-9p-pci,fsdev=fs%d,mount_tag=%s", i, sh.Tag))
+	}
 	for i, c := range v.Controllers {
 		dev, err := v.controllerArgs(i, c)
 		if err != nil {
@@ -98,6 +133,19 @@ func (v VM) Args() ([]string, error) {
 		args = append(args, dev...)
 	}
 	return args, nil
+}
+
+// netArgs: no NIC, or one virtio NIC on a restricted user-mode network
+// whose forwards listen on the host's 127.0.0.1 only.
+func (v VM) netArgs() []string {
+	if v.Net == nil {
+		return []string{"-nic", "none"}
+	}
+	nd := "user,id=n0,restrict=on"
+	for _, f := range v.Net.Forwards {
+		nd += fmt.Sprintf(",hostfwd=tcp:127.0.0.1:%d-:%d", f.Host, f.Guest)
+	}
+	return []string{"-netdev", nd, "-device", "virtio-net-pci,netdev=n0"}
 }
 
 // controllerArgs is one controller's -drive/-device arguments: the plain
@@ -164,27 +212,34 @@ func sparseDisk(path string, mib int) (string, error) {
 	return path, err
 }
 
+// command is QEMU's process for this VM: its own process group (a
+// timeout kills QEMU and anything it forked) and Pdeathsig (a test binary
+// killed by `go test -timeout` takes QEMU along).
+func (v VM) command(ctx context.Context, stderr *bytes.Buffer) (*exec.Cmd, error) {
+	args, err := v.Args()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.CommandContext(ctx, v.QEMU, args...)
+	cmd.Stdout, cmd.Stderr = stderr, stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	return cmd, nil
+}
+
 // Boot runs QEMU until the guest powers off, or ctx ends (then the whole
 // process group is killed). It returns what the guest sent even when the
 // output is missing, so a failing test can show the console.
 func (v VM) Boot(ctx context.Context) (Run, error) {
-	args, err := v.Args()
+	var stderr bytes.Buffer
+	cmd, err := v.command(ctx, &stderr)
 	if err != nil {
 		return Run{}, err
 	}
-	cmd := exec.CommandContext(ctx, v.QEMU, args...)
-	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stderr, &stderr
-	// Own process group, so a timeout kills QEMU and anything it forked;
-	// Pdeathsig so a test binary killed by `go test -timeout` takes QEMU along.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 5 * time.Second
 	start := time.Now()
 	runErr := cmd.Run()
-	r := Run{Duration: time.Since(start)}
-	con, _ := os.ReadFile(filepath.Join(v.Dir, "console.log"))
-	r.Console = string(con)
+	r := Run{Duration: time.Since(start), Console: v.Console()}
 	if runErr != nil {
 		return r, fmt.Errorf("qemu: %w (ctx: %v): %s", runErr, ctx.Err(), stderr.String())
 	}
@@ -194,6 +249,58 @@ func (v VM) Boot(ctx context.Context) (Run, error) {
 	}
 	r.Output, err = DecodeOutput(raw)
 	return r, err
+}
+
+// Console is what the guest wrote to its first serial port so far.
+func (v VM) Console() string {
+	con, _ := os.ReadFile(filepath.Join(v.Dir, "console.log"))
+	return string(con)
+}
+
+// Serial2 is what the guest wrote to its second serial port so far.
+func (v VM) Serial2() string {
+	b, _ := os.ReadFile(filepath.Join(v.Dir, "out.b64"))
+	return string(b)
+}
+
+// Guest is a VM left running (a database host): Stop ends it.
+type Guest struct {
+	VM
+	cmd    *exec.Cmd
+	done   chan struct{}
+	err    error
+	stderr bytes.Buffer
+}
+
+// Start boots the VM and returns while it runs; ctx's end kills it.
+func (v VM) Start(ctx context.Context) (*Guest, error) {
+	g := &Guest{VM: v, done: make(chan struct{})}
+	cmd, err := v.command(ctx, &g.stderr)
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	g.cmd = cmd
+	go func() { g.err = cmd.Wait(); close(g.done) }()
+	return g, nil
+}
+
+// Exited says whether QEMU ended, and how.
+func (g *Guest) Exited() (bool, error) {
+	select {
+	case <-g.done:
+		return true, fmt.Errorf("qemu ended: %v: %s", g.err, g.stderr.String())
+	default:
+		return false, nil
+	}
+}
+
+// Stop kills QEMU's process group and waits for it.
+func (g *Guest) Stop() {
+	_ = syscall.Kill(-g.cmd.Process.Pid, syscall.SIGKILL)
+	<-g.done
 }
 
 // MinQEMU is the oldest QEMU these tests accept: 10.0 emulates FDP (since

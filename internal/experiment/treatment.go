@@ -1,0 +1,106 @@
+package experiment
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/mattn/go-shellwords"
+
+	"github.com/walab/walab/internal/fingerprint"
+)
+
+// treatment is a run's placement switch as its fingerprint records it:
+// the between steps' commands with their host, and the SHA-256 of each
+// file they name (astream's rule files), read on that host. The hash is
+// only of files that exist there: a word that is no file is no file.
+func (e *Executor) treatment(ctx context.Context, r *Run) *fingerprint.Treatment {
+	if r == nil || len(r.Between) == 0 {
+		return nil
+	}
+	t := &fingerprint.Treatment{}
+	for _, s := range r.Between {
+		cmd := s.Command
+		if cmd == "" {
+			cmd = "loadgen " + s.Loadgen
+		}
+		t.Commands = append(t.Commands, "on "+orClient(s.On)+": "+e.redact.text(cmd))
+		words := fileWords(s.Command)
+		if len(words) == 0 {
+			continue
+		}
+		sums, err := e.hashFiles(ctx, s.On, words)
+		if err != "" {
+			t.Errors = append(t.Errors, err)
+		}
+		for p, h := range sums {
+			if t.Files == nil {
+				t.Files = map[string]string{}
+			}
+			t.Files[p] = h
+		}
+	}
+	return t
+}
+
+func orClient(on string) string {
+	if on == "" {
+		return HostClient
+	}
+	return on
+}
+
+// fileWords are the words of a command that may name a file: not an
+// option, with a / or a file name's dot (rule1.txt); an option's
+// --x=value gives its value.
+func fileWords(cmd string) []string {
+	words, err := shellwords.Parse(cmd)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, w := range words {
+		if strings.HasPrefix(w, "-") {
+			_, v, ok := strings.Cut(w, "=")
+			if !ok {
+				continue
+			}
+			w = v
+		}
+		if strings.Contains(w, "/") && !strings.Contains(w, "://") || strings.Contains(strings.TrimPrefix(w, "."), ".") && !strings.ContainsAny(w, "=:'\"") {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// hashScript prints "sha256  path" for each argument that is a regular file.
+const hashScript = `for f; do [ -f "$f" ] && sha256sum -- "$f"; done; true`
+
+// hashFiles hashes the words that are files on the host (db or client).
+func (e *Executor) hashFiles(ctx context.Context, on string, words []string) (map[string]string, string) {
+	argv, err := e.Plan.onHost(on, append([]string{"sh", "-c", hashScript, "walab-hash"}, words...))
+	if err != nil {
+		return nil, "hash of the treatment's files: " + err.Error()
+	}
+	cctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	var out, stderr bytes.Buffer
+	cmd := exec.CommandContext(cctx, argv[0], argv[1:]...)
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, "hash of the treatment's files on " + orClient(on) + ": " + err.Error() + ": " + strings.TrimSpace(stderr.String())
+	}
+	sums := map[string]string{}
+	sc := bufio.NewScanner(&out)
+	for sc.Scan() {
+		sum, path, ok := strings.Cut(sc.Text(), "  ")
+		if ok && len(sum) == 64 {
+			sums[path] = sum
+		}
+	}
+	return sums, ""
+}

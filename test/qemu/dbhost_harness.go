@@ -1,0 +1,186 @@
+//go:build linux
+
+package qemu
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/walab/walab/internal/testenv"
+)
+
+// The database host guest as a test harness: test/qemu's TestQEMUDBHost
+// and the seed000-nvme rehearsal (e2e) boot it.
+
+// DBHostDrive is the database host's drive: one controller in an FDP
+// subsystem (reclaim units of 4 MiB, one reclaim group, 4 handles) with
+// two 1 GiB namespaces, namespace 1 on reclaim unit handle 1 and
+// namespace 2 on handle 2.
+var DBHostDrive = Controller{Serial: "walabdb01", FDP: &FDP{RUSize: 4 << 20, Groups: 1, Handles: 4},
+	Namespaces: []Namespace{{DiskMiB: 1024, Handles: "1"}, {DiskMiB: 1024, Handles: "2"}}}
+
+const DBHostName = "walab-dbhost"
+
+// DBHostExporterConfig is the exporter on the database host: the real
+// drive (no sim section), both namespaces' data directories, mariadbd.
+const DBHostExporterConfig = `filesystem:
+  paths: [/data, /data2]
+host:
+  data_dirs: [/data, /data2]
+process:
+  names: [mariadbd]
+irq:
+  interfaces: [eth0]
+`
+
+// dbHost is a running database host guest and how the client reaches it.
+type DBHostGuest struct {
+	Guest                                 *Guest
+	SSHPort, MySQL1, MySQL2, ExporterPort int
+	Key, KnownHosts                       string // the run's client key, the guest's host key line
+	Bak                                   string // the backup directory the guest mounts at /bak
+}
+
+// ssh is the command prefix that runs a command on the guest.
+func (h *DBHostGuest) SSH() string {
+	return fmt.Sprintf("ssh -o BatchMode=yes -o UserKnownHostsFile=%s -o StrictHostKeyChecking=yes -o ConnectTimeout=20 -i %s -p %d root@127.0.0.1", h.KnownHosts, h.Key, h.SSHPort)
+}
+
+func (h *DBHostGuest) ExporterURL() string { return fmt.Sprintf("http://127.0.0.1:%d", h.ExporterPort) }
+
+// run runs a shell command on the guest over ssh.
+func (h *DBHostGuest) Run(t testing.TB, cmd string) string {
+	t.Helper()
+	argv := append(strings.Fields(h.SSH()), cmd)
+	out, err := exec.Command(argv[0], argv[1:]...).CombinedOutput()
+	require.NoError(t, err, "on the guest: %s: %s", cmd, out)
+	return string(out)
+}
+
+// StartDBHost boots the database host and waits for sshd and the exporter.
+func StartDBHost(t testing.TB, exporter, bak string) *DBHostGuest {
+	t.Helper()
+	qemuBin := RequireQEMU(t)
+	k, err := FindKernel("/boot", "/lib/modules")
+	if err != nil {
+		testenv.Missing(t, "%v", err)
+	}
+	busybox := "/bin/busybox"
+	if b := os.Getenv(BusyboxEnv); b != "" {
+		busybox = b
+	}
+	for _, b := range []string{busybox, "/usr/sbin/sshd", "/usr/sbin/mariadbd", "/usr/bin/numactl", "/usr/bin/ssh", "/usr/bin/ssh-keygen"} {
+		if _, err := os.Stat(b); err != nil {
+			testenv.Missing(t, "the database host guest runs this machine's %s: %v", b, err)
+		}
+	}
+	dir := t.TempDir()
+	h := &DBHostGuest{Key: filepath.Join(dir, "id_ed25519"), KnownHosts: filepath.Join(dir, "known_hosts"), Bak: bak}
+	for _, f := range []string{h.Key, filepath.Join(dir, "host_ed25519")} {
+		out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "walab-run", "-f", f).CombinedOutput()
+		require.NoError(t, err, "%s", out)
+	}
+	pub, err := os.ReadFile(h.Key + ".pub")
+	require.NoError(t, err)
+	hostKey, err := os.ReadFile(filepath.Join(dir, "host_ed25519"))
+	require.NoError(t, err)
+	hostPub, err := os.ReadFile(filepath.Join(dir, "host_ed25519.pub"))
+	require.NoError(t, err)
+	h.SSHPort, h.MySQL1, h.MySQL2, h.ExporterPort = testenv.FreePort(t), testenv.FreePort(t), testenv.FreePort(t), testenv.FreePort(t)
+	keyType, keyData, _ := strings.Cut(strings.TrimSpace(string(hostPub)), " ")
+	keyData, _, _ = strings.Cut(keyData, " ")
+	require.NoError(t, os.WriteFile(h.KnownHosts, []byte(fmt.Sprintf("[127.0.0.1]:%d %s %s\n", h.SSHPort, keyType, keyData)), 0o600))
+
+	a, mods, err := BuildDBHost(k, busybox, DBHost{Hostname: DBHostName, AuthorizedKey: string(pub), HostKey: hostKey,
+		Exporter: exporter, ExporterConfig: DBHostExporterConfig})
+	require.NoError(t, err)
+	t.Logf("kernel %s, modules %v", k.Version, mods)
+	initrd := filepath.Join(dir, "initramfs.cpio")
+	f, err := os.Create(initrd)
+	require.NoError(t, err)
+	_, err = a.WriteTo(f)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+
+	vm := VM{QEMU: qemuBin, Kernel: k, Initramfs: initrd, Dir: dir, Cmdline: "quiet no_timer_check", MemoryMiB: 1536, SMP: 2,
+		Controllers: []Controller{DBHostDrive},
+		Net:         &UserNet{Forwards: []Forward{{h.SSHPort, DBHostSSH}, {h.MySQL1, DBHostMySQL1}, {h.MySQL2, DBHostMySQL2}, {h.ExporterPort, DBHostExporter}}},
+		Shares:      []Share{{Tag: "usr", Path: "/usr", ReadOnly: true}, {Tag: "bak", Path: bak}}}
+	h.Guest, err = vm.Start(context.Background())
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		h.Guest.Stop()
+		if t.Failed() {
+			t.Logf("guest console:\n%s", Tail(h.Guest.Console(), 4000))
+		}
+	})
+	deadline := time.Now().Add(dbHostBootTimeout)
+	for !strings.Contains(h.Guest.Serial2(), DBHostReady) {
+		if done, err := h.Guest.Exited(); done {
+			t.Fatalf("the database host stopped before it was ready: %v\n%s", err, Tail(h.Guest.Console(), 4000))
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the database host was not ready within %s:\n%s", dbHostBootTimeout, Tail(h.Guest.Console(), 4000))
+		}
+		time.Sleep(time.Second)
+	}
+	// sshd forks into the background before READY; give it a few tries.
+	var out []byte
+	for i := 0; i < 30; i++ {
+		argv := append(strings.Fields(h.SSH()), "true")
+		if out, err = exec.Command(argv[0], argv[1:]...).CombinedOutput(); err == nil {
+			return h
+		}
+		time.Sleep(2 * time.Second)
+	}
+	t.Fatalf("ssh to the database host: %v: %s\n%s", err, out, Tail(h.Guest.Console(), 3000))
+	return nil
+}
+
+// RequireQEMU is qemu-system-x86_64 of at least MinQEMU.
+func RequireQEMU(t testing.TB) string {
+	t.Helper()
+	qemuBin := testenv.RequireBinary(t, "qemu-system-x86_64")
+	version, err := exec.Command(qemuBin, "--version").Output()
+	require.NoError(t, err)
+	major, minor, err := ParseVersion(string(version))
+	require.NoError(t, err)
+	if major < MinQEMU {
+		testenv.Missing(t, "QEMU %d.%d at %s: these tests need QEMU >= %d (bookworm-backports; scripts/setup.sh installs it)", major, minor, qemuBin, MinQEMU)
+	}
+	return qemuBin
+}
+
+// BuildStatic builds a Go main package without cgo, so it runs in an
+// initramfs that has no libc.
+func BuildStatic(t testing.TB, dir, name, pkg string) string {
+	t.Helper()
+	bin := filepath.Join(dir, name)
+	build := exec.Command("go", "build", "-o", bin, pkg)
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, "build %s: %s", pkg, out)
+	return bin
+}
+
+// Tail is the end of s, at most n bytes.
+func Tail(s string, n int) string {
+	if len(s) > n {
+		return "..." + s[len(s)-n:]
+	}
+	return s
+}
+
+// dbHostBootTimeout bounds the database host's boot to sshd and the exporter.
+const dbHostBootTimeout = 5 * time.Minute
+
+// BusyboxEnv names another static busybox than /bin/busybox (busybox-static).
+const BusyboxEnv = "WALAB_QEMU_BUSYBOX"
