@@ -39,7 +39,7 @@ spawn() { nice -n 10 "$@" >"$work/$(basename "$1").$$.$RANDOM.log" 2>&1 & pids+=
 ready() { for _ in $(seq 300); do curl -fs "$1" >/dev/null && return; sleep 0.2; done; echo "fleet.sh: $1 not ready" >&2; exit 1; }
 rss() { awk '/VmRSS/ {printf "%.0f", $2/1024}' "/proc/$1/status"; }
 q() { curl -fs "$vm/api/v1/query" --data-urlencode "query=$1" | python3 -c 'import json,sys; r=json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else "absent")'; }
-scalar() { curl -fs "$1" | awk -v m="$2" '$1 ~ "^"m"({|$)" {s += $NF} END {print s+0}'; }
+scalar() { curl -fs "$1" | awk -v m="$2" 'index($1, m "{") == 1 || $1 == m {s += $NF} END {print s + 0}'; }
 
 go build -o "$work/fleetsim" ./test/fleetsim
 go run ./alerts/gen -override test/fleetstack/rules-config.yml -out "$work/rules.yml" -k8s ""

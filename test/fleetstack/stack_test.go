@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -194,4 +196,56 @@ func TestFleetStack(t *testing.T) {
 	}
 	sort.Strings(got)
 	require.Equal(t, want, got, "%s fires for exactly the regressed drives", alert)
+	checkDashboard(t, s.vm)
+}
+
+// checkDashboard runs every query of the generated fleet dashboard against
+// VictoriaMetrics with the variables at their defaults (the baseline offset
+// at rules-config.yml's 2m): each must parse and, but for the placement
+// panel (the simulated hosts run no streams collector), return data.
+func checkDashboard(t *testing.T, vm string) {
+	t.Helper()
+	b, err := os.ReadFile("../../deploy/grafana/dashboards/walab-fleet.json")
+	require.NoError(t, err)
+	var board struct {
+		Panels []struct {
+			Title   string `json:"title"`
+			Targets []struct {
+				Expr string `json:"expr"`
+			} `json:"targets"`
+		} `json:"panels"`
+	}
+	require.NoError(t, json.Unmarshal(b, &board))
+	r := strings.NewReplacer("$model", ".*", "$baseline", "2m", "$__rate_interval", "1m")
+	n := 0
+	for _, p := range board.Panels {
+		for _, q := range p.Targets {
+			n++
+			res := instantQuery(t, vm, r.Replace(q.Expr))
+			if strings.Contains(p.Title, "placement") {
+				continue
+			}
+			require.NotEmpty(t, res, "panel %q: %s", p.Title, q.Expr)
+		}
+	}
+	require.GreaterOrEqual(t, n, 8)
+}
+
+// instantQuery runs expr through VictoriaMetrics' Prometheus API and
+// returns the series of the result; a query error fails the test.
+func instantQuery(t *testing.T, vm, expr string) []json.RawMessage {
+	t.Helper()
+	resp, err := http.PostForm(vm+"/api/v1/query", url.Values{"query": {expr}})
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var out struct {
+		Status string `json:"status"`
+		Error  string `json:"error"`
+		Data   struct {
+			Result []json.RawMessage `json:"result"`
+		} `json:"data"`
+	}
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&out))
+	require.Equal(t, "success", out.Status, "%s: %s", expr, out.Error)
+	return out.Data.Result
 }
