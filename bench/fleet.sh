@@ -27,9 +27,17 @@ for b in victoria-metrics vmagent vmalert prometheus-alertmanager curl python3; 
 done
 work=$(mktemp -d)
 pids=()
+# cleanup stops the processes newest first (vmagents and vmalert before the
+# store they write to: vmalert retries its remote write while the store is
+# gone), each with TERM, then KILL after 10 s.
 cleanup() {
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+	for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
+		p=${pids[i]}
+		kill "$p" 2>/dev/null || continue
+		for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.2; done
+		kill -KILL "$p" 2>/dev/null || true
+		wait "$p" 2>/dev/null || true
+	done
 	rm -rf "$work"
 }
 trap cleanup EXIT INT TERM
