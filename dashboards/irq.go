@@ -5,7 +5,7 @@ import d "github.com/walab/walab/internal/dashboard"
 func irqCPU() *d.Builder {
 	b := withVars(d.New("walab-irq-cpu", "walab / IRQ & CPU", "irq"))
 	b.Row("Interrupts")
-	b.Heatmap("Interrupts per CPU", "short", "NVMe and NIC interrupts per second, one row per CPU.", 24,
+	b.Heatmap("Interrupts per CPU", "short", "NVMe and NIC interrupts per second, one row per CPU. Needs irq.per_cpu: true in the exporter config (the lab sets it; fleets export one counter a device).", 24,
 		d.Q(`sum by (cpu) (rate(walab_irq_interrupts_total{`+devSel+`}[`+rate+`]))`, "{{cpu}}"))
 	b.Timeseries("Busiest CPU's share of a device's interrupts", "percentunit", "Near 1: one CPU takes them all.", 12,
 		d.Q(`walab_irq_busiest_cpu_share_ratio{`+devSel+`}`, "{{device}}"))

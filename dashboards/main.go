@@ -38,6 +38,7 @@ func boards() []board {
 		{"walab-load.json", load},
 		{"walab-block-devices.json", blockDevices},
 		{"walab-raid.json", raid},
+		{"walab-fleet.json", fleet},
 	}
 }
 

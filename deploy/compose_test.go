@@ -219,10 +219,12 @@ func TestComposeDataOnDeviceUnderTest(t *testing.T) {
 	require.NoError(t, f.Decode("filesystem", &fs))
 	var irq struct {
 		Interfaces []string `yaml:"interfaces"`
+		PerCPU     bool     `yaml:"per_cpu"`
 	}
 	require.NoError(t, f.Decode("irq", &irq))
 	want := []string{"/data/mysql1", "/data/mysql2"}
 	require.Equal(t, want, streams.DataDirs, "write-life hints are read where the datadirs are mounted")
 	require.Equal(t, want, fs.Paths, "fill is read on the datadirs' filesystem")
 	require.NotEmpty(t, irq.Interfaces, "the NIC whose IRQs seed 000 pins")
+	require.True(t, irq.PerCPU, "the lab's IRQ dashboard reads interrupts per CPU")
 }

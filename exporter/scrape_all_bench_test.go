@@ -176,10 +176,14 @@ func writeAllInterrupts(tb testing.TB, h *allHost, bump uint64) {
 
 // allConfig is the exporter YAML: every collector configured; innodbDSNs
 // (may be empty) become the innodb targets.
-func allConfig(h *allHost, innodbDSNs ...string) string {
+// irqPerCPU asks for the per-line, per-CPU interrupt series.
+func allConfig(h *allHost, irqPerCPU bool, innodbDSNs ...string) string {
 	var b strings.Builder
 	b.WriteString("streams:\n  data_dirs: [" + h.dataDir + "]\n")
 	b.WriteString("irq:\n  interfaces: [eth0]\n")
+	if irqPerCPU {
+		b.WriteString("  per_cpu: true\n")
+	}
 	b.WriteString("filesystem:\n  paths: [" + strings.Join(h.fsPaths, ", ") + "]\n")
 	if len(innodbDSNs) > 0 {
 		b.WriteString("innodb:\n  targets:\n")
@@ -196,8 +200,15 @@ func allConfig(h *allHost, innodbDSNs ...string) string {
 // defaults, and BenchmarkScrape24Devices sets its own.
 func newAllApp(tb testing.TB, h *allHost, innodbDSNs ...string) *exporterapp.App {
 	tb.Helper()
+	return newFixtureApp(tb, h, true, func(string) bool { return true }, innodbDSNs...)
+}
+
+// newFixtureApp builds the exporter on the fixture tree with the collectors
+// on for which enabled is true, the IRQ detail on or off.
+func newFixtureApp(tb testing.TB, h *allHost, irqPerCPU bool, enabled func(string) bool, innodbDSNs ...string) *exporterapp.App {
+	tb.Helper()
 	for _, name := range collector.Names() {
-		require.NoError(tb, collector.SetEnabled(name, true))
+		require.NoError(tb, collector.SetEnabled(name, enabled(name)))
 	}
 	o := exporterapp.Options{
 		TelemetryPath: "/metrics", ReplayDir: h.replay,
@@ -206,7 +217,7 @@ func newAllApp(tb testing.TB, h *allHost, innodbDSNs ...string) *exporterapp.App
 		CacheMaxAge: time.Nanosecond,
 		MaxRequests: 40,
 		Paths:       collector.Paths{ProcFS: h.proc, SysFS: h.sys, DevFS: filepath.Join(h.root, "dev")},
-		ConfigFile:  writeConfig(tb, allConfig(h, innodbDSNs...)),
+		ConfigFile:  writeConfig(tb, allConfig(h, irqPerCPU, innodbDSNs...)),
 	}
 	a, err := exporterapp.New(o, slog.New(slog.DiscardHandler))
 	require.NoError(tb, err)

@@ -54,3 +54,12 @@ if ! command -v victoria-metrics >/dev/null 2>&1 && ! [ -x "$(go env GOPATH)/bin
   echo "setup: building victoria-metrics v1.140.0 from its Go module (about a minute and a half)"
   go install github.com/VictoriaMetrics/VictoriaMetrics/app/victoria-metrics@v1.140.0
 fi
+
+# The fleet stack (test/fleetstack, bench/fleet.sh): vmagent and vmalert from
+# the same module version as victoria-metrics.
+for app in vmagent vmalert; do
+  if ! command -v "$app" >/dev/null 2>&1 && ! [ -x "$(go env GOPATH)/bin/$app" ]; then
+    echo "setup: building $app v1.140.0 from its Go module"
+    go install "github.com/VictoriaMetrics/VictoriaMetrics/app/$app@v1.140.0"
+  fi
+done

@@ -15,17 +15,23 @@ func main() {
 	cfgPath := flag.String("config", "alerts/config.yml", "rules config")
 	out := flag.String("out", "alerts/walab.rules.yml", "rule file to write")
 	k8s := flag.String("k8s", "deploy/k8s/prometheusrule.yaml", "PrometheusRule to write (empty: none)")
+	override := flag.String("override", "", "YAML read over -config (shortened windows for a test stack, as alerts/tests/config.yml); empty: none")
 	flag.Parse()
-	if err := run(*cfgPath, *out, *k8s); err != nil {
+	if err := run(*cfgPath, *override, *out, *k8s); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
 }
 
-func run(cfgPath, out, k8s string) error {
+func run(cfgPath, override, out, k8s string) error {
 	cfg, err := alerts.LoadConfig(cfgPath)
 	if err != nil {
 		return err
+	}
+	if override != "" {
+		if cfg, err = alerts.Override(cfg, override); err != nil {
+			return err
+		}
 	}
 	f := alerts.Generate(cfg)
 	b, err := f.Marshal()

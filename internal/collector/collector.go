@@ -149,6 +149,15 @@ func IsEnabled(name string) bool {
 	return ok && *e.enabled
 }
 
+// DefaultEnabled reports whether a collector is on when its flag is not
+// given (false for an unknown name).
+func DefaultEnabled(name string) bool {
+	regMu.Lock()
+	defer regMu.Unlock()
+	e, ok := registry[name]
+	return ok && e.defaultEnabled
+}
+
 // SetEnabled overrides a collector's flag (tests and programmatic use).
 func SetEnabled(name string, on bool) error {
 	regMu.Lock()

@@ -31,6 +31,10 @@ type irqConfig struct {
 	// Match is an extra regexp on action names; its group named "device"
 	// (or else its first group, or else the whole match) is the device label.
 	Match string `yaml:"match"`
+	// PerCPU exports walab_irq_interrupts_total per line and CPU (up to
+	// lines x CPUs series: the lab's view of where interrupts land);
+	// without it each device has one walab_irq_device_interrupts_total.
+	PerCPU bool `yaml:"per_cpu"`
 }
 
 var (
@@ -61,6 +65,7 @@ type irqCollector struct {
 	ifaces  []string
 	match   *regexp.Regexp
 	matchGr int // submatch index naming the device, 0 for the whole match
+	perCPU  bool
 
 	logger *slog.Logger
 
@@ -102,6 +107,7 @@ func newIRQCollector(env Env) (Collector, error) {
 		return nil, err
 	}
 	c.ifaces = append(c.ifaces, cfg.Interfaces...)
+	c.perCPU = cfg.PerCPU
 	if cfg.Match != "" {
 		re, err := regexp.Compile(cfg.Match)
 		if err != nil {

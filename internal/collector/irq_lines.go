@@ -108,7 +108,10 @@ func (c *irqCollector) interruptSeries(ch chan<- prometheus.Metric, out *samples
 		}
 	}
 	order = labelOrder(lines)
-	batch := c.interruptSamples(out, ints.CPUs, lines, order)
+	batch := deviceInterruptSamples(out, totals)
+	if c.perCPU {
+		batch = c.interruptSamples(out, ints.CPUs, lines, order)
+	}
 	c.mu.Unlock()
 	for _, m := range batch {
 		ch <- m

@@ -37,7 +37,12 @@ func hostCopyTree(t testing.TB, src string) string {
 	return dst
 }
 
-const irqTestConfig = "irq:\n  interfaces: [eth0]\n  match: '^(?P<device>virtio\\d+)-(input|output)'\n"
+// irqTestConfig asks for the per-line, per-CPU detail (the lab's view);
+// irqFleetConfig is the same lines with the default, per-device totals.
+const (
+	irqTestConfig  = irqFleetConfig + "  per_cpu: true\n"
+	irqFleetConfig = "irq:\n  interfaces: [eth0]\n  match: '^(?P<device>virtio\\d+)-(input|output)'\n"
+)
 
 func newTestIRQ(t testing.TB, root, yml string) Collector {
 	t.Helper()
@@ -293,7 +298,7 @@ func TestIRQCardinalityBound(t *testing.T) {
 	root := t.TempDir()
 	l := genIRQFixture(t, root, cpus, total, 0)
 	require.Equal(t, 194, l)
-	c := newTestIRQ(t, root, "irq:\n  interfaces: [eth0]\n")
+	c := newTestIRQ(t, root, "irq:\n  interfaces: [eth0]\n  per_cpu: true\n")
 	// First scrape: no busiest-CPU share yet (needs an interval). Each line has
 	// taken interrupts on one CPU only (managed IRQs), so it has one per-CPU series.
 	require.Equal(t, l*(1+3)+devices+cpus*(types+1)+1, hostSeries(t, c))
@@ -301,6 +306,45 @@ func TestIRQCardinalityBound(t *testing.T) {
 	genIRQFixture(t, root, cpus, total, 5)
 	require.Equal(t, l*(cpus+3)+2*devices+cpus*(types+1)+1, hostSeries(t, c))
 	require.Equal(t, 53069, l*(cpus+3)+2*devices+cpus*(types+1)+1)
+
+	// Without per_cpu (the default), the L x C term is one series a device:
+	// L*3 + 3*D + C*(T+1) + 1 on every scrape after the first.
+	root = t.TempDir()
+	genIRQFixture(t, root, cpus, total, 0)
+	c = newTestIRQ(t, root, "irq:\n  interfaces: [eth0]\n")
+	require.Equal(t, l*3+2*devices+cpus*(types+1)+1, hostSeries(t, c))
+	genIRQFixture(t, root, cpus, total, 5)
+	require.Equal(t, l*3+3*devices+cpus*(types+1)+1, hostSeries(t, c))
+	require.Equal(t, 3408, l*3+3*devices+cpus*(types+1)+1)
+}
+
+// TestIRQDeviceTotals: by default each device has one interrupt counter,
+// the sum of the per-line, per-CPU counters per_cpu: true exports, and no
+// per-CPU series.
+func TestIRQDeviceTotals(t *testing.T) {
+	root := hostCopyTree(t, "testdata/irq")
+	got, err := hostScrape(t, newTestIRQ(t, root, irqFleetConfig))
+	require.NoError(t, err)
+	require.NotContains(t, got, "walab_irq_interrupts_total{")
+	hostGolden(t, "irq/fleet.prom", got)
+	detail, err := hostScrape(t, newTestIRQ(t, root, irqTestConfig))
+	require.NoError(t, err)
+	sums := map[string]float64{}
+	for _, line := range strings.Split(detail, "\n") {
+		if !strings.HasPrefix(line, "walab_irq_interrupts_total{") {
+			continue
+		}
+		_, rest, _ := strings.Cut(line, `device="`)
+		dev, _, _ := strings.Cut(rest, `"`)
+		var v float64
+		_, err := fmt.Sscan(line[strings.LastIndexByte(line, ' ')+1:], &v)
+		require.NoError(t, err)
+		sums[dev] += v
+	}
+	require.Len(t, sums, 3)
+	for dev, v := range sums {
+		require.Contains(t, got, fmt.Sprintf("walab_irq_device_interrupts_total{device=%q} %v\n", dev, v))
+	}
 }
 
 func BenchmarkIRQUpdate(b *testing.B) {

@@ -83,7 +83,7 @@ func familyIn(desc string, families []string) string {
 func TestHostSeriesSentInGatherOrder(t *testing.T) {
 	root := t.TempDir()
 	genIRQFixture(t, root, 256, 400, 0)
-	c := newTestIRQ(t, root, "irq:\n  interfaces: [eth0]\n")
+	c := newTestIRQ(t, root, "irq:\n  interfaces: [eth0]\n  per_cpu: true\n")
 	families := []string{"walab_irq_interrupts_total", "walab_irq_affinity_cpus", "walab_irq_off_numa_node", "walab_softirqs_total", "walab_cpu_numa_node"}
 	requireGatherOrder(t, sentInOrder(t, c), families...)
 	genIRQFixture(t, root, 256, 400, 5)
