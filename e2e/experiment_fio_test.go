@@ -131,7 +131,7 @@ func checkFioRecords(t *testing.T, out, dev string) {
 	require.Empty(t, st.Compare.Error)
 	for i, run := range st.Runs {
 		role := []string{"baseline", "candidate"}[i]
-		m := regexp.MustCompile(role + ` run ` + run.RunID + ` \(scenario ` + run.Scenario + `\): (\S+) \.\. (\S+)`).FindStringSubmatch(st.Compare.Text)
+		m := regexp.MustCompile(role + ` run ` + run.RunID + ` \(scenario ` + run.Scenario + `\): (\S+) \.\. ([^\s,]+)`).FindStringSubmatch(st.Compare.Text)
 		require.NotNil(t, m, st.Compare.Text)
 		spanMatches(t, m[1], m[2], run.Start, run.End)
 	}

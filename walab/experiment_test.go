@@ -63,7 +63,10 @@ func TestSeed000NVMeDryRun(t *testing.T) {
 	} {
 		require.Contains(t, out.String(), want)
 	}
-	for _, re := range []string{`baseline/reset/2-mkfs-1 .*mkfs\.xfs -f /dev/nvme0n1.*\[DESTRUCTIVE\]`, `namespaces/reset/3-mkfs-2 .*mkfs\.xfs -f /dev/nvme0n2.*\[DESTRUCTIVE\]`,
+	// A remote step prints its ssh line, then the line its remote shell
+	// runs, which carries the mark.
+	for _, re := range []string{`baseline/reset/2-mkfs-1 .*mkfs\.xfs -f /dev/nvme0n1.*\n +remote shell runs: .*mkfs\.xfs -f /dev/nvme0n1.*\[DESTRUCTIVE\]`,
+		`namespaces/reset/3-mkfs-2 .*mkfs\.xfs -f /dev/nvme0n2.*\n +remote shell runs: .*mkfs\.xfs -f /dev/nvme0n2.*\[DESTRUCTIVE\]`,
 		`namespaces/checks +checks: target_loaded\(stop\), same_data\(stop\), datadir\(stop\), discard\(stop\), discard\(stop\), fill\(stop\)`} {
 		require.Regexp(t, re, out.String())
 	}

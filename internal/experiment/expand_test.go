@@ -120,3 +120,23 @@ func TestPreflight(t *testing.T) {
 	_, err = Create([]byte("name: x\nreset: [{command: 'echo "+long+"'}]\nruns:\n  - {name: r, command: 'true'}\n"), t.TempDir()+"/out")
 	require.ErrorContains(t, err, "exec takes at most")
 }
+
+// TestExpandTemplatePlan: a plan whose ${NAME} stands for YAML of its own
+// (seed 002's [${WALAB_FIO_NUMJOBS:-1, 4, 16, 32, 64}], a number inside
+// {...}) is expanded as text, and a value with a line break is refused
+// there rather than read as plan lines.
+func TestExpandTemplatePlan(t *testing.T) {
+	plan := []byte("name: x\nruns:\n  - {name: r, command: 'true', sweep: {threads: [${JOBS:-1, 4}]}}\n")
+	env := map[string]string{}
+	get := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	p, err := ParseEnv(plan, get)
+	require.NoError(t, err)
+	require.Equal(t, []int{1, 4}, p.Runs[0].Sweep.Threads)
+	env["JOBS"] = "2, 8"
+	p, err = ParseEnv(plan, get)
+	require.NoError(t, err)
+	require.Equal(t, []int{2, 8}, p.Runs[0].Sweep.Threads)
+	env["JOBS"] = "2]}}\nreset: [{command: 'rm -rf /data', destructive: true}]\n#"
+	_, err = ParseEnv(plan, get)
+	require.ErrorContains(t, err, "${JOBS}: its value has a line break")
+}

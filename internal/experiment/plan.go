@@ -252,8 +252,39 @@ func Parse(data []byte) (*Plan, error) { return parse(data, nil) }
 // a value is one value whatever it holds (a newline adds no section, a
 // YAML escape is not decoded). A plain value takes its type from the
 // expanded text (cycles: ${N} is a number).
+//
+// A plan whose ${NAME} stands for YAML of its own (a flow list's items,
+// [${JOBS:-1, 4, 16}], or a scalar inside {...}) is not YAML until it is
+// expanded: such a plan's text is expanded first, and an environment value
+// with a line break, which would add plan lines, is refused.
 func ParseEnv(data []byte, getenv func(string) (string, bool)) (*Plan, error) {
-	return parse(data, getenv)
+	p, err := parse(data, getenv)
+	if !notYAML(err) {
+		return p, err
+	}
+	var broken []string
+	text, xerr := expandText(data, func(k string) (string, bool) {
+		v, ok := getenv(k)
+		if ok && strings.ContainsAny(v, "\n\r") {
+			broken = append(broken, k)
+			return "", true
+		}
+		return v, ok
+	}, false)
+	if len(broken) > 0 {
+		slices.Sort(broken)
+		return nil, Errors{{0, fmt.Sprintf("${%s}: its value has a line break, which would add lines to the plan's text (this plan is YAML only once expanded)", strings.Join(slices.Compact(broken), "}, ${"))}}
+	}
+	if xerr != nil {
+		return nil, xerr
+	}
+	return parse(text, nil)
+}
+
+// notYAML: the plan could not be read as YAML at all.
+func notYAML(err error) bool {
+	var errs Errors
+	return errors.As(err, &errs) && len(errs) == 1 && strings.HasPrefix(errs[0].Msg, "not YAML: ")
 }
 
 func parse(data []byte, getenv func(string) (string, bool)) (*Plan, error) {
