@@ -116,30 +116,12 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}
 		o.printf("lab: stopped every process it started; logs in %s", filepath.Join(o.Out, "log"))
 	}()
-	for _, s := range o.services() {
-		o.printf("lab: starting %s on %s", s.name, s.addr)
-		p, err := startService(ctx, o.Out, s, 90*time.Second)
-		if p != nil {
-			procs = append(procs, p)
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
-	if o.SimFS {
-		o.printf("lab: starting a private mariadbd on 127.0.0.1:%d, its datadir on the simulated drive's filesystem", o.MySQLPort1)
-		p, err := o.startMariaDB(ctx, o.MySQLPort1)
-		if p != nil {
-			procs = append(procs, p)
-		}
-		if err != nil {
-			return nil, err
-		}
-		s, err := o.openSession(ctx) // its databases locked like the shared servers'
-		if err != nil {
-			return nil, err
-		}
+	s, err := o.startProcesses(ctx, &procs)
+	if s != nil {
 		defer s.close()
+	}
+	if err != nil {
+		return nil, err
 	}
 	res, err := o.experiment(ctx, plan)
 	if err != nil {
@@ -158,6 +140,35 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// startProcesses starts the lab's services and, with SimFS, its private
+// mariadbd (its databases then locked like the shared servers'), adding
+// each process it started to procs, also on failure, for the caller to
+// stop. The session it returns, if any, is the caller's to close.
+func (o Options) startProcesses(ctx context.Context, procs *[]*proc) (*session, error) {
+	for _, s := range o.services() {
+		o.printf("lab: starting %s on %s", s.name, s.addr)
+		p, err := startService(ctx, o.Out, s, 90*time.Second)
+		if p != nil {
+			*procs = append(*procs, p)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if !o.SimFS {
+		return nil, nil
+	}
+	o.printf("lab: starting a private mariadbd on 127.0.0.1:%d, its datadir on the simulated drive's filesystem", o.MySQLPort1)
+	p, err := o.startMariaDB(ctx, o.MySQLPort1)
+	if p != nil {
+		*procs = append(*procs, p)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return o.openSession(ctx)
 }
 
 // service is one process the lab runs for the whole session.
