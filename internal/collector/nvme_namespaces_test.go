@@ -19,10 +19,7 @@ import (
 // device and NSID; a namespace whose page is missing has no series.
 func TestNVMeNamespaceWritten(t *testing.T) {
 	ns1, ns2 := uint64(40), uint64(7)
-	d := fixture.FDPDrive()
-	d.LPA |= fixture.LPASMARTPerNamespace
-	d.Namespaces = []fixture.Namespace{{NSID: 1, ENDGID: 1, NSZE: 1 << 18, DataUnitsWritten: &ns1},
-		{NSID: 2, ENDGID: 1, NSZE: 1 << 18, DataUnitsWritten: &ns2}, {NSID: 3, ENDGID: 1, NSZE: 1 << 18}}
+	d := fixture.FDPNamespacesDrive(&ns1, &ns2, nil)
 	dir := filepath.Join(t.TempDir(), "nvme0")
 	require.NoError(t, d.Write(dir))
 	dev := admin.New("nvme0", replay.NewBackend(dir))

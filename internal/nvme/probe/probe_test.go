@@ -205,10 +205,7 @@ func TestExact128BitCounters(t *testing.T) {
 // without LPA bit 0, or with one namespace, sends no per-namespace read.
 func TestNamespaceWritten(t *testing.T) {
 	ns1, ns2 := uint64(3), uint64(5)
-	d := fixture.FDPDrive()
-	d.LPA |= fixture.LPASMARTPerNamespace
-	d.Namespaces = []fixture.Namespace{{NSID: 1, ENDGID: 1, NSZE: 1 << 20, DataUnitsWritten: &ns1},
-		{NSID: 2, ENDGID: 1, NSZE: 1 << 20, DataUnitsWritten: &ns2}, {NSID: 3, ENDGID: 1, NSZE: 1 << 20}}
+	d := fixture.FDPNamespacesDrive(&ns1, &ns2, nil)
 	poll := func(d fixture.Drive, nsids []uint32) *Sample {
 		t.Helper()
 		r := &Reader{Dev: openDrive(t, d)}
