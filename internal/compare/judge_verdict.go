@@ -42,6 +42,12 @@ type CheckOptions struct {
 	// them (default 0.5); the baseline may carry at most
 	// BaselineMaxShare (default 0.05).
 	PlacementMinShare, BaselineMaxShare float64
+	// NamespaceMinShare is the least share of the candidate's write bytes
+	// that must go outside its busiest namespace when placement is by
+	// namespace (no tracer counts, each namespace's own SMART log): one of
+	// two like instances on a namespace of its own writes about half
+	// (default 0.2); the baseline may write at most BaselineMaxShare there.
+	NamespaceMinShare float64
 }
 
 func (c CheckOptions) withDefaults() CheckOptions {
@@ -59,6 +65,9 @@ func (c CheckOptions) withDefaults() CheckOptions {
 	}
 	if c.BaselineMaxShare == 0 {
 		c.BaselineMaxShare = 0.05
+	}
+	if c.NamespaceMinShare == 0 {
+		c.NamespaceMinShare = 0.2
 	}
 	return c
 }
@@ -91,6 +100,12 @@ type RunFacts struct {
 	// counted per command by the placement tracer
 	// (walab_nvme_write_bytes_total); nil without tracer data.
 	PlacedShare *float64 `json:",omitempty"`
+	// NamespaceShare is the share of the compared rounds' write bytes, by
+	// each namespace's own SMART log (walab_nvme_namespace_written_bytes_total),
+	// that went to namespaces other than the busiest: about 0 when every
+	// instance writes to one namespace, about half when one of two like
+	// instances has its own; nil without per-namespace counters.
+	NamespaceShare *float64 `json:",omitempty"`
 	// Txn and NewOrder are committed transactions (all types; TPC-C New-Order)
 	// in each compared round, in the order of the compared rounds.
 	// A nil entry is a round without the counter.
