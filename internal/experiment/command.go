@@ -103,11 +103,7 @@ func (e *Executor) command(ctx context.Context, it Item, attempt int, argv, env 
 		case err := <-done:
 			endOrphans(cmd, logf)
 			remoteOutputEnd(errDone)
-			if err == nil || cmd.ProcessState.ExitCode() != 255 {
-				// The guard ended its session (ssh's 255: the connection
-				// failed, the session may run on).
-				_ = e.recordRemote(it, nil)
-			}
+			e.settleRemote(it, sessions, cmd.ProcessState.ExitCode())
 			end = time.Now().UTC()
 			fmt.Fprintf(logf, "=== exit: %v after %s\n", exitText(err), end.Sub(start).Round(time.Millisecond))
 			if err != nil {

@@ -153,3 +153,18 @@ func remoteOutputEnd(done <-chan struct{}) {
 	case <-time.After(5 * time.Second):
 	}
 }
+
+// settleRemote keeps a remote step's session recorded when ssh failed
+// (exit 255: the connection broke, the session may run on; its report may
+// still be unread) and forgets it otherwise: the guard ended it.
+func (e *Executor) settleRemote(it Item, sessions <-chan RemoteSession, exit int) {
+	if exit != 255 {
+		_ = e.recordRemote(it, nil)
+		return
+	}
+	select {
+	case s := <-sessions:
+		_ = e.recordRemote(it, &s)
+	default:
+	}
+}
