@@ -87,7 +87,7 @@ ip addr add 10.0.2.15/24 dev eth0
 ip route add default via 10.0.2.2
 /usr/sbin/sshd -f /etc/ssh/sshd_config -E /var/log/sshd.log
 @FDPEVENTS@
-/walab/exporter --config.file=/etc/walab/exporter.yml --web.listen-address=:@EXPORTER@ --nvme.cache-max-age=1s > /var/log/exporter.log 2>&1 &
+/walab/exporter --config.file=/etc/walab/exporter.yml --web.listen-address=:@EXPORTER@ --nvme.cache-max-age=5s > /var/log/exporter.log 2>&1 &
 echo "@READY@" > /dev/ttyS1
 exec /bb/busybox sh -c 'while :; do /bb/busybox sleep 3600; done'
 `
