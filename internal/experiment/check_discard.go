@@ -36,7 +36,7 @@ func setupKey(id string) string {
 // snapshotDiscard records the discard counters before a run's first
 // reset step, for the discard check.
 func (e *Executor) snapshotDiscard(ctx context.Context, it Item) {
-	if it.Phase != PhaseReset || e.Plan.dbExporter() == "" || !strings.HasSuffix(it.ID, PhaseReset+"/1") && !strings.Contains(it.ID, PhaseReset+"/1-") {
+	if it.Phase != PhaseReset || e.Plan.DBExporter() == "" || !strings.HasSuffix(it.ID, PhaseReset+"/1") && !strings.Contains(it.ID, PhaseReset+"/1-") {
 		return
 	}
 	snap := &DiscardSnapshot{At: time.Now().UTC()}
@@ -54,7 +54,7 @@ func (e *Executor) snapshotDiscard(ctx context.Context, it Item) {
 // discarded reads every block device's discard counter from the database
 // host's exporter.
 func (e *Executor) discarded(ctx context.Context) (map[string]float64, error) {
-	fams, err := fingerprint.Scrape(ctx, e.client(), e.Plan.dbExporter()+"/metrics")
+	fams, err := fingerprint.Scrape(ctx, e.client(), e.Plan.DBExporter()+"/metrics")
 	if err != nil {
 		return nil, err
 	}

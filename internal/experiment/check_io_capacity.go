@@ -26,7 +26,7 @@ var ioCapacityCheck = checkKind{
 		if len(c.Targets) == 0 {
 			out = append(out, "targets missing")
 		}
-		r := p.run(c.IOPSFrom)
+		r := p.RunNamed(c.IOPSFrom)
 		switch {
 		case c.IOPSFrom == "":
 			out = append(out, "iops_from missing: the plan's fio or loadgen fileio run whose IOPS io_capacity is held to")
@@ -108,14 +108,4 @@ func (e *Executor) measuredIOPS(run string) (float64, int) {
 		return 0, 0
 	}
 	return s.Mean, s.N
-}
-
-// run is the plan's run called name, or nil.
-func (p *Plan) run(name string) *Run {
-	for i := range p.Runs {
-		if p.Runs[i].Name == name {
-			return &p.Runs[i]
-		}
-	}
-	return nil
 }

@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"github.com/walab/walab/internal/experiment/plan"
 	"time"
 )
 
@@ -61,9 +62,18 @@ var checkKinds = map[string]checkKind{
 	"same_data":     sameDataCheck,
 }
 
-func (c Check) onFail() string {
-	if c.OnFail == "" {
-		return "stop"
+// CheckKinds are the check kinds as the plan's validation receives them:
+// each kind's own validation and the plan fields it needs.
+func CheckKinds() plan.CheckKinds {
+	out := plan.CheckKinds{}
+	for name, k := range checkKinds {
+		out[name] = func(p *Plan, c Check) []string {
+			var problems []string
+			if k.validate != nil {
+				problems = k.validate(p, c)
+			}
+			return append(problems, k.needs.problems(p)...)
+		}
 	}
-	return c.OnFail
+	return out
 }

@@ -44,7 +44,7 @@ func (e *Executor) runChecks(ctx context.Context, it Item, logPath string) error
 		res := CheckResult{Run: it.Run.Name, Check: c.Check, Status: "pass", Reason: reason, At: time.Now().UTC()}
 		if err != nil {
 			res.Status, res.Reason = "fail", err.Error()
-			if c.onFail() == "warn" {
+			if c.OnFailMode() == "warn" {
 				res.Status = "warn"
 			} else {
 				stops = append(stops, c.Check+": "+err.Error())
@@ -78,7 +78,7 @@ func runningWord(b bool) string {
 }
 
 func (e *Executor) openTarget(name string) (*sql.DB, error) {
-	t := e.Plan.target(name)
+	t := e.Plan.TargetNamed(name)
 	if t == nil {
 		return nil, fmt.Errorf("target %q not defined", name)
 	}

@@ -7,16 +7,19 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/walab/walab/internal/compare"
+	"github.com/walab/walab/internal/experiment/plan"
 )
 
 // Executor runs a plan's items in order and records each in the state file.
@@ -63,11 +66,12 @@ type Executor struct {
 }
 
 // Create prepares a new experiment in out, which must not exist or be
-// empty: walab writes only into a directory of its own. planBytes is the
-// plan as written; its ${NAME} references are expanded from the
-// environment here and again on resume, never stored expanded.
-func Create(planBytes []byte, out string) (*Executor, error) {
-	p, expanded, err := parseEnv(planBytes)
+// empty: walab writes only into a directory of its own. src.Raw is the
+// plan as written, stored as it is: its ${NAME} references are expanded
+// from src.Getenv here and from the environment again on resume, never
+// stored expanded; src.Set is recorded in the state for resume.
+func Create(src plan.Source, out string) (*Executor, error) {
+	p, err := plan.Load(src, CheckKinds())
 	if err != nil {
 		return nil, err
 	}
@@ -89,19 +93,21 @@ func Create(planBytes []byte, out string) (*Executor, error) {
 	if err := preflight(p, items); err != nil {
 		return nil, err
 	}
-	sum := sha256.Sum256(planBytes)
-	e := &Executor{Plan: p, PlanBytes: planBytes, Out: out, items: items, redact: redactor{secretsOf(planBytes, os.LookupEnv)}, state: &State{
+	sum := sha256.Sum256(src.Raw)
+	e := &Executor{Plan: p, PlanBytes: src.Raw, Out: out, items: items, redact: redactor{secretsOf(src)}, state: &State{
 		Magic: stateMagic, Plan: p.Name, PlanSHA256: hex.EncodeToString(sum[:]),
-		Created: time.Now().UTC(), Steps: map[string]*StepState{},
+		Created: time.Now().UTC(), Steps: map[string]*StepState{}, Settings: src.Set,
 	}}
-	e.state.ExpandedSHA256 = e.expandedSum(expanded)
-	if err := writeAtomicMode(filepath.Join(out, PlanFile), planBytes, 0o600); err != nil {
+	e.state.ExpandedSHA256 = e.expandedSum(src)
+	if err := writeAtomicMode(filepath.Join(out, PlanFile), src.Raw, 0o600); err != nil {
 		return nil, err
 	}
 	return e, e.save()
 }
 
-// Open continues the experiment in out, with the plan copy stored there.
+// Open continues the experiment in out, with the plan copy stored there,
+// its ${NAME} expanded from the environment and the settings it started
+// with.
 func Open(out string) (*Executor, error) {
 	st, err := loadState(out)
 	if err != nil {
@@ -114,7 +120,8 @@ func Open(out string) (*Executor, error) {
 	if sum := sha256.Sum256(b); hex.EncodeToString(sum[:]) != st.PlanSHA256 {
 		return nil, fmt.Errorf("%s changed since the experiment started: resume runs the plan it started with", filepath.Join(out, PlanFile))
 	}
-	p, expanded, err := parseEnv(b)
+	src := plan.Source{Raw: b, Getenv: os.LookupEnv, Set: st.Settings}
+	p, err := plan.Load(src, CheckKinds())
 	if err != nil {
 		return nil, fmt.Errorf("%s (resume expands its ${NAME} from the environment again):\n%w", filepath.Join(out, PlanFile), err)
 	}
@@ -122,8 +129,8 @@ func Open(out string) (*Executor, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Executor{Plan: p, PlanBytes: b, Out: out, items: items, state: st, redact: redactor{secretsOf(b, os.LookupEnv)}}
-	if st.ExpandedSHA256 != "" && e.expandedSum(expanded) != st.ExpandedSHA256 {
+	e := &Executor{Plan: p, PlanBytes: b, Out: out, items: items, state: st, redact: redactor{secretsOf(src)}}
+	if st.ExpandedSHA256 != "" && e.expandedSum(src) != st.ExpandedSHA256 {
 		return nil, fmt.Errorf("the environment expands the ${NAME} of %s differently than when the experiment started: resume runs the plan it started with", filepath.Join(out, PlanFile))
 	}
 	return e, nil
@@ -148,7 +155,7 @@ func preflight(p *Plan, items []Item) error {
 		}
 		for _, a := range argv {
 			if len(a) >= maxArg {
-				errs = append(errs, LineError{0, fmt.Sprintf("step %s: an argument of %d bytes: exec takes at most %d (put the text in a file)", it.ID, len(a), maxArg-1)})
+				errs = append(errs, LineError{Msg: fmt.Sprintf("step %s: an argument of %d bytes: exec takes at most %d (put the text in a file)", it.ID, len(a), maxArg-1)})
 				break
 			}
 		}
@@ -156,7 +163,7 @@ func preflight(p *Plan, items []Item) error {
 		if (it.Step != nil && it.Step.Loadgen != "" || it.Run != nil && it.Step == nil && it.Run.Command == "") && !seen[bin] {
 			seen[bin] = true
 			if _, err := exec.LookPath(bin); err != nil {
-				errs = append(errs, LineError{0, fmt.Sprintf("step %s: %s: %v", it.ID, bin, err)})
+				errs = append(errs, LineError{Msg: fmt.Sprintf("step %s: %s: %v", it.ID, bin, err)})
 			}
 		}
 	}
@@ -286,7 +293,7 @@ func (e *Executor) knownIDs() error {
 		ids[it.ID] = true
 	}
 	for flag, m := range map[string]map[string]bool{"--skip": e.Skip, "--redo": e.Redo} {
-		for _, id := range sortedKeys(m) {
+		for _, id := range slices.Sorted(maps.Keys(m)) {
 			if !ids[id] {
 				return fmt.Errorf("resume %s %s: the plan has no step %q (walab experiment run --dry-run lists the step ids)", flag, id, id)
 			}

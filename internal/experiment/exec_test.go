@@ -27,7 +27,7 @@ func TestMain(m *testing.M) {
 		data, err := os.ReadFile(os.Getenv("WALAB_TEST_PLAN"))
 		if err == nil {
 			var e *Executor
-			if e, err = Create(data, os.Getenv("WALAB_TEST_OUT")); err == nil {
+			if e, err = create(data, os.Getenv("WALAB_TEST_OUT")); err == nil {
 				e.Stdout = os.Stdout
 				err = e.Execute(context.Background())
 			}
@@ -109,7 +109,7 @@ func summary(st *State) []string {
 func TestExecuteSweepRepeat(t *testing.T) {
 	dir := t.TempDir()
 	journal := filepath.Join(dir, "journal")
-	e, err := Create(fakePlan(t, journal, filepath.Join(dir, "gate")), filepath.Join(dir, "out"))
+	e, err := create(fakePlan(t, journal, filepath.Join(dir, "gate")), filepath.Join(dir, "out"))
 	require.NoError(t, err)
 	var progress bytes.Buffer
 	e.Stdout = &progress
@@ -188,7 +188,7 @@ func killedAt(t *testing.T, mkPlan func(t *testing.T, journal, gate string) []by
 	t.Helper()
 	dir := t.TempDir()
 	refJournal = filepath.Join(dir, "ref-journal")
-	ref, err := Create(mkPlan(t, refJournal, filepath.Join(dir, "refgate")), filepath.Join(dir, "ref"))
+	ref, err := create(mkPlan(t, refJournal, filepath.Join(dir, "refgate")), filepath.Join(dir, "ref"))
 	require.NoError(t, err)
 	require.NoError(t, ref.Execute(context.Background()))
 
@@ -369,7 +369,7 @@ checks:
 runs:
   - {name: r, command: 'echo "$WALAB_STEP" >> %s'}
 `, journal)
-	e, err := Create([]byte(plan), filepath.Join(dir, "out"))
+	e, err := create([]byte(plan), filepath.Join(dir, "out"))
 	require.NoError(t, err)
 	err = e.Execute(context.Background())
 	require.ErrorContains(t, err, "pre-run check failed: target_loaded: target db: unreachable")
@@ -389,7 +389,7 @@ func TestCreateRefusesForeignDirs(t *testing.T) {
 	busy := filepath.Join(dir, "busy")
 	require.NoError(t, os.MkdirAll(busy, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(busy, "notes.txt"), []byte("mine"), 0o644))
-	_, err := Create(plan, busy)
+	_, err := create(plan, busy)
 	require.ErrorContains(t, err, "is not empty")
 
 	foreign := filepath.Join(dir, "foreign")
@@ -413,7 +413,7 @@ func TestCreateRefusesForeignDirs(t *testing.T) {
 
 	// A changed plan copy is refused on resume.
 	out := filepath.Join(dir, "out")
-	_, err = Create(plan, out)
+	_, err = create(plan, out)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(out, PlanFile), append(plan, '#'), 0o644))
 	_, err = Open(out)

@@ -3,6 +3,7 @@ package experiment
 import (
 	"errors"
 	"fmt"
+	"github.com/walab/walab/internal/experiment/plan"
 	"io"
 	"os"
 	"path/filepath"
@@ -54,11 +55,7 @@ type fioWatch struct {
 // destructive or that something uses (mounted, swap, held), before fio
 // starts, and reads the block counters of the devices under fio's files.
 func fioBefore(r *Run) (*fioWatch, error) {
-	f, problems := parseFio(r.Fio)
-	if len(problems) > 0 {
-		return nil, fmt.Errorf("fio: %v", problems)
-	}
-	devs, err := f.devices()
+	devs, files, err := plan.FioTargets(r.Fio)
 	if err != nil {
 		return nil, err
 	}
@@ -71,26 +68,13 @@ func fioBefore(r *Run) (*fioWatch, error) {
 		}
 	}
 	w := &fioWatch{}
-	for _, p := range f.files() {
+	for _, p := range files {
 		if name, err := blockDeviceOf(p); err == nil && !contains(w.devices, name) {
 			w.devices = append(w.devices, name)
 		}
 	}
 	w.before, err = readDiskstats()
 	return w, err
-}
-
-// files are the paths fio's jobs write: filename= values, or "." (fio's
-// default directory) when the command line names none.
-func (f *fioLine) files() []string {
-	var out []string
-	for _, v := range append(f.optionValues("filename"), f.optionValues("directory")...) {
-		out = append(out, filepath.SplitList(v)...)
-	}
-	if len(out) == 0 {
-		out = []string{"."}
-	}
-	return out
 }
 
 // blockDeviceOf names the block device that is path, or holds it (the

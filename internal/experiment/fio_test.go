@@ -1,6 +1,8 @@
 package experiment
 
 import (
+	"github.com/walab/walab/internal/experiment/plan"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -88,7 +90,7 @@ func TestFioRunOnFile(t *testing.T) {
 	testenv.RequireBinary(t, "fio")
 	dir := t.TempDir()
 	line := strings.Replace(seed002RandWrite, "-ioengine=libaio -direct=1", "-ioengine=psync", 1) // tmpfs may refuse O_DIRECT
-	e, err := Create(fioPlan(sprintf(line, filepath.Join(dir, "testfile"), "4M", "2", "1")), filepath.Join(dir, "out"))
+	e, err := create(fioPlan(sprintf(line, filepath.Join(dir, "testfile"), "4M", "2", "1")), filepath.Join(dir, "out"))
 	require.NoError(t, err)
 	require.NoError(t, e.Execute(context.Background()))
 	require.Len(t, e.State().Runs, 1)
@@ -124,7 +126,7 @@ func TestFioFailuresCountNothing(t *testing.T) {
 		{"fio --name=x --rw=nonsense", "exit status 1"},
 		{fake + " --name=x", "fio report: unexpected EOF"},
 	} {
-		e, err := Create(fioPlan(tc.line), filepath.Join(dir, "out"+string(rune('a'+i))))
+		e, err := create(fioPlan(tc.line), filepath.Join(dir, "out"+string(rune('a'+i))))
 		require.NoError(t, err)
 		err = e.Execute(context.Background())
 		require.ErrorContains(t, err, tc.want)
@@ -155,7 +157,7 @@ func TestFioRefusesMountedDevice(t *testing.T) {
 	require.ErrorContains(t, err, "fio on the raw device "+dev+" overwrites it: add destructive: true")
 
 	plan := []byte("name: f\nruns:\n  - name: w\n    destructive: true\n    fio: " + line + "\n")
-	e, err := Create(plan, filepath.Join(dir, "out"))
+	e, err := create(plan, filepath.Join(dir, "out"))
 	require.NoError(t, err)
 	err = e.Execute(context.Background())
 	require.ErrorContains(t, err, "fio refused before it started: device "+dev+": "+filepath.Base(dev)+" is mounted on "+mnt+": refused")
@@ -173,9 +175,7 @@ func TestFioRefusesMountedDevice(t *testing.T) {
 func TestSeed002PlanDryRun(t *testing.T) {
 	data, err := os.ReadFile("../../deploy/experiments/seed002-fio.yml")
 	require.NoError(t, err)
-	data, err = Expand(data, func(string) (string, bool) { return "", false })
-	require.NoError(t, err)
-	p, err := Parse(data)
+	p, err := ParseEnv(data, func(string) (string, bool) { return "", false })
 	require.NoError(t, err)
 	var out bytes.Buffer
 	require.NoError(t, DryRun(p, &out))
@@ -206,9 +206,7 @@ func TestSeed001PlanOnLoop(t *testing.T) {
 	data, err := os.ReadFile("../../deploy/experiments/seed001-raid5-fio.yml")
 	require.NoError(t, err)
 	env := map[string]string{"WALAB_ARRAY": dev, "WALAB_FILL_LOOPS": "1", "WALAB_FIO_NUMJOBS": "2", "WALAB_FIO_RUNTIME": "1"}
-	data, err = Expand(data, func(k string) (string, bool) { v, ok := env[k]; return v, ok })
-	require.NoError(t, err)
-	e, err := Create(data, filepath.Join(t.TempDir(), "out"))
+	e, err := Create(plan.Source{Raw: data, Getenv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }}, filepath.Join(t.TempDir(), "out"))
 	require.NoError(t, err)
 	require.NoError(t, e.Execute(context.Background()))
 	require.Len(t, e.State().Runs, 2)
@@ -247,7 +245,7 @@ func TestFioSymlinkToDeviceIsADevice(t *testing.T) {
 	link := filepath.Join(dir, "innocent")
 	require.NoError(t, os.Symlink(dev, link))
 	// Found at validation, before any step runs (issue 42 item 4).
-	_, err := Create(fioPlan("fio --filename="+link+" --rw=write --size=1M --name=x"), filepath.Join(dir, "out"))
+	_, err := create(fioPlan("fio --filename="+link+" --rw=write --size=1M --name=x"), filepath.Join(dir, "out"))
 	require.ErrorContains(t, err, "fio on the raw device "+link+" overwrites it: add destructive: true")
 }
 

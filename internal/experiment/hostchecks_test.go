@@ -98,17 +98,17 @@ func runCheckCases(t *testing.T, e *Executor, cases []checkCase) {
 
 func TestOnHostArgv(t *testing.T) {
 	p := &Plan{Hosts: &Hosts{DB: &Host{Exec: "ip netns exec db"}}}
-	argv, err := p.onHost(HostDB, []string{"/bin/sh", "-c", "echo 'x'"})
+	argv, err := p.OnHost(HostDB, []string{"/bin/sh", "-c", "echo 'x'"})
 	require.NoError(t, err)
 	require.Equal(t, []string{"ip", "netns", "exec", "db", "/bin/sh", "-c", "echo 'x'"}, argv)
 	p.Hosts.DB.Exec = "ssh -o BatchMode=yes db-server"
-	argv, err = p.onHost(HostDB, []string{"/bin/sh", "-c", "echo 'x'"})
+	argv, err = p.OnHost(HostDB, []string{"/bin/sh", "-c", "echo 'x'"})
 	require.NoError(t, err)
-	require.Equal(t, []string{"ssh", "-o", "BatchMode=yes", "db-server", remoteLine([]string{"/bin/sh", "-c", "echo 'x'"})}, argv)
-	argv, err = p.onHost("", []string{"true"})
+	require.Equal(t, []string{"ssh", "-o", "BatchMode=yes", "db-server", p.RemoteLine(Item{Step: &Step{Command: "echo 'x'", On: HostDB}})}, argv)
+	argv, err = p.OnHost("", []string{"true"})
 	require.NoError(t, err)
 	require.Equal(t, []string{"true"}, argv)
-	_, err = (&Plan{}).onHost(HostDB, []string{"true"})
+	_, err = (&Plan{}).OnHost(HostDB, []string{"true"})
 	require.ErrorContains(t, err, "needs hosts.db.exec")
 }
 
@@ -175,9 +175,7 @@ func TestSeed000PlansDropThePageCache(t *testing.T) {
 	for _, name := range []string{"seed000-sim.yml", "seed000-two-hosts.yml"} {
 		b, err := os.ReadFile("../../deploy/experiments/" + name)
 		require.NoError(t, err)
-		data, err := Expand(b, func(string) (string, bool) { return "", false })
-		require.NoError(t, err)
-		p, err := Parse(data)
+		p, err := ParseEnv(b, func(string) (string, bool) { return "", false })
 		require.NoError(t, err, name)
 		require.NotEmpty(t, p.Reset, name)
 		last := p.Reset[len(p.Reset)-1]

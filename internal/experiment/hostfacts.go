@@ -7,19 +7,10 @@ import (
 	"github.com/walab/walab/internal/hostapi"
 )
 
-// dbExporter is the database host's exporter: hosts.db.exporter, else the
-// plan's exporter (one machine, or the exporter beside the drive).
-func (p *Plan) dbExporter() string {
-	if h := p.host(HostDB); h != nil && h.Exporter != "" {
-		return h.Exporter
-	}
-	return p.Exporter
-}
-
 // hostFacts reads the database host's facts from its exporter: checks
 // never read the machine the runner is on.
 func (e *Executor) hostFacts(ctx context.Context) (*hostapi.Facts, error) {
-	url := e.Plan.dbExporter()
+	url := e.Plan.DBExporter()
 	if url == "" {
 		return nil, fmt.Errorf("no exporter of the database host in the plan (exporter or hosts.db.exporter)")
 	}

@@ -164,7 +164,7 @@ func (e *Executor) fingerprint(ctx context.Context, it Item, runID, point string
 	}
 	h, facts, errs := fingerprint.ReadHost(ctx, e.client(), e.Plan.Exporter, dirs)
 	f.Host, f.Tools = h, fingerprint.Tools(facts)
-	if e.Plan.usesLoadgen() {
+	if e.Plan.UsesLoadgen() {
 		if v := e.loadgenVersion(ctx); v != "" {
 			f.Tools["loadgen"] = v
 		}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/walab/walab/internal/experiment/plan"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -36,12 +37,15 @@ type State struct {
 	PlanSHA256 string `json:"plan_sha256"`
 	// ExpandedSHA256 is of the plan with ${NAME} expanded and secrets
 	// redacted: resume refuses an environment that changes the plan.
-	ExpandedSHA256 string                `json:"expanded_plan_sha256,omitempty"`
-	Created        time.Time             `json:"created"`
-	Steps          map[string]*StepState `json:"steps"`
-	Runs           []RunRecord           `json:"runs"`
-	Checks         []CheckResult         `json:"checks"`
-	Compare        *CompareRecord        `json:"compare,omitempty"`
+	ExpandedSHA256 string `json:"expanded_plan_sha256,omitempty"`
+	// Settings are the values the caller gave as values, not plan text
+	// (walab lab's round and run length): resume loads the plan with them.
+	Settings plan.Settings         `json:"settings,omitzero"`
+	Created  time.Time             `json:"created"`
+	Steps    map[string]*StepState `json:"steps"`
+	Runs     []RunRecord           `json:"runs"`
+	Checks   []CheckResult         `json:"checks"`
+	Compare  *CompareRecord        `json:"compare,omitempty"`
 	// ResetDiscard are the discard counters before each run's reset, by
 	// set-up (check_discard.go); Datasets the identity of the data each
 	// run's checks found, by set-up and target (check_same_data.go).

@@ -82,7 +82,7 @@ const hashScript = `for f; do [ -f "$f" ] && sha256sum -- "$f"; done; true`
 
 // hashFiles hashes the words that are files on the host (db or client).
 func (e *Executor) hashFiles(ctx context.Context, on string, words []string) (map[string]string, string) {
-	argv, err := e.Plan.onHost(on, append([]string{"sh", "-c", hashScript, "walab-hash"}, words...))
+	argv, err := e.Plan.OnHost(on, append([]string{"sh", "-c", hashScript, "walab-hash"}, words...))
 	if err != nil {
 		return nil, "hash of the treatment's files: " + err.Error()
 	}

@@ -1,4 +1,4 @@
-package experiment
+package plan
 
 import (
 	"testing"
@@ -19,7 +19,7 @@ func TestPrefixReachingSSH(t *testing.T) {
 		"nice -n 5 ssh db", "timeout 60 sshpass -p x env A=b ssh db",
 	} {
 		p := &Plan{Hosts: &Hosts{DB: &Host{Exec: exec}}}
-		argv, err := p.onHost(HostDB, []string{"/bin/sh", "-c", cmd})
+		argv, err := p.OnHost(HostDB, []string{"/bin/sh", "-c", cmd})
 		require.NoError(t, err, exec)
 		prefix, _ := shellwords.Parse(exec)
 		require.Len(t, argv, len(prefix)+1, "%s: the command is one word after the prefix: %q", exec, argv)
@@ -32,7 +32,7 @@ func TestPrefixReachingSSH(t *testing.T) {
 	}
 	for _, exec := range []string{"ip netns exec db", "sudo -u mysql", "nsenter -t 1 -n", "env X=1 ip netns exec db", "timeout 60 sudo -E", "timeout 60"} {
 		p := &Plan{Hosts: &Hosts{DB: &Host{Exec: exec}}}
-		argv, err := p.onHost(HostDB, []string{"/bin/sh", "-c", cmd})
+		argv, err := p.OnHost(HostDB, []string{"/bin/sh", "-c", cmd})
 		require.NoError(t, err, exec)
 		require.Equal(t, cmd, argv[len(argv)-1], "%s runs the argv as it is", exec)
 	}
@@ -45,7 +45,7 @@ func TestPrefixReachingSSH(t *testing.T) {
 		"sshpass -p x mything": "walab cannot tell whether mything",
 	} {
 		p := &Plan{Hosts: &Hosts{DB: &Host{Exec: exec}}}
-		_, err := p.onHost(HostDB, []string{"/bin/sh", "-c", cmd})
+		_, err := p.OnHost(HostDB, []string{"/bin/sh", "-c", cmd})
 		require.ErrorContains(t, err, want, exec)
 		_, err = Parse([]byte("name: s\nhosts: {db: {exec: '" + exec + "'}}\nreset: [{command: 'true', on: db}]\nruns: [{name: r, command: 'true'}]\n"))
 		require.ErrorContains(t, err, want, "validation refuses %s", exec)
@@ -53,7 +53,7 @@ func TestPrefixReachingSSH(t *testing.T) {
 	// remote_shell names a prefix walab cannot classify.
 	for rs, joined := range map[bool]bool{true: true, false: false} {
 		p := &Plan{Hosts: &Hosts{DB: &Host{Exec: "mytunnel db", RemoteShell: &rs}}}
-		argv, err := p.onHost(HostDB, []string{"/bin/sh", "-c", cmd})
+		argv, err := p.OnHost(HostDB, []string{"/bin/sh", "-c", cmd})
 		require.NoError(t, err)
 		require.Equal(t, joined, argv[len(argv)-1] != cmd)
 	}

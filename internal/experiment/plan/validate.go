@@ -1,4 +1,4 @@
-package experiment
+package plan
 
 import (
 	"fmt"
@@ -11,13 +11,14 @@ import (
 // is one method, in the order of the plan's keys.
 type validator struct {
 	p       *Plan
+	kinds   CheckKinds
 	errs    Errors
 	targets map[string]bool
 	runs    map[string]bool
 }
 
-func (p *Plan) validate() Errors {
-	v := &validator{p: p, targets: map[string]bool{}, runs: map[string]bool{}}
+func (p *Plan) validate(kinds CheckKinds) Errors {
+	v := &validator{p: p, kinds: kinds, targets: map[string]bool{}, runs: map[string]bool{}}
 	if !nameRe.MatchString(p.Name) {
 		v.add(0, "name: %q must be 1-48 letters, digits, '_', '.', '-' (it is part of every run id)", p.Name)
 	}
@@ -105,9 +106,9 @@ func (v *validator) step(what string, s Step) {
 func (v *validator) checks() {
 	for i, c := range v.p.Checks {
 		what := fmt.Sprintf("checks[%d] (%s)", i, c.Check)
-		k, ok := checkKinds[c.Check]
+		validate, ok := v.kinds[c.Check]
 		if !ok {
-			v.add(c.Line, "checks[%d]: unknown check %q (known: %s)", i, c.Check, strings.Join(sortedKeys(checkKinds), ", "))
+			v.add(c.Line, "checks[%d]: unknown check %q (known: %s)", i, c.Check, strings.Join(sortedKeys(v.kinds), ", "))
 			continue
 		}
 		if c.OnFail != "" && c.OnFail != "stop" && c.OnFail != "warn" {
@@ -115,10 +116,9 @@ func (v *validator) checks() {
 		}
 		v.refs(c.Line, what, c.Targets)
 		var problems []string
-		if k.validate != nil {
-			problems = k.validate(v.p, c)
+		if validate != nil {
+			problems = validate(v.p, c)
 		}
-		problems = append(problems, k.needs.problems(v.p)...)
 		for _, m := range problems {
 			v.add(c.Line, "%s: %s", what, m)
 		}

@@ -1,8 +1,9 @@
-package experiment
+package plan
 
 import (
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -210,12 +211,14 @@ func (t *transport) argv(argv []string) []string {
 // remoteLine is the line a remote shell gets for argv: the guard, then
 // the command, each word quoted.
 func remoteLine(argv []string) string {
-	return shellQuoteAll(append([]string{"/bin/sh", "-c", remoteGuard, "walab-remote"}, argv...))
+	return QuoteWords(append([]string{"/bin/sh", "-c", remoteGuard, "walab-remote"}, argv...))
 }
 
-// shellQuoteAll is argv as one line for a remote shell: words that need
+var plainArg = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`)
+
+// QuoteWords is argv as one line for a shell: words that need
 // it are quoted.
-func shellQuoteAll(argv []string) string {
+func QuoteWords(argv []string) string {
 	out := make([]string, len(argv))
 	for i, a := range argv {
 		out[i] = a
@@ -226,8 +229,8 @@ func shellQuoteAll(argv []string) string {
 	return strings.Join(out, " ")
 }
 
-// onHost prefixes a command's argv with the host's transport.
-func (p *Plan) onHost(on string, argv []string) ([]string, error) {
+// OnHost prefixes a command's argv with the host's transport.
+func (p *Plan) OnHost(on string, argv []string) ([]string, error) {
 	t, err := p.hostTransport(on)
 	if t == nil || err != nil {
 		return argv, err

@@ -1,4 +1,4 @@
-package experiment
+package plan
 
 import (
 	"fmt"
@@ -168,4 +168,31 @@ func (v *validator) fioRun(what string, r Run) {
 	for _, n := range g.needs {
 		v.add(r.Line, "%s: fio: %s: add destructive: true if that is intended", what, n)
 	}
+}
+
+// files are the paths fio's jobs write: filename= values, or "." (fio's
+// default directory) when the command line names none.
+func (f *fioLine) files() []string {
+	var out []string
+	for _, v := range append(f.optionValues("filename"), f.optionValues("directory")...) {
+		out = append(out, filepath.SplitList(v)...)
+	}
+	if len(out) == 0 {
+		out = []string{"."}
+	}
+	return out
+}
+
+// FioTargets are what a fio run's command line writes: the raw devices
+// among its files and every path (filename= and directory= values, "."
+// when it names none), as fio resolves them.
+func FioTargets(line string) (devices, files []string, err error) {
+	f, problems := parseFio(line)
+	if len(problems) > 0 {
+		return nil, nil, fmt.Errorf("fio: %v", problems)
+	}
+	if devices, err = f.devices(); err != nil {
+		return nil, nil, err
+	}
+	return devices, f.files(), nil
 }

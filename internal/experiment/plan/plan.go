@@ -1,8 +1,12 @@
-// Package experiment runs a lab procedure written as a plan (YAML): the
-// per-run reset, preconditioning, placement switch and pre-run checks of
-// seed 000, the thread sweep and repetitions of seed 002, and the final
-// comparison, unattended and resumable, with a fingerprint of every run.
-package experiment
+// Package plan owns an experiment's plan: its types as the user writes
+// them (YAML), the one way a plan is loaded (Load: decoding, ${NAME}
+// values, validation, with the check kinds handed in as a value), the
+// bounded reader of plan files (ReadPlan), and what follows from a plan
+// alone: its flattened steps and their ids (Steps), each step's command
+// line (Argv) and the host prefix that reaches the database host
+// (transport.go), the destructive-command guard and fio's (fio_guard.go).
+// It runs nothing and knows nothing of the executor.
+package plan
 
 import (
 	"bytes"
@@ -161,6 +165,19 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 
 func (d Duration) D() time.Duration { return time.Duration(d) }
 
+// apply sets the caller's typed values on the decoded plan, before it is
+// validated.
+func (p *Plan) apply(s Settings) {
+	if s.Round > 0 {
+		p.Round = Duration(s.Round)
+	}
+	for i := range p.Runs {
+		if s.RunLength > 0 && p.Runs[i].Duration > 0 {
+			p.Runs[i].Duration = Duration(s.RunLength)
+		}
+	}
+}
+
 // ByteSize is a size written as 1073741824, "64MiB" or "10GiB".
 type ByteSize uint64
 
@@ -242,29 +259,55 @@ func (e Errors) Error() string {
 
 const maxPlanBytes = 1 << 20
 
-// Parse decodes and validates a plan. Every problem is reported, each with
-// its line: unknown keys, values of the wrong type, bad durations, runs
-// without targets, destructive commands not marked destructive.
-func Parse(data []byte) (*Plan, error) { return parse(data, nil) }
+// Source is a plan as a caller hands it over: the text as written, the
+// environment its ${NAME} references are expanded from, and typed values
+// that replace the text's own.
+type Source struct {
+	Raw []byte // the plan as written: stored as it is, ${NAME} not expanded
+	// Getenv gives the ${NAME} values; nil leaves every reference as it is
+	// written (a plan that has none).
+	Getenv func(string) (string, bool)
+	Set    Settings
+}
 
-// ParseEnv is Parse of a plan as written: its ${NAME} and ${NAME:-default}
-// are expanded from getenv in the values, after the YAML is parsed, so that
-// a value is one value whatever it holds (a newline adds no section, a
-// YAML escape is not decoded). A plain value takes its type from the
-// expanded text (cycles: ${N} is a number).
+// Settings are values a caller gives as values, not as plan text (walab
+// lab's --round and --run); a zero field leaves the plan's own.
+type Settings struct {
+	Round     time.Duration `json:"round,omitempty"`      // the plan's round
+	RunLength time.Duration `json:"run_length,omitempty"` // every run whose duration the plan gives
+}
+
+// CheckKinds are the pre-run check kinds a plan may name, each with its
+// validation of a plan's check of that kind (what is wrong beyond the
+// common keys; nil when nothing is). The check kinds are defined where
+// they run; validation receives them as a value.
+type CheckKinds map[string]func(p *Plan, c Check) []string
+
+// Load is the one way a plan is read: walab experiment run and its
+// --dry-run, a new experiment, a resumed one and walab lab all load
+// through it. It decodes and validates the plan and reports every problem,
+// each with its line: unknown keys, values of the wrong type, bad
+// durations, runs without targets, destructive commands not marked
+// destructive, checks of a kind not in kinds.
+//
+// Its ${NAME} and ${NAME:-default} are expanded from src.Getenv in the
+// values, after the YAML is parsed, so that a value is one value whatever
+// it holds (a newline adds no section, a YAML escape is not decoded). A
+// plain value takes its type from the expanded text (cycles: ${N} is a
+// number).
 //
 // A plan whose ${NAME} stands for YAML of its own (a flow list's items,
 // [${JOBS:-1, 4, 16}], or a scalar inside {...}) is not YAML until it is
 // expanded: such a plan's text is expanded first, and an environment value
 // with a line break, which would add plan lines, is refused.
-func ParseEnv(data []byte, getenv func(string) (string, bool)) (*Plan, error) {
-	p, err := parse(data, getenv)
-	if !notYAML(err) {
+func Load(src Source, kinds CheckKinds) (*Plan, error) {
+	p, err := parse(src.Raw, src.Getenv, src.Set, kinds)
+	if !notYAML(err) || src.Getenv == nil {
 		return p, err
 	}
 	var broken []string
-	text, xerr := expandText(data, func(k string) (string, bool) {
-		v, ok := getenv(k)
+	text, xerr := expandText(src.Raw, func(k string) (string, bool) {
+		v, ok := src.Getenv(k)
 		if ok && strings.ContainsAny(v, "\n\r") {
 			broken = append(broken, k)
 			return "", true
@@ -278,7 +321,7 @@ func ParseEnv(data []byte, getenv func(string) (string, bool)) (*Plan, error) {
 	if xerr != nil {
 		return nil, xerr
 	}
-	return parse(text, nil)
+	return parse(text, nil, src.Set, kinds)
 }
 
 // notYAML: the plan could not be read as YAML at all.
@@ -287,7 +330,7 @@ func notYAML(err error) bool {
 	return errors.As(err, &errs) && len(errs) == 1 && strings.HasPrefix(errs[0].Msg, "not YAML: ")
 }
 
-func parse(data []byte, getenv func(string) (string, bool)) (*Plan, error) {
+func parse(data []byte, getenv func(string) (string, bool), set Settings, kinds CheckKinds) (*Plan, error) {
 	if len(data) > maxPlanBytes {
 		return nil, Errors{{0, fmt.Sprintf("plan is %d bytes, more than the %d a plan may have", len(data), maxPlanBytes)}}
 	}
@@ -333,7 +376,8 @@ func parse(data []byte, getenv func(string) (string, bool)) (*Plan, error) {
 		lines[e.Line] = true
 	}
 	decoded := len(errs) == 0
-	for _, e := range p.validate() {
+	p.apply(set)
+	for _, e := range p.validate(kinds) {
 		if decoded || !lines[e.Line] && e.Line > 0 {
 			errs = append(errs, e)
 		}
@@ -385,7 +429,7 @@ func keyValue(n *yaml.Node, key string) *yaml.Node {
 	return nil
 }
 
-// expandNode expands ${NAME} in every scalar under n (ParseEnv).
+// expandNode expands ${NAME} in every scalar under n (Load).
 func expandNode(n *yaml.Node, getenv func(string) (string, bool), errs *Errors) {
 	if n.Kind == yaml.ScalarNode && strings.Contains(n.Value, "${") {
 		v, err := expandText([]byte(n.Value), getenv, false)
@@ -567,12 +611,25 @@ func Destructive(cmd string) string {
 // ${OTHER} references (one level): ${EXPORTER:-http://${DB_HOST}:10131}.
 var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(:-((?:[^{}\n]|\$\{[A-Za-z_][A-Za-z0-9_]*(?::-[^{}\n]*)?\})*))?\}`)
 
-// Expand replaces ${NAME} and ${NAME:-default} with the environment's
-// value, so one plan file serves several set-ups (ports, paths) unchanged.
-// $NAME without braces is left for the shell of a step's command. The
-// experiment stores and resumes the expanded plan.
-func Expand(data []byte, getenv func(string) (string, bool)) ([]byte, error) {
-	return expandText(data, getenv, false)
+// ExpandKnown is the plan's text with every ${NAME} that getenv knows, or
+// that has a default, replaced; the others are left as written. Resume
+// compares its hash (secrets hidden) with the one taken at the start, so
+// that a changed environment does not run another plan. It is not how a
+// plan is loaded: Load expands values, not text.
+func ExpandKnown(raw []byte, getenv func(string) (string, bool)) []byte {
+	out, _ := expandText(raw, getenv, true)
+	return out
+}
+
+// EnvRefs are the ${NAME} references of a plan as written, each with its
+// default (the text after ":-", "" when none), defaults' own references
+// included: redaction hides the values of the secret ones.
+func EnvRefs(raw []byte) (names, defaults []string) {
+	for _, m := range envRef.FindAllSubmatch(raw, -1) {
+		n, d := EnvRefs(m[3]) // ${A:-${SECRET}}
+		names, defaults = append(append(names, n...), string(m[1])), append(append(defaults, d...), string(m[3]))
+	}
+	return names, defaults
 }
 
 // expandText is Expand; lenient leaves a name that is not set and has no

@@ -1,4 +1,4 @@
-package experiment
+package plan
 
 import (
 	"fmt"
@@ -162,7 +162,7 @@ func (r *Run) ScenarioLabel() string {
 	return r.Name
 }
 
-func (p *Plan) target(name string) *Target {
+func (p *Plan) TargetNamed(name string) *Target {
 	for i := range p.Targets {
 		if p.Targets[i].Name == name {
 			return &p.Targets[i]
@@ -171,7 +171,8 @@ func (p *Plan) target(name string) *Target {
 	return nil
 }
 
-func (p *Plan) loadgenBin() string {
+// LoadgenBin is the loadgen binary the plan's steps run.
+func (p *Plan) LoadgenBin() string {
 	if p.Loadgen != "" {
 		return p.Loadgen
 	}
@@ -181,7 +182,7 @@ func (p *Plan) loadgenBin() string {
 func (p *Plan) targetFlags(names []string) []string {
 	var out []string
 	for _, n := range names {
-		if t := p.target(n); t != nil {
+		if t := p.TargetNamed(n); t != nil {
 			out = append(out, "--target", t.Name+"="+t.DSN)
 		}
 	}
@@ -193,13 +194,13 @@ func (p *Plan) targetFlags(names []string) []string {
 func (p *Plan) Argv(it Item, attempt int, resultJSON string) ([]string, error) {
 	if it.Step != nil {
 		if it.Step.Command != "" {
-			return p.onHost(it.Step.On, []string{"/bin/sh", "-c", it.Step.Command})
+			return p.OnHost(it.Step.On, []string{"/bin/sh", "-c", it.Step.Command})
 		}
 		args, err := splitWords(it.Step.Loadgen)
 		if err != nil {
 			return nil, fmt.Errorf("step %s: loadgen arguments: %w", it.ID, err)
 		}
-		return append(append([]string{p.loadgenBin()}, args...), p.targetFlags(it.Step.Targets)...), nil
+		return append(append([]string{p.LoadgenBin()}, args...), p.targetFlags(it.Step.Targets)...), nil
 	}
 	if it.Phase != PhaseRun {
 		return nil, nil
@@ -211,7 +212,7 @@ func (p *Plan) Argv(it Item, attempt int, resultJSON string) ([]string, error) {
 	if r.Fio != "" {
 		return fioArgv(r, it.Threads, filepath.Dir(resultJSON))
 	}
-	argv := []string{p.loadgenBin(), r.Workload, "run",
+	argv := []string{p.LoadgenBin(), r.Workload, "run",
 		"--time", strconv.Itoa(int((r.Duration.D() + time.Second - 1) / time.Second)),
 		"--scenario", r.ScenarioLabel(), "--run-id", p.RunID(it, attempt), "--result-json", resultJSON}
 	if it.Threads > 0 {
