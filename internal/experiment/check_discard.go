@@ -11,17 +11,6 @@ import (
 	"github.com/walab/walab/internal/promql"
 )
 
-// DiscardSnapshot is the database host's discard counters
-// (walab_blockdev_discarded_bytes_total, /sys/block/X/stat's discard
-// sectors × 512) at the start of a run's reset.
-type DiscardSnapshot struct {
-	At    time.Time          `json:"at"`
-	Bytes map[string]float64 `json:"bytes,omitempty"` // block device → bytes discarded since boot
-	Error string             `json:"error,omitempty"` // why there is none
-	// Moved is by how much each disk's counter moved when the check ran.
-	Moved map[string]float64 `json:"moved,omitempty"`
-}
-
 // setupKey is the part of a reset or checks item's ID that names its run's
 // set-up in its cycle ("baseline/", "baseline/c2/").
 func setupKey(id string) string {

@@ -13,18 +13,6 @@ import (
 	"time"
 )
 
-// Dataset is the identity of one target's data after a reset: the
-// checksum of every table (CHECKSUM TABLE, the server's own row
-// checksum), folded into one hash.
-type Dataset struct {
-	Tables int    `json:"tables"`
-	SHA256 string `json:"sha256"` // of the sorted "table checksum" lines
-}
-
-func (d Dataset) String() string {
-	return fmt.Sprintf("%d tables, checksum %s", d.Tables, d.SHA256[:12])
-}
-
 // tableChecksums reads the identity of a target's database: every base
 // table's CHECKSUM TABLE, without the schema name (the two instances'
 // databases may be named differently).

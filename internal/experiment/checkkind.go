@@ -3,8 +3,9 @@ package experiment
 import (
 	"context"
 	"fmt"
-	"github.com/walab/walab/internal/experiment/plan"
 	"time"
+
+	"github.com/walab/walab/internal/experiment/plan"
 )
 
 // A checkKind is one kind of pre-run check: the keys a plan gives it, what

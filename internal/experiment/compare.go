@@ -12,6 +12,7 @@ import (
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 
 	"github.com/walab/walab/internal/compare"
+	"github.com/walab/walab/internal/experiment/state"
 	"github.com/walab/walab/internal/fingerprint"
 )
 
@@ -44,7 +45,7 @@ func (e *Executor) compare(ctx context.Context, logPath string) error {
 	base, cand := e.lastRecord(c.Baseline), e.lastRecord(c.Candidate)
 	if base == nil || cand == nil {
 		rec.Error = "a named run has no counted repetition"
-		return writeAtomic(logPath, []byte(rec.Error+"\n"))
+		return state.WriteAtomic(logPath, []byte(rec.Error+"\n"))
 	}
 	if fa, err := e.readFingerprint(base, "start"); err == nil {
 		if fb, err := e.readFingerprint(cand, "start"); err == nil {
@@ -56,7 +57,7 @@ func (e *Executor) compare(ctx context.Context, logPath string) error {
 	client, err := api.NewClient(api.Config{Address: e.Plan.Prometheus, RoundTripper: compare.CappedTransport(api.DefaultRoundTripper, compare.MaxResponseBytes)})
 	if err != nil {
 		rec.Error = err.Error()
-		return writeAtomic(logPath, []byte(rec.Error+"\n"))
+		return state.WriteAtomic(logPath, []byte(rec.Error+"\n"))
 	}
 	cctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
@@ -82,7 +83,7 @@ func (e *Executor) compare(ctx context.Context, logPath string) error {
 	}
 	rec.Text = out.String() + fioBeside(base, cand)
 	e.printf("[compare] %s vs %s: %s", base.RunID, cand.RunID, firstLine(rec.Text, rec.Error))
-	return writeAtomic(logPath, []byte(rec.Text+rec.Error+"\n"))
+	return state.WriteAtomic(logPath, []byte(rec.Text+rec.Error+"\n"))
 }
 
 func firstLine(text, err string) string {

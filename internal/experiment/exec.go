@@ -20,6 +20,7 @@ import (
 
 	"github.com/walab/walab/internal/compare"
 	"github.com/walab/walab/internal/experiment/plan"
+	"github.com/walab/walab/internal/experiment/state"
 )
 
 // Executor runs a plan's items in order and records each in the state file.
@@ -95,11 +96,11 @@ func Create(src plan.Source, out string) (*Executor, error) {
 	}
 	sum := sha256.Sum256(src.Raw)
 	e := &Executor{Plan: p, PlanBytes: src.Raw, Out: out, items: items, redact: redactor{secretsOf(src)}, state: &State{
-		Magic: stateMagic, Plan: p.Name, PlanSHA256: hex.EncodeToString(sum[:]),
+		Magic: state.Magic, Plan: p.Name, PlanSHA256: hex.EncodeToString(sum[:]),
 		Created: time.Now().UTC(), Steps: map[string]*StepState{}, Settings: src.Set,
 	}}
 	e.state.ExpandedSHA256 = e.expandedSum(src)
-	if err := writeAtomicMode(filepath.Join(out, PlanFile), src.Raw, 0o600); err != nil {
+	if err := state.WriteAtomicMode(filepath.Join(out, PlanFile), src.Raw, 0o600); err != nil {
 		return nil, err
 	}
 	return e, e.save()
@@ -109,7 +110,7 @@ func Create(src plan.Source, out string) (*Executor, error) {
 // its ${NAME} expanded from the environment and the settings it started
 // with.
 func Open(out string) (*Executor, error) {
-	st, err := loadState(out)
+	st, err := state.Load(out)
 	if err != nil {
 		return nil, err
 	}

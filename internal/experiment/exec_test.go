@@ -17,6 +17,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
+
+	"github.com/walab/walab/internal/experiment/state"
 )
 
 // TestMain lets a test start this binary as a separate experiment runner
@@ -404,10 +406,10 @@ func TestCreateRefusesForeignDirs(t *testing.T) {
 	// A symlink or FIFO where walab writes is not replaced.
 	link := filepath.Join(dir, "link")
 	require.NoError(t, os.Symlink(filepath.Join(dir, "busy", "notes.txt"), link))
-	require.ErrorContains(t, writeAtomic(link, []byte("x")), "not a regular file")
+	require.ErrorContains(t, state.WriteAtomic(link, []byte("x")), "not a regular file")
 	fifo := filepath.Join(dir, "fifo")
 	require.NoError(t, unix.Mkfifo(fifo, 0o644))
-	require.ErrorContains(t, writeAtomic(fifo, []byte("x")), "not a regular file")
+	require.ErrorContains(t, state.WriteAtomic(fifo, []byte("x")), "not a regular file")
 	b, _ := os.ReadFile(filepath.Join(busy, "notes.txt"))
 	require.Equal(t, "mine", string(b))
 

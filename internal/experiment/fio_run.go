@@ -3,7 +3,6 @@ package experiment
 import (
 	"errors"
 	"fmt"
-	"github.com/walab/walab/internal/experiment/plan"
 	"io"
 	"os"
 	"path/filepath"
@@ -13,36 +12,10 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/walab/walab/internal/blockdev"
+	"github.com/walab/walab/internal/experiment/plan"
 	"github.com/walab/walab/internal/fio"
 	"github.com/walab/walab/internal/rawdev"
 )
-
-// FioRecord is a fio run's result in its run record: fio's own figures
-// and the block layer's view of the devices under fio's files.
-type FioRecord struct {
-	Output  string    `json:"output"` // fio's JSON report, under the output directory
-	Version string    `json:"version"`
-	Total   fio.Total `json:"total"`
-	Jobs    []fio.Job `json:"jobs"` // per job, or per group with group_reporting
-	Notes   []string  `json:"notes,omitempty"`
-	Block   []IOStat  `json:"block,omitempty"`
-}
-
-// IOStat is iostat -x's view of one block device over exactly the run,
-// from /proc/diskstats read by walab just before fio started and just
-// after it ended. An await is nil when the device completed no I/O of
-// that kind.
-type IOStat struct {
-	Device           string   `json:"device"`
-	Seconds          float64  `json:"seconds"`
-	ReadsPerSec      float64  `json:"r_per_s"`
-	WritesPerSec     float64  `json:"w_per_s"`
-	ReadBytesPerSec  float64  `json:"read_bytes_per_s"`
-	WriteBytesPerSec float64  `json:"write_bytes_per_s"`
-	ReadAwaitMs      *float64 `json:"r_await_ms,omitempty"`
-	WriteAwaitMs     *float64 `json:"w_await_ms,omitempty"`
-	Util             float64  `json:"util"` // share of the run with I/O in flight (0..1)
-}
 
 // fioWatch is what walab holds around one fio run: the devices whose
 // counters it reads and their counters at the start.

@@ -19,16 +19,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// ProcGroup is the process group a step's command runs in. It is recorded
-// in the state before the command starts, so that a resume after the
-// runner died can find what the step left running and end it.
-type ProcGroup struct {
-	PGID       int    `json:"pgid"`
-	StartTicks uint64 `json:"start_ticks"` // the leader's start time, /proc/PID/stat field 22
-	BootID     string `json:"boot_id"`     // /proc/sys/kernel/random/boot_id: a pgid means nothing after a reboot
-	Token      string `json:"token"`       // WALAB_STEP_TOKEN in the environment of the group's processes
-}
-
 // guardScript leads every step's process group. The runner starts it
 // with PR_SET_PDEATHSIG = SIGUSR1: PDEATHSIG reaches only the direct child,
 // and SIGKILL cannot be caught, so the group leader must be a process that

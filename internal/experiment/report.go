@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/walab/walab/internal/experiment/state"
 	"github.com/walab/walab/internal/fingerprint"
 )
 
@@ -17,7 +18,7 @@ const ReportFile = "report.md"
 func (e *Executor) WriteReport() error { return e.writeReport() }
 
 func (e *Executor) writeReport() error {
-	return writeAtomic(filepath.Join(e.Out, ReportFile), []byte(e.redact.text(e.Report())))
+	return state.WriteAtomic(filepath.Join(e.Out, ReportFile), []byte(e.redact.text(e.Report())))
 }
 
 // Report renders the plan, the checks, every run with its fingerprint, the

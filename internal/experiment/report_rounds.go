@@ -7,22 +7,6 @@ import (
 	"github.com/walab/walab/internal/compare"
 )
 
-// RoundsThroughput is the verdict's throughput of a comparison: the mean
-// transactions per second of each run over its compared rounds, and the
-// change with its 95% interval, as walab compare judged it.
-type RoundsThroughput struct {
-	Baseline      float64          `json:"baseline_tps"`
-	Candidate     float64          `json:"candidate_tps"`
-	Change        compare.Interval `json:"change"`
-	RoundSeconds  float64          `json:"round_seconds"`
-	FirstCompared [2]int           `json:"first_compared"` // round numbers, baseline and candidate
-	LastCompared  [2]int           `json:"last_compared"`
-	// Compared and WithFigure count each run's compared rounds and those
-	// with a throughput figure, which the TPS figures are over.
-	Compared   [2]int `json:"compared_rounds"`
-	WithFigure [2]int `json:"rounds_with_figure"`
-}
-
 // roundsThroughput is nil when either run has no compared round with a
 // throughput figure.
 func roundsThroughput(res *compare.Result) *RoundsThroughput {
@@ -53,7 +37,7 @@ func (e *Executor) reportRoundsThroughput(b *strings.Builder) {
 		change = r.Change.Est // the same figure, the verdict's digits
 	}
 	fmt.Fprintf(b, "- Throughput over the compared rounds (the verdict's figure: rounds %d–%d of the baseline, %d–%d of the candidate, %gs each%s): %.1f → %.1f TPS, **%+.1f%%**",
-		r.FirstCompared[0], r.LastCompared[0], r.FirstCompared[1], r.LastCompared[1], r.RoundSeconds, r.withFigure(), r.Baseline, r.Candidate, 100*change)
+		r.FirstCompared[0], r.LastCompared[0], r.FirstCompared[1], r.LastCompared[1], r.RoundSeconds, withFigure(r), r.Baseline, r.Candidate, 100*change)
 	if r.Change.OK {
 		fmt.Fprintf(b, " [%+.1f, %+.1f]", 100*r.Change.Lo, 100*r.Change.Hi)
 		if !r.Change.Significant() {
@@ -67,7 +51,7 @@ func (e *Executor) reportRoundsThroughput(b *strings.Builder) {
 // round had no throughput figure (a partial round, or one loadgen did not
 // drive from end to end), "" when every round had one. Records written
 // before the counts were kept have none and say nothing.
-func (r *RoundsThroughput) withFigure() string {
+func withFigure(r *RoundsThroughput) string {
 	if r.Compared == [2]int{} || r.WithFigure == r.Compared {
 		return ""
 	}

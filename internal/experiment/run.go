@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/walab/walab/internal/experiment/state"
 	"github.com/walab/walab/internal/fingerprint"
 	"github.com/walab/walab/internal/runner"
 )
@@ -32,7 +33,7 @@ func (e *Executor) run(ctx context.Context, i int, it Item, st *StepState, logPa
 	}
 	fpStart := e.fingerprint(ctx, it, runID, "start", argv)
 	e.recordTool(ctx, it.Run, fpStart)
-	if err := writeJSON(filepath.Join(abs, "fingerprint-start.json"), fpStart); err != nil {
+	if err := state.WriteJSON(filepath.Join(abs, "fingerprint-start.json"), fpStart); err != nil {
 		return nil, err
 	}
 	e.Metrics.fingerprint(e.Plan, runID, it, fpStart)
@@ -61,7 +62,7 @@ func (e *Executor) run(ctx context.Context, i int, it Item, st *StepState, logPa
 	}
 	fpEnd := e.fingerprint(ctx, it, runID, "end", argv)
 	e.recordTool(ctx, it.Run, fpEnd)
-	if err := writeJSON(filepath.Join(abs, "fingerprint-end.json"), fpEnd); err != nil {
+	if err := state.WriteJSON(filepath.Join(abs, "fingerprint-end.json"), fpEnd); err != nil {
 		return nil, err
 	}
 	if lost := fingerprint.Lost(fpStart, fpEnd); len(lost) > 0 {

@@ -1,24 +1,29 @@
-package experiment
+// Package state owns an experiment's journal: the state file that records
+// every step's progress, the counted runs, the checks' outcomes and the
+// verdict (State and its records), read and written whole, atomically, so
+// that a crash leaves the old or the new record and resume continues from
+// it; and the atomic file writes the experiment's other outputs use.
+package state
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/walab/walab/internal/experiment/plan"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/walab/walab/internal/experiment/plan"
 	"github.com/walab/walab/internal/fingerprint"
 )
 
 // StateFile is the executor's record in the output directory; PlanFile is
 // the copy of the plan that resume runs.
 const (
-	StateFile  = "walab-experiment.json"
-	PlanFile   = "plan.yml"
-	stateMagic = "walab-experiment-state/v1"
+	StateFile = "walab-experiment.json"
+	PlanFile  = "plan.yml"
+	Magic     = "walab-experiment-state/v1" // State.Magic of this format
 )
 
 // Step states.
@@ -118,7 +123,9 @@ type CompareRecord struct {
 	Rounds *RoundsThroughput `json:"rounds,omitempty"`
 }
 
-func loadState(dir string) (*State, error) {
+// Load reads the state in the experiment directory dir; a file that is
+// not walab's state is refused.
+func Load(dir string) (*State, error) {
 	path := filepath.Join(dir, StateFile)
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -128,7 +135,7 @@ func loadState(dir string) (*State, error) {
 		return nil, err
 	}
 	var st State
-	if err := json.Unmarshal(b, &st); err != nil || st.Magic != stateMagic {
+	if err := json.Unmarshal(b, &st); err != nil || st.Magic != Magic {
 		return nil, fmt.Errorf("%s is not a walab experiment state file (%v): walab will not touch it", path, err)
 	}
 	if st.Steps == nil {
@@ -137,23 +144,18 @@ func loadState(dir string) (*State, error) {
 	return &st, nil
 }
 
-func (e *Executor) save() error {
-	b, err := json.MarshalIndent(e.state, "", "  ")
-	if err != nil {
-		return err
-	}
-	return writeAtomic(filepath.Join(e.Out, StateFile), append(b, '\n'))
-}
+// Save writes st into the experiment directory dir, atomically.
+func Save(dir string, st *State) error { return WriteJSON(filepath.Join(dir, StateFile), st) }
 
-// writeAtomic replaces path with data through a temporary file and a
+// WriteAtomic replaces path with data through a temporary file and a
 // rename, so a crash leaves the old or the new content, never a mix; the
 // file is not readable by others (a log or report may name hosts). It
 // refuses to replace anything but a regular file: a symlink, FIFO or
 // directory there is not walab's.
-func writeAtomic(path string, data []byte) error { return writeAtomicMode(path, data, 0o640) }
+func WriteAtomic(path string, data []byte) error { return WriteAtomicMode(path, data, 0o640) }
 
-// writeAtomicMode is writeAtomic with the file's permissions.
-func writeAtomicMode(path string, data []byte, mode os.FileMode) error {
+// WriteAtomicMode is WriteAtomic with the file's permissions.
+func WriteAtomicMode(path string, data []byte, mode os.FileMode) error {
 	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
 		return fmt.Errorf("%s exists and is not a regular file (%s): walab will not replace it", path, fi.Mode().Type())
 	}
@@ -191,11 +193,11 @@ func writeAtomicMode(path string, data []byte, mode os.FileMode) error {
 	return nil
 }
 
-// writeJSON writes v as indented JSON, atomically.
-func writeJSON(path string, v any) error {
+// WriteJSON writes v as indented JSON, atomically.
+func WriteJSON(path string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	return writeAtomic(path, append(b, '\n'))
+	return WriteAtomic(path, append(b, '\n'))
 }
