@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/walab/walab/internal/experiment/report"
 )
 
 // errNotRun: the check cannot be answered yet for this run, so it is not
@@ -98,12 +100,12 @@ func (e *Executor) measuredIOPS(run string) (float64, int) {
 		}
 		switch {
 		case r.Fio != nil:
-			vals = append(vals, fioIOPS(r.Fio))
+			vals = append(vals, report.FioIOPS(r.Fio))
 		case r.TPS != nil:
 			vals = append(vals, *r.TPS) // fileio: one event per I/O (read, write or fsync)
 		}
 	}
-	s, ok := Summarise(vals)
+	s, ok := report.Summarise(vals)
 	if !ok {
 		return 0, 0
 	}

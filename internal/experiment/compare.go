@@ -3,15 +3,13 @@ package experiment
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/prometheus/client_golang/api"
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 
 	"github.com/walab/walab/internal/compare"
+	"github.com/walab/walab/internal/experiment/report"
 	"github.com/walab/walab/internal/experiment/state"
 	"github.com/walab/walab/internal/fingerprint"
 )
@@ -26,15 +24,6 @@ func (e *Executor) lastRecord(run string) *RunRecord {
 	return nil
 }
 
-func (e *Executor) readFingerprint(rec *RunRecord, point string) (*fingerprint.Fingerprint, error) {
-	b, err := os.ReadFile(filepath.Join(e.Out, rec.Dir, "fingerprint-"+point+".json"))
-	if err != nil {
-		return nil, err
-	}
-	var f fingerprint.Fingerprint
-	return &f, json.Unmarshal(b, &f)
-}
-
 // compare runs the walab compare verdict of the named runs (their last
 // counted repetitions) and records it, with the drift between their
 // fingerprints. A verdict that cannot be made is recorded with the reason.
@@ -47,8 +36,8 @@ func (e *Executor) compare(ctx context.Context, logPath string) error {
 		rec.Error = "a named run has no counted repetition"
 		return state.WriteAtomic(logPath, []byte(rec.Error+"\n"))
 	}
-	if fa, err := e.readFingerprint(base, "start"); err == nil {
-		if fb, err := e.readFingerprint(cand, "start"); err == nil {
+	if fa, err := state.ReadFingerprint(e.Out, base, "start"); err == nil {
+		if fb, err := state.ReadFingerprint(e.Out, cand, "start"); err == nil {
 			for _, ch := range fingerprint.Diff(fa, fb) {
 				rec.Drift = append(rec.Drift, ch.String())
 			}
@@ -79,9 +68,9 @@ func (e *Executor) compare(ctx context.Context, logPath string) error {
 		rec.Valid = &res.Verdict.Valid
 	}
 	if err == nil {
-		rec.Rounds = roundsThroughput(res)
+		rec.Rounds = report.RoundsThroughput(res)
 	}
-	rec.Text = out.String() + fioBeside(base, cand)
+	rec.Text = out.String() + report.FioBeside(base, cand)
 	e.printf("[compare] %s vs %s: %s", base.RunID, cand.RunID, firstLine(rec.Text, rec.Error))
 	return state.WriteAtomic(logPath, []byte(rec.Text+rec.Error+"\n"))
 }

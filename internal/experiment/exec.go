@@ -403,7 +403,7 @@ func (e *Executor) do(ctx context.Context, i int, it Item, st *StepState) (*RunR
 	case PhaseCompare:
 		return nil, e.compare(ctx, logPath)
 	case PhaseReport:
-		return nil, e.writeReport()
+		return nil, e.WriteReport()
 	case PhaseRun:
 		return e.run(ctx, i, it, st, logPath)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
+	"github.com/walab/walab/internal/experiment/report"
 	"github.com/walab/walab/internal/experiment/state"
 )
 
@@ -128,14 +129,14 @@ func TestExecuteSweepRepeat(t *testing.T) {
 	require.Equal(t, 1, counts["base/t4/r3/restart"])
 	require.Zero(t, counts["base/t4/r1/restart"], "no restart before the first repetition")
 
-	groups := Aggregate(e.Plan, st.Runs)
+	groups := report.Aggregate(e.Plan, st.Runs)
 	require.Len(t, groups, 4)
 	require.Equal(t, 4, groups[2].Threads)
 	require.InDelta(t, 42.5, groups[2].TPS.Mean, 1e-9) // 41.5, 42.5, 43.5
 	require.InDelta(t, 41.5, groups[2].TPS.Min, 1e-9)
 	require.InDelta(t, 43.5, groups[2].TPS.Max, 1e-9)
 	require.InDelta(t, 42.5-4.303*1/1.7320508, groups[2].TPS.Lo, 1e-3)
-	th, _, ok := Peak(groups, "base")
+	th, _, ok := report.Peak(groups, "base")
 	require.True(t, ok)
 	require.Equal(t, 4, th)
 

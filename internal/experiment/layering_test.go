@@ -13,9 +13,10 @@ import (
 // the experiment packages listed for it (the executor, this package, all
 // of them). A package not listed here fails the test: place it first.
 var mayImport = map[string][]string{
-	"internal/experiment/plan":  {},
-	"internal/experiment/state": {"internal/experiment/plan"},
-	"internal/experiment":       {"internal/experiment/plan", "internal/experiment/state"},
+	"internal/experiment/plan":   {},
+	"internal/experiment/state":  {"internal/experiment/plan"},
+	"internal/experiment/report": {"internal/experiment/plan", "internal/experiment/state"},
+	"internal/experiment":        {"internal/experiment/plan", "internal/experiment/state", "internal/experiment/report"},
 }
 
 // TestLayering holds the order: the plan knows nothing of the executor

@@ -201,3 +201,14 @@ func WriteJSON(path string, v any) error {
 	}
 	return WriteAtomic(path, append(b, '\n'))
 }
+
+// ReadFingerprint reads a counted run's fingerprint at point ("start",
+// "end") from its directory under the experiment directory out.
+func ReadFingerprint(out string, rec *RunRecord, point string) (*fingerprint.Fingerprint, error) {
+	b, err := os.ReadFile(filepath.Join(out, rec.Dir, "fingerprint-"+point+".json"))
+	if err != nil {
+		return nil, err
+	}
+	var f fingerprint.Fingerprint
+	return &f, json.Unmarshal(b, &f)
+}

@@ -1,8 +1,11 @@
-package experiment
+package report
 
 import (
 	"math"
 	"sort"
+
+	"github.com/walab/walab/internal/experiment/plan"
+	"github.com/walab/walab/internal/experiment/state"
 )
 
 // Stats summarise one figure over the repetitions of a run.
@@ -53,7 +56,7 @@ type Group struct {
 	Run      string
 	Scenario string
 	Threads  int
-	Runs     []RunRecord
+	Runs     []state.RunRecord
 	TPS      *Stats
 	TpmC     *Stats
 	WA       *Stats
@@ -61,7 +64,7 @@ type Group struct {
 }
 
 // Aggregate groups the counted runs by run and thread count, in plan order.
-func Aggregate(p *Plan, recs []RunRecord) []Group {
+func Aggregate(p *plan.Plan, recs []state.RunRecord) []Group {
 	var out []Group
 	for _, r := range p.Runs {
 		threads := []int{r.Threads}
@@ -76,17 +79,17 @@ func Aggregate(p *Plan, recs []RunRecord) []Group {
 				}
 			}
 			sort.Slice(g.Runs, func(i, j int) bool { return g.Runs[i].Rep < g.Runs[j].Rep })
-			g.TPS = summarise(g.Runs, func(r RunRecord) *float64 { return r.TPS })
-			g.TpmC = summarise(g.Runs, func(r RunRecord) *float64 { return r.TpmC })
-			g.WA = summarise(g.Runs, func(r RunRecord) *float64 { return r.WA })
-			g.P95Ms = summarise(g.Runs, func(r RunRecord) *float64 { return r.P95Ms })
+			g.TPS = summarise(g.Runs, func(r state.RunRecord) *float64 { return r.TPS })
+			g.TpmC = summarise(g.Runs, func(r state.RunRecord) *float64 { return r.TpmC })
+			g.WA = summarise(g.Runs, func(r state.RunRecord) *float64 { return r.WA })
+			g.P95Ms = summarise(g.Runs, func(r state.RunRecord) *float64 { return r.P95Ms })
 			out = append(out, g)
 		}
 	}
 	return out
 }
 
-func summarise(recs []RunRecord, get func(RunRecord) *float64) *Stats {
+func summarise(recs []state.RunRecord, get func(state.RunRecord) *float64) *Stats {
 	var vals []float64
 	for _, r := range recs {
 		if v := get(r); v != nil {

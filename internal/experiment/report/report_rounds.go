@@ -1,21 +1,23 @@
-package experiment
+package report
 
 import (
 	"fmt"
 	"strings"
 
 	"github.com/walab/walab/internal/compare"
+	"github.com/walab/walab/internal/experiment/state"
 )
 
-// roundsThroughput is nil when either run has no compared round with a
+// RoundsThroughput is the verdict's throughput over the compared rounds,
+// which the compare step records for the report's headline; nil when either run has no compared round with a
 // throughput figure.
-func roundsThroughput(res *compare.Result) *RoundsThroughput {
+func RoundsThroughput(res *compare.Result) *state.RoundsThroughput {
 	b, nb := res.RoundsTPS(0)
 	c, nc := res.RoundsTPS(1)
 	if b == nil || c == nil || len(res.Perf[0]) == 0 || len(res.Perf[1]) == 0 {
 		return nil
 	}
-	rt := &RoundsThroughput{Baseline: *b, Candidate: *c, Change: res.Verdict.Throughput, RoundSeconds: res.Round.Seconds(),
+	rt := &state.RoundsThroughput{Baseline: *b, Candidate: *c, Change: res.Verdict.Throughput, RoundSeconds: res.Round.Seconds(),
 		WithFigure: [2]int{nb, nc}}
 	for i := range 2 {
 		rt.FirstCompared[i], rt.LastCompared[i] = res.Perf[i][0].Hour, res.Perf[i][len(res.Perf[i])-1].Hour
@@ -26,8 +28,8 @@ func roundsThroughput(res *compare.Result) *RoundsThroughput {
 
 // reportRoundsThroughput writes the headline throughput: the verdict's,
 // over the compared rounds, so the page has one throughput change.
-func (e *Executor) reportRoundsThroughput(b *strings.Builder) {
-	cr := e.state.Compare
+func (in *Input) reportRoundsThroughput(b *strings.Builder) {
+	cr := in.State.Compare
 	if cr == nil || cr.Rounds == nil {
 		return
 	}
@@ -51,7 +53,7 @@ func (e *Executor) reportRoundsThroughput(b *strings.Builder) {
 // round had no throughput figure (a partial round, or one loadgen did not
 // drive from end to end), "" when every round had one. Records written
 // before the counts were kept have none and say nothing.
-func withFigure(r *RoundsThroughput) string {
+func withFigure(r *state.RoundsThroughput) string {
 	if r.Compared == [2]int{} || r.WithFigure == r.Compared {
 		return ""
 	}

@@ -1,4 +1,4 @@
-package experiment
+package report
 
 import (
 	"math"
@@ -9,14 +9,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/walab/walab/internal/compare"
+	"github.com/walab/walab/internal/experiment/state"
 )
 
 func repGroup(run string, tps ...float64) *Group {
 	g := &Group{Run: run}
 	for i, v := range tps {
-		g.Runs = append(g.Runs, RunRecord{Run: run, Rep: i + 1, TPS: &v})
+		g.Runs = append(g.Runs, state.RunRecord{Run: run, Rep: i + 1, TPS: &v})
 	}
-	g.TPS = summarise(g.Runs, func(r RunRecord) *float64 { return r.TPS })
+	g.TPS = summarise(g.Runs, func(r state.RunRecord) *float64 { return r.TPS })
 	return g
 }
 

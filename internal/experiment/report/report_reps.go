@@ -1,10 +1,11 @@
-package experiment
+package report
 
 import (
 	"fmt"
 	"strings"
 
 	"github.com/walab/walab/internal/compare"
+	"github.com/walab/walab/internal/experiment/state"
 )
 
 // repsThroughput is the throughput change between the repetitions of the
@@ -25,7 +26,7 @@ func repsThroughput(base, cand *Group) compare.Interval {
 }
 
 // tpsPairs is one pair per repetition with a throughput: its TPS over 1.
-func tpsPairs(recs []RunRecord) []compare.Pair {
+func tpsPairs(recs []state.RunRecord) []compare.Pair {
 	var out []compare.Pair
 	for _, r := range recs {
 		if r.TPS != nil {

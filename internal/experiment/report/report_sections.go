@@ -1,16 +1,19 @@
-package experiment
+package report
 
 import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/walab/walab/internal/experiment/plan"
+	"github.com/walab/walab/internal/experiment/state"
 )
 
 // The report's sections besides the verdict, the fingerprints and fio's
 // (report.go, fio_report.go), in the order Report writes them.
 
 // reportHeader is the title line: when, which device, where.
-func reportHeader(b *strings.Builder, p *Plan, st *State, out string) {
+func reportHeader(b *strings.Builder, p *plan.Plan, st *state.State, out string) {
 	w := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	w("# Experiment %s\n\n", p.Name)
 	w("Started %s", st.Created.Format(time.RFC3339))
@@ -28,7 +31,7 @@ func reportHeader(b *strings.Builder, p *Plan, st *State, out string) {
 
 // reportRuns is the runs' aggregates, each sweep's peak and every counted
 // run.
-func reportRuns(b *strings.Builder, p *Plan, runs []RunRecord, groups []Group) {
+func reportRuns(b *strings.Builder, p *plan.Plan, runs []state.RunRecord, groups []Group) {
 	w := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	w("## Runs (mean [95%% interval] min–max over repetitions)\n\n")
 	w("| run | scenario | threads | n | TPS | tpmC | WA (drive counters, start→end) | p95 ms (max over targets) |\n|---|---|---|---|---|---|---|---|\n")
@@ -48,7 +51,7 @@ func reportRuns(b *strings.Builder, p *Plan, runs []RunRecord, groups []Group) {
 
 // reportSweeps names each sweep's peak throughput and the thread counts
 // it cannot be told apart from.
-func reportSweeps(b *strings.Builder, p *Plan, groups []Group) {
+func reportSweeps(b *strings.Builder, p *plan.Plan, groups []Group) {
 	w := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	for _, r := range p.Runs {
 		if r.Sweep == nil {
@@ -74,7 +77,7 @@ func reportSweeps(b *strings.Builder, p *Plan, groups []Group) {
 }
 
 // reportChecks is the pre-run checks' outcomes.
-func reportChecks(b *strings.Builder, checks []CheckResult) {
+func reportChecks(b *strings.Builder, checks []state.CheckResult) {
 	w := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	w("## Pre-run checks\n\n| run | check | result | detail |\n|---|---|---|---|\n")
 	for _, c := range checks {
@@ -87,7 +90,7 @@ func reportChecks(b *strings.Builder, checks []CheckResult) {
 }
 
 // reportSteps is every step's status, attempts, time and log.
-func reportSteps(b *strings.Builder, items []Item, steps map[string]*StepState) {
+func reportSteps(b *strings.Builder, items []plan.Item, steps map[string]*state.StepState) {
 	w := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
 	w("## Steps\n\n| step | phase | status | attempts | took | log |\n|---|---|---|---|---|---|\n")
 	for _, it := range items {
@@ -105,7 +108,7 @@ func reportSteps(b *strings.Builder, items []Item, steps map[string]*StepState) 
 			flag = " (destructive)"
 		}
 		status := s.Status
-		if it.Phase == PhaseReport && s.Status == StatusStarted {
+		if it.Phase == plan.PhaseReport && s.Status == state.StatusStarted {
 			status = "writing"
 		}
 		w("| %s%s | %s | %s | %d | %s | %s |\n", it.ID, flag, it.Phase, status, s.Attempts, took, s.Log)

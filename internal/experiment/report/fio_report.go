@@ -1,17 +1,19 @@
-package experiment
+package report
 
 import (
 	"fmt"
 	"strings"
 
+	"github.com/walab/walab/internal/experiment/plan"
+	"github.com/walab/walab/internal/experiment/state"
 	"github.com/walab/walab/internal/fio"
 )
 
 // reportFio writes the fio runs: fio's figures beside the block layer's
 // view of the same span, and the sweep's peak IOPS.
-func (e *Executor) reportFio(b *strings.Builder) {
-	var recs []RunRecord
-	for _, r := range e.state.Runs {
+func (in *Input) reportFio(b *strings.Builder) {
+	var recs []state.RunRecord
+	for _, r := range in.State.Runs {
 		if r.Fio != nil {
 			recs = append(recs, r)
 		}
@@ -20,7 +22,7 @@ func (e *Executor) reportFio(b *strings.Builder) {
 		return
 	}
 	w := func(format string, args ...any) { fmt.Fprintf(b, format, args...) }
-	w("## fio runs\n\nfio's figures from its JSON report (`runs/<run id>/%s`), summed over jobs; completion latency (clat) is the highest over the jobs (exact with group_reporting, one group). ", FioOutput)
+	w("## fio runs\n\nfio's figures from its JSON report (`runs/<run id>/%s`), summed over jobs; completion latency (clat) is the highest over the jobs (exact with group_reporting, one group). ", plan.FioOutput)
 	w("Beside them the block layer's view of the device under fio's files over the same span: iostat -x's arithmetic over /proc/diskstats, read by walab just before fio started and after it ended.\n\n")
 	w("| run id | numjobs | read IOPS | write IOPS | read MiB/s | write MiB/s | read clat p50/p99/p99.9 ms | write clat p50/p99/p99.9 ms | job errors | steady state | device | r/s | w/s | rMiB/s | wMiB/s | r_await ms | w_await ms | %%util |\n")
 	w("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
@@ -45,25 +47,25 @@ func (e *Executor) reportFio(b *strings.Builder) {
 	for _, r := range recs {
 		if t := r.Fio.Total; t.MixedOnlyJobs > 0 {
 			w("%s: fio reported reads and writes together in %d of %d jobs (--unified_rw_reporting=mixed), in neither column above: over every job %.0f IOPS, %.2f MiB/s; mixed clat p50/p99/p99.9 %s ms.\n\n",
-				r.RunID, t.MixedOnlyJobs, len(r.Fio.Jobs), fioIOPS(r.Fio), t.BytesPerSecond/(1<<20), clatText(r.Fio.Jobs, mixedDir))
+				r.RunID, t.MixedOnlyJobs, len(r.Fio.Jobs), FioIOPS(r.Fio), t.BytesPerSecond/(1<<20), clatText(r.Fio.Jobs, mixedDir))
 		}
 	}
-	e.reportFioPeak(b)
+	in.reportFioPeak(b)
 }
 
 // reportFioPeak names a swept fio run's numjobs of highest mean IOPS
 // (read + write), seed 002's "concurrency of maximum performance".
-func (e *Executor) reportFioPeak(b *strings.Builder) {
-	for _, r := range e.Plan.Runs {
+func (in *Input) reportFioPeak(b *strings.Builder) {
+	for _, r := range in.Plan.Runs {
 		if r.Fio == "" || r.Sweep == nil {
 			continue
 		}
 		best, bestN := Stats{}, 0
 		for _, n := range r.Sweep.Threads {
 			var vals []float64
-			for _, rec := range e.state.Runs {
+			for _, rec := range in.State.Runs {
 				if rec.Run == r.Name && rec.Threads == n && rec.Fio != nil {
-					vals = append(vals, fioIOPS(rec.Fio))
+					vals = append(vals, FioIOPS(rec.Fio))
 				}
 			}
 			if s, ok := Summarise(vals); ok && (bestN == 0 || s.Mean > best.Mean) {
@@ -98,10 +100,10 @@ func mixedDir(j fio.Job) fio.Dir {
 	return *j.Mixed
 }
 
-// fioIOPS is a fio run's IOPS over every direction of every job: read +
+// FioIOPS is a fio run's IOPS over every direction of every job: read +
 // write + trim, or mixed where a job reported only that. From the jobs,
 // so that a record written before Total had IOPS reads the same.
-func fioIOPS(f *FioRecord) float64 {
+func FioIOPS(f *state.FioRecord) float64 {
 	var sum float64
 	for _, j := range f.Jobs {
 		sum += j.IOPS()
@@ -111,7 +113,7 @@ func fioIOPS(f *FioRecord) float64 {
 
 // apart is a read or write figure, or "—" when every job reported read
 // and write only together (mixed): fio printed no such figure.
-func apart(f *FioRecord, v float64, prec int) string {
+func apart(f *state.FioRecord, v float64, prec int) string {
 	if f.Total.MixedOnlyJobs == len(f.Jobs) {
 		return "—"
 	}
@@ -140,7 +142,7 @@ func clatText(jobs []fio.Job, dir func(fio.Job) fio.Dir) string {
 	return strings.Join(parts, " / ")
 }
 
-func steadyText(f *FioRecord) string {
+func steadyText(f *state.FioRecord) string {
 	if f.Total.SteadyJobs == 0 {
 		return "—"
 	}
@@ -153,9 +155,9 @@ func steadyText(f *FioRecord) string {
 	return fmt.Sprintf("%d of %d jobs attained (%s)", f.Total.SteadyAttained, f.Total.SteadyJobs, cell(strings.Join(crit, "; ")))
 }
 
-// fioBeside is the two fio runs' figures from their run records, for the
+// FioBeside is the two fio runs' figures from their run records, for the
 // compare phase's text beside walab compare's performance table.
-func fioBeside(base, cand *RunRecord) string {
+func FioBeside(base, cand *state.RunRecord) string {
 	if base.Fio == nil || cand.Fio == nil {
 		return ""
 	}
@@ -175,7 +177,7 @@ func fioBeside(base, cand *RunRecord) string {
 		rows = append(rows, struct {
 			name string
 			b, c float64
-		}{"IOPS (every direction)", fioIOPS(base.Fio), fioIOPS(cand.Fio)})
+		}{"IOPS (every direction)", FioIOPS(base.Fio), FioIOPS(cand.Fio)})
 	}
 	for _, r := range rows {
 		if r.b == 0 && r.c == 0 {
