@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/walab/walab/internal/experiment/check"
 	"github.com/walab/walab/internal/fio"
 	"github.com/walab/walab/internal/testenv"
 )
@@ -21,10 +22,10 @@ func TestIOCapacityCheck(t *testing.T) {
 	require.NoError(t, db.QueryRow("SELECT @@innodb_io_capacity").Scan(&capacity))
 	p := &Plan{Targets: []Target{{Name: "m", DSN: dsn}}, Runs: []Run{{Name: "disk", Fio: "fio --name=x"}, {Name: "sb", Workload: "fileio"}, {Name: "oltp", Workload: "tpcc"}}}
 	c := Check{Check: "io_capacity", Targets: []string{"m"}, IOPSFrom: "disk"}
-	require.Empty(t, ioCapacityCheck.validate(p, c))
+	require.Empty(t, CheckKinds()["io_capacity"](p, c))
 	e := &Executor{Plan: p, state: &State{}}
 	_, err := e.check(context.Background(), c, &Run{Name: "disk"})
-	require.ErrorIs(t, err, errNotRun, "nothing measured yet")
+	require.ErrorIs(t, err, check.ErrNotRun, "nothing measured yet")
 
 	fioRun := func(iops float64) RunRecord {
 		return RunRecord{Run: "disk", Fio: &FioRecord{Jobs: []fio.Job{{Read: fio.Dir{IOPS: iops / 2}, Write: fio.Dir{IOPS: iops / 2}}}}}
@@ -65,6 +66,6 @@ func TestIOCapacityCheck(t *testing.T) {
 		{Check{Check: "io_capacity", Targets: []string{"m"}, IOPSFrom: "nope"}, `iops_from "nope": no such run`},
 		{Check{Check: "io_capacity", IOPSFrom: "disk"}, "targets missing"},
 	} {
-		require.Contains(t, strings.Join(ioCapacityCheck.validate(p, tc.c), "; "), tc.want)
+		require.Contains(t, strings.Join(CheckKinds()["io_capacity"](p, tc.c), "; "), tc.want)
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/walab/walab/internal/experiment/check"
 	"github.com/walab/walab/internal/fingerprint"
 	"github.com/walab/walab/internal/hostapi"
 	"github.com/walab/walab/internal/testenv"
@@ -49,9 +50,9 @@ func TestDiscardCheck(t *testing.T) {
 	p := &Plan{Exporter: discardHost(t, &discarded), Reset: []Step{{Command: "mkfs.xfs -f /dev/nvme0n1"}}}
 	e := &Executor{Plan: p, state: &State{}}
 	c := Check{Check: "discard", Path: "/data/mysql-1/data"}
-	require.Empty(t, checkKinds["discard"].validate(p, c))
-	require.Equal(t, []string{"targets or path missing", "needs the plan's reset: it compares the discard counters from before the reset's first step"},
-		checkKinds["discard"].validate(&Plan{}, Check{Check: "discard"}))
+	require.Empty(t, CheckKinds()["discard"](p, c))
+	require.Equal(t, []string{"targets or path missing", "needs the plan's reset: it compares the discard counters from before the reset's first step",
+		"needs the plan's exporter"}, CheckKinds()["discard"](&Plan{}, Check{Check: "discard"}))
 	ctx := context.Background()
 
 	e.setup = "baseline/"
@@ -73,8 +74,8 @@ func TestDiscardCheck(t *testing.T) {
 	_, err = e.check(ctx, c, nil)
 	require.ErrorContains(t, err, "reset discarded 0.06 GiB (nvme0n1 0.06 GiB) of a 8.00 GiB filesystem, less than 90% of it: the reset's mkfs did not discard the drive")
 
-	require.Equal(t, "streams/c2/", setupKey("streams/c2/reset/1"))
-	require.Equal(t, "streams/c2/", setupKey("streams/c2/checks"))
+	require.Equal(t, "streams/c2/", check.SetupKey("streams/c2/reset/1"))
+	require.Equal(t, "streams/c2/", check.SetupKey("streams/c2/checks"))
 }
 
 // TestSameDataCheck: two targets restored from one backup pass; a target

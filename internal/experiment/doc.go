@@ -3,8 +3,11 @@
 // seed 000, the thread sweep and repetitions of seed 002, and the final
 // comparison, unattended and resumable, with a fingerprint of every run.
 //
-// The plan is its own package (plan: types, loading, validation, steps);
-// this package is the executor that runs a loaded plan's items in order
-// and records each (Executor, exec.go), and defines the check kinds the
-// plan's validation receives (CheckKinds).
+// The layers, each a package: plan (types, loading, validation, steps),
+// state (the journal and its atomic writes), check (the pre-run check
+// kinds, run against check.Env) and report (report.md from plain values).
+// This package is the executor: it runs a loaded plan's items in order,
+// each step's command in its own process group, the runs between two
+// fingerprints, the checks and the compare step, and records each in the
+// journal (Executor, exec.go).
 package experiment

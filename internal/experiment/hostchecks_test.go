@@ -84,7 +84,7 @@ func runCheckCases(t *testing.T, e *Executor, cases []checkCase) {
 	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.c.Check+" "+tc.want, func(t *testing.T) {
-			require.Empty(t, checkKinds[tc.c.Check].validate(e.Plan, tc.c))
+			require.Empty(t, CheckKinds()[tc.c.Check](e.Plan, tc.c))
 			got, err := e.check(context.Background(), tc.c, &Run{Name: "r"})
 			if tc.pass {
 				require.NoError(t, err)
@@ -151,7 +151,7 @@ func TestTuningChecksAbsentFacts(t *testing.T) {
 	e := &Executor{Plan: &Plan{Exporter: srv.URL}}
 	for _, c := range []Check{{Check: "sysctl", Options: []string{"vm.swappiness=1"}}, {Check: "thp", Expect: "never"},
 		{Check: "sched_steal", Expect: "off"}, {Check: "nic_channels", Device: "eth0", Expect: "6"}, {Check: "page_cache", Bytes: 1 << 40}} {
-		require.Empty(t, checkKinds[c.Check].validate(e.Plan, c), c.Check)
+		require.Empty(t, CheckKinds()[c.Check](e.Plan, c), c.Check)
 		_, err := e.check(context.Background(), c, &Run{Name: "r"})
 		require.Error(t, err, c.Check)
 		require.Contains(t, err.Error(), "bare", c.Check)
@@ -164,7 +164,7 @@ func TestTuningChecksValidate(t *testing.T) {
 		{Check: "thp", Expect: "off"}, {Check: "thp", Expect: "never", Options: []string{"a", "b"}},
 		{Check: "sched_steal", Expect: "yes"}, {Check: "sched_steal", Expect: "on", Nodes: "0"},
 		{Check: "nic_channels", Expect: "6"}, {Check: "nic_channels", Device: "eth0", Expect: "six"}, {Check: "page_cache"}} {
-		require.NotEmpty(t, checkKinds[c.Check].validate(&Plan{}, c), "%+v", c)
+		require.NotEmpty(t, CheckKinds()[c.Check](&Plan{}, c), "%+v", c)
 	}
 }
 
@@ -222,5 +222,5 @@ func TestMysqldCPUsTwoInstances(t *testing.T) {
 		{Check{Check: "mysqld_cpus", CPUs: "0-60"}, false, "mysqld pid 12 on dbhost may run on CPUs 67-127, the plan expects 0-60"},
 	})
 	require.Equal(t, []string{`policy "interleave": want a memory policy as numa_maps prints it: interleave:0-3, bind:0, prefer:1`},
-		validMysqldCPUs(p, Check{CPUs: "0", Policy: "interleave"}))
+		CheckKinds()["mysqld_cpus"](p, Check{CPUs: "0", Policy: "interleave"}))
 }

@@ -15,8 +15,9 @@ import (
 var mayImport = map[string][]string{
 	"internal/experiment/plan":   {},
 	"internal/experiment/state":  {"internal/experiment/plan"},
+	"internal/experiment/check":  {"internal/experiment/plan", "internal/experiment/state"},
 	"internal/experiment/report": {"internal/experiment/plan", "internal/experiment/state"},
-	"internal/experiment":        {"internal/experiment/plan", "internal/experiment/state", "internal/experiment/report"},
+	"internal/experiment":        {"internal/experiment/plan", "internal/experiment/state", "internal/experiment/check", "internal/experiment/report"},
 }
 
 // TestLayering holds the order: the plan knows nothing of the executor

@@ -47,7 +47,7 @@ func (in *Input) reportFio(b *strings.Builder) {
 	for _, r := range recs {
 		if t := r.Fio.Total; t.MixedOnlyJobs > 0 {
 			w("%s: fio reported reads and writes together in %d of %d jobs (--unified_rw_reporting=mixed), in neither column above: over every job %.0f IOPS, %.2f MiB/s; mixed clat p50/p99/p99.9 %s ms.\n\n",
-				r.RunID, t.MixedOnlyJobs, len(r.Fio.Jobs), FioIOPS(r.Fio), t.BytesPerSecond/(1<<20), clatText(r.Fio.Jobs, mixedDir))
+				r.RunID, t.MixedOnlyJobs, len(r.Fio.Jobs), r.Fio.IOPS(), t.BytesPerSecond/(1<<20), clatText(r.Fio.Jobs, mixedDir))
 		}
 	}
 	in.reportFioPeak(b)
@@ -65,7 +65,7 @@ func (in *Input) reportFioPeak(b *strings.Builder) {
 			var vals []float64
 			for _, rec := range in.State.Runs {
 				if rec.Run == r.Name && rec.Threads == n && rec.Fio != nil {
-					vals = append(vals, FioIOPS(rec.Fio))
+					vals = append(vals, rec.Fio.IOPS())
 				}
 			}
 			if s, ok := Summarise(vals); ok && (bestN == 0 || s.Mean > best.Mean) {
@@ -98,17 +98,6 @@ func mixedDir(j fio.Job) fio.Dir {
 		return fio.Dir{}
 	}
 	return *j.Mixed
-}
-
-// FioIOPS is a fio run's IOPS over every direction of every job: read +
-// write + trim, or mixed where a job reported only that. From the jobs,
-// so that a record written before Total had IOPS reads the same.
-func FioIOPS(f *state.FioRecord) float64 {
-	var sum float64
-	for _, j := range f.Jobs {
-		sum += j.IOPS()
-	}
-	return sum
 }
 
 // apart is a read or write figure, or "—" when every job reported read
@@ -177,7 +166,7 @@ func FioBeside(base, cand *state.RunRecord) string {
 		rows = append(rows, struct {
 			name string
 			b, c float64
-		}{"IOPS (every direction)", FioIOPS(base.Fio), FioIOPS(cand.Fio)})
+		}{"IOPS (every direction)", base.Fio.IOPS(), cand.Fio.IOPS()})
 	}
 	for _, r := range rows {
 		if r.b == 0 && r.c == 0 {

@@ -86,3 +86,14 @@ type Dataset struct {
 func (d Dataset) String() string {
 	return fmt.Sprintf("%d tables, checksum %s", d.Tables, d.SHA256[:12])
 }
+
+// IOPS is a fio run's IOPS over every direction of every job: read +
+// write + trim, or mixed where a job reported only that. From the jobs,
+// so that a record written before Total had IOPS reads the same.
+func (f *FioRecord) IOPS() float64 {
+	var sum float64
+	for _, j := range f.Jobs {
+		sum += j.IOPS()
+	}
+	return sum
+}

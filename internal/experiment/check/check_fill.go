@@ -1,16 +1,17 @@
-package experiment
+package check
 
 import (
 	"context"
 	"fmt"
 	"regexp"
 
+	"github.com/walab/walab/internal/experiment/plan"
 	"github.com/walab/walab/internal/fingerprint"
 )
 
 // fill is the drive's used ratio: the simulator's fill, else the used
 // share of the data filesystems (seed 000's df -h).
-func (e *Executor) fill(ctx context.Context, c Check) (float64, string, error) {
+func (e *Env) fill(ctx context.Context, c plan.Check) (float64, string, error) {
 	d, err := fingerprint.ReadDrive(ctx, e.client(), e.Plan.Exporter, e.Plan.Device)
 	if d == nil {
 		return 0, "", err
@@ -35,7 +36,7 @@ func (e *Executor) fill(ctx context.Context, c Check) (float64, string, error) {
 	return *mounts[0].Fill, "filesystem of " + dirs[0] + " on " + f.Hostname, nil
 }
 
-func (e *Executor) checkFill(ctx context.Context, c Check) (string, error) {
+func (e *Env) checkFill(ctx context.Context, c plan.Check) (string, error) {
 	f, src, err := e.fill(ctx, c)
 	if err != nil {
 		return "", err
@@ -46,7 +47,7 @@ func (e *Executor) checkFill(ctx context.Context, c Check) (string, error) {
 	return fmt.Sprintf("fill %.1f%% (%s) within %s", 100*f, src, fillRange(c)), nil
 }
 
-func fillRange(c Check) string {
+func fillRange(c plan.Check) string {
 	lo, hi := "0%", "100%"
 	if c.Min != nil {
 		lo = fmt.Sprintf("%.0f%%", 100**c.Min)
@@ -61,7 +62,9 @@ var fillCheck = checkKind{
 	keys:     "min, max",
 	needs:    needs{exporter: true, device: true},
 	validate: validateFill,
-	run:      func(e *Executor, ctx context.Context, c Check, _ *Run) (string, error) { return e.checkFill(ctx, c) },
+	run: func(e *Env, ctx context.Context, c plan.Check, _ *plan.Run) (string, error) {
+		return e.checkFill(ctx, c)
+	},
 }
 
 // realDrive matches the kernel's name of an NVMe controller or namespace:
@@ -69,7 +72,7 @@ var fillCheck = checkKind{
 // the filesystem of the data (the simulator's drives are nvmesim0, ...).
 var realDrive = regexp.MustCompile(`^nvme[0-9]+(n[0-9]+)?$`)
 
-func validateFill(p *Plan, c Check) []string {
+func validateFill(p *plan.Plan, c plan.Check) []string {
 	var out []string
 	if realDrive.MatchString(p.Device) && len(c.Targets) == 0 && c.Path == "" {
 		out = append(out, fmt.Sprintf("device %s is a real drive: its fill is df's of the data's filesystem, so give targets (their datadirs) or path", p.Device))

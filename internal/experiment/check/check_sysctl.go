@@ -1,4 +1,4 @@
-package experiment
+package check
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/walab/walab/internal/experiment/plan"
 	"github.com/walab/walab/internal/hostapi"
 )
 
@@ -15,7 +16,7 @@ import (
 var sysctlCheck = checkKind{
 	keys:  "options (name=value, e.g. vm.swappiness=1)",
 	needs: needs{exporter: true},
-	validate: func(_ *Plan, c Check) []string {
+	validate: func(_ *plan.Plan, c plan.Check) []string {
 		if len(c.Options) == 0 {
 			return []string{"options missing (e.g. [vm.swappiness=1, vm.dirty_ratio=40])"}
 		}
@@ -28,7 +29,7 @@ var sysctlCheck = checkKind{
 		}
 		return out
 	},
-	run: func(e *Executor, ctx context.Context, c Check, _ *Run) (string, error) {
+	run: func(e *Env, ctx context.Context, c plan.Check, _ *plan.Run) (string, error) {
 		f, err := e.hostFacts(ctx)
 		if err != nil {
 			return "", err

@@ -1,4 +1,4 @@
-package experiment
+package check
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/walab/walab/internal/experiment/plan"
 	"github.com/walab/walab/internal/fingerprint"
 )
 
@@ -15,7 +16,7 @@ import (
 // block device to compare: the check then verifies that the directory is
 // on the database host and that the exporter's device is the simulator,
 // and says so.
-func (e *Executor) checkDatadir(ctx context.Context, c Check) (string, error) {
+func (e *Env) checkDatadir(ctx context.Context, c plan.Check) (string, error) {
 	f, dirs, mounts, err := e.dirMounts(ctx, c)
 	if err != nil {
 		return "", err
@@ -44,11 +45,13 @@ var datadirCheck = checkKind{
 	keys:     "targets or path",
 	needs:    needs{exporter: true, device: true},
 	validate: needDirs,
-	run:      func(e *Executor, ctx context.Context, c Check, _ *Run) (string, error) { return e.checkDatadir(ctx, c) },
+	run: func(e *Env, ctx context.Context, c plan.Check, _ *plan.Run) (string, error) {
+		return e.checkDatadir(ctx, c)
+	},
 }
 
 // needDirs: a check that looks at data directories names targets or a path.
-func needDirs(_ *Plan, c Check) []string {
+func needDirs(_ *plan.Plan, c plan.Check) []string {
 	if len(c.Targets) == 0 && c.Path == "" {
 		return []string{"targets or path missing"}
 	}

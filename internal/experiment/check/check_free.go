@@ -1,13 +1,15 @@
-package experiment
+package check
 
 import (
 	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/walab/walab/internal/experiment/plan"
 )
 
-func (e *Executor) checkFree(ctx context.Context, c Check) (string, error) {
+func (e *Env) checkFree(ctx context.Context, c plan.Check) (string, error) {
 	f, dirs, mounts, err := e.dirMounts(ctx, c)
 	if err != nil {
 		return "", err
@@ -43,12 +45,14 @@ func human(b uint64) string {
 var freeCheck = checkKind{
 	keys:  "bytes, targets or path",
 	needs: needs{exporter: true},
-	validate: func(p *Plan, c Check) []string {
+	validate: func(p *plan.Plan, c plan.Check) []string {
 		out := needDirs(p, c)
 		if c.Bytes == 0 {
 			out = append(out, "bytes missing")
 		}
 		return out
 	},
-	run: func(e *Executor, ctx context.Context, c Check, _ *Run) (string, error) { return e.checkFree(ctx, c) },
+	run: func(e *Env, ctx context.Context, c plan.Check, _ *plan.Run) (string, error) {
+		return e.checkFree(ctx, c)
+	},
 }

@@ -1,8 +1,10 @@
-package experiment
+package check
 
 import (
 	"context"
 	"fmt"
+
+	"github.com/walab/walab/internal/experiment/plan"
 )
 
 // governorCheck: the database host's CPU frequency governor is the
@@ -10,13 +12,13 @@ import (
 var governorCheck = checkKind{
 	keys:  "expect (a governor: performance, powersave, ...)",
 	needs: needs{exporter: true},
-	validate: func(_ *Plan, c Check) []string {
+	validate: func(_ *plan.Plan, c plan.Check) []string {
 		if c.Expect == "" {
 			return []string{"expect missing (the governor, e.g. performance)"}
 		}
 		return nil
 	},
-	run: func(e *Executor, ctx context.Context, c Check, _ *Run) (string, error) {
+	run: func(e *Env, ctx context.Context, c plan.Check, _ *plan.Run) (string, error) {
 		f, err := e.hostFacts(ctx)
 		if err != nil {
 			return "", err

@@ -1,4 +1,4 @@
-package experiment
+package check
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/walab/walab/internal/experiment/plan"
 	"github.com/walab/walab/internal/hostapi"
 	"github.com/walab/walab/internal/irq"
 )
@@ -15,7 +16,7 @@ import (
 // exactly the planned CPUs; with nodes it takes its memory from those
 // NUMA nodes (numactl --membind, or a cpuset's mems); with policy its
 // memory policy is that one (numactl -i 0-3: interleave:0-3).
-func (e *Executor) checkMysqldCPUs(ctx context.Context, c Check) (string, error) {
+func (e *Env) checkMysqldCPUs(ctx context.Context, c plan.Check) (string, error) {
 	f, err := e.hostFacts(ctx)
 	if err != nil {
 		return "", err
@@ -39,7 +40,7 @@ func (e *Executor) checkMysqldCPUs(ctx context.Context, c Check) (string, error)
 // serving each (the one whose working directory is the target's
 // @@datadir: mysqld chdirs there) or the one in its path, else every
 // process of its name.
-func (e *Executor) instances(ctx context.Context, f *hostapi.Facts, c Check) ([]hostapi.Process, error) {
+func (e *Env) instances(ctx context.Context, f *hostapi.Facts, c plan.Check) ([]hostapi.Process, error) {
 	procs := processesNamed(f, c.Process)
 	if len(procs) == 0 {
 		return nil, fmt.Errorf("no %s process on %s that its exporter watches (its process: names)", orDefaultName(c.Process), f.Hostname)
@@ -84,7 +85,7 @@ func processList(procs []hostapi.Process) string {
 }
 
 // pinned judges one process against the check's cpus, nodes and policy.
-func pinned(p hostapi.Process, c Check, host string) (string, error) {
+func pinned(p hostapi.Process, c plan.Check, host string) (string, error) {
 	ok, err := sameCPUs(p.CPUs, c.CPUs, false)
 	if err != nil {
 		return "", err
@@ -158,7 +159,7 @@ func orUnknown(s string) string {
 	return s
 }
 
-func validMysqldCPUs(_ *Plan, c Check) []string {
+func validMysqldCPUs(_ *plan.Plan, c plan.Check) []string {
 	out := validCPUs(c)
 	if c.Policy != "" {
 		mode, nodes, ok := strings.Cut(c.Policy, ":")
@@ -174,7 +175,7 @@ var mysqldCPUsCheck = checkKind{
 	keys:     "cpus, nodes, policy, process, targets",
 	needs:    needs{exporter: true},
 	validate: validMysqldCPUs,
-	run: func(e *Executor, ctx context.Context, c Check, _ *Run) (string, error) {
+	run: func(e *Env, ctx context.Context, c plan.Check, _ *plan.Run) (string, error) {
 		return e.checkMysqldCPUs(ctx, c)
 	},
 }

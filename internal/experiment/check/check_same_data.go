@@ -1,4 +1,4 @@
-package experiment
+package check
 
 import (
 	"context"
@@ -11,31 +11,34 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/walab/walab/internal/experiment/plan"
+	"github.com/walab/walab/internal/experiment/state"
 )
 
 // tableChecksums reads the identity of a target's database: every base
 // table's CHECKSUM TABLE, without the schema name (the two instances'
 // databases may be named differently).
-func tableChecksums(ctx context.Context, db *sql.DB) (Dataset, error) {
+func tableChecksums(ctx context.Context, db *sql.DB) (state.Dataset, error) {
 	rows, err := db.QueryContext(ctx, "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE() AND table_type = 'BASE TABLE'")
 	if err != nil {
-		return Dataset{}, err
+		return state.Dataset{}, err
 	}
 	var tables []string
 	for rows.Next() {
 		var t string
 		if err := rows.Scan(&t); err != nil {
 			rows.Close()
-			return Dataset{}, err
+			return state.Dataset{}, err
 		}
 		tables = append(tables, t)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return Dataset{}, err
+		return state.Dataset{}, err
 	}
 	if len(tables) == 0 {
-		return Dataset{}, fmt.Errorf("no tables in its database (the DSN names none, or the restore did not run)")
+		return state.Dataset{}, fmt.Errorf("no tables in its database (the DSN names none, or the restore did not run)")
 	}
 	sort.Strings(tables)
 	h := sha256.New()
@@ -43,21 +46,21 @@ func tableChecksums(ctx context.Context, db *sql.DB) (Dataset, error) {
 		var name string
 		var sum sql.NullString
 		if err := db.QueryRowContext(ctx, "CHECKSUM TABLE `"+strings.ReplaceAll(t, "`", "``")+"`").Scan(&name, &sum); err != nil {
-			return Dataset{}, fmt.Errorf("CHECKSUM TABLE %s: %w", t, err)
+			return state.Dataset{}, fmt.Errorf("CHECKSUM TABLE %s: %w", t, err)
 		}
 		if !sum.Valid {
-			return Dataset{}, fmt.Errorf("CHECKSUM TABLE %s: no checksum (the table cannot be read)", t)
+			return state.Dataset{}, fmt.Errorf("CHECKSUM TABLE %s: no checksum (the table cannot be read)", t)
 		}
 		fmt.Fprintf(h, "%s %s\n", t, sum.String)
 	}
-	return Dataset{Tables: len(tables), SHA256: hex.EncodeToString(h.Sum(nil))}, nil
+	return state.Dataset{Tables: len(tables), SHA256: hex.EncodeToString(h.Sum(nil))}, nil
 }
 
 // checkSameData: every target holds the same data (seed 000 restores one
 // backup into both instances), and the same as every earlier run's
 // targets held at their checks: both arms start from the same data.
-func (e *Executor) checkSameData(ctx context.Context, c Check) (string, error) {
-	got := map[string]Dataset{}
+func (e *Env) checkSameData(ctx context.Context, c plan.Check) (string, error) {
+	got := map[string]state.Dataset{}
 	for _, name := range c.Targets {
 		db, err := e.openTarget(name)
 		if err != nil {
@@ -70,10 +73,10 @@ func (e *Executor) checkSameData(ctx context.Context, c Check) (string, error) {
 		}
 		got[name] = d
 	}
-	if e.state.Datasets == nil {
-		e.state.Datasets = map[string]map[string]Dataset{}
+	if e.State.Datasets == nil {
+		e.State.Datasets = map[string]map[string]state.Dataset{}
 	}
-	e.state.Datasets[e.setup] = got
+	e.State.Datasets[e.Setup] = got
 	first := got[c.Targets[0]]
 	for _, name := range c.Targets[1:] {
 		if got[name] != first {
@@ -81,11 +84,11 @@ func (e *Executor) checkSameData(ctx context.Context, c Check) (string, error) {
 		}
 	}
 	msg := fmt.Sprintf("%s: %s", strings.Join(c.Targets, ", "), first)
-	for _, setup := range slices.Sorted(maps.Keys(e.state.Datasets)) {
-		if setup == e.setup {
+	for _, setup := range slices.Sorted(maps.Keys(e.State.Datasets)) {
+		if setup == e.Setup {
 			continue
 		}
-		for name, d := range e.state.Datasets[setup] {
+		for name, d := range e.State.Datasets[setup] {
 			if d != first {
 				return "", fmt.Errorf("%s, but %s's %s held %s at its checks: the arms do not start from the same data", msg, strings.TrimSuffix(setup, "/"), name, d)
 			}
@@ -97,14 +100,14 @@ func (e *Executor) checkSameData(ctx context.Context, c Check) (string, error) {
 
 var sameDataCheck = checkKind{
 	keys:     "targets",
-	validate: func(_ *Plan, c Check) []string { return needTargets(c) },
+	validate: func(_ *plan.Plan, c plan.Check) []string { return needTargets(c) },
 	timeout:  10 * time.Minute, // CHECKSUM TABLE reads every row
-	run: func(e *Executor, ctx context.Context, c Check, _ *Run) (string, error) {
+	run: func(e *Env, ctx context.Context, c plan.Check, _ *plan.Run) (string, error) {
 		return e.checkSameData(ctx, c)
 	},
 }
 
-func needTargets(c Check) []string {
+func needTargets(c plan.Check) []string {
 	if len(c.Targets) == 0 {
 		return []string{"targets missing"}
 	}

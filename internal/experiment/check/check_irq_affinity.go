@@ -1,14 +1,16 @@
-package experiment
+package check
 
 import (
 	"context"
 	"fmt"
+
+	"github.com/walab/walab/internal/experiment/plan"
 )
 
 // checkIRQAffinity: every interrupt line of the device (nvme0's queues, a
 // NIC's vectors, as the database host's exporter watches them) may run
 // only on the planned CPUs (seed 000 §4.3 pins them).
-func (e *Executor) checkIRQAffinity(ctx context.Context, c Check) (string, error) {
+func (e *Env) checkIRQAffinity(ctx context.Context, c plan.Check) (string, error) {
 	f, err := e.hostFacts(ctx)
 	if err != nil {
 		return "", err
@@ -36,14 +38,14 @@ func (e *Executor) checkIRQAffinity(ctx context.Context, c Check) (string, error
 var irqAffinityCheck = checkKind{
 	keys:  "device, cpus",
 	needs: needs{exporter: true},
-	validate: func(_ *Plan, c Check) []string {
+	validate: func(_ *plan.Plan, c plan.Check) []string {
 		out := validCPUs(c)
 		if c.Device == "" {
 			out = append(out, "device missing (nvme0, or a NIC such as eth0)")
 		}
 		return out
 	},
-	run: func(e *Executor, ctx context.Context, c Check, _ *Run) (string, error) {
+	run: func(e *Env, ctx context.Context, c plan.Check, _ *plan.Run) (string, error) {
 		return e.checkIRQAffinity(ctx, c)
 	},
 }

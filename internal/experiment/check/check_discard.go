@@ -1,4 +1,4 @@
-package experiment
+package check
 
 import (
 	"context"
@@ -7,14 +7,16 @@ import (
 	"strings"
 	"time"
 
+	"github.com/walab/walab/internal/experiment/plan"
+	"github.com/walab/walab/internal/experiment/state"
 	"github.com/walab/walab/internal/fingerprint"
 	"github.com/walab/walab/internal/promql"
 )
 
-// setupKey is the part of a reset or checks item's ID that names its run's
+// SetupKey is the part of a reset or checks item's ID that names its run's
 // set-up in its cycle ("baseline/", "baseline/c2/").
-func setupKey(id string) string {
-	for _, ph := range []string{PhaseReset + "/", PhaseChecks} {
+func SetupKey(id string) string {
+	for _, ph := range []string{plan.PhaseReset + "/", plan.PhaseChecks} {
 		if i := strings.LastIndex(id, ph); i >= 0 {
 			return id[:i]
 		}
@@ -22,27 +24,27 @@ func setupKey(id string) string {
 	return id
 }
 
-// snapshotDiscard records the discard counters before a run's first
+// SnapshotDiscard records the discard counters before a run's first
 // reset step, for the discard check.
-func (e *Executor) snapshotDiscard(ctx context.Context, it Item) {
-	if it.Phase != PhaseReset || e.Plan.DBExporter() == "" || !strings.HasSuffix(it.ID, PhaseReset+"/1") && !strings.Contains(it.ID, PhaseReset+"/1-") {
+func (e *Env) SnapshotDiscard(ctx context.Context, it plan.Item) {
+	if it.Phase != plan.PhaseReset || e.Plan.DBExporter() == "" || !strings.HasSuffix(it.ID, plan.PhaseReset+"/1") && !strings.Contains(it.ID, plan.PhaseReset+"/1-") {
 		return
 	}
-	snap := &DiscardSnapshot{At: time.Now().UTC()}
+	snap := &state.DiscardSnapshot{At: time.Now().UTC()}
 	b, err := e.discarded(ctx)
 	if err != nil {
 		snap.Error = err.Error()
 	}
 	snap.Bytes = b
-	if e.state.ResetDiscard == nil {
-		e.state.ResetDiscard = map[string]*DiscardSnapshot{}
+	if e.State.ResetDiscard == nil {
+		e.State.ResetDiscard = map[string]*state.DiscardSnapshot{}
 	}
-	e.state.ResetDiscard[setupKey(it.ID)] = snap
+	e.State.ResetDiscard[SetupKey(it.ID)] = snap
 }
 
 // discarded reads every block device's discard counter from the database
 // host's exporter.
-func (e *Executor) discarded(ctx context.Context) (map[string]float64, error) {
+func (e *Env) discarded(ctx context.Context) (map[string]float64, error) {
 	fams, err := fingerprint.Scrape(ctx, e.client(), e.Plan.DBExporter()+"/metrics")
 	if err != nil {
 		return nil, err
@@ -63,8 +65,8 @@ func (e *Executor) discarded(ctx context.Context) (map[string]float64, error) {
 // filesystem's size. Seed 000's mkfs discards the whole drive before every
 // run, which resets the FTL; a reset that did not reach the drive starts
 // the arm from another state.
-func (e *Executor) checkDiscard(ctx context.Context, c Check, _ *Run, key string) (string, error) {
-	snap := e.state.ResetDiscard[key]
+func (e *Env) checkDiscard(ctx context.Context, c plan.Check, _ *plan.Run, key string) (string, error) {
+	snap := e.State.ResetDiscard[key]
 	if snap == nil {
 		return "", fmt.Errorf("no discard counters from before this run's reset (the plan's reset did not run in this experiment)")
 	}
@@ -133,7 +135,7 @@ func discardMoved(before, after map[string]float64, disks []string) (float64, st
 
 func gib(b float64) string { return fmt.Sprintf("%.2f GiB", b/(1<<30)) }
 
-func validateDiscard(p *Plan, c Check) []string {
+func validateDiscard(p *plan.Plan, c plan.Check) []string {
 	out := needDirs(p, c)
 	if len(p.Reset) == 0 {
 		out = append(out, "needs the plan's reset: it compares the discard counters from before the reset's first step")
@@ -148,7 +150,7 @@ var discardCheck = checkKind{
 	keys:     "targets or path, min",
 	needs:    needs{exporter: true},
 	validate: validateDiscard,
-	run: func(e *Executor, ctx context.Context, c Check, run *Run) (string, error) {
-		return e.checkDiscard(ctx, c, run, e.setup)
+	run: func(e *Env, ctx context.Context, c plan.Check, run *plan.Run) (string, error) {
+		return e.checkDiscard(ctx, c, run, e.Setup)
 	},
 }

@@ -1,4 +1,4 @@
-package experiment
+package check
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/walab/walab/internal/experiment/report"
+	"github.com/walab/walab/internal/experiment/plan"
 )
 
 // errNotRun: the check cannot be answered yet for this run, so it is not
@@ -23,7 +23,7 @@ var errNotRun = errors.New("not run")
 // 0.5 .. 1.5). Before iops_from has a counted repetition it is not run.
 var ioCapacityCheck = checkKind{
 	keys: "targets, iops_from, min, max",
-	validate: func(p *Plan, c Check) []string {
+	validate: func(p *plan.Plan, c plan.Check) []string {
 		var out []string
 		if len(c.Targets) == 0 {
 			out = append(out, "targets missing")
@@ -43,12 +43,12 @@ var ioCapacityCheck = checkKind{
 		}
 		return out
 	},
-	run: func(e *Executor, ctx context.Context, c Check, run *Run) (string, error) {
+	run: func(e *Env, ctx context.Context, c plan.Check, run *plan.Run) (string, error) {
 		return e.checkIOCapacity(ctx, c, run)
 	},
 }
 
-func ioCapacityBounds(c Check) (lo, hi float64) {
+func ioCapacityBounds(c plan.Check) (lo, hi float64) {
 	lo, hi = 0.5, 1.5
 	if c.Min != nil {
 		lo = *c.Min
@@ -59,7 +59,7 @@ func ioCapacityBounds(c Check) (lo, hi float64) {
 	return lo, hi
 }
 
-func (e *Executor) checkIOCapacity(ctx context.Context, c Check, run *Run) (string, error) {
+func (e *Env) checkIOCapacity(ctx context.Context, c plan.Check, run *plan.Run) (string, error) {
 	iops, n := e.measuredIOPS(c.IOPSFrom)
 	if n == 0 {
 		return "", fmt.Errorf("%w: run %s has measured no IOPS yet", errNotRun, c.IOPSFrom)
@@ -92,22 +92,25 @@ func (e *Executor) checkIOCapacity(ctx context.Context, c Check, run *Run) (stri
 
 // measuredIOPS is the mean IOPS of a run's counted repetitions, and how
 // many there are.
-func (e *Executor) measuredIOPS(run string) (float64, int) {
+func (e *Env) measuredIOPS(run string) (float64, int) {
 	var vals []float64
-	for _, r := range e.state.Runs {
+	for _, r := range e.State.Runs {
 		if r.Run != run {
 			continue
 		}
 		switch {
 		case r.Fio != nil:
-			vals = append(vals, report.FioIOPS(r.Fio))
+			vals = append(vals, r.Fio.IOPS())
 		case r.TPS != nil:
 			vals = append(vals, *r.TPS) // fileio: one event per I/O (read, write or fsync)
 		}
 	}
-	s, ok := report.Summarise(vals)
-	if !ok {
+	if len(vals) == 0 {
 		return 0, 0
 	}
-	return s.Mean, s.N
+	var sum float64
+	for _, v := range vals {
+		sum += v
+	}
+	return sum / float64(len(vals)), len(vals)
 }

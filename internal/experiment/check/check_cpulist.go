@@ -1,9 +1,10 @@
-package experiment
+package check
 
 import (
 	"fmt"
 	"slices"
 
+	"github.com/walab/walab/internal/experiment/plan"
 	"github.com/walab/walab/internal/irq"
 )
 
@@ -27,7 +28,7 @@ func sameCPUs(got, want string, subset bool) (bool, error) {
 }
 
 // validCPUs is the validation of a check's cpus key.
-func validCPUs(c Check) []string {
+func validCPUs(c plan.Check) []string {
 	if c.CPUs == "" {
 		return []string{"cpus missing (a CPU list such as 0-3,8)"}
 	}

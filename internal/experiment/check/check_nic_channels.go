@@ -1,9 +1,11 @@
-package experiment
+package check
 
 import (
 	"context"
 	"fmt"
 	"strconv"
+
+	"github.com/walab/walab/internal/experiment/plan"
 )
 
 // nicChannelsCheck: the database host's NIC has the planned number of
@@ -12,7 +14,7 @@ import (
 var nicChannelsCheck = checkKind{
 	keys:  "device (the NIC), expect (channels)",
 	needs: needs{exporter: true},
-	validate: func(_ *Plan, c Check) []string {
+	validate: func(_ *plan.Plan, c plan.Check) []string {
 		var out []string
 		if c.Device == "" {
 			out = append(out, "device missing (the NIC, e.g. eth0)")
@@ -22,7 +24,7 @@ var nicChannelsCheck = checkKind{
 		}
 		return out
 	},
-	run: func(e *Executor, ctx context.Context, c Check, _ *Run) (string, error) {
+	run: func(e *Env, ctx context.Context, c plan.Check, _ *plan.Run) (string, error) {
 		f, err := e.hostFacts(ctx)
 		if err != nil {
 			return "", err

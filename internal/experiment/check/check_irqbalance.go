@@ -1,21 +1,23 @@
-package experiment
+package check
 
 import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/walab/walab/internal/experiment/plan"
 )
 
 var irqbalanceCheck = checkKind{
 	keys: "expect (running|stopped)",
-	validate: func(_ *Plan, c Check) []string {
+	validate: func(_ *plan.Plan, c plan.Check) []string {
 		if c.Expect != "running" && c.Expect != "stopped" {
 			return []string{fmt.Sprintf("expect %q: want running or stopped", c.Expect)}
 		}
 		return nil
 	},
 	needs: needs{exporter: true},
-	run: func(e *Executor, ctx context.Context, c Check, _ *Run) (string, error) {
+	run: func(e *Env, ctx context.Context, c plan.Check, _ *plan.Run) (string, error) {
 		f, err := e.hostFacts(ctx)
 		if err != nil {
 			return "", err

@@ -1,24 +1,25 @@
-package experiment
+package check
 
 import (
 	"context"
 	"fmt"
 	"strings"
 
+	"github.com/walab/walab/internal/experiment/plan"
 	"github.com/walab/walab/internal/fingerprint"
 	"github.com/walab/walab/internal/placement"
 )
 
 // wantPlacement: expect run means off for a run whose scenario is
 // baseline, on for any other.
-func wantPlacement(c Check, run *Run) bool {
+func wantPlacement(c plan.Check, run *plan.Run) bool {
 	if c.Expect == "run" {
 		return run.ScenarioLabel() != "baseline"
 	}
 	return c.Expect == "on"
 }
 
-func (e *Executor) checkPlacement(ctx context.Context, c Check, run *Run) (string, error) {
+func (e *Env) checkPlacement(ctx context.Context, c plan.Check, run *plan.Run) (string, error) {
 	want := wantPlacement(c, run)
 	d, err := fingerprint.ReadDrive(ctx, e.client(), e.Plan.Exporter, e.Plan.Device)
 	if d == nil {
@@ -65,13 +66,13 @@ func onOff(b bool) string {
 var placementCheck = checkKind{
 	keys:  "expect (on|off|run), daemon",
 	needs: needs{exporter: true, device: true},
-	validate: func(_ *Plan, c Check) []string {
+	validate: func(_ *plan.Plan, c plan.Check) []string {
 		if c.Expect != "on" && c.Expect != "off" && c.Expect != "run" {
 			return []string{fmt.Sprintf("expect %q: want on, off or run (the run's scenario decides: baseline off, others on)", c.Expect)}
 		}
 		return nil
 	},
-	run: func(e *Executor, ctx context.Context, c Check, run *Run) (string, error) {
+	run: func(e *Env, ctx context.Context, c plan.Check, run *plan.Run) (string, error) {
 		return e.checkPlacement(ctx, c, run)
 	},
 }

@@ -1,15 +1,16 @@
-package experiment
+package check
 
 import (
 	"context"
 	"fmt"
 
+	"github.com/walab/walab/internal/experiment/plan"
 	"github.com/walab/walab/internal/hostapi"
 )
 
 // hostFacts reads the database host's facts from its exporter: checks
 // never read the machine the runner is on.
-func (e *Executor) hostFacts(ctx context.Context) (*hostapi.Facts, error) {
+func (e *Env) hostFacts(ctx context.Context) (*hostapi.Facts, error) {
 	url := e.Plan.DBExporter()
 	if url == "" {
 		return nil, fmt.Errorf("no exporter of the database host in the plan (exporter or hosts.db.exporter)")
@@ -23,7 +24,7 @@ func (e *Executor) hostFacts(ctx context.Context) (*hostapi.Facts, error) {
 
 // dirMounts are the filesystems of a check's data directories on the
 // database host, each with its directory.
-func (e *Executor) dirMounts(ctx context.Context, c Check) (*hostapi.Facts, []string, []*hostapi.Mount, error) {
+func (e *Env) dirMounts(ctx context.Context, c plan.Check) (*hostapi.Facts, []string, []*hostapi.Mount, error) {
 	dirs, err := e.datadirs(ctx, c)
 	if err != nil {
 		return nil, nil, nil, err

@@ -1,15 +1,17 @@
-package experiment
+package check
 
 import (
 	"context"
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/walab/walab/internal/experiment/plan"
 )
 
 // checkMountOptions: the filesystems of the data directories on the
 // database host carry every planned option (noatime, nodiscard, ...).
-func (e *Executor) checkMountOptions(ctx context.Context, c Check) (string, error) {
+func (e *Env) checkMountOptions(ctx context.Context, c plan.Check) (string, error) {
 	f, dirs, mounts, err := e.dirMounts(ctx, c)
 	if err != nil {
 		return "", err
@@ -30,14 +32,14 @@ func (e *Executor) checkMountOptions(ctx context.Context, c Check) (string, erro
 var mountOptionsCheck = checkKind{
 	keys:  "options, targets or path",
 	needs: needs{exporter: true},
-	validate: func(p *Plan, c Check) []string {
+	validate: func(p *plan.Plan, c plan.Check) []string {
 		out := needDirs(p, c)
 		if len(c.Options) == 0 {
 			out = append(out, "options missing (e.g. [noatime])")
 		}
 		return out
 	},
-	run: func(e *Executor, ctx context.Context, c Check, _ *Run) (string, error) {
+	run: func(e *Env, ctx context.Context, c plan.Check, _ *plan.Run) (string, error) {
 		return e.checkMountOptions(ctx, c)
 	},
 }

@@ -1,8 +1,10 @@
-package experiment
+package check
 
 import (
 	"context"
 	"fmt"
+
+	"github.com/walab/walab/internal/experiment/plan"
 )
 
 // pageCacheCheck: the database host's page cache is at most bytes before
@@ -11,13 +13,13 @@ import (
 var pageCacheCheck = checkKind{
 	keys:  "bytes (the most page cache allowed)",
 	needs: needs{exporter: true},
-	validate: func(_ *Plan, c Check) []string {
+	validate: func(_ *plan.Plan, c plan.Check) []string {
 		if c.Bytes == 0 {
 			return []string{"bytes missing (the most page cache allowed, e.g. 1GiB)"}
 		}
 		return nil
 	},
-	run: func(e *Executor, ctx context.Context, c Check, _ *Run) (string, error) {
+	run: func(e *Env, ctx context.Context, c plan.Check, _ *plan.Run) (string, error) {
 		f, err := e.hostFacts(ctx)
 		if err != nil {
 			return "", err

@@ -1,4 +1,10 @@
-package experiment
+// Package check owns the pre-run checks: one kind per check_*.go file,
+// each with the keys it takes, the plan fields it needs, its validation
+// (handed to the plan's as a value: Kinds) and how it runs against an Env
+// (the plan, the journal, an HTTP client; the database host's facts read
+// through its exporter, the targets opened by their DSN). It runs no
+// step and knows nothing of the executor.
+package check
 
 import (
 	"context"
@@ -17,8 +23,8 @@ type checkKind struct {
 	needs needs  // plan fields it reads
 	// validate returns what is wrong with c beyond the common keys; nil
 	// when nothing is.
-	validate func(p *Plan, c Check) []string
-	run      func(e *Executor, ctx context.Context, c Check, run *Run) (string, error)
+	validate func(p *plan.Plan, c plan.Check) []string
+	run      func(e *Env, ctx context.Context, c plan.Check, run *plan.Run) (string, error)
 	timeout  time.Duration // default 30 s
 }
 
@@ -26,7 +32,7 @@ type checkKind struct {
 type needs struct{ exporter, prometheus, device bool }
 
 // problems lists the plan fields a check needs and the plan lacks.
-func (n needs) problems(p *Plan) []string {
+func (n needs) problems(p *plan.Plan) []string {
 	var out []string
 	for _, f := range []struct {
 		need bool
@@ -63,12 +69,12 @@ var checkKinds = map[string]checkKind{
 	"same_data":     sameDataCheck,
 }
 
-// CheckKinds are the check kinds as the plan's validation receives them:
+// Kinds are the check kinds as the plan's validation receives them:
 // each kind's own validation and the plan fields it needs.
-func CheckKinds() plan.CheckKinds {
+func Kinds() plan.CheckKinds {
 	out := plan.CheckKinds{}
 	for name, k := range checkKinds {
-		out[name] = func(p *Plan, c Check) []string {
+		out[name] = func(p *plan.Plan, c plan.Check) []string {
 			var problems []string
 			if k.validate != nil {
 				problems = k.validate(p, c)

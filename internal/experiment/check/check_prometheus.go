@@ -1,4 +1,4 @@
-package experiment
+package check
 
 import (
 	"context"
@@ -9,12 +9,13 @@ import (
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	"github.com/prometheus/common/model"
 
+	"github.com/walab/walab/internal/experiment/plan"
 	"github.com/walab/walab/internal/promql"
 )
 
 // checkPrometheus: Prometheus has the exporter's identity series for the
 // device from a recent scrape, and the WA sampler's last sample is recent.
-func (e *Executor) checkPrometheus(ctx context.Context) (string, error) {
+func (e *Env) checkPrometheus(ctx context.Context) (string, error) {
 	client, err := api.NewClient(api.Config{Address: e.Plan.Prometheus})
 	if err != nil {
 		return "", err
@@ -54,5 +55,7 @@ func (e *Executor) checkPrometheus(ctx context.Context) (string, error) {
 
 var prometheusCheck = checkKind{
 	needs: needs{prometheus: true, device: true},
-	run:   func(e *Executor, ctx context.Context, _ Check, _ *Run) (string, error) { return e.checkPrometheus(ctx) },
+	run: func(e *Env, ctx context.Context, _ plan.Check, _ *plan.Run) (string, error) {
+		return e.checkPrometheus(ctx)
+	},
 }

@@ -1,16 +1,18 @@
-package experiment
+package check
 
 import (
 	"context"
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/walab/walab/internal/experiment/plan"
 )
 
 // checkAlignment: every partition under the data directories' filesystems
 // on the database host starts on a 4 KiB boundary (seed 001's first prerequisite); a stack
 // without partitions is aligned by construction, and the check says so.
-func (e *Executor) checkAlignment(ctx context.Context, c Check) (string, error) {
+func (e *Env) checkAlignment(ctx context.Context, c plan.Check) (string, error) {
 	f, dirs, mounts, err := e.dirMounts(ctx, c)
 	if err != nil {
 		return "", err
@@ -41,7 +43,7 @@ var alignmentCheck = checkKind{
 	keys:     "targets or path",
 	needs:    needs{exporter: true},
 	validate: needDirs,
-	run: func(e *Executor, ctx context.Context, c Check, _ *Run) (string, error) {
+	run: func(e *Env, ctx context.Context, c plan.Check, _ *plan.Run) (string, error) {
 		return e.checkAlignment(ctx, c)
 	},
 }

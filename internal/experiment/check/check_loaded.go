@@ -1,13 +1,15 @@
-package experiment
+package check
 
 import (
 	"context"
 	"database/sql"
 	"fmt"
 	"strings"
+
+	"github.com/walab/walab/internal/experiment/plan"
 )
 
-func (e *Executor) checkLoaded(ctx context.Context, c Check) (string, error) {
+func (e *Env) checkLoaded(ctx context.Context, c plan.Check) (string, error) {
 	var found []string
 	for _, name := range c.Targets {
 		db, err := e.openTarget(name)
@@ -64,11 +66,13 @@ func loaded(ctx context.Context, db *sql.DB, tables []string) (string, error) {
 
 var loadedCheck = checkKind{
 	keys: "targets, tables",
-	validate: func(_ *Plan, c Check) []string {
+	validate: func(_ *plan.Plan, c plan.Check) []string {
 		if len(c.Targets) == 0 {
 			return []string{"targets missing"}
 		}
 		return nil
 	},
-	run: func(e *Executor, ctx context.Context, c Check, _ *Run) (string, error) { return e.checkLoaded(ctx, c) },
+	run: func(e *Env, ctx context.Context, c plan.Check, _ *plan.Run) (string, error) {
+		return e.checkLoaded(ctx, c)
+	},
 }

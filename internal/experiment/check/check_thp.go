@@ -1,8 +1,10 @@
-package experiment
+package check
 
 import (
 	"context"
 	"fmt"
+
+	"github.com/walab/walab/internal/experiment/plan"
 )
 
 // thpCheck: transparent huge pages' enabled mode on the database host is
@@ -11,7 +13,7 @@ import (
 var thpCheck = checkKind{
 	keys:  "expect (always|madvise|never), options ([defrag mode])",
 	needs: needs{exporter: true},
-	validate: func(_ *Plan, c Check) []string {
+	validate: func(_ *plan.Plan, c plan.Check) []string {
 		var out []string
 		switch c.Expect {
 		case "always", "madvise", "never":
@@ -23,7 +25,7 @@ var thpCheck = checkKind{
 		}
 		return out
 	},
-	run: func(e *Executor, ctx context.Context, c Check, _ *Run) (string, error) {
+	run: func(e *Env, ctx context.Context, c plan.Check, _ *plan.Run) (string, error) {
 		f, err := e.hostFacts(ctx)
 		if err != nil {
 			return "", err

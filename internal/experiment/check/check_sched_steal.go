@@ -1,9 +1,11 @@
-package experiment
+package check
 
 import (
 	"context"
 	"fmt"
 	"strconv"
+
+	"github.com/walab/walab/internal/experiment/plan"
 )
 
 // schedStealCheck: the scheduler's STEAL feature on the database host is
@@ -13,7 +15,7 @@ import (
 var schedStealCheck = checkKind{
 	keys:  "expect (on|off), nodes (sched_steal_node_limit)",
 	needs: needs{exporter: true},
-	validate: func(_ *Plan, c Check) []string {
+	validate: func(_ *plan.Plan, c plan.Check) []string {
 		var out []string
 		if c.Expect != "on" && c.Expect != "off" {
 			out = append(out, fmt.Sprintf("expect %q: want on or off", c.Expect))
@@ -25,7 +27,7 @@ var schedStealCheck = checkKind{
 		}
 		return out
 	},
-	run: func(e *Executor, ctx context.Context, c Check, _ *Run) (string, error) {
+	run: func(e *Env, ctx context.Context, c plan.Check, _ *plan.Run) (string, error) {
 		f, err := e.hostFacts(ctx)
 		if err != nil {
 			return "", err
