@@ -24,7 +24,7 @@ func TestIOCapacityCheck(t *testing.T) {
 	c := Check{Check: "io_capacity", Targets: []string{"m"}, IOPSFrom: "disk"}
 	require.Empty(t, CheckKinds()["io_capacity"](p, c))
 	e := &Executor{Plan: p, state: &State{}}
-	_, err := e.check(context.Background(), c, &Run{Name: "disk"})
+	_, err := check.Run(context.Background(), e.checkEnv(), c, &Run{Name: "disk"})
 	require.ErrorIs(t, err, check.ErrNotRun, "nothing measured yet")
 
 	fioRun := func(iops float64) RunRecord {
@@ -40,7 +40,7 @@ func TestIOCapacityCheck(t *testing.T) {
 		{capacity, false, "is 2.00 x half the"},
 	} {
 		e.state.Runs = []RunRecord{fioRun(tc.iops), fioRun(tc.iops)}
-		got, err := e.check(context.Background(), c, &Run{Name: "oltp"})
+		got, err := check.Run(context.Background(), e.checkEnv(), c, &Run{Name: "oltp"})
 		if tc.pass {
 			require.NoError(t, err)
 			require.Contains(t, got, tc.want)
@@ -53,7 +53,7 @@ func TestIOCapacityCheck(t *testing.T) {
 	// loadgen fileio: its events per second.
 	tps := 2 * capacity
 	e.state.Runs = []RunRecord{{Run: "sb", TPS: &tps}}
-	got, err := e.check(context.Background(), Check{Check: "io_capacity", Targets: []string{"m"}, IOPSFrom: "sb"}, &Run{Name: "oltp"})
+	got, err := check.Run(context.Background(), e.checkEnv(), Check{Check: "io_capacity", Targets: []string{"m"}, IOPSFrom: "sb"}, &Run{Name: "oltp"})
 	require.NoError(t, err)
 	require.Contains(t, got, "is 1.00 x half the")
 

@@ -32,7 +32,7 @@ func (e *Executor) runChecks(ctx context.Context, it Item, logPath string) error
 	var stops []string
 	for _, c := range e.Plan.Checks {
 		cctx, cancel := context.WithTimeout(ctx, check.Timeout(c.Check))
-		reason, err := e.check(cctx, c, it.Run)
+		reason, err := check.Run(cctx, e.checkEnv(), c, it.Run)
 		cancel()
 		if errors.Is(err, check.ErrNotRun) {
 			fmt.Fprintf(logf, "%s %-14s not run: %s\n", time.Now().UTC().Format(time.RFC3339), c.Check, err)
@@ -61,17 +61,6 @@ func (e *Executor) runChecks(ctx context.Context, it Item, logPath string) error
 // checkEnv is what the checks run against (check.Env).
 func (e *Executor) checkEnv() *check.Env {
 	return &check.Env{Plan: e.Plan, State: e.state, Setup: e.setup, HTTP: e.HTTP}
-}
-
-// snapshotDiscard records the discard counters before a run's first
-// reset step (check.Env.SnapshotDiscard).
-func (e *Executor) snapshotDiscard(ctx context.Context, it Item) {
-	e.checkEnv().SnapshotDiscard(ctx, it)
-}
-
-// check runs one check (check.Run).
-func (e *Executor) check(ctx context.Context, c Check, run *Run) (string, error) {
-	return check.Run(ctx, e.checkEnv(), c, run)
 }
 
 // CheckKinds are the check kinds as the plan's validation receives them

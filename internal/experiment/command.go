@@ -184,7 +184,7 @@ func shortArgv(argv []string) string {
 // writtenStop returns a condition that is true once the drive's host
 // counter moved by capacities × its capacity since now.
 func (e *Executor) writtenStop(ctx context.Context, capacities float64) (func() (bool, string), error) {
-	d, err := fingerprint.ReadDrive(ctx, e.client(), e.Plan.Exporter, e.Plan.Device)
+	d, err := fingerprint.ReadDrive(ctx, httpClient(e.HTTP), e.Plan.Exporter, e.Plan.Device)
 	if err != nil && d == nil {
 		return nil, fmt.Errorf("written: %w", err)
 	}
@@ -193,7 +193,7 @@ func (e *Executor) writtenStop(ctx context.Context, capacities float64) (func() 
 	}
 	start, want := *d.HostWrittenBytes, capacities**d.CapacityBytes
 	return func() (bool, string) {
-		d, err := fingerprint.ReadDrive(ctx, e.client(), e.Plan.Exporter, e.Plan.Device)
+		d, err := fingerprint.ReadDrive(ctx, httpClient(e.HTTP), e.Plan.Exporter, e.Plan.Device)
 		if err != nil && d == nil || d.HostWrittenBytes == nil {
 			return false, ""
 		}

@@ -15,10 +15,10 @@ import (
 )
 
 // lastRecord is the last counted repetition of a named run.
-func (e *Executor) lastRecord(run string) *RunRecord {
-	for i := len(e.state.Runs) - 1; i >= 0; i-- {
-		if e.state.Runs[i].Run == run {
-			return &e.state.Runs[i]
+func lastRecord(st *State, run string) *RunRecord {
+	for i := len(st.Runs) - 1; i >= 0; i-- {
+		if st.Runs[i].Run == run {
+			return &st.Runs[i]
 		}
 	}
 	return nil
@@ -31,7 +31,7 @@ func (e *Executor) compare(ctx context.Context, logPath string) error {
 	c := e.Plan.Compare
 	rec := &CompareRecord{Baseline: c.Baseline, Candidate: c.Candidate}
 	e.state.Compare = rec
-	base, cand := e.lastRecord(c.Baseline), e.lastRecord(c.Candidate)
+	base, cand := lastRecord(e.state, c.Baseline), lastRecord(e.state, c.Candidate)
 	if base == nil || cand == nil {
 		rec.Error = "a named run has no counted repetition"
 		return state.WriteAtomic(logPath, []byte(rec.Error+"\n"))

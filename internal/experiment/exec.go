@@ -99,11 +99,11 @@ func Create(src plan.Source, out string) (*Executor, error) {
 		Magic: state.Magic, Plan: p.Name, PlanSHA256: hex.EncodeToString(sum[:]),
 		Created: time.Now().UTC(), Steps: map[string]*StepState{}, Settings: src.Set,
 	}}
-	e.state.ExpandedSHA256 = e.expandedSum(src)
+	e.state.ExpandedSHA256 = expandedSum(e.redact, src)
 	if err := state.WriteAtomicMode(filepath.Join(out, PlanFile), src.Raw, 0o600); err != nil {
 		return nil, err
 	}
-	return e, e.save()
+	return e, state.Save(e.Out, e.state)
 }
 
 // Open continues the experiment in out, with the plan copy stored there,
@@ -131,7 +131,7 @@ func Open(out string) (*Executor, error) {
 		return nil, err
 	}
 	e := &Executor{Plan: p, PlanBytes: b, Out: out, items: items, state: st, redact: redactor{secretsOf(src)}}
-	if st.ExpandedSHA256 != "" && e.expandedSum(src) != st.ExpandedSHA256 {
+	if st.ExpandedSHA256 != "" && expandedSum(e.redact, src) != st.ExpandedSHA256 {
 		return nil, fmt.Errorf("the environment expands the ${NAME} of %s differently than when the experiment started: resume runs the plan it started with", filepath.Join(out, PlanFile))
 	}
 	return e, nil
@@ -186,9 +186,10 @@ func (e *Executor) printf(format string, args ...any) {
 	}
 }
 
-func (e *Executor) client() *http.Client {
-	if e.HTTP != nil {
-		return e.HTTP
+// httpClient is c, or a client with a 15 s timeout.
+func httpClient(c *http.Client) *http.Client {
+	if c != nil {
+		return c
 	}
 	return &http.Client{Timeout: 15 * time.Second}
 }
@@ -232,21 +233,21 @@ func (e *Executor) Execute(ctx context.Context) error {
 		st.Attempts++
 		st.Status, st.Start, st.End, st.Error = StatusStarted, time.Now().UTC(), time.Time{}, ""
 		st.Log = filepath.Join("logs", fmt.Sprintf("%03d-%s.log", i+1, safeName(it.ID)))
-		if err := e.save(); err != nil {
+		if err := state.Save(e.Out, e.state); err != nil {
 			return err
 		}
-		e.Metrics.setStep(it, e.timeLeft(i, 0))
-		e.printf("[%s] %s (step %d/%d, attempt %d)%s", it.Phase, it.ID, i+1, len(e.items), st.Attempts, leftNote(e.timeLeft(i, 0)))
+		e.Metrics.setStep(it, timeLeft(e.items, e.state.Steps, i, 0))
+		e.printf("[%s] %s (step %d/%d, attempt %d)%s", it.Phase, it.ID, i+1, len(e.items), st.Attempts, leftNote(timeLeft(e.items, e.state.Steps, i, 0)))
 		rec, err := e.do(ctx, i, it, st)
 		st.End = time.Now().UTC()
 		if err != nil {
 			if ctx.Err() != nil {
 				// Interrupted: the step stays "started" for resume to judge.
-				_ = e.save()
+				_ = state.Save(e.Out, e.state)
 				return fmt.Errorf("step %s interrupted: %w", it.ID, ctx.Err())
 			}
 			st.Status, st.Error = StatusFailed, err.Error()
-			if serr := e.save(); serr != nil {
+			if serr := state.Save(e.Out, e.state); serr != nil {
 				return serr
 			}
 			e.printf("[%s] %s FAILED: %v (log %s)", it.Phase, it.ID, err, filepath.Join(e.Out, st.Log))
@@ -261,7 +262,7 @@ func (e *Executor) Execute(ctx context.Context) error {
 			now := time.Now().UTC()
 			e.state.Finished = &now
 		}
-		if err := e.save(); err != nil {
+		if err := state.Save(e.Out, e.state); err != nil {
 			return err
 		}
 		e.Metrics.stepDone()
@@ -276,14 +277,16 @@ func (e *Executor) Execute(ctx context.Context) error {
 // ends by its condition and gets none.
 const DefaultStepTimeout = 12 * time.Hour
 
-func (e *Executor) stepTimeout(s *Step) time.Duration {
+// stepTimeout bounds a step: its own timeout, none for one stopped by
+// its written volume, else def (DefaultStepTimeout when 0).
+func stepTimeout(s *Step, def time.Duration) time.Duration {
 	switch {
 	case s.Timeout.D() > 0:
 		return s.Timeout.D()
 	case s.Written > 0:
 		return 0
 	}
-	return orDefault(e.StepTimeout, DefaultStepTimeout)
+	return orDefault(def, DefaultStepTimeout)
 }
 
 // knownIDs refuses a --skip or --redo that names no step of the plan: a
@@ -328,7 +331,7 @@ func (e *Executor) freshSetup() error {
 				e.printf("[resume] %s: runs again before the retry of %s", s.ID, it.ID)
 			}
 		}
-		return e.save()
+		return state.Save(e.Out, e.state)
 	}
 	return nil
 }
@@ -340,7 +343,7 @@ func (e *Executor) interruptedDestructive(it Item, st *StepState) (skipped bool,
 	switch {
 	case e.Skip[it.ID]:
 		st.Status, st.Note = StatusSkipped, "marked done by resume --skip"
-		if err := e.save(); err != nil {
+		if err := state.Save(e.Out, e.state); err != nil {
 			return false, err
 		}
 		e.printf("[%s] %s: skipped (resume --skip)", it.Phase, it.ID)
@@ -381,13 +384,13 @@ func leftNote(d time.Duration) string {
 
 // timeLeft is the planned run time of item i (less elapsed) and after it:
 // commands and checks are not counted, so it is a lower bound.
-func (e *Executor) timeLeft(i int, elapsed time.Duration) time.Duration {
+func timeLeft(items []Item, steps map[string]*StepState, i int, elapsed time.Duration) time.Duration {
 	var d time.Duration
-	for j := i; j < len(e.items); j++ {
-		if st := e.state.Steps[e.items[j].ID]; j > i && st != nil && st.Status == StatusDone {
+	for j := i; j < len(items); j++ {
+		if st := steps[items[j].ID]; j > i && st != nil && st.Status == StatusDone {
 			continue
 		}
-		d += e.items[j].Expected
+		d += items[j].Expected
 	}
 	return max(d-elapsed, 0)
 }
@@ -411,7 +414,7 @@ func (e *Executor) do(ctx context.Context, i int, it Item, st *StepState) (*RunR
 	if err != nil {
 		return nil, err
 	}
-	e.snapshotDiscard(ctx, it)
+	e.checkEnv().SnapshotDiscard(ctx, it)
 	var stop func() (bool, string)
 	if it.Step.Written > 0 {
 		stop, err = e.writtenStop(ctx, it.Step.Written)
@@ -419,7 +422,7 @@ func (e *Executor) do(ctx context.Context, i int, it Item, st *StepState) (*RunR
 			return nil, err
 		}
 	}
-	_, _, note, err := e.command(ctx, it, st.Attempts, argv, e.env(it, st.Attempts, ""), logPath, e.stepTimeout(it.Step), stop, nil)
+	_, _, note, err := e.command(ctx, it, st.Attempts, argv, e.env(it, st.Attempts, ""), logPath, stepTimeout(it.Step, e.StepTimeout), stop, nil)
 	st.Note = note
 	return nil, err
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/walab/walab/internal/experiment/check"
 	"github.com/walab/walab/internal/hostapi"
 	"github.com/walab/walab/internal/testenv"
 )
@@ -85,7 +86,7 @@ func runCheckCases(t *testing.T, e *Executor, cases []checkCase) {
 	for _, tc := range cases {
 		t.Run(tc.c.Check+" "+tc.want, func(t *testing.T) {
 			require.Empty(t, CheckKinds()[tc.c.Check](e.Plan, tc.c))
-			got, err := e.check(context.Background(), tc.c, &Run{Name: "r"})
+			got, err := check.Run(context.Background(), e.checkEnv(), tc.c, &Run{Name: "r"})
 			if tc.pass {
 				require.NoError(t, err)
 				require.Contains(t, got, tc.want)
@@ -152,7 +153,7 @@ func TestTuningChecksAbsentFacts(t *testing.T) {
 	for _, c := range []Check{{Check: "sysctl", Options: []string{"vm.swappiness=1"}}, {Check: "thp", Expect: "never"},
 		{Check: "sched_steal", Expect: "off"}, {Check: "nic_channels", Device: "eth0", Expect: "6"}, {Check: "page_cache", Bytes: 1 << 40}} {
 		require.Empty(t, CheckKinds()[c.Check](e.Plan, c), c.Check)
-		_, err := e.check(context.Background(), c, &Run{Name: "r"})
+		_, err := check.Run(context.Background(), e.checkEnv(), c, &Run{Name: "r"})
 		require.Error(t, err, c.Check)
 		require.Contains(t, err.Error(), "bare", c.Check)
 	}

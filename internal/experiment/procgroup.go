@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/walab/walab/internal/experiment/state"
 )
 
 // guardScript leads every step's process group. The runner starts it
@@ -88,7 +90,7 @@ func (e *Executor) startGroup(it Item, argv, env []string, logf *os.File, stdin 
 	if err == nil {
 		if st := e.state.Steps[it.ID]; st != nil {
 			st.Group = g
-			err = e.save()
+			err = state.Save(e.Out, e.state)
 		}
 	}
 	if err == nil {
@@ -257,7 +259,7 @@ func (e *Executor) endInterrupted() error {
 			e.printf("[resume] %s: killed %d process(es) left running in its process group %d", it.ID, n, st.Group.PGID)
 		}
 		st.Group = nil
-		if err := e.save(); err != nil {
+		if err := state.Save(e.Out, e.state); err != nil {
 			return err
 		}
 	}

@@ -84,11 +84,11 @@ func secretsOf(src plan.Source) []string {
 // expandedSum is the hash of the plan's text, its ${NAME} expanded from
 // src.Getenv and its secrets hidden: resume compares it with the one taken
 // at the start.
-func (e *Executor) expandedSum(src plan.Source) string {
+func expandedSum(r redactor, src plan.Source) string {
 	text := src.Raw
 	if src.Getenv != nil {
 		text = plan.ExpandKnown(src.Raw, src.Getenv)
 	}
-	sum := sha256.Sum256([]byte(e.redact.text(string(text))))
+	sum := sha256.Sum256([]byte(r.text(string(text))))
 	return hex.EncodeToString(sum[:])
 }

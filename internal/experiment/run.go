@@ -39,11 +39,11 @@ func (e *Executor) run(ctx context.Context, i int, it Item, st *StepState, logPa
 	e.Metrics.fingerprint(e.Plan, runID, it, fpStart)
 	tick := func(elapsed time.Duration) {
 		wa := ""
-		if d, err := fingerprint.ReadDrive(ctx, e.client(), e.Plan.Exporter, e.Plan.Device); e.Plan.Exporter != "" && d != nil && err == nil && d.WA1h != nil {
+		if d, err := fingerprint.ReadDrive(ctx, httpClient(e.HTTP), e.Plan.Exporter, e.Plan.Device); e.Plan.Exporter != "" && d != nil && err == nil && d.WA1h != nil {
 			wa = fmt.Sprintf(" · WA(1h) %.3f", *d.WA1h)
 			e.Metrics.setWA(*d.WA1h)
 		}
-		left := e.timeLeft(i, elapsed)
+		left := timeLeft(e.items, e.state.Steps, i, elapsed)
 		e.Metrics.setLeft(left)
 		e.printf("[run] %s: %s of %s%s%s", runID, elapsed.Round(time.Second), it.Expected, leftNote(left), wa)
 	}
@@ -144,9 +144,9 @@ func (e *Executor) recordTool(ctx context.Context, r *Run, f *fingerprint.Finger
 func (e *Executor) fingerprint(ctx context.Context, it Item, runID, point string, argv []string) *fingerprint.Fingerprint {
 	f := &fingerprint.Fingerprint{Schema: fingerprint.Schema, Run: runID, Point: point, Taken: time.Now().UTC(), Loadgen: e.redact.argv(argv),
 		Treatment: e.treatment(ctx, it.Run)}
-	e.resetFacts(f, it)
+	resetFacts(e.state, e.setup, f, it)
 	if e.Plan.Exporter != "" {
-		d, err := fingerprint.ReadDrive(ctx, e.client(), e.Plan.Exporter, e.Plan.Device)
+		d, err := fingerprint.ReadDrive(ctx, httpClient(e.HTTP), e.Plan.Exporter, e.Plan.Device)
 		f.Drive = d
 		if err != nil {
 			f.Errors = append(f.Errors, "drive: "+err.Error())
@@ -163,7 +163,7 @@ func (e *Executor) fingerprint(ctx context.Context, it Item, runID, point string
 			dirs = append(dirs, d)
 		}
 	}
-	h, facts, errs := fingerprint.ReadHost(ctx, e.client(), e.Plan.Exporter, dirs)
+	h, facts, errs := fingerprint.ReadHost(ctx, httpClient(e.HTTP), e.Plan.Exporter, dirs)
 	f.Host, f.Tools = h, fingerprint.Tools(facts)
 	if e.Plan.UsesLoadgen() {
 		if v := e.loadgenVersion(ctx); v != "" {
@@ -176,19 +176,19 @@ func (e *Executor) fingerprint(ctx context.Context, it Item, runID, point string
 
 // resetFacts copies what the run's checks found after its reset into the
 // fingerprint: each target's data identity and the disks' discards. Only
-// the set-up whose checks ran in this process (e.setup) is known: after a
+// the set-up whose checks ran in this process (setup) is known: after a
 // resume they are absent, never guessed.
-func (e *Executor) resetFacts(f *fingerprint.Fingerprint, it Item) {
-	if it.Run == nil || !strings.HasPrefix(e.setup, it.Run.Name+"/") {
+func resetFacts(st *State, setup string, f *fingerprint.Fingerprint, it Item) {
+	if it.Run == nil || !strings.HasPrefix(setup, it.Run.Name+"/") {
 		return
 	}
-	for name, d := range e.state.Datasets[e.setup] {
+	for name, d := range st.Datasets[setup] {
 		if f.Data == nil {
 			f.Data = map[string]string{}
 		}
 		f.Data[name] = fmt.Sprintf("%d tables, sha256 %s", d.Tables, d.SHA256)
 	}
-	if snap := e.state.ResetDiscard[e.setup]; snap != nil && snap.Moved != nil {
+	if snap := st.ResetDiscard[setup]; snap != nil && snap.Moved != nil {
 		f.ResetDiscardedBytes = snap.Moved
 	}
 }

@@ -27,5 +27,3 @@ const (
 	StatusSkipped = state.StatusSkipped
 	StatusAgain   = state.StatusAgain
 )
-
-func (e *Executor) save() error { return state.Save(e.Out, e.state) }
