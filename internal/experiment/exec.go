@@ -23,14 +23,13 @@ import (
 	"github.com/walab/walab/internal/experiment/state"
 )
 
-// Executor runs a plan's items in order and records each in the state file.
-// Its methods, by concern: the step loop (exec.go); one step's command
-// (command.go) in its own process group (procgroup.go); a run item between
-// two fingerprints (run.go, fio_run.go, tools.go); the pre-run checks
-// (checks.go, one check_*.go per kind, hostfacts.go); the compare step
-// (compare.go); the report (report.go, report_sections.go, fio_report.go);
-// the state file (state.go); the secrets kept out of logs and the report
-// (redact.go).
+// Executor runs a plan's items in order and records each in the journal
+// (state). Its methods, by concern: the step loop (exec.go); one step's
+// command (command.go) in its own process group (procgroup.go); a run item
+// between two fingerprints (run.go, fio_run.go, tools.go, treatment.go);
+// the pre-run checks (checks.go, which runs the check package's kinds);
+// the compare step (compare.go); the report (report.go, over the report
+// package); the secrets kept out of logs and the report (redact.go).
 type Executor struct {
 	Plan      *Plan
 	PlanBytes []byte    // the plan as written: ${NAME} not expanded
