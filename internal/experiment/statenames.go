@@ -11,6 +11,7 @@ type (
 	CheckResult      = state.CheckResult
 	CompareRecord    = state.CompareRecord
 	ProcGroup        = state.ProcGroup
+	RemoteSession    = state.RemoteSession
 	FioRecord        = state.FioRecord
 	IOStat           = state.IOStat
 	RoundsThroughput = state.RoundsThroughput

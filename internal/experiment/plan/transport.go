@@ -186,6 +186,10 @@ func sshProblems(prog string, args []string) error {
 	return nil
 }
 
+// RemoteSessionMark starts the line the guard writes to its standard
+// error: the mark, the session id, its leader's start time, the boot id.
+const RemoteSessionMark = "walab-remote-session "
+
 // remoteGuard runs a step's command on the database host, under /bin/sh
 // there, so that it dies with its step. ssh gives no signal to the remote
 // command when the connection ends (no pty), so the guard watches its
@@ -195,7 +199,11 @@ func sshProblems(prog string, args []string) error {
 // ssh ends or reads end of file, the remote side of the channel closes,
 // and the guard kills the command's whole session (setsid). The command
 // itself gets /dev/null as standard input: nothing waits on a prompt.
+// The guard reports the session on its standard error (RemoteSession):
+// when it cannot end the session itself, resume does.
 const remoteGuard = `exec 3<&0 </dev/null; setsid "$@" 3<&- & c=$!; ` +
+	`if read -r l 2>/dev/null </proc/"$c"/stat && read -r b </proc/sys/kernel/random/boot_id; then ` +
+	`l=${l##*\) }; set -- $l; printf '` + RemoteSessionMark + `%s %s %s\n' "$c" "${20}" "$b" >&2; fi; ` +
 	`{ while read -r _ <&3; do :; done; kill -KILL -"$c" "$c"; } >/dev/null 2>&1 & w=$!; ` +
 	`exec 3<&-; wait "$c"; s=$?; kill "$w" 2>/dev/null; exit "$s"`
 
@@ -267,4 +275,19 @@ func splitWords(line string) ([]string, error) {
 		return nil, fmt.Errorf("%q: unquoted %q at byte %d: these are no shell lines (quote the character)", line, line[p.Position], p.Position)
 	}
 	return args, nil
+}
+
+// RemoteShellArgv is the local command line that hands argv, quoted as one
+// line, to the remote shell of host on, without the guard (resume's end of
+// a recorded remote session); an error when on's prefix is no remote
+// shell.
+func (p *Plan) RemoteShellArgv(on string, argv []string) ([]string, error) {
+	t, err := p.hostTransport(on)
+	if err == nil && (t == nil || !t.remote) {
+		err = fmt.Errorf("hosts.%s.exec is no remote shell any more", on)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return append(append([]string{}, t.prefix...), QuoteWords(argv)), nil
 }

@@ -97,3 +97,16 @@ func (f *FioRecord) IOPS() float64 {
 	}
 	return sum
 }
+
+// RemoteSession is the session a remote step's command runs in on the
+// database host (remoteGuard's setsid). The guard reports it on its
+// standard error as the command starts, and the runner records it in the
+// step's state, so that a resume can end it through the same transport
+// when the guard could not (the connection cut in a way the guard did
+// not see, the guard itself stopped or killed).
+type RemoteSession struct {
+	Host       string `json:"host"`        // the step's on:
+	SID        int    `json:"sid"`         // session and process group id on the host
+	StartTicks uint64 `json:"start_ticks"` // the leader's start time there, /proc/PID/stat field 22
+	BootID     string `json:"boot_id"`     // the host's boot id: a session id means nothing after a reboot
+}
