@@ -96,14 +96,14 @@ func (e *Executor) command(ctx context.Context, it Item, attempt int, argv, env 
 	for {
 		select {
 		case s := <-sessions:
-			if err := e.recordRemote(it, &s); err != nil {
+			if err := recordRemote(e.Out, e.state, it, &s); err != nil {
 				kill()
 				return start, time.Now().UTC(), "", err
 			}
 		case err := <-done:
 			endOrphans(cmd, logf)
 			remoteOutputEnd(errDone)
-			e.settleRemote(it, sessions, cmd.ProcessState.ExitCode())
+			settleRemote(e.Out, e.state, it, sessions, cmd.ProcessState.ExitCode())
 			end = time.Now().UTC()
 			fmt.Fprintf(logf, "=== exit: %v after %s\n", exitText(err), end.Sub(start).Round(time.Millisecond))
 			if err != nil {

@@ -253,7 +253,7 @@ func (e *Executor) endInterrupted() error {
 	for _, it := range e.items {
 		st := e.state.Steps[it.ID]
 		if st != nil && st.Remote != nil {
-			if err := e.endRemote(context.Background(), it, st.Remote); err != nil {
+			if err := endRemote(context.Background(), e.Plan, it, st.Remote, e.printf); err != nil {
 				return err
 			}
 			st.Remote = nil

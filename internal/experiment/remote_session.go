@@ -83,10 +83,11 @@ echo "killed $n"`
 
 // endRemote ends the recorded remote session of an interrupted or failed
 // step through the host's transport, before resume starts anything, and
-// says what it did. An error leaves the session recorded: resume stops,
-// since redoing the step would run a second command beside the first.
-func (e *Executor) endRemote(ctx context.Context, it Item, s *RemoteSession) error {
-	argv, err := e.Plan.RemoteShellArgv(s.Host, []string{"/bin/sh", "-c", remoteKill, "walab-remote-kill",
+// says what it did through printf. An error leaves the session recorded:
+// resume stops, since redoing the step would run a second command beside
+// the first.
+func endRemote(ctx context.Context, p *Plan, it Item, s *RemoteSession, printf func(string, ...any)) error {
+	argv, err := p.RemoteShellArgv(s.Host, []string{"/bin/sh", "-c", remoteKill, "walab-remote-kill",
 		strconv.Itoa(s.SID), strconv.FormatUint(s.StartTicks, 10), s.BootID})
 	var out []byte
 	if err == nil {
@@ -103,22 +104,22 @@ func (e *Executor) endRemote(ctx context.Context, it Item, s *RemoteSession) err
 	}
 	switch n := strings.TrimPrefix(res, "killed "); {
 	case res == "rebooted" || res == "reused":
-		e.printf("[resume] %s: its remote session %d on host %s is gone (%s)", it.ID, s.SID, s.Host, res)
+		printf("[resume] %s: its remote session %d on host %s is gone (%s)", it.ID, s.SID, s.Host, res)
 	case n != "0":
-		e.printf("[resume] %s: killed the remote session %d on host %s (%s process(es)) that the interrupted step left running", it.ID, s.SID, s.Host, n)
+		printf("[resume] %s: killed the remote session %d on host %s (%s process(es)) that the interrupted step left running", it.ID, s.SID, s.Host, n)
 	}
 	return nil
 }
 
 // recordRemote records (or, nil, forgets) a step's remote session in the
-// state file.
-func (e *Executor) recordRemote(it Item, s *RemoteSession) error {
-	st := e.state.Steps[it.ID]
+// journal j, saved in the experiment directory out.
+func recordRemote(out string, j *State, it Item, s *RemoteSession) error {
+	st := j.Steps[it.ID]
 	if st == nil || st.Remote == s || st.Remote == nil && s == nil {
 		return nil
 	}
 	st.Remote = s
-	if err := state.Save(e.Out, e.state); err != nil {
+	if err := state.Save(out, j); err != nil {
 		return fmt.Errorf("step %s: recording its remote session: %w", it.ID, err)
 	}
 	return nil
@@ -139,14 +140,14 @@ func remoteOutputEnd(done <-chan struct{}) {
 // settleRemote keeps a remote step's session recorded when ssh failed
 // (exit 255: the connection broke, the session may run on; its report may
 // still be unread) and forgets it otherwise: the guard ended it.
-func (e *Executor) settleRemote(it Item, sessions <-chan RemoteSession, exit int) {
+func settleRemote(out string, j *State, it Item, sessions <-chan RemoteSession, exit int) {
 	if exit != 255 {
-		_ = e.recordRemote(it, nil)
+		_ = recordRemote(out, j, it, nil)
 		return
 	}
 	select {
 	case s := <-sessions:
-		_ = e.recordRemote(it, &s)
+		_ = recordRemote(out, j, it, &s)
 	default:
 	}
 }
