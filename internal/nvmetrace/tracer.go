@@ -100,34 +100,9 @@ func Program(l Layout, mapFD int) asm.Instructions {
 		asm.Mov.Imm(asm.R2, 0),
 		asm.StoreMem(asm.RFP, -7, asm.R2, asm.Byte),
 		asm.StoreMem(asm.RFP, -6, asm.R9, asm.Half),
-		// v = lookup(key); if found, add in place (the map is per CPU).
-		asm.LoadMapPtr(asm.R1, mapFD),
-		asm.Mov.Reg(asm.R2, asm.RFP),
-		asm.Add.Imm(asm.R2, -16),
-		asm.FnMapLookupElem.Call(),
-		asm.JEq.Imm(asm.R0, 0, "insert"),
-		asm.LoadMem(asm.R1, asm.R0, 0, asm.DWord),
-		asm.Add.Imm(asm.R1, 1),
-		asm.StoreMem(asm.R0, 0, asm.R1, asm.DWord),
-		asm.LoadMem(asm.R1, asm.R0, 8, asm.DWord),
-		asm.Add.Reg(asm.R1, asm.R7),
-		asm.StoreMem(asm.R0, 8, asm.R1, asm.DWord),
-		asm.Ja.Label("exit"),
-		// Not there: insert {1, blocks}.
-		asm.Mov.Imm(asm.R1, 1).WithSymbol("insert"),
-		asm.StoreMem(asm.RFP, -32, asm.R1, asm.DWord),
-		asm.StoreMem(asm.RFP, -24, asm.R7, asm.DWord),
-		asm.LoadMapPtr(asm.R1, mapFD),
-		asm.Mov.Reg(asm.R2, asm.RFP),
-		asm.Add.Imm(asm.R2, -16),
-		asm.Mov.Reg(asm.R3, asm.RFP),
-		asm.Add.Imm(asm.R3, -32),
-		asm.Mov.Imm(asm.R4, 0), // BPF_ANY
-		asm.FnMapUpdateElem.Call(),
-		asm.Mov.Imm(asm.R0, 0).WithSymbol("exit"),
-		asm.Return(),
 	)
-	return insns
+	// Count one command of r7 blocks at the key (the map is per CPU).
+	return append(insns, countInto(mapFD, -16, -32)...)
 }
 
 // loadLE32 loads a u32 of the record at off into dst (r6 is the record;
