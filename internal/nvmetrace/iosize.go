@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"sort"
 
 	"github.com/cilium/ebpf"
@@ -163,29 +161,13 @@ type IOSizeTracer struct {
 // OpenIOSize reads block_rq_issue's format under tracefs, loads the
 // program and attaches it. The error is an *Error with a reason.
 func OpenIOSize(tracefs string) (*IOSizeTracer, error) {
-	if _, err := os.Stat(filepath.Join(tracefs, "events")); err != nil {
-		return nil, &Error{ReasonNoTracefs, fmt.Errorf("tracefs at %s: %w", tracefs, err)}
-	}
-	b, err := os.ReadFile(filepath.Join(tracefs, "events", "block", "block_rq_issue", "format"))
+	spec := &ebpf.MapSpec{Name: "walab_io_size", Type: ebpf.PerCPUHash, KeySize: ioKeySize, ValueSize: ioValueSize, MaxEntries: IOSizeMaxKeys}
+	m, prog, err := load(tracefs, "block", "block_rq_issue", spec, func(fields map[string]Field, mapFD int) (asm.Instructions, error) {
+		l, err := BlockLayoutOf(fields)
+		return IOSizeProgram(l, mapFD), err
+	})
 	if err != nil {
-		return nil, &Error{ReasonNoTracepoint, err}
-	}
-	fields, err := ParseFormat(string(b))
-	if err != nil {
-		return nil, &Error{ReasonOther, err}
-	}
-	l, err := BlockLayoutOf(fields)
-	if err != nil {
-		return nil, &Error{ReasonOther, err}
-	}
-	m, err := ebpf.NewMap(&ebpf.MapSpec{Name: "walab_io_size", Type: ebpf.PerCPUHash, KeySize: ioKeySize, ValueSize: ioValueSize, MaxEntries: IOSizeMaxKeys})
-	if err != nil {
-		return nil, classify(err)
-	}
-	prog, err := ebpf.NewProgram(&ebpf.ProgramSpec{Name: "walab_io_size", Type: ebpf.TracePoint, License: "GPL", Instructions: IOSizeProgram(l, m.FD())})
-	if err != nil {
-		m.Close()
-		return nil, classify(err)
+		return nil, err
 	}
 	lk, err := attachTracepoint(tracefs, "block", "block_rq_issue", prog)
 	if err != nil {

@@ -124,29 +124,13 @@ func loadLE32(dst asm.Register, off int) asm.Instructions {
 // Open reads the tracepoint's format under tracefs, loads the program and
 // attaches it to nvme:nvme_setup_cmd. The error is an *Error with a reason.
 func Open(tracefs string) (*Tracer, error) {
-	if _, err := os.Stat(filepath.Join(tracefs, "events")); err != nil {
-		return nil, &Error{ReasonNoTracefs, fmt.Errorf("tracefs at %s: %w", tracefs, err)}
-	}
-	b, err := os.ReadFile(filepath.Join(tracefs, "events", "nvme", "nvme_setup_cmd", "format"))
+	spec := &ebpf.MapSpec{Name: "walab_nvme_wr", Type: ebpf.PerCPUHash, KeySize: keySize, ValueSize: valueSize, MaxEntries: MaxKeys}
+	m, prog, err := load(tracefs, "nvme", "nvme_setup_cmd", spec, func(fields map[string]Field, mapFD int) (asm.Instructions, error) {
+		l, err := LayoutOf(fields)
+		return Program(l, mapFD), err
+	})
 	if err != nil {
-		return nil, &Error{ReasonNoTracepoint, err}
-	}
-	fields, err := ParseFormat(string(b))
-	if err != nil {
-		return nil, &Error{ReasonOther, err}
-	}
-	l, err := LayoutOf(fields)
-	if err != nil {
-		return nil, &Error{ReasonOther, err}
-	}
-	m, err := ebpf.NewMap(&ebpf.MapSpec{Name: "walab_nvme_wr", Type: ebpf.PerCPUHash, KeySize: keySize, ValueSize: valueSize, MaxEntries: MaxKeys})
-	if err != nil {
-		return nil, classify(err)
-	}
-	prog, err := ebpf.NewProgram(&ebpf.ProgramSpec{Name: "walab_nvme_wr", Type: ebpf.TracePoint, License: "GPL", Instructions: Program(l, m.FD())})
-	if err != nil {
-		m.Close()
-		return nil, classify(err)
+		return nil, err
 	}
 	lk, err := link.Tracepoint("nvme", "nvme_setup_cmd", prog, nil)
 	if err != nil {
@@ -155,6 +139,37 @@ func Open(tracefs string) (*Tracer, error) {
 		return nil, classify(err)
 	}
 	return &Tracer{counts: m, prog: prog, link: lk}, nil
+}
+
+// load reads group:event's format under tracefs, creates the map of spec
+// and loads the program build makes for the format's fields and the map.
+// The error is an *Error with a reason.
+func load(tracefs, group, event string, spec *ebpf.MapSpec, build func(map[string]Field, int) (asm.Instructions, error)) (*ebpf.Map, *ebpf.Program, error) {
+	if _, err := os.Stat(filepath.Join(tracefs, "events")); err != nil {
+		return nil, nil, &Error{ReasonNoTracefs, fmt.Errorf("tracefs at %s: %w", tracefs, err)}
+	}
+	b, err := os.ReadFile(filepath.Join(tracefs, "events", group, event, "format"))
+	if err != nil {
+		return nil, nil, &Error{ReasonNoTracepoint, err}
+	}
+	fields, err := ParseFormat(string(b))
+	if err != nil {
+		return nil, nil, &Error{ReasonOther, err}
+	}
+	if _, err := build(fields, -1); err != nil {
+		return nil, nil, &Error{ReasonOther, err}
+	}
+	m, err := ebpf.NewMap(spec)
+	if err != nil {
+		return nil, nil, classify(err)
+	}
+	insns, _ := build(fields, m.FD())
+	prog, err := ebpf.NewProgram(&ebpf.ProgramSpec{Name: spec.Name, Type: ebpf.TracePoint, License: "GPL", Instructions: insns})
+	if err != nil {
+		m.Close()
+		return nil, nil, classify(err)
+	}
+	return m, prog, nil
 }
 
 func classify(err error) error {
