@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"net/http"
 	"slices"
 	"strings"
@@ -207,16 +208,55 @@ func ReadDrive(ctx context.Context, client *http.Client, base, device string) (*
 	return d, nil
 }
 
-// ReadDrives lists every NVMe drive the exporter at base reports
-// (walab_nvme_info), in device order, each with its counters and the
-// arrays it is under: seed 001's per-drive table reads them at a run's
-// start and end. The simulator's state is not read (ReadDrive has it).
-func ReadDrives(ctx context.Context, client *http.Client, base string) ([]Drive, error) {
+// ReadPerDevice fills f.Drives and f.IOSizes from one scrape of the
+// exporter at base: every NVMe drive it reports (walab_nvme_info), in
+// device order, with its counters and the arrays it is under, and every
+// request-size histogram (the io_size collector's, when on): seed 001's
+// per-drive table and size profile read them at a run's start and end.
+// The simulator's state is not read (ReadDrive has it).
+func ReadPerDevice(ctx context.Context, client *http.Client, base string, f *Fingerprint) error {
 	fams, err := Scrape(ctx, client, base+"/metrics")
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return drivesOf(fams)
+	if f.Drives, err = drivesOf(fams); err != nil {
+		return err
+	}
+	f.IOSizes = ioSizesOf(fams)
+	return nil
+}
+
+// ioSizesOf reads the request-size histograms of a scrape, sorted by
+// device and operation.
+func ioSizesOf(fams Families) []IOSize {
+	mf := fams[strings.TrimSuffix(promql.BlockdevIOSizeBucket, "_bucket")]
+	if mf == nil {
+		return nil
+	}
+	var out []IOSize
+	for _, m := range mf.GetMetric() {
+		h := m.GetHistogram()
+		if h == nil {
+			continue
+		}
+		s := IOSize{Count: h.GetSampleCount(), Bytes: h.GetSampleSum()}
+		for _, l := range m.GetLabel() {
+			switch l.GetName() {
+			case "device":
+				s.Device = l.GetValue()
+			case "op":
+				s.Op = l.GetValue()
+			}
+		}
+		for _, b := range h.GetBucket() {
+			if ub := b.GetUpperBound(); !math.IsInf(ub, 1) {
+				s.Bounds, s.Buckets = append(s.Bounds, ub), append(s.Buckets, b.GetCumulativeCount())
+			}
+		}
+		out = append(out, s)
+	}
+	slices.SortFunc(out, func(a, b IOSize) int { return strings.Compare(a.Device+"\x00"+a.Op, b.Device+"\x00"+b.Op) })
+	return out
 }
 
 // drivesOf is ReadDrives over one scrape.

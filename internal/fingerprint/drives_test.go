@@ -31,6 +31,17 @@ walab_blockdev_leaf_info{array="md0",controller="nvme0",device="nvme0n1"} 1
 walab_blockdev_leaf_info{array="md0",controller="nvme1",device="nvme1n1"} 1
 walab_blockdev_leaf_info{array="md0",controller="nvme2",device="nvme2n1"} 1
 walab_blockdev_leaf_info{array="dm-0",controller="nvme0",device="nvme0n1"} 1
+# TYPE walab_blockdev_io_size_bytes histogram
+walab_blockdev_io_size_bytes_bucket{device="nvme1n1",op="write",le="4096"} 3
+walab_blockdev_io_size_bytes_bucket{device="nvme1n1",op="write",le="16384"} 10
+walab_blockdev_io_size_bytes_bucket{device="nvme1n1",op="write",le="+Inf"} 11
+walab_blockdev_io_size_bytes_sum{device="nvme1n1",op="write"} 1.5e+06
+walab_blockdev_io_size_bytes_count{device="nvme1n1",op="write"} 11
+walab_blockdev_io_size_bytes_bucket{device="nvme0n1",op="read",le="4096"} 0
+walab_blockdev_io_size_bytes_bucket{device="nvme0n1",op="read",le="16384"} 5
+walab_blockdev_io_size_bytes_bucket{device="nvme0n1",op="read",le="+Inf"} 5
+walab_blockdev_io_size_bytes_sum{device="nvme0n1",op="read"} 81920
+walab_blockdev_io_size_bytes_count{device="nvme0n1",op="read"} 5
 `
 
 // TestReadDrives: every drive the exporter reports, in device order, with
@@ -40,8 +51,9 @@ func TestReadDrives(t *testing.T) {
 		_, _ = w.Write([]byte(seed001Metrics))
 	}))
 	defer srv.Close()
-	ds, err := ReadDrives(context.Background(), srv.Client(), srv.URL)
-	require.NoError(t, err)
+	var f Fingerprint
+	require.NoError(t, ReadPerDevice(context.Background(), srv.Client(), srv.URL, &f))
+	ds := f.Drives
 	require.Len(t, ds, 4)
 	var devs []string
 	for _, d := range ds {
@@ -55,6 +67,15 @@ func TestReadDrives(t *testing.T) {
 	require.Equal(t, 300.0, *ds[2].HostWrittenBytes)
 	require.Nil(t, ds[2].MediaWrittenBytes, "no NAND counter: absent")
 	require.Equal(t, "S3", ds[3].Serial)
+
+	// The request-size histograms, by device and operation; +Inf is Count.
+	require.Equal(t, []IOSize{
+		{Device: "nvme0n1", Op: "read", Bounds: []float64{4096, 16384}, Buckets: []uint64{0, 5}, Count: 5, Bytes: 81920},
+		{Device: "nvme1n1", Op: "write", Bounds: []float64{4096, 16384}, Buckets: []uint64{3, 10}, Count: 11, Bytes: 1.5e6},
+	}, f.IOSizes)
+	for k := range f.Flatten() {
+		require.NotContains(t, k, "io_sizes", "counters: in the report's own table, not the fingerprint's")
+	}
 }
 
 // TestDrivesInDiff: the drives' counters move during any run and are no

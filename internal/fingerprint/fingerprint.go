@@ -29,7 +29,12 @@ type Fingerprint struct {
 	// Drives are every NVMe drive the exporter reports (the drive under
 	// test and, for an array, its members), in device order: the report's
 	// per-drive table (seed 001) reads their counters at start and end.
-	Drives  []Drive  `json:"drives,omitempty"`
+	Drives []Drive `json:"drives,omitempty"`
+	// IOSizes are the request-size histograms of every disk and operation
+	// (the exporter's io_size collector, when on): the report's size
+	// profile (seed 001) is their change over the run. Counters: not in
+	// Flatten, not drift.
+	IOSizes []IOSize `json:"io_sizes,omitempty"`
 	Host    Host     `json:"host"`
 	MySQL   []MySQL  `json:"mysql,omitempty"`
 	Loadgen []string `json:"loadgen,omitempty"` // the run's command line
@@ -80,6 +85,18 @@ type Drive struct {
 	// Arrays are the md/dm arrays the drive's namespaces are under
 	// (walab_blockdev_leaf_info), sorted; only in Fingerprint.Drives.
 	Arrays []string `json:"arrays,omitempty"`
+}
+
+// IOSize is one disk's and operation's request-size histogram at the
+// fingerprint's time: requests at or below each bound (cumulative, bounds
+// ascending; +Inf is Count), all requests and their bytes.
+type IOSize struct {
+	Device  string    `json:"device"`
+	Op      string    `json:"op"`
+	Bounds  []float64 `json:"bounds"`
+	Buckets []uint64  `json:"buckets"`
+	Count   uint64    `json:"count"`
+	Bytes   float64   `json:"bytes"`
 }
 
 // AllDrives are the drives the fingerprint names: Drives, or, in a
@@ -182,6 +199,7 @@ func (f *Fingerprint) Flatten() map[string]string {
 	_ = json.Unmarshal(b, &m)
 	keyBy(m, "mysql", "target")
 	keyBy(m, "drives", "device")
+	delete(m, "io_sizes") // counters, in the report's own table
 	if host, ok := m["host"].(map[string]any); ok {
 		keyBy(host, "mounts", "path")
 		if list, ok := host["processes"].([]any); ok {
