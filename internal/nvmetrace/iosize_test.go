@@ -68,18 +68,7 @@ func TestBlockLayoutOf(t *testing.T) {
 // root; tracefs is mounted on a temporary directory when the system has
 // none mounted.
 func TestIOSizeTracerCountsDirectIO(t *testing.T) {
-	tracefs := "/sys/kernel/tracing"
-	if _, err := os.Stat(filepath.Join(tracefs, "events")); err != nil {
-		tracefs = t.TempDir()
-		if err := unix.Mount("nodev", tracefs, "tracefs", 0, ""); err != nil {
-			testenv.Missing(t, "tracefs (mount on %s: %v)", tracefs, err)
-		}
-		t.Cleanup(func() { _ = unix.Unmount(tracefs, 0) })
-	}
-	tr, err := OpenIOSize(tracefs)
-	if err != nil {
-		testenv.Missing(t, "the I/O-size tracer on this machine: %v", err)
-	}
+	tr := openIOSize(t)
 	defer tr.Close()
 	dir := t.TempDir()
 	disk := diskOf(t, dir)
@@ -98,8 +87,62 @@ func TestIOSizeTracerCountsDirectIO(t *testing.T) {
 	require.GreaterOrEqual(t, got["R/4096"], uint64(n), "4 KiB direct reads")
 }
 
+// openIOSize attaches the I/O-size tracer to this machine's kernel,
+// mounting tracefs on a temporary directory when none is mounted.
+func openIOSize(t testing.TB) *IOSizeTracer {
+	tracefs := "/sys/kernel/tracing"
+	if _, err := os.Stat(filepath.Join(tracefs, "events")); err != nil {
+		tracefs = t.TempDir()
+		if err := unix.Mount("nodev", tracefs, "tracefs", 0, ""); err != nil {
+			testenv.Missing(t, "tracefs (mount on %s: %v)", tracefs, err)
+		}
+		t.Cleanup(func() { _ = unix.Unmount(tracefs, 0) })
+	}
+	tr, err := OpenIOSize(tracefs)
+	if err != nil {
+		testenv.Missing(t, "the I/O-size tracer on this machine: %v", err)
+	}
+	return tr
+}
+
+// BenchmarkIOSizeTracer is the program's own cost per request: direct
+// 4 KiB reads of one file with the tracer attached and the kernel's BPF
+// run-time statistics on; bpf-ns/run is the program's mean time per run
+// (every request the machine issued while it ran, others' included).
+func BenchmarkIOSizeTracer(b *testing.B) {
+	tr := openIOSize(b)
+	defer tr.Close()
+	path := filepath.Join(b.TempDir(), "f")
+	directIO(b, path, 16)
+	stats, err := EnableRunStats()
+	if err != nil {
+		testenv.Missing(b, "BPF statistics: %v", err)
+	}
+	defer stats.Close()
+	buf, err := unix.Mmap(-1, 0, 4096, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
+	require.NoError(b, err)
+	defer unix.Munmap(buf)
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_DIRECT, 0)
+	require.NoError(b, err)
+	defer unix.Close(fd)
+	before, err := tr.RunStats()
+	require.NoError(b, err)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		_, err := unix.Pread(fd, buf, int64(i%16)*64<<10)
+		require.NoError(b, err)
+	}
+	b.StopTimer()
+	after, err := tr.RunStats()
+	require.NoError(b, err)
+	runs := after.Runs - before.Runs
+	require.GreaterOrEqual(b, runs, uint64(b.N), "every read ran the program")
+	b.ReportMetric(float64((after.Runtime-before.Runtime).Nanoseconds())/float64(runs), "bpf-ns/run")
+	b.ReportMetric(float64(runs)/float64(b.N), "runs/op")
+}
+
 // diskOf is the kernel dev_t of the whole disk under dir's filesystem.
-func diskOf(t *testing.T, dir string) uint32 {
+func diskOf(t testing.TB, dir string) uint32 {
 	var st unix.Stat_t
 	require.NoError(t, unix.Stat(dir, &st))
 	maj, mnr := unix.Major(st.Dev), unix.Minor(st.Dev)
@@ -117,7 +160,7 @@ func diskOf(t *testing.T, dir string) uint32 {
 
 // directIO writes n blocks of 64 KiB to path with O_DIRECT and reads the
 // first 4 KiB of each back the same way.
-func directIO(t *testing.T, path string, n int) {
+func directIO(t testing.TB, path string, n int) {
 	buf, err := unix.Mmap(-1, 0, 64<<10, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
 	require.NoError(t, err)
 	defer unix.Munmap(buf)
