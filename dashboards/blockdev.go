@@ -48,7 +48,7 @@ func blockDevices() *d.Builder {
 		b.Timeseries(p.title, p.unit, p.help, 8, qs...)
 	}
 	b.Timeseries("Request size distribution (io_size)", "bytes",
-		"Median and 95th percentile of the requests' sizes per operation, from the io_size collector's histogram (BPF on block:block_rq_issue; off by default, --collector.io_size): seed 001's I/O-size profile, interpolated within power-of-two buckets. Empty without the collector, and for md and bio-based dm devices (their members' requests are counted).", 24,
+		"Median and 95th percentile of the I/O sizes submitted to the device per operation (bios, before merges and splits), from the io_size collector's histogram (BPF on block:block_bio_queue; off by default, --collector.io_size): seed 001's I/O-size profile, interpolated within power-of-two buckets. Empty without the collector.", 24,
 		ioSizeQuantile(0.5), ioSizeQuantile(0.95))
 	return b
 }

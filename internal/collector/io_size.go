@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/walab/walab/internal/blockdev"
 	"github.com/walab/walab/internal/nvmetrace"
 	"github.com/walab/walab/internal/promql"
 )
@@ -25,16 +25,16 @@ type ioSizeConfig struct {
 
 var (
 	ioSizeDesc = prometheus.NewDesc(strings.TrimSuffix(promql.BlockdevIOSizeBucket, "_bucket"),
-		"Sizes of the requests the block layer issued to each disk's driver, counted by a BPF program on the block:block_rq_issue tracepoint since the exporter started: seed 001's I/O-size profile, per disk. "+
-			"Buckets by powers of two from 512 B to 1 MiB; op is read, write, discard or other (rwbs's letter). Requests without data (flushes) are not counted; md and most dm devices issue no requests of their own: their members' are counted.",
+		"Sizes of the I/Os (bios) submitted to each block device, counted once where they were submitted by a BPF program on the block:block_bio_queue tracepoint since the exporter started, before the block layer merges or splits them: seed 001's I/O-size profile, per device (an md or dm array's own, its members' from the array). "+
+			"Buckets by powers of two from 512 B to 1 MiB; op is read, write, discard or other (rwbs's letter). I/Os without data (flushes) are not counted.",
 		[]string{"device", "op"}, nil)
 	ioSizeUpDesc = prometheus.NewDesc(Namespace+"_io_size_trace_up",
 		"1 if the I/O-size tracer runs, 0 if it cannot (walab_io_size_trace_error_info says why).", nil, nil)
 	ioSizeErrDesc = prometheus.NewDesc(Namespace+"_io_size_trace_error_info",
-		"Why the I/O-size tracer does not run: no_tracefs, no_tracepoint (block:block_rq_issue absent), permission (CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN, needed), no_bpf, other.",
+		"Why the I/O-size tracer does not run: no_tracefs, no_tracepoint (block:block_bio_queue absent), permission (CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN, needed), no_bpf, other.",
 		[]string{"reason"}, nil)
 	ioSizeKeysDesc = prometheus.NewDesc(Namespace+"_io_size_trace_keys",
-		fmt.Sprintf("Disk/operation/bucket combinations the I/O-size tracer counts; at %d new ones are not counted.", nvmetrace.IOSizeMaxKeys), nil, nil)
+		fmt.Sprintf("Device/operation/bucket combinations the I/O-size tracer counts; at %d new ones are not counted.", nvmetrace.IOSizeMaxKeys), nil, nil)
 )
 
 type ioSizeCollector struct {
@@ -44,7 +44,7 @@ type ioSizeCollector struct {
 	mu     sync.Mutex
 	tracer *nvmetrace.IOSizeTracer
 	retry  tracerTries
-	names  map[uint32]string // dev_t -> disk name, once resolved
+	names  map[uint32]string // dev_t -> device name, once resolved
 }
 
 func newIOSizeCollector(env Env) (Collector, error) {
@@ -69,7 +69,7 @@ func (c *ioSizeCollector) start() {
 			c.tracer = t
 		}
 		return err
-	}, c.logger, "I/O-size tracer attached to block:block_rq_issue", "I/O-size tracer cannot run: request sizes are not counted")
+	}, c.logger, "I/O-size tracer attached to block:block_bio_queue", "I/O-size tracer cannot run: I/O sizes are not counted")
 }
 
 func (c *ioSizeCollector) Update(_ context.Context, ch chan<- prometheus.Metric) error {
@@ -93,30 +93,28 @@ func (c *ioSizeCollector) Update(_ context.Context, ch chan<- prometheus.Metric)
 func (c *ioSizeCollector) emit(ch chan<- prometheus.Metric, counts []nvmetrace.IOSizeCount) {
 	ch <- prometheus.MustNewConstMetric(ioSizeUpDesc, prometheus.GaugeValue, 1)
 	ch <- prometheus.MustNewConstMetric(ioSizeKeysDesc, prometheus.GaugeValue, float64(len(counts)))
-	for _, h := range IOSizeHistograms(counts, c.diskName) {
+	for _, h := range IOSizeHistograms(counts, c.deviceName) {
 		ch <- prometheus.MustNewConstHistogram(ioSizeDesc, h.Count, h.Sum, h.Buckets, h.Device, h.Op)
 	}
 }
 
-// diskName names a disk by its kernel dev_t from sysfs (/sys/dev/block/
-// MAJ:MIN links to the disk's directory), or "MAJ:MIN" when sysfs has no
-// such disk (it went away): its counts are not dropped.
-func (c *ioSizeCollector) diskName(dev uint32) string {
+// deviceName names a block device by its kernel dev_t from sysfs
+// (/sys/dev/block/MAJ:MIN links to its directory), or "MAJ:MIN" when sysfs
+// has no such device (it went away): its counts are not dropped.
+func (c *ioSizeCollector) deviceName(dev uint32) string {
 	if n, ok := c.names[dev]; ok {
 		return n
 	}
 	k := nvmetrace.IOSizeKey{Dev: dev}
-	mm := fmt.Sprintf("%d:%d", k.Major(), k.Minor())
-	target, err := os.Readlink(filepath.Join(c.sys, "dev", "block", mm))
+	n, err := blockdev.DeviceOf(c.sys, k.Major(), k.Minor())
 	if err != nil {
-		return mm
+		return fmt.Sprintf("%d:%d", k.Major(), k.Minor())
 	}
-	n := filepath.Base(target)
 	c.names[dev] = n
 	return n
 }
 
-// IOSizeHistogram is one disk's and operation's request sizes as a
+// IOSizeHistogram is one device's and operation's I/O sizes as a
 // Prometheus histogram: cumulative counts by upper bound, the bytes in all.
 type IOSizeHistogram struct {
 	Device, Op string
@@ -125,12 +123,16 @@ type IOSizeHistogram struct {
 	Buckets    map[float64]uint64
 }
 
-// IOSizeHistograms folds the tracer's counts into one histogram per disk
-// (named by name) and operation, in the counts' order.
+// IOSizeHistograms folds the tracer's counts into one histogram per
+// device (named by name) and operation, in the counts' order. I/Os of no
+// device (dev_t 0) are left out.
 func IOSizeHistograms(counts []nvmetrace.IOSizeCount, name func(dev uint32) string) []IOSizeHistogram {
 	var out []IOSizeHistogram
 	index := map[[2]string]int{}
 	for _, n := range counts {
+		if n.Dev == 0 {
+			continue // no block device
+		}
 		k := [2]string{name(n.Dev), ioOp(n.Op)}
 		i, ok := index[k]
 		if !ok {
@@ -143,11 +145,11 @@ func IOSizeHistograms(counts []nvmetrace.IOSizeCount, name func(dev uint32) stri
 			out = append(out, IOSizeHistogram{Device: k[0], Op: k[1], Buckets: b})
 		}
 		h := &out[i]
-		h.Count += n.Requests
+		h.Count += n.Bios
 		h.Sum += float64(n.Bytes)
 		for j, ub := range nvmetrace.IOSizeBounds {
 			if int(n.Bucket) <= j {
-				h.Buckets[float64(ub)] += n.Requests
+				h.Buckets[float64(ub)] += n.Bios
 			}
 		}
 	}

@@ -211,7 +211,7 @@ func ReadDrive(ctx context.Context, client *http.Client, base, device string) (*
 // ReadPerDevice fills f.Drives and f.IOSizes from one scrape of the
 // exporter at base: every NVMe drive it reports (walab_nvme_info), in
 // device order, with its counters and the arrays it is under, and every
-// request-size histogram (the io_size collector's, when on): seed 001's
+// I/O-size histogram (the io_size collector's, when on): seed 001's
 // per-drive table and size profile read them at a run's start and end.
 // The simulator's state is not read (ReadDrive has it).
 func ReadPerDevice(ctx context.Context, client *http.Client, base string, f *Fingerprint) error {
@@ -226,7 +226,7 @@ func ReadPerDevice(ctx context.Context, client *http.Client, base string, f *Fin
 	return nil
 }
 
-// ioSizesOf reads the request-size histograms of a scrape, sorted by
+// ioSizesOf reads the I/O-size histograms of a scrape, sorted by
 // device and operation.
 func ioSizesOf(fams Families) []IOSize {
 	mf := fams[strings.TrimSuffix(promql.BlockdevIOSizeBucket, "_bucket")]

@@ -30,7 +30,7 @@ type Fingerprint struct {
 	// test and, for an array, its members), in device order: the report's
 	// per-drive table (seed 001) reads their counters at start and end.
 	Drives []Drive `json:"drives,omitempty"`
-	// IOSizes are the request-size histograms of every disk and operation
+	// IOSizes are the I/O-size histograms of every block device and operation
 	// (the exporter's io_size collector, when on): the report's size
 	// profile (seed 001) is their change over the run. Counters: not in
 	// Flatten, not drift.
@@ -87,9 +87,9 @@ type Drive struct {
 	Arrays []string `json:"arrays,omitempty"`
 }
 
-// IOSize is one disk's and operation's request-size histogram at the
-// fingerprint's time: requests at or below each bound (cumulative, bounds
-// ascending; +Inf is Count), all requests and their bytes.
+// IOSize is one block device's and operation's I/O-size histogram at the
+// fingerprint's time: I/Os at or below each bound (cumulative, bounds
+// ascending; +Inf is Count), all I/Os and their bytes.
 type IOSize struct {
 	Device  string    `json:"device"`
 	Op      string    `json:"op"`

@@ -12,14 +12,23 @@ import (
 )
 
 // The I/O-size tracer: a second program, on the block layer's
-// block:block_rq_issue tracepoint, counts every request the block layer
-// hands a driver by disk (dev_t), operation (the first letter of rwbs
-// after a preflush F: R read, W write, D discard, ...) and size bucket,
-// in a per-CPU hash map read at scrape time. Seed 001 reads the I/O sizes
-// MySQL sends (reads mostly 16 KiB, writes from 512 B to 512 KiB) to pick
-// the RAID stripe unit; this is that profile, per disk. Requests without
-// data (flushes) are not counted. Bio-based devices (md, most dm targets)
-// issue no requests: their members' requests are what is counted.
+// block:block_bio_queue tracepoint, counts every bio (the block layer's
+// unit of I/O as a filesystem or an application's direct I/O submits it)
+// once, at the block device it was submitted to, by that device (dev_t),
+// operation (the first letter of rwbs after a preflush F: R read, W write,
+// D discard, ...) and size bucket, in a per-CPU hash map read at scrape
+// time. Seed 001 reads the I/O sizes MySQL sends (reads mostly 16 KiB,
+// writes from 512 B up) to pick the RAID stripe unit; this is that
+// profile, per device. Bios without data (a flush) are not counted.
+//
+// Why bios and not requests (block:block_rq_issue): an md array or a
+// bio-based dm device issues no requests, so it would have no profile; and
+// under native NVMe multipath (Debian's default) requests go to a hidden
+// path disk whose device number sysfs does not show, so they could not be
+// named. A bio is traced once, where it was first submitted: the array's
+// bios at the array, the clones md or dm send down at the members, a
+// multipath head's at the head. Its size is before the block layer merges
+// or splits it for the driver.
 
 // IOSizeBounds are the buckets' upper bounds in bytes, 512 B to 1 MiB by
 // powers of two; bucket len(IOSizeBounds) is every larger request.
@@ -31,18 +40,18 @@ var IOSizeBounds = func() []uint32 {
 	return b
 }()
 
-// IOSizeMaxKeys bounds the map: disk x operation x bucket combinations
-// (13 buckets a disk and operation); beyond it new ones are not counted.
+// IOSizeMaxKeys bounds the map: device x operation x bucket combinations
+// (13 buckets a device and operation); beyond it new ones are not counted.
 const IOSizeMaxKeys = 8192
 
 const (
 	ioKeySize   = 8  // dev u32, op u8, bucket u8, pad u16
-	ioValueSize = 16 // requests u64, bytes u64
+	ioValueSize = 16 // bios u64, bytes u64
 )
 
 // IOSizeKey is what one count is kept for.
 type IOSizeKey struct {
-	Dev    uint32 // the kernel's dev_t: major << 20 | minor
+	Dev    uint32 // the device's kernel dev_t: major << 20 | minor
 	Op     byte   // rwbs's operation letter ('R', 'W', 'D', ...); 0 after a lone F
 	Bucket uint8  // index into IOSizeBounds; len(IOSizeBounds): larger
 }
@@ -53,19 +62,19 @@ func (k IOSizeKey) Major() uint32 { return k.Dev >> 20 }
 // Minor is the dev_t's minor number.
 func (k IOSizeKey) Minor() uint32 { return k.Dev & (1<<20 - 1) }
 
-// IOSizeCount is the requests of one key since the tracer started.
+// IOSizeCount is the bios of one key since the tracer started.
 type IOSizeCount struct {
 	IOSizeKey
-	Requests uint64
-	Bytes    uint64
+	Bios  uint64
+	Bytes uint64
 }
 
-// BlockLayout is where the program reads block_rq_issue's fields.
+// BlockLayout is where the program reads block_bio_queue's fields.
 type BlockLayout struct {
-	Dev, Bytes, RWBS Field
+	Dev, Sectors, RWBS Field
 }
 
-// BlockLayoutOf picks the fields of block:block_rq_issue and checks their
+// BlockLayoutOf picks the fields of block:block_bio_queue and checks their
 // sizes (rwbs is char[8] on older kernels, char[10] on newer ones).
 func BlockLayoutOf(fields map[string]Field) (BlockLayout, error) {
 	var l BlockLayout
@@ -74,29 +83,30 @@ func BlockLayoutOf(fields map[string]Field) (BlockLayout, error) {
 		dst     *Field
 		minSize int
 		maxSize int
-	}{{"dev", &l.Dev, 4, 4}, {"bytes", &l.Bytes, 4, 4}, {"rwbs", &l.RWBS, 2, 64}} {
+	}{{"dev", &l.Dev, 4, 4}, {"nr_sector", &l.Sectors, 4, 4}, {"rwbs", &l.RWBS, 2, 64}} {
 		f, ok := fields[want.name]
 		if !ok {
-			return l, fmt.Errorf("block_rq_issue has no field %s", want.name)
+			return l, fmt.Errorf("block_bio_queue has no field %s", want.name)
 		}
 		if f.Size < want.minSize || f.Size > want.maxSize {
-			return l, fmt.Errorf("block_rq_issue field %s is %d bytes, want %d to %d", want.name, f.Size, want.minSize, want.maxSize)
+			return l, fmt.Errorf("block_bio_queue field %s is %d bytes, want %d to %d", want.name, f.Size, want.minSize, want.maxSize)
 		}
 		*want.dst = f
 	}
 	return l, nil
 }
 
-// IOSizeProgram builds the BPF program for a layout of block_rq_issue's
-// record, counting into the map with file descriptor mapFD: the bucket is
-// found by comparing the size with each bound in turn (no loop for the
-// verifier to bound).
+// IOSizeProgram builds the BPF program for a layout of block_bio_queue's
+// record, counting into the map with file descriptor mapFD: the size is
+// nr_sector 512-byte sectors, and its bucket is found by comparing it with
+// each bound in turn (no loop for the verifier to bound).
 func IOSizeProgram(l BlockLayout, mapFD int) asm.Instructions {
 	rwbs := int16(l.RWBS.Offset)
 	insns := asm.Instructions{asm.Mov.Reg(asm.R6, asm.R1)}
-	insns = append(insns, loadLE32(asm.R7, l.Bytes.Offset)...)
+	insns = append(insns, loadLE32(asm.R7, l.Sectors.Offset)...)
 	insns = append(insns,
 		asm.JEq.Imm(asm.R7, 0, "exit"),
+		asm.LSh.Imm(asm.R7, 9), // bytes
 		// r8 = the operation letter: rwbs[0], or rwbs[1] after a preflush F.
 		asm.LoadMem(asm.R8, asm.R6, rwbs, asm.Byte),
 		asm.JNE.Imm(asm.R8, 'F', "bucket"),
@@ -158,18 +168,18 @@ type IOSizeTracer struct {
 	link   io.Closer
 }
 
-// OpenIOSize reads block_rq_issue's format under tracefs, loads the
+// OpenIOSize reads block_bio_queue's format under tracefs, loads the
 // program and attaches it. The error is an *Error with a reason.
 func OpenIOSize(tracefs string) (*IOSizeTracer, error) {
 	spec := &ebpf.MapSpec{Name: "walab_io_size", Type: ebpf.PerCPUHash, KeySize: ioKeySize, ValueSize: ioValueSize, MaxEntries: IOSizeMaxKeys}
-	m, prog, err := load(tracefs, "block", "block_rq_issue", spec, func(fields map[string]Field, mapFD int) (asm.Instructions, error) {
+	m, prog, err := load(tracefs, "block", "block_bio_queue", spec, func(fields map[string]Field, mapFD int) (asm.Instructions, error) {
 		l, err := BlockLayoutOf(fields)
 		return IOSizeProgram(l, mapFD), err
 	})
 	if err != nil {
 		return nil, err
 	}
-	lk, err := attachTracepoint(tracefs, "block", "block_rq_issue", prog)
+	lk, err := attachTracepoint(tracefs, "block", "block_bio_queue", prog)
 	if err != nil {
 		prog.Close()
 		m.Close()
@@ -178,8 +188,8 @@ func OpenIOSize(tracefs string) (*IOSizeTracer, error) {
 	return &IOSizeTracer{counts: m, prog: prog, link: lk}, nil
 }
 
-// Counts sums the per-CPU values of every key, sorted by disk, operation
-// and bucket.
+// Counts sums the per-CPU values of every key, sorted by device,
+// operation and bucket.
 func (t *IOSizeTracer) Counts() ([]IOSizeCount, error) {
 	var (
 		k    [ioKeySize]byte
@@ -190,7 +200,7 @@ func (t *IOSizeTracer) Counts() ([]IOSizeCount, error) {
 	for it.Next(&k, &vals) {
 		c := IOSizeCount{IOSizeKey: IOSizeKey{Dev: binary.NativeEndian.Uint32(k[0:]), Op: k[4], Bucket: k[5]}}
 		for _, v := range vals {
-			c.Requests += binary.NativeEndian.Uint64(v[0:])
+			c.Bios += binary.NativeEndian.Uint64(v[0:])
 			c.Bytes += binary.NativeEndian.Uint64(v[8:])
 		}
 		out = append(out, c)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/cilium/ebpf"
@@ -28,20 +27,20 @@ func ioSizeMap(t *testing.T) *ebpf.Map {
 }
 
 // TestIOSizeProgramPassesTheVerifier loads the I/O-size program built for
-// Linux 6.18's block_rq_issue record (read from this machine's tracefs)
-// and for the older layout without ioprio and with an 8-byte rwbs (Debian
-// 6.1's): the verifier accepts every record access and map call.
+// Linux 6.18's block_bio_queue record (read from this machine's tracefs),
+// for the 8-byte rwbs of older kernels and for unaligned fields: the
+// verifier accepts every record access and map call.
 func TestIOSizeProgramPassesTheVerifier(t *testing.T) {
-	b, err := os.ReadFile("testdata/block_rq_issue-6.18.format")
+	b, err := os.ReadFile("testdata/block_bio_queue-6.18.format")
 	require.NoError(t, err)
 	fields, err := ParseFormat(string(b))
 	require.NoError(t, err)
 	l, err := BlockLayoutOf(fields)
 	require.NoError(t, err)
-	require.Equal(t, BlockLayout{Dev: Field{Offset: 8, Size: 4}, Bytes: Field{Offset: 28, Size: 4}, RWBS: Field{Offset: 34, Size: 10, Signed: false}}, l)
+	require.Equal(t, BlockLayout{Dev: Field{Offset: 8, Size: 4}, Sectors: Field{Offset: 24, Size: 4}, RWBS: Field{Offset: 28, Size: 10}}, l)
 	m := ioSizeMap(t)
-	old := BlockLayout{Dev: Field{Offset: 8, Size: 4}, Bytes: Field{Offset: 28, Size: 4}, RWBS: Field{Offset: 32, Size: 8}}
-	odd := BlockLayout{Dev: Field{Offset: 9, Size: 4}, Bytes: Field{Offset: 29, Size: 4}, RWBS: Field{Offset: 33, Size: 8}}
+	old := BlockLayout{Dev: Field{Offset: 8, Size: 4}, Sectors: Field{Offset: 24, Size: 4}, RWBS: Field{Offset: 28, Size: 8}}
+	odd := BlockLayout{Dev: Field{Offset: 9, Size: 4}, Sectors: Field{Offset: 25, Size: 4}, RWBS: Field{Offset: 33, Size: 8}}
 	for _, l := range []BlockLayout{l, old, odd} {
 		prog, err := ebpf.NewProgram(&ebpf.ProgramSpec{Type: ebpf.TracePoint, License: "GPL", Instructions: IOSizeProgram(l, m.FD())})
 		require.NoError(t, err, "%+v", l)
@@ -53,18 +52,18 @@ func TestIOSizeProgramPassesTheVerifier(t *testing.T) {
 }
 
 func TestBlockLayoutOf(t *testing.T) {
-	_, err := BlockLayoutOf(map[string]Field{"dev": {Offset: 8, Size: 4}, "bytes": {Offset: 28, Size: 4}})
+	_, err := BlockLayoutOf(map[string]Field{"dev": {Offset: 8, Size: 4}, "nr_sector": {Offset: 24, Size: 4}})
 	require.ErrorContains(t, err, "no field rwbs")
-	_, err = BlockLayoutOf(map[string]Field{"dev": {Offset: 8, Size: 8}, "bytes": {Offset: 28, Size: 4}, "rwbs": {Offset: 32, Size: 8}})
+	_, err = BlockLayoutOf(map[string]Field{"dev": {Offset: 8, Size: 8}, "nr_sector": {Offset: 24, Size: 4}, "rwbs": {Offset: 28, Size: 8}})
 	require.ErrorContains(t, err, "field dev is 8 bytes, want 4 to 4")
 	k := IOSizeKey{Dev: 254<<20 | 3}
 	require.Equal(t, [2]uint32{254, 3}, [2]uint32{k.Major(), k.Minor()})
 }
 
 // TestIOSizeTracerCountsDirectIO attaches the tracer to this machine's
-// block_rq_issue and does direct I/O on the disk under the test's temp
+// block_bio_queue and does direct I/O on the device under the test's temp
 // directory: 32 writes of 64 KiB and 32 reads of 4 KiB must be counted in
-// their buckets (others' I/O on the same disk may add to them). Needs
+// their buckets (others' I/O on the same device may add to them). Needs
 // root; tracefs is mounted on a temporary directory when the system has
 // none mounted.
 func TestIOSizeTracerCountsDirectIO(t *testing.T) {
@@ -79,10 +78,10 @@ func TestIOSizeTracerCountsDirectIO(t *testing.T) {
 	got := map[string]uint64{}
 	for _, c := range counts {
 		if c.Dev == disk {
-			got[fmt.Sprintf("%c/%d", c.Op, IOSizeBounds[min(int(c.Bucket), len(IOSizeBounds)-1)])] += c.Requests
+			got[fmt.Sprintf("%c/%d", c.Op, IOSizeBounds[min(int(c.Bucket), len(IOSizeBounds)-1)])] += c.Bios
 		}
 	}
-	t.Logf("requests on disk %d:%d by op/bucket: %v", disk>>20, disk&(1<<20-1), got)
+	t.Logf("bios on device %d:%d by op/bucket: %v", disk>>20, disk&(1<<20-1), got)
 	require.GreaterOrEqual(t, got["W/65536"], uint64(n), "64 KiB direct writes")
 	require.GreaterOrEqual(t, got["R/4096"], uint64(n), "4 KiB direct reads")
 }
@@ -105,10 +104,10 @@ func openIOSize(t testing.TB) *IOSizeTracer {
 	return tr
 }
 
-// BenchmarkIOSizeTracer is the program's own cost per request: direct
-// 4 KiB reads of one file with the tracer attached and the kernel's BPF
-// run-time statistics on; bpf-ns/run is the program's mean time per run
-// (every request the machine issued while it ran, others' included).
+// BenchmarkIOSizeTracer is the program's own cost per bio: direct 4 KiB
+// reads of one file with the tracer attached and the kernel's BPF run-time
+// statistics on; bpf-ns/run is the program's mean time per run (every bio
+// the machine submitted while it ran, others' included).
 func BenchmarkIOSizeTracer(b *testing.B) {
 	tr := openIOSize(b)
 	defer tr.Close()
@@ -141,18 +140,13 @@ func BenchmarkIOSizeTracer(b *testing.B) {
 	b.ReportMetric(float64(runs)/float64(b.N), "runs/op")
 }
 
-// diskOf is the kernel dev_t of the whole disk under dir's filesystem.
+// diskOf is the kernel dev_t of the device holding dir's filesystem (its
+// bios are submitted there: a partition's to the partition).
 func diskOf(t testing.TB, dir string) uint32 {
 	var st unix.Stat_t
 	require.NoError(t, unix.Stat(dir, &st))
 	maj, mnr := unix.Major(st.Dev), unix.Minor(st.Dev)
-	sys := fmt.Sprintf("/sys/dev/block/%d:%d", maj, mnr)
-	if _, err := os.Stat(filepath.Join(sys, "partition")); err == nil {
-		b, err := os.ReadFile(filepath.Join(sys, "..", "dev"))
-		require.NoError(t, err)
-		_, err = fmt.Sscanf(strings.TrimSpace(string(b)), "%d:%d", &maj, &mnr)
-		require.NoError(t, err)
-	} else if _, err := os.Stat(sys); err != nil {
+	if _, err := os.Stat(fmt.Sprintf("/sys/dev/block/%d:%d", maj, mnr)); err != nil {
 		testenv.Missing(t, "a block device under %s (%v)", dir, err)
 	}
 	return maj<<20 | mnr

@@ -1,5 +1,5 @@
 // Package sizeprofile is seed 001's I/O-size profile of a run: for every
-// disk and operation, the requests the block layer issued between a run's
+// block device and operation, the I/Os submitted to it between a run's
 // start and end fingerprints (the exporter's io_size histogram), their
 // mean size and their share in each power-of-two size bucket. Plain values
 // in, Markdown rows out: the experiment's report prints them under each
@@ -19,12 +19,12 @@ import (
 	"github.com/walab/walab/internal/fingerprint"
 )
 
-// Row is one disk's and operation's requests during a run.
+// Row is one device's and operation's I/Os during a run.
 type Row struct {
 	Device, Op string
-	Requests   uint64
+	IOs        uint64
 	Bytes      float64
-	// Buckets are the requests in each bucket (not cumulative): at or
+	// Buckets are the I/Os in each bucket (not cumulative): at or
 	// below Bounds[i] and above Bounds[i-1]; the last, above every bound.
 	Bounds  []float64
 	Buckets []uint64
@@ -34,7 +34,7 @@ type Row struct {
 
 // Rows is the change of every histogram between a run's start and end,
 // by device and operation. A histogram at the end only counts from zero
-// when the start has others (the tracer ran: no such request yet); when
+// when the start has others (the tracer ran: no such I/O yet); when
 // the start has none at all, nothing is known.
 func Rows(start, end []fingerprint.IOSize) []Row {
 	before := map[[2]string]fingerprint.IOSize{}
@@ -47,7 +47,7 @@ func Rows(start, end []fingerprint.IOSize) []Row {
 		s, ok := before[[2]string{e.Device, e.Op}]
 		switch {
 		case len(start) == 0:
-			r.Note = "no request-size histogram at the run's start (io_size collector off, or its tracer not running)"
+			r.Note = "no I/O-size histogram at the run's start (io_size collector off, or its tracer not running)"
 		case !ok:
 			s = fingerprint.IOSize{Device: e.Device, Op: e.Op, Bounds: e.Bounds, Buckets: make([]uint64, len(e.Buckets))}
 		}
@@ -78,31 +78,31 @@ func delta(r *Row, s, e fingerprint.IOSize) string {
 	if e.Count < s.Count || e.Bytes < s.Bytes {
 		return "counts went backwards: the exporter restarted during the run"
 	}
-	r.Requests, r.Bytes, r.Bounds = e.Count-s.Count, e.Bytes-s.Bytes, e.Bounds
+	r.IOs, r.Bytes, r.Bounds = e.Count-s.Count, e.Bytes-s.Bytes, e.Bounds
 	below := uint64(0)
 	for i := range e.Bounds {
 		if e.Buckets[i] < s.Buckets[i] {
-			r.Requests, r.Bytes, r.Bounds = 0, 0, nil
+			r.IOs, r.Bytes, r.Bounds = 0, 0, nil
 			return "counts went backwards: the exporter restarted during the run"
 		}
 		cum := e.Buckets[i] - s.Buckets[i]
 		r.Buckets = append(r.Buckets, cum-below)
 		below = cum
 	}
-	r.Buckets = append(r.Buckets, r.Requests-below)
+	r.Buckets = append(r.Buckets, r.IOs-below)
 	return ""
 }
 
 // Header is the table's head, two Markdown lines.
-const Header = "| disk | op | requests | mean size | requests by size (bucket's upper bound: share) | note |\n|---|---|---|---|---|---|\n"
+const Header = "| device | op | I/Os | mean size | I/Os by size (bucket's upper bound: share) | note |\n|---|---|---|---|---|---|\n"
 
-// Markdown is the table: Header and one line per row with requests or a
+// Markdown is the table: Header and one line per row with I/Os or a
 // note; "" when there is none.
 func Markdown(rows []Row) string {
 	var b strings.Builder
 	for _, r := range rows {
-		if r.Note == "" && r.Requests == 0 {
-			continue // no such request during the run
+		if r.Note == "" && r.IOs == 0 {
+			continue // no such I/O during the run
 		}
 		if b.Len() == 0 {
 			b.WriteString(Header)
@@ -111,12 +111,12 @@ func Markdown(rows []Row) string {
 			fmt.Fprintf(&b, "| %s | %s | — | — | — | %s |\n", cell(r.Device), cell(r.Op), cell(r.Note))
 			continue
 		}
-		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s |  |\n", cell(r.Device), cell(r.Op), r.Requests, size(r.Bytes/float64(r.Requests)), shares(r))
+		fmt.Fprintf(&b, "| %s | %s | %d | %s | %s |  |\n", cell(r.Device), cell(r.Op), r.IOs, size(r.Bytes/float64(r.IOs)), shares(r))
 	}
 	return b.String()
 }
 
-// shares lists the buckets with requests: "16 KiB 80.0%, > 1 MiB 0.1%".
+// shares lists the buckets with I/Os: "16 KiB 80.0%, > 1 MiB 0.1%".
 func shares(r Row) string {
 	var parts []string
 	for i, n := range r.Buckets {
@@ -127,7 +127,7 @@ func shares(r Row) string {
 		if i < len(r.Bounds) {
 			label = size(r.Bounds[i])
 		}
-		parts = append(parts, fmt.Sprintf("%s %.1f%%", label, 100*float64(n)/float64(r.Requests)))
+		parts = append(parts, fmt.Sprintf("%s %.1f%%", label, 100*float64(n)/float64(r.IOs)))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -34,9 +34,9 @@ func TestSeed001Profile(t *testing.T) {
 	}
 	rows := Rows(start, end)
 	require.Len(t, rows, 4)
-	require.Equal(t, Row{Device: "nvme0n1", Op: "read", Requests: 800, Bytes: 800 * 16384, Bounds: bounds, Buckets: []uint64{0, 800, 0, 0}}, rows[0])
+	require.Equal(t, Row{Device: "nvme0n1", Op: "read", IOs: 800, Bytes: 800 * 16384, Bounds: bounds, Buckets: []uint64{0, 800, 0, 0}}, rows[0])
 	require.Equal(t, []uint64{20, 160, 0, 1}, rows[1].Buckets)
-	require.Equal(t, uint64(4), rows[2].Requests, "a series new at the end counts from zero")
+	require.Equal(t, uint64(4), rows[2].IOs, "a series new at the end counts from zero")
 	md := Markdown(rows)
 	t.Log("\n" + md)
 	lines := strings.Split(strings.TrimSuffix(md, "\n"), "\n")
@@ -52,15 +52,15 @@ func TestSeed001Profile(t *testing.T) {
 func TestUnknownProfiles(t *testing.T) {
 	e := hist("vda", "write", []uint64{1, 2, 3}, 3, 100)
 	rows := Rows(nil, []fingerprint.IOSize{e})
-	require.Contains(t, rows[0].Note, "no request-size histogram at the run's start")
-	require.Zero(t, rows[0].Requests)
+	require.Contains(t, rows[0].Note, "no I/O-size histogram at the run's start")
+	require.Zero(t, rows[0].IOs)
 	other := e
 	other.Bounds = []float64{512, 16384, 1 << 20}
 	require.Contains(t, Rows([]fingerprint.IOSize{other}, []fingerprint.IOSize{e})[0].Note, "buckets differ")
 	later := hist("vda", "write", []uint64{5, 6, 7}, 7, 900)
 	r := Rows([]fingerprint.IOSize{later}, []fingerprint.IOSize{e})[0]
 	require.Contains(t, r.Note, "exporter restarted")
-	require.Zero(t, r.Requests)
+	require.Zero(t, r.IOs)
 	require.Contains(t, Markdown([]Row{r}), "| vda | write | — | — | — | counts went backwards")
 	require.Empty(t, Markdown(nil))
 }
