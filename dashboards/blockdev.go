@@ -5,6 +5,7 @@ import (
 
 	"github.com/walab/walab/alerts"
 	d "github.com/walab/walab/internal/dashboard"
+	"github.com/walab/walab/internal/promql"
 )
 
 // blockDevices is sysstat's `iostat -x` as a board: one row per block
@@ -46,5 +47,15 @@ func blockDevices() *d.Builder {
 		}
 		b.Timeseries(p.title, p.unit, p.help, 8, qs...)
 	}
+	b.Timeseries("Request size distribution (io_size)", "bytes",
+		"Median and 95th percentile of the I/O sizes submitted to the device per operation (bios, before merges and splits), from the io_size collector's histogram (BPF on block:block_bio_queue; off by default, --collector.io_size): seed 001's I/O-size profile, interpolated within power-of-two buckets. Empty without the collector.", 24,
+		ioSizeQuantile(0.5), ioSizeQuantile(0.95))
 	return b
+}
+
+// ioSizeQuantile is the q-quantile of $blockdev's request sizes per
+// operation.
+func ioSizeQuantile(q float64) d.Query {
+	pct := strconv.FormatFloat(100*q, 'g', -1, 64)
+	return d.Q(`histogram_quantile(`+strconv.FormatFloat(q, 'g', -1, 64)+`, sum by (op, le) (rate(`+promql.BlockdevIOSizeBucket+`{instance=~"$instance",device=~"$blockdev"}[`+rate+`])))`, "{{op}} p"+pct)
 }

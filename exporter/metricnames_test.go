@@ -56,6 +56,7 @@ var notHere = map[string]string{
 	promql.NVMeFDPHandles:               "only with the FDP configuration log 0x20, which the ScrapeAll fixture's FDP drive does not serve (internal/collector's TestStreamsGoldenNewKernel, testdata/streams/kernel-6.18.prom)",
 	promql.NVMeFDPUnitSize:              "as walab_nvme_fdp_reclaim_unit_handles (TestStreamsGoldenNewKernel)",
 	promql.NVMeFDPHandlesUsed:           "only with the reclaim unit handle usage log 0x21 (TestStreamsGoldenNewKernel)",
+	promql.BlockdevIOSizeBucket:         "only while the BPF I/O-size tracer runs, which the fixture host (no tracefs) does not (internal/collector's TestIOSizeHistogram from given counts; internal/nvmetrace's TestIOSizeTracerCountsDirectIO on this machine's kernel)",
 	promql.NVMeNamespaceWrittenBytes:    "only for a controller with per-namespace SMART and more than one namespace (internal/collector's TestNVMeNamespaceWritten; live: e2e TestSeed000NVMeQEMU)",
 	promql.NVMeFDPNamespaceHandleEvents: "only with FDP events that name a namespace and a handle (internal/collector's TestStreamsFDPNamespaceHandles; live: e2e TestSeed000NVMeQEMU)",
 }

@@ -307,6 +307,8 @@ func seriesGroup(family string, waFamilies map[string]bool) string {
 		return "filesystem"
 	case has("walab_placement_trace_", "walab_nvme_write_commands_total", "walab_nvme_write_bytes_total"):
 		return "placement_trace"
+	case has("walab_io_size_trace_", "walab_blockdev_io_size_bytes"):
+		return "io_size"
 	case has("walab_nvme_directive_", "walab_nvme_streams_", "walab_nvme_fdp_", "walab_placement_", "walab_kernel_nvme_streams_param", "walab_write_hint_"):
 		return "streams"
 	case has("walab_scrape_collector_"):
@@ -421,6 +423,7 @@ func TestScrapeAllSeriesCount(t *testing.T) {
 		"cpu":        allCPUs * 8, // CPUs x modes
 		// The fixture host has no tracefs: up 0 and the reason, no counts.
 		"placement_trace": 2,
+		"io_size":         2, // as placement_trace: up 0 and the reason
 		"network":         6, // one NIC x 6 counters
 	}
 

@@ -41,6 +41,7 @@ func TestSeriesBudget(t *testing.T) {
 	require.False(t, bytes.Contains(body, []byte("walab_irq_interrupts_total{")), "per-CPU IRQ detail is off by default")
 	require.True(t, bytes.Contains(body, []byte(`walab_irq_device_interrupts_total{device="nvme23"}`)))
 	require.False(t, bytes.Contains(body, []byte("walab_placement_trace_up")), "placement_trace is off by default")
+	require.False(t, bytes.Contains(body, []byte("walab_io_size_trace_up")), "io_size is off by default")
 	waFamilies, _ := waExpected(t, a)
 	n := 0
 	for _, s := range sampleSeries(body) {

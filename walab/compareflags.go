@@ -49,7 +49,7 @@ func defineCompare(app *kingpin.Application) *compareCmd {
 	cmd.Flag("candidate-range", "Candidate as a time range START,END (RFC 3339).").StringVar(&c.candRange)
 	cmd.Flag("device", "Device (the exporter's device label).").Default("nvme0").StringVar(&o.Device)
 	cmd.Flag("instance", "Read the device's series of this instance label only (required when the device name has series from several hosts).").StringVar(&c.instance)
-	cmd.Flag("array", "Compare an md/dm array's chain instead of one device (seed 001): per round the array's, its members' and its drives' NAND bytes; WA is array to NAND, and the RAID WA is printed against theory. E.g. md0.").StringVar(&o.Array)
+	cmd.Flag("array", "Compare an md/dm array's chain instead of one device (seed 001): per round the array's, its members' and its drives' NAND bytes; WA is array to NAND, the RAID WA is printed against theory and the RAID latency overhead (array r_await/w_await minus the slowest member's) per run. E.g. md0.").StringVar(&o.Array)
 	cmd.Flag("lookback", "How far back to search for the runs.").Default("720h").DurationVar(&c.lookback)
 	cmd.Flag("last-hours", "Rounds compared per run (seed 000: 12).").Default(strconv.Itoa(d.LastHours)).IntVar(&o.LastHours)
 	cmd.Flag("round", "Length of one table row (1h; 1m for the simulated drive, whose hour is a minute).").Default(shortDuration(d.Round)).DurationVar(&o.Round)

@@ -2,7 +2,6 @@ package collector
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -79,8 +78,7 @@ type placementTraceCollector struct {
 
 	mu        sync.Mutex
 	tracer    *nvmetrace.Tracer
-	lastErr   *nvmetrace.Error
-	lastTry   time.Time
+	retry     tracerTries
 	shown     map[string]map[uint16]bool // device/directive -> ids with their own series
 	blockSize map[string]int64           // "ctrl/nsid" -> logical block size
 }
@@ -107,27 +105,15 @@ func newPlacementTraceCollector(env Env) (Collector, error) {
 		shown: map[string]map[uint16]bool{}, blockSize: map[string]int64{}}, nil
 }
 
-// start opens the tracer if it is not running, at most once per traceRetry;
-// a failure is logged when its reason changes.
+// start opens the tracer if it is not running, at most once per traceRetry.
 func (c *placementTraceCollector) start() {
-	if c.tracer != nil || (!c.lastTry.IsZero() && time.Since(c.lastTry) < traceRetry) {
-		return
-	}
-	c.lastTry = time.Now()
-	t, err := nvmetrace.Open(c.tracefs)
-	if err == nil {
-		c.tracer, c.lastErr = t, nil
-		c.logger.Info("placement tracer attached to nvme:nvme_setup_cmd")
-		return
-	}
-	var te *nvmetrace.Error
-	if !errors.As(err, &te) {
-		te = &nvmetrace.Error{Reason: nvmetrace.ReasonOther, Err: err}
-	}
-	if c.lastErr == nil || c.lastErr.Reason != te.Reason {
-		c.logger.Warn("placement tracer cannot run: the kernel's NVMe write commands are not counted", "reason", te.Reason, "err", te.Err)
-	}
-	c.lastErr = te
+	c.retry.start(c.tracer != nil, func() error {
+		t, err := nvmetrace.Open(c.tracefs)
+		if err == nil {
+			c.tracer = t
+		}
+		return err
+	}, c.logger, "placement tracer attached to nvme:nvme_setup_cmd", "placement tracer cannot run: the kernel's NVMe write commands are not counted")
 }
 
 func (c *placementTraceCollector) Update(_ context.Context, ch chan<- prometheus.Metric) error {
@@ -136,14 +122,12 @@ func (c *placementTraceCollector) Update(_ context.Context, ch chan<- prometheus
 	c.collectSims(ch)
 	c.start()
 	if c.tracer == nil {
-		ch <- prometheus.MustNewConstMetric(traceUpDesc, prometheus.GaugeValue, 0)
-		ch <- prometheus.MustNewConstMetric(traceErrDesc, prometheus.GaugeValue, 1, c.lastErr.Reason)
+		down(ch, traceUpDesc, traceErrDesc, c.retry.lastErr.Reason)
 		return nil
 	}
 	counts, err := c.tracer.Counts()
 	if err != nil {
-		ch <- prometheus.MustNewConstMetric(traceUpDesc, prometheus.GaugeValue, 0)
-		ch <- prometheus.MustNewConstMetric(traceErrDesc, prometheus.GaugeValue, 1, nvmetrace.ReasonOther)
+		down(ch, traceUpDesc, traceErrDesc, nvmetrace.ReasonOther)
 		return err
 	}
 	ch <- prometheus.MustNewConstMetric(traceUpDesc, prometheus.GaugeValue, 1)

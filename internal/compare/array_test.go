@@ -3,6 +3,7 @@ package compare_test
 import (
 	"bytes"
 	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/walab/walab/internal/compare"
 	"github.com/walab/walab/internal/compare/comparetest"
+	"github.com/walab/walab/internal/golden"
 )
 
 // TestCompareArray: seed 001's RAID 5 (2+1) chain from a real Prometheus:
@@ -60,4 +62,50 @@ func TestCompareArray(t *testing.T) {
 	require.Contains(t, text, "WA here is array to NAND")
 	require.True(t, strings.HasPrefix(text, "NOT VALID: candidate complete: 2 of 16 hours"), "a resync hour makes the run incomplete")
 	require.NotContains(t, text, "reference_wa")
+}
+
+// TestCompareArrayLatencyGolden: seed 001's RAID latency overhead, the
+// array's r_await and w_await minus its slowest member's, per run. The
+// baseline's md0 answers reads in 0.50 ms and writes in 0.90 ms over
+// members whose slowest takes 0.26 and 0.37 ms: 0.24 and 0.53 ms, the
+// seed's figures. In the candidate one member has no read requests, so
+// its read overhead is absent ("-"), not 0, and its write overhead is
+// 0.80 - 0.35 = 0.45 ms. The whole output is against committed files.
+func TestCompareArrayLatencyGolden(t *testing.T) {
+	t0 := time.Date(2026, 9, 21, 13, 0, 0, 0, time.UTC)
+	const raid = 74284.0 / 48915
+	ms := func(xs ...float64) (out [4]float64) {
+		for i, x := range xs {
+			out[i] = x / 1000
+		}
+		return out
+	}
+	runs := []comparetest.Run{
+		{ID: "b1", Scenario: "baseline", Start: t0, WA: comparetest.RepeatWA(2*raid, 8),
+			Array: &comparetest.Array{RAIDWA: raid, Await: &comparetest.ArrayAwait{Read: ms(0.50, 0.20, 0.26, 0.22), Write: ms(0.90, 0.30, 0.37, 0.33)}}},
+		{ID: "c1", Scenario: "streams", Start: t0.Add(10 * time.Hour), WA: comparetest.RepeatWA(2*raid*0.9, 8),
+			Array: &comparetest.Array{RAIDWA: raid, Await: &comparetest.ArrayAwait{Read: ms(0.50, 0.20, 0.26, 0), Write: ms(0.80, 0.30, 0.35, 0.32)}}},
+	}
+	papi := comparetest.StartPrometheus(t, runs)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := compare.Compare(ctx, compare.Source{API: papi}, compare.Options{Baseline: "b1", Candidate: "c1", Array: "md0", LastHours: 6,
+		From: t0.Add(-time.Hour), To: t0.Add(48 * time.Hour), Checks: compare.CheckOptions{Placement: "off"}})
+	require.NoError(t, err)
+
+	b, c := res.Facts[0].RAIDLatency, res.Facts[1].RAIDLatency
+	require.InDelta(t, 0.24e-3, *b.ReadOverhead(), 1e-9)
+	require.InDelta(t, 0.53e-3, *b.WriteOverhead(), 1e-9)
+	require.NotNil(t, c.ReadArraySec, "the array's own reads are known")
+	require.Nil(t, c.ReadSlowestMemberSec, "a member without reads: the slowest is not known")
+	require.Nil(t, c.ReadOverhead())
+	require.InDelta(t, 0.45e-3, *c.WriteOverhead(), 1e-9)
+
+	var text, js bytes.Buffer
+	require.NoError(t, res.Write(&text, true))
+	require.NoError(t, res.WriteJSON(&js))
+	requireRow(t, text.String(), "RAID read latency overhead (ms)", "0.240", "-", "-")
+	requireRow(t, text.String(), "RAID write latency overhead (ms)", "0.530", "0.450", "-15.1%")
+	golden.Assert(t, filepath.Join("testdata", "compare_array.txt"), text.Bytes())
+	golden.Assert(t, filepath.Join("testdata", "compare_array.json"), js.Bytes())
 }

@@ -70,6 +70,9 @@ func readRun(ctx context.Context, src Source, o Options, res *Result, i int) err
 		if f.RAIDTheory, err = src.arrayTheory(ctx, run, o.Array); err != nil {
 			return err
 		}
+		if f.RAIDLatency, err = src.arrayLatency(ctx, o.Array, res.Perf[i], o.Round); err != nil {
+			return err
+		}
 	}
 	res.Facts[i] = f
 	return nil

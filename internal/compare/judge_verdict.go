@@ -135,6 +135,9 @@ type RunFacts struct {
 	// RAIDTheory is an md array's full-stripe WA (RAID 5 (2+1): 1.5); only
 	// with Options.Array.
 	RAIDTheory *float64 `json:",omitempty"`
+	// RAIDLatency is the array's r_await and w_await against its slowest
+	// member's over the performance rounds; only with Options.Array.
+	RAIDLatency *RAIDLatency `json:",omitempty"`
 	// Settings are the MySQL variables walab reads (walab_mysql_setting,
 	// walab_mysql_setting_info) at the run's end, "target/name" -> value.
 	Settings map[string]string `json:",omitempty"`

@@ -207,6 +207,9 @@ func (r *Result) writePerformance(w io.Writer) {
 		{"block wMB/s", scaled(b.Block.WriteBytesPerSec, 1.0/MiB), scaled(c.Block.WriteBytesPerSec, 1.0/MiB), "%.2f", nil},
 		{"block w_await (ms)", scaled(b.Block.WriteAwaitSec, 1000), scaled(c.Block.WriteAwaitSec, 1000), "%.3f", nil},
 		{"block %util", scaled(b.Block.Util, 100), scaled(c.Block.Util, 100), "%.1f", nil},
+		// Seed 001: what the RAID software adds over its slowest member.
+		{"RAID read latency overhead (ms)", scaled(b.RAIDLatency.ReadOverhead(), 1000), scaled(c.RAIDLatency.ReadOverhead(), 1000), "%.3f", nil},
+		{"RAID write latency overhead (ms)", scaled(b.RAIDLatency.WriteOverhead(), 1000), scaled(c.RAIDLatency.WriteOverhead(), 1000), "%.3f", nil},
 	}
 	any := false
 	for _, row := range rows {
@@ -245,6 +248,9 @@ func (r *Result) writePerformance(w io.Writer) {
 	if nb, nc := withoutFigure(b.Txn), withoutFigure(c.Txn); nb+nc > 0 {
 		fmt.Fprintf(w, "(throughput over the %ss with a figure: %d of %d baseline, %d of %d candidate; a partial %s, or one loadgen did not drive from end to end, has none)\n",
 			roundName(r.Round), len(b.Txn)-nb, len(b.Txn), len(c.Txn)-nc, len(c.Txn), roundName(r.Round))
+	}
+	if r.Array != "" {
+		fmt.Fprintf(w, "(RAID latency overhead: %s's r_await or w_await minus its slowest member's; \"-\" when the array or a member had no such request)\n", r.Array)
 	}
 	fmt.Fprintln(w)
 }

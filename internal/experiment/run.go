@@ -151,6 +151,9 @@ func (e *Executor) fingerprint(ctx context.Context, it Item, runID, point string
 		if err != nil {
 			f.Errors = append(f.Errors, "drive: "+err.Error())
 		}
+		if err := fingerprint.ReadPerDevice(ctx, httpClient(e.HTTP), e.Plan.Exporter, f); err != nil {
+			f.Errors = append(f.Errors, "every drive and I/O size: "+err.Error())
+		}
 	}
 	var dirs []string
 	for _, t := range e.Plan.Targets {

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"math"
 	"net/http"
 	"slices"
 	"strconv"
@@ -192,10 +194,103 @@ func ReadDrive(ctx context.Context, client *http.Client, base, device string) (*
 	if err != nil {
 		return nil, err
 	}
+	d, err := driveOf(fams, device)
+	if err != nil {
+		return nil, fmt.Errorf("exporter %s %w", base, err)
+	}
+	if d.Simulated {
+		st, err := GetSim(ctx, client, base)
+		if err != nil {
+			return d, fmt.Errorf("simulated drive state: %w", err)
+		}
+		d.SimPlacement = ptr(st.Placement)
+		d.Fill = ptr(st.Fill)
+	}
+	return d, nil
+}
+
+// ReadPerDevice fills f.Drives and f.IOSizes from one scrape of the
+// exporter at base: every NVMe drive it reports (walab_nvme_info), in
+// device order, with its counters and the arrays it is under, and every
+// I/O-size histogram (the io_size collector's, when on): seed 001's
+// per-drive table and size profile read them at a run's start and end.
+// The simulator's state is not read (ReadDrive has it).
+func ReadPerDevice(ctx context.Context, client *http.Client, base string, f *Fingerprint) error {
+	fams, err := Scrape(ctx, client, base+"/metrics")
+	if err != nil {
+		return err
+	}
+	if f.Drives, err = drivesOf(fams); err != nil {
+		return err
+	}
+	f.IOSizes = ioSizesOf(fams)
+	return nil
+}
+
+// ioSizesOf reads the I/O-size histograms of a scrape, sorted by
+// device and operation.
+func ioSizesOf(fams Families) []IOSize {
+	mf := fams[strings.TrimSuffix(promql.BlockdevIOSizeBucket, "_bucket")]
+	if mf == nil {
+		return nil
+	}
+	var out []IOSize
+	for _, m := range mf.GetMetric() {
+		h := m.GetHistogram()
+		if h == nil {
+			continue
+		}
+		s := IOSize{Count: h.GetSampleCount(), Bytes: h.GetSampleSum()}
+		for _, l := range m.GetLabel() {
+			switch l.GetName() {
+			case "device":
+				s.Device = l.GetValue()
+			case "op":
+				s.Op = l.GetValue()
+			}
+		}
+		for _, b := range h.GetBucket() {
+			if ub := b.GetUpperBound(); !math.IsInf(ub, 1) {
+				s.Bounds, s.Buckets = append(s.Bounds, ub), append(s.Buckets, b.GetCumulativeCount())
+			}
+		}
+		out = append(out, s)
+	}
+	slices.SortFunc(out, func(a, b IOSize) int { return strings.Compare(a.Device+"\x00"+a.Op, b.Device+"\x00"+b.Op) })
+	return out
+}
+
+// drivesOf is ReadDrives over one scrape.
+func drivesOf(fams Families) ([]Drive, error) {
+	seen := map[string]bool{}
+	var out []Drive
+	for _, s := range fams.All(promql.NVMeInfo, nil) {
+		dev := s.Labels["device"]
+		if seen[dev] {
+			continue
+		}
+		seen[dev] = true
+		d, err := driveOf(fams, dev)
+		if err != nil {
+			return nil, err
+		}
+		arrays := map[string]bool{}
+		for _, l := range fams.All(promql.BlockdevLeafInfo, map[string]string{"controller": dev}) {
+			arrays[l.Labels["array"]] = true
+		}
+		d.Arrays = slices.Sorted(maps.Keys(arrays))
+		out = append(out, *d)
+	}
+	slices.SortFunc(out, func(a, b Drive) int { return strings.Compare(a.Device, b.Device) })
+	return out, nil
+}
+
+// driveOf builds one device's drive part from a scrape.
+func driveOf(fams Families, device string) (*Drive, error) {
 	dev := map[string]string{"device": device}
 	_, info, ok := fams.Get(promql.NVMeInfo, dev)
 	if !ok {
-		return nil, fmt.Errorf("exporter %s has no "+promql.NVMeInfo+" for device %q", base, device)
+		return nil, fmt.Errorf("has no "+promql.NVMeInfo+" for device %q", device)
 	}
 	d := &Drive{Device: device, Model: info["model"], Serial: info["serial"], Firmware: info["firmware"],
 		Source: info["source"], Simulated: info["simulated"] == "true"}
@@ -238,14 +333,6 @@ func ReadDrive(ctx context.Context, client *http.Client, base, device string) (*
 			d.Daemons = map[string]bool{}
 		}
 		d.Daemons[s.Labels["daemon"]] = s.Value == 1
-	}
-	if d.Simulated {
-		st, err := GetSim(ctx, client, base)
-		if err != nil {
-			return d, fmt.Errorf("simulated drive state: %w", err)
-		}
-		d.SimPlacement = ptr(st.Placement)
-		d.Fill = ptr(st.Fill)
 	}
 	return d, nil
 }

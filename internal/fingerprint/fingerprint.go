@@ -21,14 +21,23 @@ const Schema = 1
 
 // Fingerprint is one run's conditions at one moment (its start or end).
 type Fingerprint struct {
-	Schema  int       `json:"schema"`
-	Run     string    `json:"run,omitempty"`   // the run id
-	Point   string    `json:"point,omitempty"` // start or end
-	Taken   time.Time `json:"taken"`
-	Drive   *Drive    `json:"drive,omitempty"`
-	Host    Host      `json:"host"`
-	MySQL   []MySQL   `json:"mysql,omitempty"`
-	Loadgen []string  `json:"loadgen,omitempty"` // the run's command line
+	Schema int       `json:"schema"`
+	Run    string    `json:"run,omitempty"`   // the run id
+	Point  string    `json:"point,omitempty"` // start or end
+	Taken  time.Time `json:"taken"`
+	Drive  *Drive    `json:"drive,omitempty"`
+	// Drives are every NVMe drive the exporter reports (the drive under
+	// test and, for an array, its members), in device order: the report's
+	// per-drive table (seed 001) reads their counters at start and end.
+	Drives []Drive `json:"drives,omitempty"`
+	// IOSizes are the I/O-size histograms of every block device and operation
+	// (the exporter's io_size collector, when on): the report's size
+	// profile (seed 001) is their change over the run. Counters: not in
+	// Flatten, not drift.
+	IOSizes []IOSize `json:"io_sizes,omitempty"`
+	Host    Host     `json:"host"`
+	MySQL   []MySQL  `json:"mysql,omitempty"`
+	Loadgen []string `json:"loadgen,omitempty"` // the run's command line
 	// Treatment is what the run's arm changes: its placement switch.
 	Treatment *Treatment `json:"treatment,omitempty"`
 	// Data is each target's data at its run's checks (same_data: tables
@@ -81,6 +90,37 @@ type Drive struct {
 	// the FDP events log (0x23) names for its writes, ascending: placement
 	// as the drive saw it, within the window of events it keeps.
 	NamespaceHandles map[string][]int `json:"namespace_handles,omitempty"`
+	// Arrays are the md/dm arrays the drive's namespaces are under
+	// (walab_blockdev_leaf_info), sorted; only in Fingerprint.Drives.
+	Arrays []string `json:"arrays,omitempty"`
+}
+
+// IOSize is one block device's and operation's I/O-size histogram at the
+// fingerprint's time: I/Os at or below each bound (cumulative, bounds
+// ascending; +Inf is Count), all I/Os and their bytes.
+type IOSize struct {
+	Device  string    `json:"device"`
+	Op      string    `json:"op"`
+	Bounds  []float64 `json:"bounds"`
+	Buckets []uint64  `json:"buckets"`
+	Count   uint64    `json:"count"`
+	Bytes   float64   `json:"bytes"`
+}
+
+// AllDrives are the drives the fingerprint names: Drives, or, in a
+// fingerprint without that list (written before it existed, or without
+// an exporter that lists them), the one Drive.
+func (f *Fingerprint) AllDrives() []Drive {
+	if f == nil {
+		return nil
+	}
+	if len(f.Drives) > 0 {
+		return f.Drives
+	}
+	if f.Drive != nil {
+		return []Drive{*f.Drive}
+	}
+	return nil
 }
 
 // Host is the database host's operating system side, as its walab
@@ -166,29 +206,11 @@ func (f *Fingerprint) Flatten() map[string]string {
 	b, _ := json.Marshal(f)
 	var m map[string]any
 	_ = json.Unmarshal(b, &m)
-	if list, ok := m["mysql"].([]any); ok {
-		keyed := map[string]any{}
-		for _, x := range list {
-			if mm, ok := x.(map[string]any); ok {
-				name, _ := mm["target"].(string)
-				delete(mm, "target")
-				keyed[name] = mm
-			}
-		}
-		m["mysql"] = keyed
-	}
+	keyBy(m, "mysql", "target")
+	keyBy(m, "drives", "device")
+	delete(m, "io_sizes") // counters, in the report's own table
 	if host, ok := m["host"].(map[string]any); ok {
-		if list, ok := host["mounts"].([]any); ok {
-			keyed := map[string]any{}
-			for _, x := range list {
-				if mm, ok := x.(map[string]any); ok {
-					p, _ := mm["path"].(string)
-					delete(mm, "path")
-					keyed[p] = mm
-				}
-			}
-			host["mounts"] = keyed
-		}
+		keyBy(host, "mounts", "path")
 		if list, ok := host["processes"].([]any); ok {
 			keyed := map[string]any{}
 			for _, x := range list {
@@ -229,6 +251,24 @@ func (f *Fingerprint) Flatten() map[string]string {
 	}
 	walk("", m)
 	return out
+}
+
+// keyBy replaces the list m[name] of objects with a map keyed by each
+// object's field (which it drops), so the list's order does not matter.
+func keyBy(m map[string]any, name, field string) {
+	list, ok := m[name].([]any)
+	if !ok {
+		return
+	}
+	keyed := map[string]any{}
+	for _, x := range list {
+		if mm, ok := x.(map[string]any); ok {
+			k, _ := mm[field].(string)
+			delete(mm, field)
+			keyed[k] = mm
+		}
+	}
+	m[name] = keyed
 }
 
 func join(p, k string) string {
@@ -288,6 +328,12 @@ func Diff(a, b *Fingerprint) []Change {
 func isVolatile(k string) bool {
 	if target, ok := strings.CutPrefix(k, "mysql."); ok && strings.Contains(target, ".status.") {
 		return true // a load status carries its time
+	}
+	if rest, ok := strings.CutPrefix(k, "drives."); ok {
+		// drives.<device>.<field>: volatile as drive.<field> is.
+		if _, field, ok := strings.Cut(rest, "."); ok {
+			k = "drive." + field
+		}
 	}
 	for _, v := range volatile {
 		if k == v || strings.HasPrefix(k, v+".") {

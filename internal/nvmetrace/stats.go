@@ -31,10 +31,16 @@ func EnableRunStats() (io.Closer, error) {
 
 // RunStats reads the program's run count and run time, counted while the
 // statistics were on.
-func (t *Tracer) RunStats() (RunStats, error) {
-	s, err := t.prog.Stats()
+func (t *Tracer) RunStats() (RunStats, error) { return runStats(t.prog) }
+
+// RunStats is the I/O-size program's run count and run time, counted
+// while the statistics were on.
+func (t *IOSizeTracer) RunStats() (RunStats, error) { return runStats(t.prog) }
+
+func runStats(p *ebpf.Program) (RunStats, error) {
+	s, err := p.Stats()
 	if err != nil {
-		return RunStats{}, fmt.Errorf("placement trace: program statistics: %w", err)
+		return RunStats{}, fmt.Errorf("BPF program statistics: %w", err)
 	}
 	return RunStats{Runs: s.RunCount, Runtime: s.Runtime}, nil
 }

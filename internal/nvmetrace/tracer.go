@@ -100,34 +100,9 @@ func Program(l Layout, mapFD int) asm.Instructions {
 		asm.Mov.Imm(asm.R2, 0),
 		asm.StoreMem(asm.RFP, -7, asm.R2, asm.Byte),
 		asm.StoreMem(asm.RFP, -6, asm.R9, asm.Half),
-		// v = lookup(key); if found, add in place (the map is per CPU).
-		asm.LoadMapPtr(asm.R1, mapFD),
-		asm.Mov.Reg(asm.R2, asm.RFP),
-		asm.Add.Imm(asm.R2, -16),
-		asm.FnMapLookupElem.Call(),
-		asm.JEq.Imm(asm.R0, 0, "insert"),
-		asm.LoadMem(asm.R1, asm.R0, 0, asm.DWord),
-		asm.Add.Imm(asm.R1, 1),
-		asm.StoreMem(asm.R0, 0, asm.R1, asm.DWord),
-		asm.LoadMem(asm.R1, asm.R0, 8, asm.DWord),
-		asm.Add.Reg(asm.R1, asm.R7),
-		asm.StoreMem(asm.R0, 8, asm.R1, asm.DWord),
-		asm.Ja.Label("exit"),
-		// Not there: insert {1, blocks}.
-		asm.Mov.Imm(asm.R1, 1).WithSymbol("insert"),
-		asm.StoreMem(asm.RFP, -32, asm.R1, asm.DWord),
-		asm.StoreMem(asm.RFP, -24, asm.R7, asm.DWord),
-		asm.LoadMapPtr(asm.R1, mapFD),
-		asm.Mov.Reg(asm.R2, asm.RFP),
-		asm.Add.Imm(asm.R2, -16),
-		asm.Mov.Reg(asm.R3, asm.RFP),
-		asm.Add.Imm(asm.R3, -32),
-		asm.Mov.Imm(asm.R4, 0), // BPF_ANY
-		asm.FnMapUpdateElem.Call(),
-		asm.Mov.Imm(asm.R0, 0).WithSymbol("exit"),
-		asm.Return(),
 	)
-	return insns
+	// Count one command of r7 blocks at the key (the map is per CPU).
+	return append(insns, countInto(mapFD, -16, -32)...)
 }
 
 // loadLE32 loads a u32 of the record at off into dst (r6 is the record;
@@ -149,29 +124,13 @@ func loadLE32(dst asm.Register, off int) asm.Instructions {
 // Open reads the tracepoint's format under tracefs, loads the program and
 // attaches it to nvme:nvme_setup_cmd. The error is an *Error with a reason.
 func Open(tracefs string) (*Tracer, error) {
-	if _, err := os.Stat(filepath.Join(tracefs, "events")); err != nil {
-		return nil, &Error{ReasonNoTracefs, fmt.Errorf("tracefs at %s: %w", tracefs, err)}
-	}
-	b, err := os.ReadFile(filepath.Join(tracefs, "events", "nvme", "nvme_setup_cmd", "format"))
+	spec := &ebpf.MapSpec{Name: "walab_nvme_wr", Type: ebpf.PerCPUHash, KeySize: keySize, ValueSize: valueSize, MaxEntries: MaxKeys}
+	m, prog, err := load(tracefs, "nvme", "nvme_setup_cmd", spec, func(fields map[string]Field, mapFD int) (asm.Instructions, error) {
+		l, err := LayoutOf(fields)
+		return Program(l, mapFD), err
+	})
 	if err != nil {
-		return nil, &Error{ReasonNoTracepoint, err}
-	}
-	fields, err := ParseFormat(string(b))
-	if err != nil {
-		return nil, &Error{ReasonOther, err}
-	}
-	l, err := LayoutOf(fields)
-	if err != nil {
-		return nil, &Error{ReasonOther, err}
-	}
-	m, err := ebpf.NewMap(&ebpf.MapSpec{Name: "walab_nvme_wr", Type: ebpf.PerCPUHash, KeySize: keySize, ValueSize: valueSize, MaxEntries: MaxKeys})
-	if err != nil {
-		return nil, classify(err)
-	}
-	prog, err := ebpf.NewProgram(&ebpf.ProgramSpec{Name: "walab_nvme_wr", Type: ebpf.TracePoint, License: "GPL", Instructions: Program(l, m.FD())})
-	if err != nil {
-		m.Close()
-		return nil, classify(err)
+		return nil, err
 	}
 	lk, err := link.Tracepoint("nvme", "nvme_setup_cmd", prog, nil)
 	if err != nil {
@@ -180,6 +139,37 @@ func Open(tracefs string) (*Tracer, error) {
 		return nil, classify(err)
 	}
 	return &Tracer{counts: m, prog: prog, link: lk}, nil
+}
+
+// load reads group:event's format under tracefs, creates the map of spec
+// and loads the program build makes for the format's fields and the map.
+// The error is an *Error with a reason.
+func load(tracefs, group, event string, spec *ebpf.MapSpec, build func(map[string]Field, int) (asm.Instructions, error)) (*ebpf.Map, *ebpf.Program, error) {
+	if _, err := os.Stat(filepath.Join(tracefs, "events")); err != nil {
+		return nil, nil, &Error{ReasonNoTracefs, fmt.Errorf("tracefs at %s: %w", tracefs, err)}
+	}
+	b, err := os.ReadFile(filepath.Join(tracefs, "events", group, event, "format"))
+	if err != nil {
+		return nil, nil, &Error{ReasonNoTracepoint, err}
+	}
+	fields, err := ParseFormat(string(b))
+	if err != nil {
+		return nil, nil, &Error{ReasonOther, err}
+	}
+	if _, err := build(fields, -1); err != nil {
+		return nil, nil, &Error{ReasonOther, err}
+	}
+	m, err := ebpf.NewMap(spec)
+	if err != nil {
+		return nil, nil, classify(err)
+	}
+	insns, _ := build(fields, m.FD())
+	prog, err := ebpf.NewProgram(&ebpf.ProgramSpec{Name: spec.Name, Type: ebpf.TracePoint, License: "GPL", Instructions: insns})
+	if err != nil {
+		m.Close()
+		return nil, nil, classify(err)
+	}
+	return m, prog, nil
 }
 
 func classify(err error) error {

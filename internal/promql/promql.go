@@ -25,6 +25,7 @@ var (
 	BlockdevFlushTime            = name("blockdev_flush_time_seconds_total")
 	BlockdevFlushesCompleted     = name("blockdev_flushes_completed_total")
 	BlockdevInfo                 = name("blockdev_info")
+	BlockdevIOSizeBucket         = name("blockdev_io_size_bytes_bucket")
 	BlockdevIOTime               = name("blockdev_io_time_seconds_total")
 	BlockdevIOTimeWeighted       = name("blockdev_io_time_weighted_seconds_total")
 	BlockdevLeafInfo             = name("blockdev_leaf_info")

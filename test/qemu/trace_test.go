@@ -9,13 +9,14 @@ import (
 	"strings"
 	"testing"
 
+	dto "github.com/prometheus/client_model/go"
 	"github.com/stretchr/testify/require"
 
 	"github.com/walab/walab/internal/nvmetrace"
 )
 
 // traceSteps: tracefs mounted, the exporter serving with the placement
-// tracer on; a scrape before any write, then 4 MiB of plain direct writes
+// tracer and the I/O-size tracer on; a scrape before any write, then 4 MiB of plain direct writes
 // (no directive), 24 writes naming placement handle 5 (data placement) and
 // 8 naming stream 3 through the I/O passthrough ioctl, and a scrape after.
 // Around it, the tracer's cost: 4 KiB direct writes timed without the
@@ -23,13 +24,14 @@ import (
 const traceSteps = `ip link set lo up
 mount -t tracefs nodev /sys/kernel/tracing
 cp /sys/kernel/tracing/events/nvme/nvme_setup_cmd/format /out/nvme_setup_cmd.format
+cp /sys/kernel/tracing/events/block/block_bio_queue/format /out/block_bio_queue.format
 bench() {
 	s=$(cut -d' ' -f1 /proc/uptime)
 	dd if=/dev/zero of=/dev/nvme0n1 bs=4k count=3000 seek=4096 oflag=direct 2>/dev/null || return 1
 	echo "$s $(cut -d' ' -f1 /proc/uptime)" > /out/$1
 }
 step bench_off1 bench dd-off1.txt
-/exporter --web.listen-address=127.0.0.1:10131 --collector.placement_trace --no-collector.innodb --no-collector.irq > /out/serve.log 2>&1 &
+/exporter --web.listen-address=127.0.0.1:10131 --collector.placement_trace --collector.io_size --no-collector.innodb --no-collector.irq > /out/serve.log 2>&1 &
 pid=$!
 step scrape1 scrape metrics1.txt
 step dd dd if=/dev/urandom of=/dev/nvme0n1 bs=1M count=4 iflag=fullblock oflag=direct
@@ -112,4 +114,33 @@ func TestQEMUPlacementTrace(t *testing.T) {
 	noneBytes := strings.Replace(none, "commands", "bytes", 1)
 	require.Equal(t, float64(4<<20), bytes2[noneBytes]-series(m1["walab_nvme_write_bytes_total"])[noneBytes],
 		fmt.Sprintf("plain writes: %v", bytes2))
+
+	t.Run("the I/O-size tracer counts dd's 4 MiB as writes to nvme0n1", func(t *testing.T) {
+		// The guest kernel's block_bio_queue lays out the fields the
+		// program reads.
+		fields, err := nvmetrace.ParseFormat(string(mustRead(t, filepath.Join(out, "block_bio_queue.format"))))
+		require.NoError(t, err)
+		_, err = nvmetrace.BlockLayoutOf(fields)
+		require.NoError(t, err)
+		require.Equal(t, 1.0, series(m2["walab_io_size_trace_up"])["walab_io_size_trace_up{}"], "the I/O-size tracer runs in the guest")
+		// Under native multipath the driver's requests go to the hidden
+		// path disk nvme0c0n1; the bios are counted at nvme0n1, the head.
+		writes := func(m map[string]*dto.MetricFamily) (sum, count float64) {
+			for _, x := range m["walab_blockdev_io_size_bytes"].GetMetric() {
+				l := map[string]string{}
+				for _, p := range x.GetLabel() {
+					l[p.GetName()] = p.GetValue()
+				}
+				if l["device"] == "nvme0n1" && l["op"] == "write" {
+					return x.GetHistogram().GetSampleSum(), float64(x.GetHistogram().GetSampleCount())
+				}
+			}
+			return 0, 0
+		}
+		sum1, count1 := writes(m1)
+		sum2, count2 := writes(m2)
+		t.Logf("nvme0n1 write I/Os: %.0f, %.0f bytes after; %.0f, %.0f before", count2, sum2, count1, sum1)
+		require.Equal(t, float64(4<<20), sum2-sum1, "dd's 4 MiB; the passthrough writes are no bios")
+		require.GreaterOrEqual(t, count2-count1, 4.0, "at most 1 MiB a bio")
+	})
 }

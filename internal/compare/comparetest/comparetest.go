@@ -77,6 +77,15 @@ type Run struct {
 type Array struct {
 	RAIDWA    float64 // member bytes per array byte
 	SyncHours []int   // hours (1-based) during which a resync runs
+	// Await, when set, adds block reads and writes to md0 and its members.
+	Await *ArrayAwait
+}
+
+// ArrayAwait is the average time per request (seconds) of md0 ([0]) and
+// nvme0n1..nvme2n1 ([1..3]), with 100 reads and 100 writes a minute each;
+// a device whose figure is 0 has no counter of that kind (no figure).
+type ArrayAwait struct {
+	Read, Write [4]float64
 }
 
 // series accumulates OpenMetrics samples, grouped per family and series as
@@ -232,7 +241,30 @@ func (s *series) array(mn minute) {
 		s.gauge(promql.BlockdevLeafInfo, fmt.Sprintf(`array="md0",controller=%q,device=%q`, c, c+"n1"), 1, ts)
 	}
 	s.gauge(promql.MDTheoreticalWA, `device="md0"`, 1.5, ts)
+	if r.Array.Await != nil {
+		s.await(mn, *r.Array.Await)
+	}
 	s.syncActive(mn.m > 0 && slices.Contains(r.Array.SyncHours, mn.hour), "resync", ts)
+}
+
+// await is md0's and its members' block reads and writes: 100 of each a
+// minute per device, each taking the device's average.
+func (s *series) await(mn minute, a ArrayAwait) {
+	n := 0.0
+	if mn.m > 0 {
+		n = 100
+	}
+	for i, dev := range []string{"md0", "nvme0n1", "nvme1n1", "nvme2n1"} {
+		l := fmt.Sprintf("device=%q", dev)
+		if a.Read[i] > 0 {
+			s.counter(promql.BlockdevReadsCompleted, l, n, mn.ts)
+			s.counter(promql.BlockdevReadTime, l, n*a.Read[i], mn.ts)
+		}
+		if a.Write[i] > 0 {
+			s.counter(promql.BlockdevWritesCompleted, l, n, mn.ts)
+			s.counter(promql.BlockdevWriteTime, l, n*a.Write[i], mn.ts)
+		}
+	}
 }
 
 // syncActive is md0's sync state: action busy, or idle.

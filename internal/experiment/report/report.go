@@ -145,6 +145,7 @@ func (in *Input) reportFingerprints(b *strings.Builder) {
 		for _, msg := range fa.Errors {
 			w("- not recorded: %s\n", msg)
 		}
+		reportPerDevice(b, fa, fb)
 		w("\n")
 	}
 }
