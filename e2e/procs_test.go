@@ -152,8 +152,15 @@ func writeE2ERules(t *testing.T, dir string) {
 // and returns its address and API once it is ready.
 func startPrometheus(t *testing.T, dir, bin string, jobs ...[2]string) (string, v1.API) {
 	t.Helper()
+	return startPrometheusEvery(t, dir, bin, "1s", jobs...)
+}
+
+// startPrometheusEvery is startPrometheus scraping every interval (each
+// scrape may take as long).
+func startPrometheusEvery(t *testing.T, dir, bin, interval string, jobs ...[2]string) (string, v1.API) {
+	t.Helper()
 	promAddr := addr(testenv.FreePort(t))
-	cfg := "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nrule_files: [rules.yml]\nscrape_configs:\n"
+	cfg := "global:\n  scrape_interval: " + interval + "\n  evaluation_interval: 1s\nrule_files: [rules.yml]\nscrape_configs:\n"
 	for _, j := range jobs {
 		cfg += fmt.Sprintf("  - job_name: %s\n    static_configs: [{targets: [%q]}]\n", j[0], j[1])
 	}

@@ -64,6 +64,7 @@ func defineCompare(app *kingpin.Application) *compareCmd {
 	cmd.Flag("placement-check", "differs: the candidate must have streams/FDP on and the baseline off; off: no placement check.").Default(d.Checks.Placement).EnumVar(&o.Checks.Placement, compare.PlacementDiffers, compare.PlacementOff)
 	cliflag.FloatVar(cmd.Flag("placement-min-share", "With the placement tracer's counts: least share of the candidate's write bytes that must carry a placement id.").Default(ftoa(*d.Checks.PlacementMinShare)), o.Checks.PlacementMinShare, 0, 1)
 	cliflag.FloatVar(cmd.Flag("baseline-max-share", "With the placement tracer's counts: largest share of the baseline's write bytes that may carry one.").Default(ftoa(*d.Checks.BaselineMaxShare)), o.Checks.BaselineMaxShare, 0, 1)
+	cliflag.FloatVar(cmd.Flag("namespace-min-share", "With FDP on in both runs and per-namespace write counters: least share of the candidate's write bytes outside its busiest namespace (the baseline's may be at most --baseline-max-share).").Default(ftoa(*d.Checks.NamespaceMinShare)), o.Checks.NamespaceMinShare, 0, 1)
 	cmd.Flag("allow-config-drift", "Accept runs whose MySQL variables differ (they are still listed).").BoolVar(&o.Checks.AllowConfigDrift)
 	cmd.Flag("allow-different-device", "Accept runs on drives with another serial or firmware.").BoolVar(&o.Checks.AllowDifferentDevice)
 	cmd.Flag("allow-invalid", "Print the reduction even when the comparison is NOT VALID (the exit code stays 3).").BoolVar(&c.allowInvalid)

@@ -67,7 +67,7 @@ func TestSeed000NVMeDryRun(t *testing.T) {
 	// runs, which carries the mark.
 	for _, re := range []string{`baseline/reset/2-mkfs-1 .*mkfs\.xfs -f /dev/nvme0n1.*\n +remote shell runs: .*mkfs\.xfs -f /dev/nvme0n1.*\[DESTRUCTIVE\]`,
 		`namespaces/reset/3-mkfs-2 .*mkfs\.xfs -f /dev/nvme0n2.*\n +remote shell runs: .*mkfs\.xfs -f /dev/nvme0n2.*\[DESTRUCTIVE\]`,
-		`namespaces/checks +checks: target_loaded\(stop\), same_data\(stop\), datadir\(stop\), discard\(stop\), discard\(stop\), fill\(stop\)`} {
+		`namespaces/checks +checks: target_loaded\(stop\), same_data\(stop\), datadir\(stop\), discard\(stop\), discard\(stop\), fill\(stop\), placement\(stop\), placement\(warn\)`} {
 		require.Regexp(t, re, out.String())
 	}
 

@@ -132,6 +132,7 @@ func (c *nvmeCollector) updateOne(ctx context.Context, ctrl *fleet.Controller, p
 	}
 	sm := s.SMART
 	counter(nvmeSMARTWrittenDesc, s.SMARTHostBytes.Float64(), dev)
+	emitNamespaceWritten(ch, ctrl, s)
 	counter(nvmeHostWriteCmdsDesc, sm.HostWriteCommands.Float64(), dev)
 	counter(nvmeMediaErrorsDesc, sm.MediaErrors.Float64(), dev)
 	counter(nvmeUnsafeShutdownsDesc, sm.UnsafeShutdowns.Float64(), dev)

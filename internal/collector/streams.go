@@ -169,6 +169,7 @@ func (c *streamsCollector) Update(ctx context.Context, ch chan<- prometheus.Metr
 			maxWS = n
 		}
 		c.emitDevice(ch, d.ctrl.Name, st, maxWS, param)
+		emitNamespaceHandles(ch, d.ctrl, st)
 	}
 
 	for _, dc := range c.dirs {

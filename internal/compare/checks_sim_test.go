@@ -76,3 +76,31 @@ func TestSameDriveOneIdentity(t *testing.T) {
 		require.Equal(t, tc.want, j.v.Checks[0].Status, j.v.Checks[0].Detail)
 	}
 }
+
+// TestNamespacePlacement: with FDP on in both arms the state cannot tell
+// them apart, and with placement by namespace each namespace's own write
+// counter can: the candidate must send at least NamespaceMinShare of its
+// bytes outside its busiest namespace, the baseline at most
+// BaselineMaxShare. With the baseline's FDP off, the inferred check
+// stays (its namespaces say nothing of a treatment it lacks).
+func TestNamespacePlacement(t *testing.T) {
+	share := func(v float64) *float64 { return &v }
+	on, off := true, false
+	judge := func(b, c RunFacts) Check {
+		j := &judgement{r: &Result{Facts: [2]RunFacts{b, c}}, o: Options{Checks: CheckOptions{}.withDefaults()}, unit: "round", b: b, c: c}
+		checkPlacement(j)
+		require.Len(t, j.v.Checks, 1)
+		return j.v.Checks[0]
+	}
+	got := judge(RunFacts{Placement: &on, NamespaceShare: share(0.001)}, RunFacts{Placement: &on, NamespaceShare: share(0.46)})
+	require.Equal(t, Check{Name: "placement (observed)", Status: Pass,
+		Detail: "46.0% of the candidate's and 0.1% of the baseline's write bytes went outside the busiest namespace (each namespace's own SMART log: placement by namespace)"}, got)
+	got = judge(RunFacts{Placement: &on, NamespaceShare: share(0)}, RunFacts{Placement: &on, NamespaceShare: share(0.02)})
+	require.Equal(t, Fail, got.Status)
+	require.Contains(t, got.Detail, "only 2.0% of the candidate's write bytes went outside its busiest namespace (at least 20% wanted)")
+	got = judge(RunFacts{Placement: &on, NamespaceShare: share(0.4)}, RunFacts{Placement: &on, NamespaceShare: share(0.45)})
+	require.Equal(t, Fail, got.Status)
+	require.Contains(t, got.Detail, "40.0% of the baseline's write bytes went outside its busiest namespace (at most 5%): it is no baseline")
+	got = judge(RunFacts{Placement: &off, NamespaceShare: share(0)}, RunFacts{Placement: &on, NamespaceShare: share(0)})
+	require.Equal(t, Check{Name: "placement (inferred)", Status: Pass, Detail: "baseline off, candidate on (directive state; not per-command proof)"}, got)
+}

@@ -209,6 +209,13 @@ func checkPlacement(j *judgement) {
 		}
 		return
 	}
+	// Both arms with FDP (or streams) on: the state cannot tell them
+	// apart; where placement is by namespace, each namespace's own write
+	// counter can.
+	if b.NamespaceShare != nil && c.NamespaceShare != nil && isTrue(b.Placement) && isTrue(c.Placement) {
+		checkNamespacePlacement(j, *b.NamespaceShare, *c.NamespaceShare)
+		return
+	}
 	switch {
 	case b.Placement == nil || c.Placement == nil:
 		j.add("placement (inferred)", Unknown, "directive/FDP state not found for both runs")
@@ -220,6 +227,24 @@ func checkPlacement(j *judgement) {
 		j.add("placement (inferred)", Pass, "baseline off, candidate on (directive state; not per-command proof)")
 	}
 }
+
+// checkNamespacePlacement: placement by namespace, seen in each
+// namespace's own write counter: the candidate's instances spread their
+// writes over namespaces (each on its own reclaim unit handle), the
+// baseline's stay on one.
+func checkNamespacePlacement(j *judgement, bs, cs float64) {
+	o := j.o
+	switch {
+	case cs < *o.Checks.NamespaceMinShare:
+		j.add("placement (observed)", Fail, "only %.1f%% of the candidate's write bytes went outside its busiest namespace (at least %.0f%% wanted): its instances did not move to namespaces of their own", 100*cs, 100**o.Checks.NamespaceMinShare)
+	case bs > *o.Checks.BaselineMaxShare:
+		j.add("placement (observed)", Fail, "%.1f%% of the baseline's write bytes went outside its busiest namespace (at most %.0f%%): it is no baseline", 100*bs, 100**o.Checks.BaselineMaxShare)
+	default:
+		j.add("placement (observed)", Pass, "%.1f%% of the candidate's and %.1f%% of the baseline's write bytes went outside the busiest namespace (each namespace's own SMART log: placement by namespace)", 100*cs, 100*bs)
+	}
+}
+
+func isTrue(b *bool) bool { return b != nil && *b }
 
 // checkAnswers fails a comparison any of whose answers came with a
 // warning (it is listed only then: complete answers are the rule).

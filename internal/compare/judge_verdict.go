@@ -45,6 +45,12 @@ type CheckOptions struct {
 	// them (default 0.5); the baseline may carry at most
 	// BaselineMaxShare (default 0.05).
 	PlacementMinShare, BaselineMaxShare *float64
+	// NamespaceMinShare is the least share of the candidate's write bytes
+	// that must go outside its busiest namespace when placement is by
+	// namespace (no tracer counts, each namespace's own SMART log): one of
+	// two like instances on a namespace of its own writes about half
+	// (default 0.2); the baseline may write at most BaselineMaxShare there.
+	NamespaceMinShare *float64
 }
 
 // Tolerance is a given tolerance, for a CheckOptions field.
@@ -56,7 +62,7 @@ func (c CheckOptions) withDefaults() CheckOptions {
 	for _, f := range []struct {
 		p   **float64
 		def float64
-	}{{&c.FillTolerance, 0.10}, {&c.RateTolerance, 0.25}, {&c.PlacementMinShare, 0.5}, {&c.BaselineMaxShare, 0.05}} {
+	}{{&c.FillTolerance, 0.10}, {&c.RateTolerance, 0.25}, {&c.PlacementMinShare, 0.5}, {&c.BaselineMaxShare, 0.05}, {&c.NamespaceMinShare, 0.2}} {
 		if *f.p == nil {
 			*f.p = Tolerance(f.def)
 		}
@@ -95,6 +101,12 @@ type RunFacts struct {
 	// counted per command by the placement tracer
 	// (walab_nvme_write_bytes_total); nil without tracer data.
 	PlacedShare *float64 `json:",omitempty"`
+	// NamespaceShare is the share of the compared rounds' write bytes, by
+	// each namespace's own SMART log (walab_nvme_namespace_written_bytes_total),
+	// that went to namespaces other than the busiest: about 0 when every
+	// instance writes to one namespace, about half when one of two like
+	// instances has its own; nil without per-namespace counters.
+	NamespaceShare *float64 `json:",omitempty"`
 	// Txn and NewOrder are committed transactions (all types; TPC-C New-Order)
 	// in each compared round, in the order of the compared rounds.
 	// A nil entry is a round without the counter.

@@ -93,6 +93,9 @@ func (s Source) Facts(ctx context.Context, run Run, devices []string, compared, 
 	if f.PlacedShare, err = scalar(fmt.Sprintf(`(sum(increase(`+promql.NVMeWriteBytes+`{%[1]s,directive!="none"}[%[2]s])) or sum(increase(`+promql.NVMeWriteBytes+`{%[1]s}[%[2]s])) * 0) / (sum(increase(`+promql.NVMeWriteBytes+`{%[1]s}[%[2]s])) > 0)`, dev, win), winEnd); err != nil {
 		return f, err
 	}
+	if f.NamespaceShare, err = scalar(fmt.Sprintf(`1 - max(increase(%[3]s{%[1]s}[%[2]s])) / (sum(increase(%[3]s{%[1]s}[%[2]s])) > 0)`, dev, win, promql.NVMeNamespaceWrittenBytes), winEnd); err != nil {
+		return f, err
+	}
 	// The load loadgen offered over the run, on the run's targets.
 	tsel := targetSelector(targets)
 	if f.Terminals, err = scalar(fmt.Sprintf(`sum(max_over_time(`+promql.LoadgenActiveTerminals+`{%s}[%s]))`, strings.TrimPrefix(tsel, ","), runDur), run.End); err != nil {

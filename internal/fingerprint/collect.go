@@ -10,6 +10,7 @@ import (
 	"math"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/walab/walab/internal/innodb"
@@ -320,6 +321,7 @@ func driveOf(fams Families, device string) (*Drive, error) {
 	for _, s := range fams.All(promql.NVMeFDPHandlesUsed, dev) {
 		d.setFDP("handles_used_"+s.Labels["by"], s.Value)
 	}
+	readNamespaces(d, fams, dev)
 	if v, l, ok := fams.Get(promql.PlacementHintsEffective, dev); ok {
 		d.Hints = l["reason"]
 		if v == 1 {
@@ -333,4 +335,35 @@ func driveOf(fams Families, device string) (*Drive, error) {
 		d.Daemons[s.Labels["daemon"]] = s.Value == 1
 	}
 	return d, nil
+}
+
+// readNamespaces fills d's per-namespace facts: each namespace's written
+// bytes and the handles the FDP events name for it.
+func readNamespaces(d *Drive, fams Families, dev map[string]string) {
+	name := func(l map[string]string) string {
+		if b := l["namespace"]; b != "" {
+			return b
+		}
+		return "nsid " + l["nsid"]
+	}
+	for _, s := range fams.All(promql.NVMeNamespaceWrittenBytes, dev) {
+		if d.NamespaceWritten == nil {
+			d.NamespaceWritten = map[string]float64{}
+		}
+		d.NamespaceWritten[name(s.Labels)] = s.Value
+	}
+	for _, s := range fams.All(promql.NVMeFDPNamespaceHandleEvents, dev) {
+		h, err := strconv.Atoi(s.Labels["handle"])
+		if err != nil || s.Value <= 0 {
+			continue
+		}
+		if d.NamespaceHandles == nil {
+			d.NamespaceHandles = map[string][]int{}
+		}
+		ns := name(s.Labels)
+		if !slices.Contains(d.NamespaceHandles[ns], h) {
+			d.NamespaceHandles[ns] = append(d.NamespaceHandles[ns], h)
+			slices.Sort(d.NamespaceHandles[ns])
+		}
+	}
 }

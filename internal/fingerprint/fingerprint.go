@@ -82,6 +82,14 @@ type Drive struct {
 	Hints string `json:"placement_hints,omitempty"`
 	// SimPlacement is the simulated drive's placement switch.
 	SimPlacement *bool `json:"sim_placement,omitempty"`
+	// NamespaceWritten is each namespace's own written bytes (its SMART
+	// log), by block device ("nsid N" when the block is unknown); absent
+	// for a controller that keeps SMART for itself only.
+	NamespaceWritten map[string]float64 `json:"namespace_written_bytes,omitempty"`
+	// NamespaceHandles is, by namespace, the reclaim unit handles that
+	// the FDP events log (0x23) names for its writes, ascending: placement
+	// as the drive saw it, within the window of events it keeps.
+	NamespaceHandles map[string][]int `json:"namespace_handles,omitempty"`
 	// Arrays are the md/dm arrays the drive's namespaces are under
 	// (walab_blockdev_leaf_info), sorted; only in Fingerprint.Drives.
 	Arrays []string `json:"arrays,omitempty"`
@@ -184,6 +192,7 @@ type MySQL struct {
 // Volatile keys change during any run and are not drift.
 var volatile = []string{"schema", "run", "point", "taken", "errors", "reset_discarded_bytes", "treatment.errors",
 	"drive.host_written_bytes", "drive.media_written_bytes", "drive.fill_ratio", "drive.write_amplification_1h",
+	"drive.namespace_written_bytes",
 	"host.tuning.page_cache_bytes",
 	"loadgen"}
 

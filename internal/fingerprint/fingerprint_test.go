@@ -48,12 +48,15 @@ func TestReadDrive(t *testing.T) {
 	require.False(t, *d.FDP)
 	require.Equal(t, map[string]bool{"astream": true}, d.Daemons)
 	require.Nil(t, d.Fill, "a real drive's fill is not in the exporter's NVMe metrics")
+	require.Equal(t, map[string]float64{"nvme0n1": 6e11, "nsid 2": 4e11}, d.NamespaceWritten, "a namespace without its block name goes by its NSID")
+	require.Equal(t, map[string][]int{"nvme0n1": {1, 3}, "nsid 2": {2}}, d.NamespaceHandles, "ascending, only the device's own")
 
 	// nvme1 has no NAND counter: absent, not zero.
 	d1, err := ReadDrive(context.Background(), s.Client(), s.URL, "nvme1")
 	require.NoError(t, err)
 	require.Nil(t, d1.MediaWrittenBytes)
 	require.Nil(t, d1.HostWrittenBytes)
+	require.Nil(t, d1.NamespaceWritten, "no per-namespace SMART: absent")
 
 	_, err = ReadDrive(context.Background(), s.Client(), s.URL, "nvme7")
 	require.ErrorContains(t, err, `no walab_nvme_info for device "nvme7"`)

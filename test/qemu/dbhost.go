@@ -30,7 +30,7 @@ const DBHostReady = "WALAB-DBHOST-READY"
 // virtio for /usr and the backup, the NIC, and the filesystems a reset may
 // make; DBHostOptional the soft dependencies modprobe would have added.
 var (
-	DBHostModules  = []string{"nvme", "9p", "9pnet_virtio", "virtio_net", "xfs", "ext4"}
+	DBHostModules  = []string{"nvme", "9p", "9pnet_virtio", "virtio_net", "virtio_blk", "xfs", "ext4"}
 	DBHostOptional = []string{"crct10dif_generic", "crc64_rocksoft_generic", "crc32c_generic", "crc32c_intel"}
 )
 
@@ -43,6 +43,24 @@ type DBHost struct {
 	// ExporterConfig is the exporter's configuration file: the real drive
 	// (no sim section), the data directories, the mariadbd processes.
 	ExporterConfig string
+	// FDPCtl, when set, is the statically built test/qemu/fdpctl: /init
+	// then enables the FDP event "reclaim unit not fully written" on
+	// placement handle 0 of each of EventNamespaces (Set Features 0x1E, the
+	// drive's set-up, as `nvme fdp set-events` on a server), so the events
+	// log names the reclaim unit handle each namespace's writes go to.
+	FDPCtl          string
+	EventNamespaces []int
+}
+
+// fdpEventsInit is /init's set-up of the drive's FDP events: wait for the
+// namespaces, then enable event type 0 on each one's placement handle 0.
+func fdpEventsInit(nsids []int) string {
+	var b strings.Builder
+	for _, n := range nsids {
+		fmt.Fprintf(&b, "i=0; while [ ! -e /dev/nvme0n%[1]d ] && [ $i -lt 60 ]; do sleep 1; i=$((i+1)); done\n"+
+			"/walab/fdpctl events -dev /dev/nvme0 -nsid %[1]d -ph 0 -types 0 > /dev/console 2>&1 || echo \"walab-guest: FDP events on namespace %[1]d failed\" > /dev/console\n", n)
+	}
+	return b.String()
 }
 
 // dbHostInit is the guest's /init: busybox until the host's /usr is
@@ -61,14 +79,15 @@ export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin HOME=/root
 mkdir -p /dev/pts /dev/shm /run/sshd /var/log /var/tmp /tmp /bak /data /data2
 mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /dev/shm
-mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 bak /bak
+if [ -b /dev/vda ]; then mkdir -p /mnt/bakfs && mount -o ro /dev/vda /mnt/bakfs && mount --bind /mnt/bakfs/bak /bak; else mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 bak /bak; fi
 hostname @HOSTNAME@
 ip link set lo up
 ip link set eth0 up
 ip addr add 10.0.2.15/24 dev eth0
 ip route add default via 10.0.2.2
 /usr/sbin/sshd -f /etc/ssh/sshd_config -E /var/log/sshd.log
-/walab/exporter --config.file=/etc/walab/exporter.yml --web.listen-address=:@EXPORTER@ --nvme.cache-max-age=1s > /var/log/exporter.log 2>&1 &
+@FDPEVENTS@
+/walab/exporter --config.file=/etc/walab/exporter.yml --web.listen-address=:@EXPORTER@ --nvme.cache-max-age=5s > /var/log/exporter.log 2>&1 &
 echo "@READY@" > /dev/ttyS1
 exec /bb/busybox sh -c 'while :; do /bb/busybox sleep 3600; done'
 `
@@ -90,7 +109,11 @@ func BuildDBHost(k Kernel, busybox string, h DBHost) (*Archive, []string, error)
 	if strings.ContainsAny(h.Hostname, " '\"$\n") || h.Hostname == "" {
 		return nil, nil, fmt.Errorf("hostname %q: a plain name", h.Hostname)
 	}
-	init := strings.NewReplacer("@HOSTNAME@", h.Hostname, "@EXPORTER@", fmt.Sprint(DBHostExporter), "@READY@", DBHostReady).Replace(dbHostInit)
+	events := ""
+	if h.FDPCtl != "" {
+		events = fdpEventsInit(h.EventNamespaces)
+	}
+	init := strings.NewReplacer("@HOSTNAME@", h.Hostname, "@EXPORTER@", fmt.Sprint(DBHostExporter), "@READY@", DBHostReady, "@FDPEVENTS@", events).Replace(dbHostInit)
 	a := NewArchive()
 	if err := AddStaticBinary(a, "bb/busybox", busybox); err != nil {
 		return nil, nil, err
@@ -105,6 +128,11 @@ func BuildDBHost(k Kernel, busybox string, h DBHost) (*Archive, []string, error)
 	a.File("init", 0o755, []byte(init))
 	if err := AddStaticBinary(a, "walab/exporter", h.Exporter); err != nil {
 		return nil, nil, err
+	}
+	if h.FDPCtl != "" {
+		if err := AddStaticBinary(a, "walab/fdpctl", h.FDPCtl); err != nil {
+			return nil, nil, err
+		}
 	}
 	cache, err := os.ReadFile("/etc/ld.so.cache")
 	if err != nil {

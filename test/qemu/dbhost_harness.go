@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -21,10 +22,12 @@ import (
 // and the seed000-nvme rehearsal (e2e) boot it.
 
 // DBHostDrive is the database host's drive: one controller in an FDP
-// subsystem (reclaim units of 4 MiB, one reclaim group, 4 handles) with
+// subsystem (reclaim units of 16 MiB, one reclaim group, 4 handles) with
 // two 1 GiB namespaces, namespace 1 on reclaim unit handle 1 and
-// namespace 2 on handle 2.
-var DBHostDrive = Controller{Serial: "walabdb01", FDP: &FDP{RUSize: 4 << 20, Groups: 1, Handles: 4},
+// namespace 2 on handle 2. QEMU logs an event each time a namespace's
+// writes fill a reclaim unit and keeps the latest 63: at 16 MiB a unit
+// they span a GiB of writes, several restores of the rehearsal's datadir.
+var DBHostDrive = Controller{Serial: "walabdb01", FDP: &FDP{RUSize: 16 << 20, Groups: 1, Handles: 4},
 	Namespaces: []Namespace{{DiskMiB: 1024, Handles: "1"}, {DiskMiB: 1024, Handles: "2"}}}
 
 const DBHostName = "walab-dbhost"
@@ -46,7 +49,11 @@ type DBHostGuest struct {
 	Guest                                 *Guest
 	SSHPort, MySQL1, MySQL2, ExporterPort int
 	Key, KnownHosts                       string // the run's client key, the guest's host key line
-	Bak                                   string // the backup directory the guest mounts at /bak
+	// Bak is what the guest mounts at /bak: a directory shared over 9p
+	// (writable), or an ext4 image (BackupImage) attached read-only as a
+	// virtio disk, whose bak/ directory is bound there: reading a 279 MB
+	// datadir over 9p took minutes under TCG.
+	Bak string
 }
 
 // ssh is the command prefix that runs a command on the guest.
@@ -100,7 +107,8 @@ func StartDBHost(t testing.TB, exporter, bak string) *DBHostGuest {
 	require.NoError(t, os.WriteFile(h.KnownHosts, []byte(fmt.Sprintf("[127.0.0.1]:%d %s %s\n", h.SSHPort, keyType, keyData)), 0o600))
 
 	a, mods, err := BuildDBHost(k, busybox, DBHost{Hostname: DBHostName, AuthorizedKey: string(pub), HostKey: hostKey,
-		Exporter: exporter, ExporterConfig: DBHostExporterConfig})
+		Exporter: exporter, ExporterConfig: DBHostExporterConfig,
+		FDPCtl: BuildStatic(t, dir, "fdpctl", "github.com/walab/walab/test/qemu/fdpctl"), EventNamespaces: []int{1, 2}})
 	require.NoError(t, err)
 	t.Logf("kernel %s, modules %v", k.Version, mods)
 	initrd := filepath.Join(dir, "initramfs.cpio")
@@ -110,10 +118,15 @@ func StartDBHost(t testing.TB, exporter, bak string) *DBHostGuest {
 	require.NoError(t, err)
 	require.NoError(t, f.Close())
 
-	vm := VM{QEMU: qemuBin, Kernel: k, Initramfs: initrd, Dir: dir, Cmdline: "quiet no_timer_check", MemoryMiB: 1536, SMP: 2,
+	vm := VM{QEMU: qemuBin, Kernel: k, Initramfs: initrd, Dir: dir, Cmdline: "quiet no_timer_check", MemoryMiB: 2048, SMP: 2,
 		Controllers: []Controller{DBHostDrive},
 		Net:         &UserNet{Forwards: []Forward{{h.SSHPort, DBHostSSH}, {h.MySQL1, DBHostMySQL1}, {h.MySQL2, DBHostMySQL2}, {h.ExporterPort, DBHostExporter}}},
-		Shares:      []Share{{Tag: "usr", Path: "/usr", ReadOnly: true}, {Tag: "bak", Path: bak}}}
+		Shares:      []Share{{Tag: "usr", Path: "/usr", ReadOnly: true}}}
+	if st, err := os.Stat(bak); err == nil && st.Mode().IsRegular() {
+		vm.Disks = []string{bak}
+	} else {
+		vm.Shares = append(vm.Shares, Share{Tag: "bak", Path: bak})
+	}
 	h.Guest, err = vm.Start(context.Background())
 	require.NoError(t, err)
 	t.Cleanup(func() {
@@ -184,3 +197,21 @@ const dbHostBootTimeout = 5 * time.Minute
 
 // BusyboxEnv names another static busybox than /bin/busybox (busybox-static).
 const BusyboxEnv = "WALAB_QEMU_BUSYBOX"
+
+// BackupImage makes an ext4 image at img holding dir's tree as bak/
+// (mke2fs -d, no mount needed), for StartDBHost's bak: the guest binds its
+// bak/ at /bak, so the image's lost+found stays out of the backup.
+func BackupImage(t testing.TB, dir, img string) {
+	t.Helper()
+	stage := filepath.Join(t.TempDir(), "root")
+	require.NoError(t, os.Mkdir(stage, 0o755))
+	out, err := exec.Command("cp", "-a", dir, filepath.Join(stage, "bak")).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	du, err := exec.Command("du", "-sm", stage).Output()
+	require.NoError(t, err)
+	mib, err := strconv.Atoi(strings.Fields(string(du))[0])
+	require.NoError(t, err)
+	mke2fs := testenv.RequireBinary(t, "mke2fs")
+	out, err = exec.Command(mke2fs, "-q", "-t", "ext4", "-d", stage, "-L", "bak", img, fmt.Sprintf("%dM", mib+mib/4+16)).CombinedOutput()
+	require.NoError(t, err, "mke2fs -d: %s", out)
+}

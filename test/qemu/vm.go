@@ -56,6 +56,9 @@ type VM struct {
 	Net *UserNet
 	// Shares are host directories the guest mounts over virtio-9p.
 	Shares []Share
+	// Disks are raw images the guest sees as virtio block devices
+	// (/dev/vda, /dev/vdb, ... in this order), read-only.
+	Disks []string
 }
 
 // UserNet is the guest's user-mode network: host 127.0.0.1:Host → guest :Guest.
@@ -124,6 +127,13 @@ func (v VM) Args() ([]string, error) {
 		}
 		args = append(args, "-fsdev", fmt.Sprintf("local,id=fs%d,path=%s,security_model=none%s", i, sh.Path, ro),
 			"-device", fmt.Sprintf("virtio-9p-pci,fsdev=fs%d,mount_tag=%s", i, sh.Tag))
+	}
+	for i, d := range v.Disks {
+		if strings.ContainsAny(d, ", ") {
+			return nil, fmt.Errorf("disk %q: no commas or spaces", d)
+		}
+		args = append(args, "-drive", fmt.Sprintf("file=%s,if=none,id=vd%d,format=raw,readonly=on", d, i),
+			"-device", fmt.Sprintf("virtio-blk-pci,drive=vd%d", i))
 	}
 	for i, c := range v.Controllers {
 		dev, err := v.controllerArgs(i, c)

@@ -53,6 +53,13 @@ func (e *Env) checkPlacement(ctx context.Context, c plan.Check, run *plan.Run) (
 		}
 		msg += "; " + c.Daemon + " " + runningWord(running)
 	}
+	if len(c.Targets) > 0 && !d.Simulated {
+		obs, err := e.observePlacement(ctx, c, run, d)
+		if err != nil {
+			return "", fmt.Errorf("%s; %w", msg, err)
+		}
+		msg += "; " + obs
+	}
 	return msg, nil
 }
 
@@ -64,13 +71,23 @@ func onOff(b bool) string {
 }
 
 var placementCheck = checkKind{
-	keys:  "expect (on|off|run), daemon",
+	keys:  "expect (on|off|run), daemon, targets with handles (shared|separate|run)",
 	needs: needs{exporter: true, device: true},
 	validate: func(_ *plan.Plan, c plan.Check) []string {
+		var out []string
 		if c.Expect != "on" && c.Expect != "off" && c.Expect != "run" {
-			return []string{fmt.Sprintf("expect %q: want on, off or run (the run's scenario decides: baseline off, others on)", c.Expect)}
+			out = append(out, fmt.Sprintf("expect %q: want on, off or run (the run's scenario decides: baseline off, others on)", c.Expect))
 		}
-		return nil
+		switch {
+		case c.Handles != "" && c.Handles != handlesShared && c.Handles != handlesSeparate && c.Handles != handlesRun:
+			out = append(out, fmt.Sprintf("handles %q: want shared, separate or run (the run's scenario decides: baseline shared, others separate)", c.Handles))
+		case c.Handles != "" && len(c.Targets) == 0:
+			out = append(out, "handles needs targets: the observation follows each target's datadir to its namespace")
+		}
+		if c.Path != "" {
+			out = append(out, "path: placement observes the targets' datadirs, give targets")
+		}
+		return out
 	},
 	run: func(e *Env, ctx context.Context, c plan.Check, run *plan.Run) (string, error) {
 		return e.checkPlacement(ctx, c, run)

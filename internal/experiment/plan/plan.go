@@ -86,8 +86,12 @@ type Check struct {
 	Max     *float64 `yaml:"max"`
 	Expect  string   `yaml:"expect"` // placement: on|off; irqbalance: running|stopped
 	Daemon  string   `yaml:"daemon"` // placement: the daemon that must run when on (astream)
-	Bytes   ByteSize `yaml:"bytes"`  // free_space: bytes needed
-	Path    string   `yaml:"path"`   // free_space/datadir: a path instead of the targets' datadirs
+	// Handles (placement, with targets): the reclaim unit handles the
+	// targets' namespaces are seen to use must be shared, separate, or as
+	// the run's scenario says (run: baseline shared, others separate).
+	Handles string   `yaml:"handles"`
+	Bytes   ByteSize `yaml:"bytes"` // free_space: bytes needed
+	Path    string   `yaml:"path"`  // free_space/datadir: a path instead of the targets' datadirs
 	// Host-fact checks (check_irq_affinity.go, check_mysqld_cpus.go,
 	// check_mount_options.go): an IRQ device, a process name, CPU and
 	// NUMA node lists, mount options.

@@ -198,3 +198,26 @@ func TestExact128BitCounters(t *testing.T) {
 	require.True(t, ok)
 	require.Equal(t, want, s.HostBytes)
 }
+
+// TestNamespaceWritten: a controller with per-namespace SMART (LPA bit 0)
+// and two namespaces has each namespace's own Data Units Written read with
+// its NSID; one whose page is missing is absent, not 0; a controller
+// without LPA bit 0, or with one namespace, sends no per-namespace read.
+func TestNamespaceWritten(t *testing.T) {
+	ns1, ns2 := uint64(3), uint64(5)
+	d := fixture.FDPNamespacesDrive(&ns1, &ns2, nil)
+	poll := func(d fixture.Drive, nsids []uint32) *Sample {
+		t.Helper()
+		r := &Reader{Dev: openDrive(t, d)}
+		plan, err := Probe(context.Background(), r, nsids, Config{})
+		require.NoError(t, err)
+		s, err := Poll(context.Background(), r, plan, time.Time{})
+		require.NoError(t, err)
+		return s
+	}
+	s := poll(d, []uint32{1, 2, 3})
+	require.Equal(t, map[uint32]decode.U128{1: u(3 * 512000), 2: u(5 * 512000)}, s.NamespaceHostBytes, "namespace 3 has no page: absent")
+	require.Nil(t, poll(d, []uint32{1}).NamespaceHostBytes, "one namespace: the controller's own SMART says it")
+	d.LPA &^= fixture.LPASMARTPerNamespace
+	require.Nil(t, poll(d, []uint32{1, 2, 3}).NamespaceHostBytes, "no LPA bit 0: the SMART log is the controller's only")
+}

@@ -9,6 +9,7 @@
 //	id-ns-<nsid>.bin     Identify Namespace, nsid in decimal
 //	id-uuid.bin          Identify UUID List (CNS 0x17), when the controller has one
 //	log-<lid>.bin        whole log page, lid as two lowercase hex digits
+//	log-02-ns<nsid>.bin  the SMART log of one namespace (NSID neither 0 nor all)
 //	log-<lid>-lsi<n>.bin log page with a log specific identifier (e.g. log-09-lsi1.bin)
 //	log-<lid>-lsi<n>-lsp<p>.bin the same with a non-zero log specific parameter
 //	                     (e.g. log-23-lsi1-lsp1.bin: FDP host events; log-23-lsi1.bin: controller events)
@@ -23,6 +24,9 @@ import (
 	"github.com/walab/walab/internal/nvme/admin"
 )
 
+// logSMART is the SMART / Health Information log, the one page keyed by NSID.
+const logSMART = 0x02
+
 // Text files a capture may hold next to the binary responses.
 const (
 	FileModel    = "model"
@@ -31,8 +35,10 @@ const (
 )
 
 // FileName maps a command to the file that answers it. Fields the format
-// does not key on (NSID of a log page, UUID index, offset) are ignored: a
-// capture holds one version of each page. A non-zero LSP is part of the
+// does not key on (UUID index, offset, the NSID of any log page but SMART)
+// are ignored: a capture holds one version of each page. The SMART log of
+// one namespace is a page of its own (log-02-ns<nsid>.bin), so that a
+// capture of both keeps the controller's log-02.bin. A non-zero LSP is part of the
 // name, because it selects a different page (0x23: host or controller
 // events). ok is false for commands the
 // format has no file for.
@@ -50,6 +56,9 @@ func FileName(cmd admin.Command) (name string, ok bool) {
 		return "", false
 	case admin.OpGetLogPage:
 		name := fmt.Sprintf("log-%02x", uint8(cmd.CDW10))
+		if uint8(cmd.CDW10) == logSMART && cmd.NSID != 0 && cmd.NSID != admin.NSIDAll {
+			name += fmt.Sprintf("-ns%d", cmd.NSID)
+		}
 		if lsi := cmd.LSI(); lsi != 0 {
 			name += fmt.Sprintf("-lsi%d", lsi)
 		}
