@@ -27,8 +27,8 @@ type labCmd struct {
 func defineLab(app *kingpin.Application) *labCmd {
 	c := &labCmd{}
 	o := &c.opts
-	c.cmd = app.Command("lab", "Run the lab on this machine, on loopback: the exporter on a small simulated drive, Prometheus with walab's rules, "+
-		"and seed 000's plan in a short form (baseline vs streams under TPC-C on the local MariaDB); print the verdict and write its HTML report; "+
+	c.cmd = app.Command("lab", "Run the lab on this machine, on loopback: the exporter with a small simulated drive under a FUSE filesystem, a private mariadbd whose datadir is there (so the WA is MariaDB's own), Prometheus with walab's rules, "+
+		"and seed 000's plan in a short form (baseline vs streams under TPC-C); print the verdict and write its HTML report; "+
 		"then stay up for exploring until Ctrl-C. Exit 0 VALID, 3 NOT VALID, 1 error, 2 usage, 130 interrupted before the verdict.")
 	c.cmd.Flag("plan", "The plan file.").Default("deploy/experiments/seed000-sim.yml").StringVar(&o.Plan)
 	c.cmd.Flag("out", "Work directory, new or empty: configs, logs, Prometheus data, the experiment, report.html (default $TMPDIR/walab-lab-<time>).").StringVar(&c.out)

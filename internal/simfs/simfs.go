@@ -47,7 +47,7 @@ type Options struct {
 	// filesystem mounted without the discard option (XFS's and ext4's
 	// default).
 	NoDiscard bool
-	Logger              *slog.Logger
+	Logger    *slog.Logger
 }
 
 // FS is a mounted filesystem.
