@@ -140,3 +140,19 @@ func TestExpandTemplatePlan(t *testing.T) {
 	_, err = ParseEnv(plan, get)
 	require.ErrorContains(t, err, "${JOBS}: its value has a line break")
 }
+
+// TestRefusesGivenZeroCounts: a run's repeat: 0 became 1 and threads: 0
+// loadgen's own default, silently, as cycles: 00 became one pass. A count
+// written as 0 is refused at its line; left out, it keeps its default.
+func TestRefusesGivenZeroCounts(t *testing.T) {
+	for _, tc := range []struct{ plan, want string }{
+		{"name: x\nruns:\n  - {name: r, command: 'true', repeat: 0}\n", "line 3: runs[0] (r): repeat: 0"},
+		{"name: x\nruns:\n  - name: r\n    workload: tpcc\n    duration: 10s\n    targets: [a]\n    threads: 0\n", "line 7: runs[0] (r): threads: 0"},
+		{"name: x\ncycles: 00\nruns:\n  - {name: r, command: 'true'}\n", "line 2: cycles: 0"},
+	} {
+		_, err := Parse([]byte(tc.plan))
+		require.ErrorContains(t, err, tc.want, tc.plan)
+	}
+	_, err := Parse([]byte("name: x\nruns:\n  - {name: r, command: 'true'}\n"))
+	require.NoError(t, err, "left out, a count keeps its default")
+}

@@ -311,9 +311,7 @@ func parse(data []byte, getenv func(string) (string, bool)) (*Plan, error) {
 		expandNode(&doc, getenv, &errs)
 	}
 	checkKeys(doc.Content[0], reflect.TypeOf(Plan{}), "", &errs)
-	if n := keyValue(doc.Content[0], "cycles"); n != nil && n.Value == "0" {
-		errs = append(errs, LineError{n.Line, "cycles: 0: want 1..1000 (leave cycles out for one pass over the runs)"})
-	}
+	refuseGivenZeros(doc.Content[0], &errs)
 	var p Plan
 	if err := doc.Content[0].Decode(&p); err != nil {
 		// Type errors the key walk did not already report at that line.
@@ -345,6 +343,36 @@ func parse(data []byte, getenv func(string) (string, bool)) (*Plan, error) {
 		return nil, errs
 	}
 	return &p, nil
+}
+
+// refuseGivenZeros refuses a count written as 0 where leaving it out
+// means a default (cycles: one pass; a run's repeat: once, threads:
+// loadgen's own): a given 0 is never read as "not given".
+func refuseGivenZeros(top *yaml.Node, errs *Errors) {
+	if n := keyValue(top, "cycles"); isZero(n) {
+		*errs = append(*errs, LineError{n.Line, "cycles: 0: want 1..1000 (leave cycles out for one pass over the runs)"})
+	}
+	runs := keyValue(top, "runs")
+	if runs == nil || runs.Kind != yaml.SequenceNode {
+		return
+	}
+	for i, r := range runs.Content {
+		name := ""
+		if n := keyValue(r, "name"); n != nil {
+			name = n.Value
+		}
+		for _, k := range [][2]string{{"repeat", "want 1..1000 (leave repeat out for one repetition)"}, {"threads", "want at least 1 (leave threads out for loadgen's default)"}} {
+			if n := keyValue(r, k[0]); isZero(n) {
+				*errs = append(*errs, LineError{n.Line, fmt.Sprintf("runs[%d] (%s): %s: 0: %s", i, name, k[0], k[1])})
+			}
+		}
+	}
+}
+
+// isZero: n is a scalar integer 0 however written (0, 00, +0, 0x0).
+func isZero(n *yaml.Node) bool {
+	var v int
+	return n != nil && n.Kind == yaml.ScalarNode && n.Decode(&v) == nil && v == 0
 }
 
 // keyValue is the value node of key in mapping n, or nil.

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -65,8 +66,8 @@ func becomeSubreaper() {
 // controlling terminal: a prompt fails instead of stopping the step on
 // SIGTTIN) and process group, records the group in the step's state, and
 // only then lets the command run. stdin is the command's standard input
-// (nil: /dev/null).
-func (e *Executor) startGroup(it Item, argv, env []string, logf *os.File, stdin *os.File) (*exec.Cmd, error) {
+// (nil: /dev/null), stderr its standard error (nil: logf).
+func (e *Executor) startGroup(it Item, argv, env []string, logf, stderr *os.File, stdin *os.File) (*exec.Cmd, error) {
 	becomeSubreaper()
 	token, err := newToken()
 	if err != nil {
@@ -80,6 +81,9 @@ func (e *Executor) startGroup(it Item, argv, env []string, logf *os.File, stdin 
 	cmd := exec.Command("/bin/sh", append([]string{"-c", guardScript, "walab-step"}, argv...)...)
 	cmd.Env = append(env, "WALAB_STEP_TOKEN="+token)
 	cmd.Stdout, cmd.Stderr = logf, logf
+	if stderr != nil {
+		cmd.Stderr = stderr
+	}
 	if stdin != nil {
 		cmd.Stdin = stdin
 	}
@@ -250,12 +254,21 @@ func pidList(ms []procStat) string {
 	return strings.Join(s, ", ")
 }
 
-// endInterrupted ends the recorded process groups of interrupted steps:
-// the first thing a resume does, so that nothing of a killed runner's
+// endInterrupted ends the recorded remote sessions (RemoteSession) and
+// process groups of interrupted steps: the first thing a resume does, so that nothing of a killed runner's
 // step runs beside what the resume starts.
 func (e *Executor) endInterrupted() error {
 	for _, it := range e.items {
 		st := e.state.Steps[it.ID]
+		if st != nil && st.Remote != nil {
+			if err := e.endRemote(context.Background(), it, st.Remote); err != nil {
+				return err
+			}
+			st.Remote = nil
+			if err := e.save(); err != nil {
+				return err
+			}
+		}
 		if st == nil || st.Status != StatusStarted || st.Group == nil {
 			continue
 		}

@@ -64,6 +64,10 @@ func (e *Executor) run(ctx context.Context, i int, it Item, st *StepState, logPa
 	if err := writeJSON(filepath.Join(abs, "fingerprint-end.json"), fpEnd); err != nil {
 		return nil, err
 	}
+	if lost := fingerprint.Lost(fpStart, fpEnd); len(lost) > 0 {
+		return nil, fmt.Errorf("run %s: the end fingerprint could not read %s (%s): the run's WA and drift are unknown, so it is not counted; resume runs it again",
+			runID, strings.Join(lost, ", "), strings.Join(fpEnd.Errors, "; "))
+	}
 	rec := &RunRecord{Step: it.ID, Run: it.Run.Name, Scenario: it.Run.ScenarioLabel(), RunID: runID,
 		Threads: it.Threads, Rep: it.Rep, Attempt: st.Attempts, Start: start, End: end, Dir: dir,
 		WA: fingerprint.WA(fpStart, fpEnd), Drift: fingerprint.Diff(fpStart, fpEnd)}

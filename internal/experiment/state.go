@@ -62,6 +62,9 @@ type StepState struct {
 	// Group is the process group of the step's command, recorded before
 	// it starts (procgroup.go).
 	Group *ProcGroup `json:"process_group,omitempty"`
+	// Remote is the session of a remote step's command on its host, as
+	// its guard reported it (remote_session.go); resume ends it.
+	Remote *RemoteSession `json:"remote_session,omitempty"`
 }
 
 // RunRecord is one counted run: recorded in the same state write that marks

@@ -194,7 +194,11 @@ func sshProblems(prog string, args []string) error {
 // ssh ends or reads end of file, the remote side of the channel closes,
 // and the guard kills the command's whole session (setsid). The command
 // itself gets /dev/null as standard input: nothing waits on a prompt.
+// The guard reports the session on its standard error (RemoteSession):
+// when it cannot end the session itself, resume does.
 const remoteGuard = `exec 3<&0 </dev/null; setsid "$@" 3<&- & c=$!; ` +
+	`if read -r l 2>/dev/null </proc/"$c"/stat && read -r b </proc/sys/kernel/random/boot_id; then ` +
+	`l=${l##*\) }; set -- $l; printf '` + remoteSessionMark + `%s %s %s\n' "$c" "${20}" "$b" >&2; fi; ` +
 	`{ while read -r _ <&3; do :; done; kill -KILL -"$c" "$c"; } >/dev/null 2>&1 & w=$!; ` +
 	`exec 3<&-; wait "$c"; s=$?; kill "$w" 2>/dev/null; exit "$s"`
 
