@@ -96,14 +96,14 @@ func (e *Executor) command(ctx context.Context, it Item, attempt int, argv, env 
 	for {
 		select {
 		case s := <-sessions:
-			if err := e.recordRemote(it, &s); err != nil {
+			if err := recordRemote(e.Out, e.state, it, &s); err != nil {
 				kill()
 				return start, time.Now().UTC(), "", err
 			}
 		case err := <-done:
 			endOrphans(cmd, logf)
 			remoteOutputEnd(errDone)
-			e.settleRemote(it, sessions, cmd.ProcessState.ExitCode())
+			settleRemote(e.Out, e.state, it, sessions, cmd.ProcessState.ExitCode())
 			end = time.Now().UTC()
 			fmt.Fprintf(logf, "=== exit: %v after %s\n", exitText(err), end.Sub(start).Round(time.Millisecond))
 			if err != nil {
@@ -203,7 +203,7 @@ func shortArgv(argv []string) string {
 // writtenStop returns a condition that is true once the drive's host
 // counter moved by capacities × its capacity since now.
 func (e *Executor) writtenStop(ctx context.Context, capacities float64) (func() (bool, string), error) {
-	d, err := fingerprint.ReadDrive(ctx, e.client(), e.Plan.Exporter, e.Plan.Device)
+	d, err := fingerprint.ReadDrive(ctx, httpClient(e.HTTP), e.Plan.Exporter, e.Plan.Device)
 	if err != nil && d == nil {
 		return nil, fmt.Errorf("written: %w", err)
 	}
@@ -212,7 +212,7 @@ func (e *Executor) writtenStop(ctx context.Context, capacities float64) (func() 
 	}
 	start, want := *d.HostWrittenBytes, capacities**d.CapacityBytes
 	return func() (bool, string) {
-		d, err := fingerprint.ReadDrive(ctx, e.client(), e.Plan.Exporter, e.Plan.Device)
+		d, err := fingerprint.ReadDrive(ctx, httpClient(e.HTTP), e.Plan.Exporter, e.Plan.Device)
 		if err != nil && d == nil || d.HostWrittenBytes == nil {
 			return false, ""
 		}

@@ -39,7 +39,7 @@ walab_nvme_media_written_bytes_total{device="nvme0",source="ocp_c0"} %d
 	}))
 	t.Cleanup(exp.Close)
 	plan := fmt.Sprintf("name: lost\nexporter: %s\ndevice: nvme0\nruns:\n  - {name: r, command: 'touch %s'}\n", exp.URL, gone)
-	e, err := Create([]byte(plan), filepath.Join(dir, "out"))
+	e, err := create([]byte(plan), filepath.Join(dir, "out"))
 	require.NoError(t, err)
 	e.PollEvery, e.KillGrace = 20*time.Millisecond, time.Second
 	err = e.Execute(context.Background())

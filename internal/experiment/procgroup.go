@@ -18,17 +18,9 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
-)
 
-// ProcGroup is the process group a step's command runs in. It is recorded
-// in the state before the command starts, so that a resume after the
-// runner died can find what the step left running and end it.
-type ProcGroup struct {
-	PGID       int    `json:"pgid"`
-	StartTicks uint64 `json:"start_ticks"` // the leader's start time, /proc/PID/stat field 22
-	BootID     string `json:"boot_id"`     // /proc/sys/kernel/random/boot_id: a pgid means nothing after a reboot
-	Token      string `json:"token"`       // WALAB_STEP_TOKEN in the environment of the group's processes
-}
+	"github.com/walab/walab/internal/experiment/state"
+)
 
 // guardScript leads every step's process group. The runner starts it
 // with PR_SET_PDEATHSIG = SIGUSR1: PDEATHSIG reaches only the direct child,
@@ -102,7 +94,7 @@ func (e *Executor) startGroup(it Item, argv, env []string, logf, stderr *os.File
 	if err == nil {
 		if st := e.state.Steps[it.ID]; st != nil {
 			st.Group = g
-			err = e.save()
+			err = state.Save(e.Out, e.state)
 		}
 	}
 	if err == nil {
@@ -261,11 +253,11 @@ func (e *Executor) endInterrupted() error {
 	for _, it := range e.items {
 		st := e.state.Steps[it.ID]
 		if st != nil && st.Remote != nil {
-			if err := e.endRemote(context.Background(), it, st.Remote); err != nil {
+			if err := endRemote(context.Background(), e.Plan, it, st.Remote, e.printf); err != nil {
 				return err
 			}
 			st.Remote = nil
-			if err := e.save(); err != nil {
+			if err := state.Save(e.Out, e.state); err != nil {
 				return err
 			}
 		}
@@ -280,7 +272,7 @@ func (e *Executor) endInterrupted() error {
 			e.printf("[resume] %s: killed %d process(es) left running in its process group %d", it.ID, n, st.Group.PGID)
 		}
 		st.Group = nil
-		if err := e.save(); err != nil {
+		if err := state.Save(e.Out, e.state); err != nil {
 			return err
 		}
 	}

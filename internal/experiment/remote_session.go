@@ -10,33 +10,19 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/walab/walab/internal/experiment/plan"
+	"github.com/walab/walab/internal/experiment/state"
 )
-
-// RemoteSession is the session a remote step's command runs in on the
-// database host (remoteGuard's setsid). The guard reports it on its
-// standard error as the command starts, and the runner records it in the
-// step's state, so that a resume can end it through the same transport
-// when the guard could not (the connection cut in a way the guard did
-// not see, the guard itself stopped or killed).
-type RemoteSession struct {
-	Host       string `json:"host"`        // the step's on:
-	SID        int    `json:"sid"`         // session and process group id on the host
-	StartTicks uint64 `json:"start_ticks"` // the leader's start time there, /proc/PID/stat field 22
-	BootID     string `json:"boot_id"`     // the host's boot id: a session id means nothing after a reboot
-}
-
-// remoteSessionMark starts the line the guard writes to its standard
-// error: the mark, the session id, its leader's start time, the boot id.
-const remoteSessionMark = "walab-remote-session "
 
 // parseRemoteSession reads the guard's line, wherever it is in line (the
 // command's own output may precede it on the same line).
 func parseRemoteSession(host, line string) (RemoteSession, bool) {
-	i := strings.Index(line, remoteSessionMark)
+	i := strings.Index(line, plan.RemoteSessionMark)
 	if i < 0 {
 		return RemoteSession{}, false
 	}
-	f := strings.Fields(line[i+len(remoteSessionMark):])
+	f := strings.Fields(line[i+len(plan.RemoteSessionMark):])
 	if len(f) != 3 {
 		return RemoteSession{}, false
 	}
@@ -97,19 +83,16 @@ echo "killed $n"`
 
 // endRemote ends the recorded remote session of an interrupted or failed
 // step through the host's transport, before resume starts anything, and
-// says what it did. An error leaves the session recorded: resume stops,
-// since redoing the step would run a second command beside the first.
-func (e *Executor) endRemote(ctx context.Context, it Item, s *RemoteSession) error {
-	t, err := e.Plan.hostTransport(s.Host)
-	if err == nil && (t == nil || !t.remote) {
-		err = fmt.Errorf("hosts.%s.exec is no remote shell any more", s.Host)
-	}
+// says what it did through printf. An error leaves the session recorded:
+// resume stops, since redoing the step would run a second command beside
+// the first.
+func endRemote(ctx context.Context, p *Plan, it Item, s *RemoteSession, printf func(string, ...any)) error {
+	argv, err := p.RemoteShellArgv(s.Host, []string{"/bin/sh", "-c", remoteKill, "walab-remote-kill",
+		strconv.Itoa(s.SID), strconv.FormatUint(s.StartTicks, 10), s.BootID})
 	var out []byte
 	if err == nil {
 		ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 		defer cancel()
-		argv := append(append([]string{}, t.prefix...), shellQuoteAll([]string{"/bin/sh", "-c", remoteKill, "walab-remote-kill",
-			strconv.Itoa(s.SID), strconv.FormatUint(s.StartTicks, 10), s.BootID}))
 		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 		cmd.Stderr = os.Stderr
 		out, err = cmd.Output()
@@ -121,22 +104,22 @@ func (e *Executor) endRemote(ctx context.Context, it Item, s *RemoteSession) err
 	}
 	switch n := strings.TrimPrefix(res, "killed "); {
 	case res == "rebooted" || res == "reused":
-		e.printf("[resume] %s: its remote session %d on host %s is gone (%s)", it.ID, s.SID, s.Host, res)
+		printf("[resume] %s: its remote session %d on host %s is gone (%s)", it.ID, s.SID, s.Host, res)
 	case n != "0":
-		e.printf("[resume] %s: killed the remote session %d on host %s (%s process(es)) that the interrupted step left running", it.ID, s.SID, s.Host, n)
+		printf("[resume] %s: killed the remote session %d on host %s (%s process(es)) that the interrupted step left running", it.ID, s.SID, s.Host, n)
 	}
 	return nil
 }
 
 // recordRemote records (or, nil, forgets) a step's remote session in the
-// state file.
-func (e *Executor) recordRemote(it Item, s *RemoteSession) error {
-	st := e.state.Steps[it.ID]
+// journal j, saved in the experiment directory out.
+func recordRemote(out string, j *State, it Item, s *RemoteSession) error {
+	st := j.Steps[it.ID]
 	if st == nil || st.Remote == s || st.Remote == nil && s == nil {
 		return nil
 	}
 	st.Remote = s
-	if err := e.save(); err != nil {
+	if err := state.Save(out, j); err != nil {
 		return fmt.Errorf("step %s: recording its remote session: %w", it.ID, err)
 	}
 	return nil
@@ -157,14 +140,14 @@ func remoteOutputEnd(done <-chan struct{}) {
 // settleRemote keeps a remote step's session recorded when ssh failed
 // (exit 255: the connection broke, the session may run on; its report may
 // still be unread) and forgets it otherwise: the guard ended it.
-func (e *Executor) settleRemote(it Item, sessions <-chan RemoteSession, exit int) {
+func settleRemote(out string, j *State, it Item, sessions <-chan RemoteSession, exit int) {
 	if exit != 255 {
-		_ = e.recordRemote(it, nil)
+		_ = recordRemote(out, j, it, nil)
 		return
 	}
 	select {
 	case s := <-sessions:
-		_ = e.recordRemote(it, &s)
+		_ = recordRemote(out, j, it, &s)
 	default:
 	}
 }

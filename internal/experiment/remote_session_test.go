@@ -19,7 +19,7 @@ import (
 // through a transport that hands the line to a shell (sh -c stands for
 // ssh's remote shell).
 func TestRemoteGuardReportsSession(t *testing.T) {
-	line := remoteLine([]string{"/bin/sh", "-c", "echo out; sleep 0.2"})
+	line := (&Plan{Hosts: &Hosts{DB: &Host{Exec: "ssh db"}}}).RemoteLine(Item{Step: &Step{Command: "echo out; sleep 0.2", On: HostDB}})
 	cmd := exec.Command("sh", "-c", line)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
@@ -49,7 +49,7 @@ func TestResumeEndsRemoteSession(t *testing.T) {
 	dir := t.TempDir()
 	journal := filepath.Join(dir, "journal")
 	plan := "name: rs\nhosts: {db: {exec: \"sh -c\", remote_shell: true}}\nruns:\n  - {name: r, command: 'echo $WALAB_STEP >> " + journal + "'}\n"
-	e, err := Create([]byte(plan), filepath.Join(dir, "out"))
+	e, err := create([]byte(plan), filepath.Join(dir, "out"))
 	require.NoError(t, err)
 	sleep := exec.Command("sleep", "300")
 	sleep.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
