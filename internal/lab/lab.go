@@ -230,7 +230,7 @@ func (o Options) readPlan() (plan.Source, error) {
 // serves the simulated drive (and with SimFS the filesystem under
 // MariaDB's datadir): without it no WA is measured, and the experiment's
 // own error (a failed step, a missing figure) would not say why.
-func (o Options) watchedExperiment(ctx context.Context, plan []byte, procs []*proc) (*Result, error) {
+func (o Options) watchedExperiment(ctx context.Context, src plan.Source, procs []*proc) (*Result, error) {
 	ectx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() {
@@ -240,7 +240,7 @@ func (o Options) watchedExperiment(ctx context.Context, plan []byte, procs []*pr
 		case <-ectx.Done():
 		}
 	}()
-	res, err := o.experiment(ectx, plan)
+	res, err := o.experiment(ectx, src)
 	for _, p := range procs {
 		if !p.exited() {
 			continue
