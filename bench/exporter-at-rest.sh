@@ -5,7 +5,8 @@
 # prometheus-mysqld-exporter, default collectors) on the same MariaDB.
 # "walab" is `make run`'s exporter: the command line and configuration
 # `walab lab` runs (`walab lab --print-exporter` writes them into a scratch
-# directory: the lab's 256 MiB simulated drive, InnoDB on the same MariaDB,
+# directory; --no-simfs, the lab's exporter on the synthetic mix, as the
+# figures in bench/results were taken: the lab's 256 MiB simulated drive, InnoDB on the same MariaDB,
 # the placement tracer, no host, filesystem or irq collectors). A second
 # walab, "walab_nvme", is the deployed configuration (deploy/local/
 # exporter.yml, its state files moved into the scratch directory) on the
@@ -62,7 +63,7 @@ names=(walab walab_nvme node mysqld)
 declare -A port pid
 for n in "${names[@]}"; do port[$n]=$(freeport); done
 mapfile -t lab_cmd < <("$work/walab" lab --print-exporter --out "$work/lab" --exporter.bin "$work/walab-exporter" \
-	--exporter.listen "127.0.0.1:${port[walab]}" --mysql.port-1 "$MYSQL_PORT" --mysql.port-2 "$MYSQL_PORT")
+	--exporter.listen "127.0.0.1:${port[walab]}" --no-simfs --mysql.port-1 "$MYSQL_PORT" --mysql.port-2 "$MYSQL_PORT")
 [ "${#lab_cmd[@]}" -gt 1 ] || { echo "walab lab --print-exporter printed no command" >&2; exit 1; }
 echo "walab (make run's exporter): ${lab_cmd[*]}"
 (cd "$work/lab" && exec "${lab_cmd[@]}") >"$work/walab.log" 2>&1 &

@@ -21,13 +21,14 @@ type labCmd struct {
 	opts          lab.Options
 	out           string
 	printExporter bool
+	portSet       [2]bool // --mysql.port-1, -2 given
 }
 
 func defineLab(app *kingpin.Application) *labCmd {
 	c := &labCmd{}
 	o := &c.opts
-	c.cmd = app.Command("lab", "Run the lab on this machine, on loopback: the exporter on a small simulated drive, Prometheus with walab's rules, "+
-		"and seed 000's plan in a short form (baseline vs streams under TPC-C on the local MariaDB); print the verdict and write its HTML report; "+
+	c.cmd = app.Command("lab", "Run the lab on this machine, on loopback: the exporter with a small simulated drive under a FUSE filesystem, a private mariadbd whose datadir is there (so the WA is MariaDB's own), Prometheus with walab's rules, "+
+		"and seed 000's plan in a short form (baseline vs streams under TPC-C); print the verdict and write its HTML report; "+
 		"then stay up for exploring until Ctrl-C. Exit 0 VALID, 3 NOT VALID, 1 error, 2 usage, 130 interrupted before the verdict.")
 	c.cmd.Flag("plan", "The plan file.").Default("deploy/experiments/seed000-sim.yml").StringVar(&o.Plan)
 	c.cmd.Flag("out", "Work directory, new or empty: configs, logs, Prometheus data, the experiment, report.html (default $TMPDIR/walab-lab-<time>).").StringVar(&c.out)
@@ -37,15 +38,16 @@ func defineLab(app *kingpin.Application) *labCmd {
 	c.cmd.Flag("exporter.listen", "Loopback address of the exporter.").Default("127.0.0.1:10131").StringVar(&o.ExporterAddr)
 	c.cmd.Flag("prometheus.listen", "Loopback address of Prometheus.").Default("127.0.0.1:9090").StringVar(&o.PrometheusAddr)
 	c.cmd.Flag("loadgen.listen", "Loopback address of loadgen's metrics during a run.").Default("127.0.0.1:10132").StringVar(&o.LoadgenAddr)
-	c.cmd.Flag("mysql.port-1", "Port of MySQL/MariaDB instance 1 on 127.0.0.1 (user root, no password).").Default("3306").IntVar(&o.MySQLPort1)
-	c.cmd.Flag("mysql.port-2", "Port of instance 2 (the same server as instance 1 by default, another database).").Default("3306").IntVar(&o.MySQLPort2)
+	c.cmd.Flag("mysql.port-1", "With --no-simfs: port of MySQL/MariaDB instance 1 on 127.0.0.1 (user root, no password).").Default("3306").IsSetByUser(&c.portSet[0]).IntVar(&o.MySQLPort1)
+	c.cmd.Flag("mysql.port-2", "With --no-simfs: port of instance 2 (the same server as instance 1 by default, another database).").Default("3306").IsSetByUser(&c.portSet[1]).IntVar(&o.MySQLPort2)
 	c.cmd.Flag("mysql.db-1", "Database the lab creates and loads on instance 1 (TPC-C, one warehouse; restored before each run).").Default("walab_lab_1").StringVar(&o.DB1)
 	c.cmd.Flag("mysql.db-2", "Database on instance 2.").Default("walab_lab_2").StringVar(&o.DB2)
 	c.cmd.Flag("run", "Length of each run (baseline, then streams).").Default("100s").DurationVar(&o.RunFor)
 	c.cmd.Flag("round", "One row of the WA table (the simulated drive's \"hour\").").Default("10s").DurationVar(&o.Round)
 	c.cmd.Flag("progress", "Period of progress lines during a run.").Default("15s").DurationVar(&o.Progress)
 	c.cmd.Flag("print-exporter", "Only write the lab's configuration into --out and print the exporter's command line as the lab runs it, one argument per line (bench/exporter-at-rest.sh measures that exporter).").BoolVar(&c.printExporter)
-	c.cmd.Flag("simfs", "Put the simulated drive under a FUSE filesystem and run a private mariadbd with its datadir there, instead of the --mysql.port-* servers: the WA then comes from MariaDB's own writes, not the drive's synthetic mix (docs/sim.md). Needs root and /dev/fuse.").BoolVar(&o.SimFS)
+	c.cmd.Flag("simfs", "The simulated drive under a FUSE filesystem and a private mariadbd with its datadir there: the WA comes from MariaDB's own writes (docs/sim.md). Needs root and /dev/fuse; without them the lab refuses to start. "+
+		"--no-simfs: the drive's synthetic MySQL-like mix on the --mysql.port-* servers, whose writes do not reach the drive.").Default("true").BoolVar(&o.SimFS)
 	c.cmd.Flag("mariadbd.bin", "The mariadbd binary --simfs starts.").Default("/usr/sbin/mariadbd").StringVar(&o.MariaDBD)
 	c.cmd.Flag("hold", "Stay up after the verdict until Ctrl-C (--no-hold: stop at once).").Default("true").BoolVar(&o.Hold)
 	return c
@@ -58,6 +60,10 @@ func (c *labCmd) execute(ctx context.Context, stdout, stderr io.Writer) int {
 	o.Stdout, o.Out = stdout, c.out
 	if o.Out == "" {
 		o.Out = filepath.Join(os.TempDir(), "walab-lab-"+time.Now().Format("20060102-150405"))
+	}
+	if o.SimFS && (c.portSet[0] || c.portSet[1]) {
+		fmt.Fprintln(stderr, "walab lab: --mysql.port-* name the servers of --no-simfs; the lab's default runs a private mariadbd on the simulated drive")
+		return 2
 	}
 	if c.printExporter {
 		return c.printExporterCommand(o, stdout, stderr)

@@ -104,3 +104,35 @@ func TestNamespacePlacement(t *testing.T) {
 	got = judge(RunFacts{Placement: &off, NamespaceShare: share(0)}, RunFacts{Placement: &on, NamespaceShare: share(0)})
 	require.Equal(t, Check{Name: "placement (inferred)", Status: Pass, Detail: "baseline off, candidate on (directive state; not per-command proof)"}, got)
 }
+
+// TestWASourceCheck: on the simulated drive the verdict says where its
+// host writes came from (a database through the drive's filesystem, or
+// the synthetic workload), and fails runs fed differently or a filesystem
+// that stopped serving mid-run; a real drive gets no such line.
+func TestWASourceCheck(t *testing.T) {
+	one, zero := 1.0, 0.0
+	for _, tc := range []struct {
+		sim        bool
+		b, c       *float64
+		want, text string
+	}{
+		{true, &one, &one, Pass, "the database's own writes through the simulated drive's filesystem"},
+		{true, nil, nil, Pass, "synthetic workload in both runs"},
+		{true, &one, nil, Fail, "the other's by the synthetic workload"},
+		{true, &one, &zero, Fail, "stopped serving during a run"},
+		{false, nil, nil, "", ""},
+	} {
+		b, c := RunFacts{Simulated: tc.sim, FSServing: tc.b}, RunFacts{Simulated: tc.sim, FSServing: tc.c}
+		j := &judgement{r: &Result{}, b: b, c: c}
+		checkWASource(j)
+		if tc.want == "" {
+			require.Empty(t, j.v.Checks)
+			continue
+		}
+		require.Len(t, j.v.Checks, 1)
+		require.Equal(t, "WA source", j.v.Checks[0].Name)
+		require.Equal(t, tc.want, j.v.Checks[0].Status, j.v.Checks[0].Detail)
+		require.Contains(t, j.v.Checks[0].Detail, tc.text)
+		require.Equal(t, tc.want == Fail, len(j.v.Reasons) == 1)
+	}
+}

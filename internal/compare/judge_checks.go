@@ -35,6 +35,7 @@ var comparabilityChecks = []func(*judgement){
 	checkThroughputSteady,
 	checkComplete,
 	checkSameDrive,
+	checkWASource,
 	checkFillAtStart,
 	checkWornIn,
 	checkHostRate,
@@ -82,6 +83,28 @@ func checkSameDrive(j *judgement) {
 		j.add("same drive", st, "serial %s firmware %s vs serial %s firmware %s", b.Serial, b.Firmware, c.Serial, c.Firmware)
 	default:
 		j.add("same drive", Pass, "serial %s firmware %s", b.Serial, b.Firmware)
+	}
+}
+
+// checkWASource says where a simulated drive's host writes came from: a
+// database's own, through the drive's filesystem (sim.fs, docs/sim.md), or
+// the simulator's synthetic workload. Runs fed differently, or a
+// filesystem that stopped serving mid-run (the drive then missed writes),
+// do not compare. A real drive's writes are the host's: not listed.
+func checkWASource(j *judgement) {
+	if !simulated(j) {
+		return
+	}
+	b, c := j.b.FSServing, j.c.FSServing
+	switch {
+	case b == nil && c == nil:
+		j.add("WA source", Pass, "the simulated drive's synthetic workload in both runs, not a database's writes (no %s)", promql.SimFSServing)
+	case b == nil || c == nil:
+		j.add("WA source", Fail, "one run's drive was fed by its filesystem (%s), the other's by the synthetic workload", promql.SimFSServing)
+	case *b < 1 || *c < 1:
+		j.add("WA source", Fail, "the drive's filesystem stopped serving during a run (lowest %s %g vs %g): the drive missed the database's writes", promql.SimFSServing, *b, *c)
+	default:
+		j.add("WA source", Pass, "the database's own writes through the simulated drive's filesystem in both runs (%s 1 throughout)", promql.SimFSServing)
 	}
 }
 

@@ -96,6 +96,11 @@ type RunFacts struct {
 	// inferred from the directive/FDP state the exporter reads (not proof
 	// that writes carried a placement id).
 	Placement *bool `json:",omitempty"`
+	// FSServing is the lowest walab_simfs_serving of the run's devices
+	// over the run: 1 when a filesystem fed the simulated drive the whole
+	// run (a database's own writes, not the simulator's workload), 0 when
+	// it stopped serving; nil without the series (a generator's drive).
+	FSServing *float64 `json:",omitempty"`
 	// PlacedShare is the share of the write bytes the kernel sent to the
 	// drive with a stream id or placement handle over the compared rounds,
 	// counted per command by the placement tracer

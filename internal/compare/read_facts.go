@@ -73,6 +73,9 @@ func (s Source) Facts(ctx context.Context, run Run, devices []string, compared, 
 	if f.DriveTurns, err = scalar(fmt.Sprintf("sum(last_over_time("+promql.NVMeMediaWrittenBytes+"{%[1]s}[5m])) / sum(max by (device) (last_over_time("+promql.NVMeCapacity+"{%[1]s}[5m])))", dev), run.Start); err != nil {
 		return f, err
 	}
+	if f.FSServing, err = scalar(fmt.Sprintf("min(min_over_time("+promql.SimFSServing+"{%s}[%s]))", dev, runDur), run.End); err != nil {
+		return f, err
+	}
 	pl, err := scalar(fmt.Sprintf(`max(max_over_time(`+promql.NVMeDirectiveEnabled+`{%[1]s,directive=~"streams|data_placement"}[%[2]s]) or max_over_time(`+promql.NVMeFDPEnabled+`{%[1]s}[%[2]s]))`, dev, win), winEnd)
 	if err != nil {
 		return f, err

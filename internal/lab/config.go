@@ -142,7 +142,8 @@ func writeConfigs(dir string, o Options, dataDirs []string) error {
 
 // ExporterCommand writes the lab's configuration files into o.Out (new or
 // empty) and returns the exporter's command line exactly as Run starts it,
-// the binary first, without starting anything. bench/exporter-at-rest.sh
+// the binary first, without starting anything (with SimFS the exporter
+// mounts the drive's filesystem under o.Out when it starts). bench/exporter-at-rest.sh
 // measures this exporter as `make run`'s.
 func ExporterCommand(o Options) ([]string, error) {
 	if err := loopback(o.ExporterAddr); err != nil {
@@ -161,11 +162,15 @@ func ExporterCommand(o Options) ([]string, error) {
 	if err := newDir(o.Out); err != nil {
 		return nil, err
 	}
-	s := &session{servers: map[int]*sql.DB{}} // no locks: only @@datadir is read
-	defer s.close()
-	dirs, err := s.dataDirs(context.Background(), o)
-	if err != nil {
-		return nil, err
+	dirs := []string{simfsDataDir(o.Out)}
+	if !o.SimFS {
+		s := &session{servers: map[int]*sql.DB{}} // no locks: only @@datadir is read
+		defer s.close()
+		d, err := s.dataDirs(context.Background(), o)
+		if err != nil {
+			return nil, err
+		}
+		dirs = d
 	}
 	if err := writeConfigs(o.Out, o, dirs); err != nil {
 		return nil, err

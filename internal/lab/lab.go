@@ -115,6 +115,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		for i := len(procs) - 1; i >= 0; i-- {
 			procs[i].stop(10 * time.Second)
 		}
+		if o.SimFS {
+			o.detachMount()
+		}
 		o.printf("lab: stopped every process it started; logs in %s", filepath.Join(o.Out, "log"))
 	}()
 	s, err := o.startProcesses(ctx, &procs)
@@ -124,7 +127,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := o.experiment(ctx, plan)
+	res, err := o.watchedExperiment(ctx, plan, procs)
 	if err != nil {
 		return nil, err
 	}
@@ -160,6 +163,9 @@ func (o Options) startProcesses(ctx context.Context, procs *[]*proc) (*session, 
 	}
 	if !o.SimFS {
 		return nil, nil
+	}
+	if err := o.coldFill(); err != nil {
+		return nil, err
 	}
 	o.printf("lab: starting a private mariadbd on 127.0.0.1:%d, its datadir on the simulated drive's filesystem", o.MySQLPort1)
 	p, err := o.startMariaDB(ctx, o.MySQLPort1)
@@ -217,6 +223,40 @@ func (o Options) readPlan() (plan.Source, error) {
 		return plan.Source{}, fmt.Errorf("%s: %w", o.Plan, err)
 	}
 	return src, nil
+}
+
+// watchedExperiment is experiment, stopped as soon as one of the lab's
+// processes exits: the error then names that process first. The exporter
+// serves the simulated drive (and with SimFS the filesystem under
+// MariaDB's datadir): without it no WA is measured, and the experiment's
+// own error (a failed step, a missing figure) would not say why.
+func (o Options) watchedExperiment(ctx context.Context, src plan.Source, procs []*proc) (*Result, error) {
+	ectx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-anyExited(procs):
+			cancel()
+		case <-ectx.Done():
+		}
+	}()
+	res, err := o.experiment(ectx, src)
+	for _, p := range procs {
+		if !p.exited() {
+			continue
+		}
+		what := p.name
+		if p.name == "exporter" {
+			what = "exporter (the simulated drive"
+			if o.SimFS {
+				what += " and the filesystem under MariaDB's datadir"
+			}
+			what += ")"
+		}
+		return nil, fmt.Errorf("the lab's %s exited during the experiment (%s): the experiment was stopped and gives no WA; its log: %s; the experiment said: %v",
+			what, p.cmd.ProcessState, p.log, err)
+	}
+	return res, err
 }
 
 // experiment runs the plan with the lab's values and writes compare's HTML
@@ -280,7 +320,7 @@ func (o Options) summary(r *Result) {
 	if o.SimFS {
 		o.printf("WA source:         MariaDB's own writes (a private mariadbd, datadir on the simulated drive's filesystem %s)", filepath.Join(o.Out, "simfs", "mnt"))
 	} else {
-		o.printf("WA source:         the simulated drive's synthetic MySQL-like mix, not MariaDB's writes (--simfs: MariaDB's own)")
+		o.printf("WA source:         the simulated drive's synthetic MySQL-like mix (--no-simfs), not MariaDB's writes")
 	}
 }
 
@@ -302,8 +342,10 @@ func (o Options) validate() error {
 			return fmt.Errorf("%s address: %w", flag, err)
 		}
 	}
-	if o.SimFS && o.MariaDBD == "" {
-		return errors.New("--simfs: mariadbd binary not given")
+	if o.SimFS {
+		if err := simfsUsable(o.MariaDBD); err != nil {
+			return err
+		}
 	}
 	for name, v := range map[string]string{"exporter binary": o.Exporter, "loadgen binary": o.Loadgen,
 		"prometheus binary": o.Prometheus, "plan": o.Plan, "work directory": o.Out, "database 1": o.DB1, "database 2": o.DB2} {

@@ -1,8 +1,10 @@
 package lab
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -55,6 +57,10 @@ func TestPlanValuesStayValues(t *testing.T) {
 // (cycles) is one value too: YAML in it is a wrong number, not a section.
 func TestPlanEnvValueIsOneValue(t *testing.T) {
 	t.Setenv("WALAB_CYCLES", "1\nruns: []")
-	_, err := testOptions(t, 3306, "a", "b").readPlan()
-	require.ErrorContains(t, err, "line 39: cannot unmarshal !!str `1\nruns: []` into int")
+	o := testOptions(t, 3306, "a", "b")
+	raw, err := os.ReadFile(o.Plan)
+	require.NoError(t, err)
+	line := 1 + strings.Count(string(raw[:strings.Index(string(raw), "\ncycles:")+1]), "\n") // the plan's cycles line
+	_, err = o.readPlan()
+	require.ErrorContains(t, err, fmt.Sprintf("line %d: cannot unmarshal !!str `1\nruns: []` into int", line))
 }

@@ -70,8 +70,12 @@ func (f *FS) wrote(ino alloc.File, off, n uint64, exts []alloc.Ext) {
 	}
 }
 
-// trim sends freed pages to the drive as TRIM and counts them to the file's class.
+// trim sends freed pages to the drive as TRIM and counts them to the
+// file's class; with NoDiscard the drive hears nothing.
 func (f *FS) trim(name string, exts []alloc.Ext) {
+	if f.opts.NoDiscard {
+		return
+	}
 	c := fileclass.Of(name, 0)
 	for _, e := range exts {
 		f.st[c].TrimmedBytes += uint64(e.Pages) * f.al.PageSize()

@@ -41,7 +41,13 @@ type Options struct {
 	Drive               Drive
 	LogicalPages        uint32 // the drive's logical space
 	PageSize            uint32 // its page (LBA) size
-	Logger              *slog.Logger
+	// NoDiscard frees the pages of unlink, truncate and punch-hole for
+	// the filesystem's reuse without telling the drive (no TRIM): the
+	// drive keeps them valid until they are written again, as under a
+	// filesystem mounted without the discard option (XFS's and ext4's
+	// default).
+	NoDiscard bool
+	Logger    *slog.Logger
 }
 
 // FS is a mounted filesystem.

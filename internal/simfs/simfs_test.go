@@ -54,13 +54,20 @@ func (r *recorder) FeedFailed(err error) { r.mu.Lock(); r.failed = err; r.mu.Unl
 func (r *recorder) live() int { r.mu.Lock(); defer r.mu.Unlock(); return len(r.written) }
 
 func mount(t *testing.T, pages uint32) (*FS, *recorder, string, string) {
+	return mountWith(t, Options{LogicalPages: pages})
+}
+
+// mountWith mounts o with a recorder as its drive, 4 KiB pages and its
+// own directories.
+func mountWith(t *testing.T, o Options) (*FS, *recorder, string, string) {
 	testenv.RequireFUSE(t)
 	dir := t.TempDir()
 	back, mnt := filepath.Join(dir, "backing"), filepath.Join(dir, "mnt")
 	require.NoError(t, os.Mkdir(back, 0o755))
 	require.NoError(t, os.Mkdir(mnt, 0o755))
 	rec := &recorder{written: map[uint32]string{}}
-	f, err := Mount(Options{Backing: back, Mountpoint: mnt, Drive: rec, LogicalPages: pages, PageSize: 4096})
+	o.Backing, o.Mountpoint, o.Drive, o.PageSize = back, mnt, rec, 4096
+	f, err := Mount(o)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = f.Unmount() })
 	return f, rec, back, mnt
@@ -115,6 +122,21 @@ func sumTrimmed(s Stats) (n uint64) {
 		n += c.TrimmedBytes
 	}
 	return n
+}
+
+// TestFSNoDiscard: with NoDiscard an unlink frees the file's pages for the
+// filesystem (a second file as large fits the drive) but sends no TRIM:
+// the drive keeps them valid until they are written again.
+func TestFSNoDiscard(t *testing.T) {
+	f, rec, _, mnt := mountWith(t, Options{LogicalPages: 16, NoDiscard: true})
+	require.NoError(t, os.WriteFile(filepath.Join(mnt, "binlog.000001"), make([]byte, 12*4096), 0o644))
+	require.NoError(t, os.Remove(filepath.Join(mnt, "binlog.000001")))
+	require.Zero(t, f.Stats().LivePages, "the filesystem freed the pages")
+	require.Equal(t, 12, rec.live(), "the drive was not told")
+	require.NoError(t, os.WriteFile(filepath.Join(mnt, "binlog.000002"), make([]byte, 12*4096), 0o644))
+	require.Equal(t, 16, rec.live(), "8 of the 12 pages are reused, overwritten on the drive; 4 stay valid there")
+	require.Zero(t, rec.trimmed)
+	require.Zero(t, sumTrimmed(f.Stats()))
 }
 
 // TestFSFullDriveIsENOSPC: a write needing more pages than are free fails

@@ -93,7 +93,15 @@ type Diskstats struct {
 type FS struct {
 	Mountpoint string `yaml:"mountpoint"` // where the exporter mounts it (absolute path)
 	Backing    string `yaml:"backing"`    // the directory that holds the files (absolute path)
+	// Discard (default true) sends the pages a file frees (unlink,
+	// truncate, punch-hole) to the drive as TRIM; false keeps them valid
+	// on the drive until the filesystem reuses them, as a filesystem
+	// mounted without the discard option (XFS's and ext4's default).
+	Discard *bool `yaml:"discard"`
 }
+
+// Discards reports whether freed pages reach the drive as TRIM.
+func (f FS) Discards() bool { return f.Discard == nil || *f.Discard }
 
 // Enabled reports whether the drive is fed by the filesystem.
 func (f FS) Enabled() bool { return f.Mountpoint != "" }

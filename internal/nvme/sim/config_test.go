@@ -204,3 +204,19 @@ func FuzzLoadConfig(f *testing.F) {
 		_ = c.Validate() // zero config without defaults: an error, not a panic
 	})
 }
+
+// TestFSDiscard: freed pages reach the drive as TRIM unless the fs
+// section says discard: false (a mount without -o discard).
+func TestFSDiscard(t *testing.T) {
+	for yml, want := range map[string]bool{
+		"sim:\n  fs:\n    mountpoint: /m\n    backing: /b\n":                     true,
+		"sim:\n  fs:\n    mountpoint: /m\n    backing: /b\n    discard: true\n":  true,
+		"sim:\n  fs:\n    mountpoint: /m\n    backing: /b\n    discard: false\n": false,
+	} {
+		f, err := config.Parse([]byte(yml))
+		require.NoError(t, err)
+		var c Config
+		require.NoError(t, f.Decode(Section, &c))
+		require.Equal(t, want, c.FS.Discards(), yml)
+	}
+}
