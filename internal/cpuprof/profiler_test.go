@@ -120,4 +120,3 @@ func TestTopIsBounded(t *testing.T) {
 	require.Equal(t, FuncCount{FuncKey{"f49", "m"}, 5000, 50}, top[0])
 	require.Equal(t, "f45", top[4].Function)
 }
-

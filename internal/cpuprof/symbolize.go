@@ -52,12 +52,12 @@ func readMaps(procfs string, pid uint32) ([]mapping, error) {
 // (by path, size and modification time) and each process's maps until
 // Forget.
 type Symbolizer struct {
-	procfs  string
-	kernel  table
-	kErr    error
-	mu      sync.Mutex
-	files   map[string]*elfFile
-	maps    map[uint32][]mapping
+	procfs string
+	kernel table
+	kErr   error
+	mu     sync.Mutex
+	files  map[string]*elfFile
+	maps   map[uint32][]mapping
 }
 
 type elfFile struct {
