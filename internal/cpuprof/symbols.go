@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/ianlancetaylor/demangle"
 )
 
 // ModuleKernel is the module of kernel frames.
@@ -131,12 +133,22 @@ func readELF(path string) (*elfSyms, error) {
 	}
 	for _, s := range syms {
 		if elf.ST_TYPE(s.Info) == elf.STT_FUNC && s.Value != 0 && s.Section != elf.SHN_UNDEF {
-			out.funcs = append(out.funcs, symbol{start: s.Value, end: s.Value + s.Size, name: s.Name})
+			out.funcs = append(out.funcs, symbol{start: s.Value, end: s.Value + s.Size, name: funcName(s.Name)})
 		}
 	}
 	out.funcs = out.funcs.sorted()
 	out.starts = ehFrameStarts(f)
 	return out, nil
+}
+
+// funcName is a symbol's name as perf shows it: without a version
+// (pthread_rwlock_unlock@@GLIBC_2.34) and C++ names demangled without
+// their parameters (Item_func_concat::val_str).
+func funcName(sym string) string {
+	if i := strings.IndexByte(sym, '@'); i > 0 {
+		sym = sym[:i]
+	}
+	return demangle.Filter(sym, demangle.NoParams)
 }
 
 // debugFile is the path of f's separate debug file by build id, or "".
@@ -204,6 +216,14 @@ func (e *elfSyms) name(a uint64) string {
 		return s.name
 	}
 	if s, ok := e.starts.find(a); ok {
+		return s.name
+	}
+	return Unknown
+}
+
+// findName is find's name, or Unknown.
+func (t table) findName(addr uint64) string {
+	if s, ok := t.find(addr); ok {
 		return s.name
 	}
 	return Unknown
