@@ -75,6 +75,8 @@ var (
 	NVMeWriteBytes            = name("nvme_write_bytes_total")
 	PlacementDaemonRunning    = name("placement_daemon_running")
 	PlacementHintsEffective   = name("placement_hints_effective")
+	ProfileFunctionSamples    = name("profile_function_samples_total")
+	ProfileSamples            = name("profile_samples_total")
 	SimFSFsyncs               = name("simfs_fsyncs_total")
 	SimFSHostWrittenBytes     = name("simfs_host_written_bytes_total")
 	SimFSServing              = name("simfs_serving")
