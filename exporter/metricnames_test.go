@@ -50,12 +50,14 @@ func (d describer) Unregister(prometheus.Collector) bool { return false }
 
 // notHere are the names this fixture cannot show, and where they are held.
 var notHere = map[string]string{
-	promql.ExperimentRunInfo:  "walab experiment's own series, built from this name (internal/experiment's metrics_run_test.go)",
-	promql.NVMeSourceErrors:   "only once a NAND source has failed (TestNANDSourceFailsMidRun reads it)",
-	promql.IRQBusiestCPUShare: "only for interrupts counted between two scrapes; the fixture's do not move (internal/collector's irq_test.go, testdata/irq/second.prom)",
-	promql.NVMeFDPHandles:     "only with the FDP configuration log 0x20, which the ScrapeAll fixture's FDP drive does not serve (internal/collector's TestStreamsGoldenNewKernel, testdata/streams/kernel-6.18.prom)",
-	promql.NVMeFDPUnitSize:    "as walab_nvme_fdp_reclaim_unit_handles (TestStreamsGoldenNewKernel)",
-	promql.NVMeFDPHandlesUsed: "only with the reclaim unit handle usage log 0x21 (TestStreamsGoldenNewKernel)",
+	promql.ExperimentRunInfo:      "walab experiment's own series, built from this name (internal/experiment's metrics_run_test.go)",
+	promql.NVMeSourceErrors:       "only once a NAND source has failed (TestNANDSourceFailsMidRun reads it)",
+	promql.IRQBusiestCPUShare:     "only for interrupts counted between two scrapes; the fixture's do not move (internal/collector's irq_test.go, testdata/irq/second.prom)",
+	promql.NVMeFDPHandles:         "only with the FDP configuration log 0x20, which the ScrapeAll fixture's FDP drive does not serve (internal/collector's TestStreamsGoldenNewKernel, testdata/streams/kernel-6.18.prom)",
+	promql.NVMeFDPUnitSize:        "as walab_nvme_fdp_reclaim_unit_handles (TestStreamsGoldenNewKernel)",
+	promql.NVMeFDPHandlesUsed:     "only with the reclaim unit handle usage log 0x21 (TestStreamsGoldenNewKernel)",
+	promql.ProfileSamples:         "only while the BPF CPU profiler runs (internal/exporterapp's TestProfileEndpoint scrapes it)",
+	promql.ProfileFunctionSamples: "only with samples of a sampled process, which the fixture's /proc has none of (TestProfileEndpoint)",
 }
 
 // TestReadBackNamesAreExposed: every name internal/promql owns (what rules,

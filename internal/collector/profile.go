@@ -21,8 +21,12 @@ type ProfileSource interface {
 	Frequency() int
 }
 
-// MaxProfileTop bounds --collector.profile.top: the function series.
-const MaxProfileTop = 100
+// MaxProfileTop bounds --collector.profile.top: the function series;
+// DefaultProfileTop is its default.
+const (
+	MaxProfileTop     = 100
+	DefaultProfileTop = 20
+)
 
 var (
 	profFuncDesc = prometheus.NewDesc(promql.ProfileFunctionSamples,
@@ -58,13 +62,18 @@ type profileCollector struct {
 
 func newProfileCollector(env Env) (Collector, error) {
 	top := env.ProfileTop
-	if top <= 0 || top > MaxProfileTop {
+	if top == 0 {
+		top = DefaultProfileTop
+	}
+	if top < 0 || top > MaxProfileTop {
 		return nil, fmt.Errorf("profile: top %d: must be 1 to %d", top, MaxProfileTop)
 	}
-	if env.Profile == nil && env.ProfileDown == "" {
-		return nil, fmt.Errorf("profile: the app started no profiler and gave no reason")
+	reason := env.ProfileDown
+	if env.Profile == nil && reason == "" {
+		// A set built without the app (which starts the profiler).
+		reason = cpuprof.ReasonOther
 	}
-	return &profileCollector{src: env.Profile, reason: env.ProfileDown, top: top}, nil
+	return &profileCollector{src: env.Profile, reason: reason, top: top}, nil
 }
 
 func (c *profileCollector) Update(_ context.Context, ch chan<- prometheus.Metric) error {
