@@ -1,6 +1,7 @@
 package exporterapp
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -8,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -67,14 +67,13 @@ func TestProfileEndpoint(t *testing.T) {
 	srv := httptest.NewServer(a.Handler())
 	defer srv.Close()
 
-	code, body := get(t, srv.URL+hotspots.Path+"?seconds=3")
-	require.Equal(t, http.StatusOK, code, "%s", body)
-	p, err := hotspots.Read(strings.NewReader(string(body)))
+	raw, p, err := hotspots.Fetch(context.Background(), srv.Client(), srv.URL, 3)
 	require.NoError(t, err)
+	require.NotEmpty(t, raw)
 	require.NotEmpty(t, p.Funcs, "no sample of the busy program in 3 s")
 	require.Equal(t, hotspots.Func{Function: "walab_busy_spin", Module: comm, Samples: p.Funcs[0].Samples}, p.Funcs[0])
 
-	code, body = get(t, srv.URL+"/metrics")
+	code, body := get(t, srv.URL+"/metrics")
 	require.Equal(t, http.StatusOK, code)
 	require.Contains(t, string(body), fmt.Sprintf(`walab_profile_function_samples_total{function="walab_busy_spin",module=%q}`, comm))
 	require.Contains(t, string(body), "walab_profile_up 1")
@@ -97,6 +96,8 @@ func TestProfileEndpointOff(t *testing.T) {
 	code, body := get(t, srv.URL+hotspots.Path)
 	require.Equal(t, http.StatusNotFound, code)
 	require.Contains(t, string(body), "--collector.profile")
+	_, _, err := hotspots.Fetch(context.Background(), srv.Client(), srv.URL, 1)
+	require.ErrorContains(t, err, "404 Not Found: the profile collector is off")
 }
 
 func TestProfileOptionsRefused(t *testing.T) {

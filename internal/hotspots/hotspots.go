@@ -6,9 +6,14 @@
 package hotspots
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"io"
+	"net/http"
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/google/pprof/profile"
 )
@@ -91,3 +96,33 @@ func moduleOf(file string) string {
 	}
 	return file
 }
+
+// Fetch asks the exporter at base (its URL) for a profile of the next
+// seconds and returns the raw pprof bytes and their reading.
+func Fetch(ctx context.Context, c *http.Client, base string, seconds int) ([]byte, Profile, error) {
+	u := strings.TrimSuffix(base, "/") + Path + "?seconds=" + strconv.Itoa(seconds)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, Profile{}, err
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return nil, Profile{}, fmt.Errorf("cpu profile: %w", err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxProfileBytes+1))
+	if err != nil {
+		return nil, Profile{}, fmt.Errorf("cpu profile: %s: %w", u, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, Profile{}, fmt.Errorf("cpu profile: %s: %s: %s", u, resp.Status, strings.TrimSpace(string(b)))
+	}
+	if len(b) > maxProfileBytes {
+		return nil, Profile{}, fmt.Errorf("cpu profile: %s: larger than %d bytes", u, maxProfileBytes)
+	}
+	p, err := Read(bytes.NewReader(b))
+	return b, p, err
+}
+
+// maxProfileBytes bounds a profile read from an exporter.
+const maxProfileBytes = 64 << 20
