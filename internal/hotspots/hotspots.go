@@ -33,6 +33,9 @@ type Profile struct {
 	Funcs   []Func
 	Total   int64   // every sample
 	Seconds float64 // how long it sampled
+	// Partial: Funcs holds only the top functions (a run's record), so a
+	// function not listed had at most the last one's samples, not none.
+	Partial bool
 }
 
 // Share is f's fraction of the profile's samples.

@@ -2,6 +2,12 @@ package hotspots
 
 import (
 	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -66,4 +72,43 @@ func TestTable(t *testing.T) {
 	require.Equal(t, want, got)
 	require.Equal(t, "", Table(nil, SpinKnobs, 5))
 	require.Contains(t, Table([]Run{before}, nil, 10), "| a\\|b (mariadbd) | 0.5 % |")
+}
+
+// TestTakeAndPartialRecord: a run's profile is fetched from an exporter's
+// endpoint, written, and kept as its top functions; in the table a
+// function its record does not list is "≤" the last listed share, not 0.
+func TestTakeAndPartialRecord(t *testing.T) {
+	var samples []cpuprof.Sample
+	for i := range RecordTop + 5 {
+		samples = append(samples, cpuprof.Sample{PID: 1, Comm: "mariadbd", Count: uint64(100 - i),
+			Frames: []cpuprof.Frame{{Function: fmt.Sprintf("f%02d", i), Module: "mariadbd", Path: "/usr/sbin/mariadbd", Addr: uint64(0x1000 + i)}}})
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		require.Equal(t, Path, r.URL.Path)
+		require.Equal(t, "2", r.URL.Query().Get("seconds"))
+		pp, err := cpuprof.Profile(samples, 99, time.Now(), 2*time.Second)
+		require.NoError(t, err)
+		require.NoError(t, cpuprof.WriteProfile(w, pp))
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	rec := Take(context.Background(), srv.Client(), srv.URL, 0, 2, dir, "profile.pb.gz")
+	require.Empty(t, rec.Error)
+	require.Len(t, rec.Top, RecordTop)
+	require.Equal(t, int64(25*100-300), rec.Total)
+	f, err := os.Open(filepath.Join(dir, "profile.pb.gz"))
+	require.NoError(t, err)
+	defer f.Close()
+	back, err := Read(f)
+	require.NoError(t, err)
+	require.Len(t, back.Funcs, RecordTop+5, "the file keeps every function")
+
+	other := Run{Name: "b", Profile: &Profile{Total: 10, Funcs: []Func{{"f24", "mariadbd", 10}}}}
+	tab := Table([]Run{{Name: "a", Profile: rec.Profile()}, other}, nil, 1)
+	require.Contains(t, tab, "| f24 (mariadbd) | ≤ 3.7 % | 100.0 % |", "f19 (81 of 2200 samples) is the last listed")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	require.Contains(t, Take(ctx, srv.Client(), srv.URL, time.Hour, 2, dir, "x").Error, "ended before")
+	require.Nil(t, (&Record{Error: "x"}).Profile())
 }

@@ -23,7 +23,9 @@ type Run struct {
 // tpmTOTAL and the samples, then the union of each run's top n functions
 // (by self samples), each as its share of that run's samples, ordered by
 // its largest share. A figure a run does not have is "—", never 0; a
-// function a profiled run never sampled is 0.0 %, which is true.
+// function a profiled run never sampled is 0.0 %, which is true, and one
+// a run's partial profile does not list is at most its last function's
+// share ("≤ 1.2 %").
 func Table(runs []Run, knobs []string, n int) string {
 	if len(runs) == 0 {
 		return ""
@@ -63,6 +65,9 @@ func Table(runs []Run, knobs []string, n int) string {
 				if g.Function == f.Function && g.Module == f.Module {
 					return fmt.Sprintf("%.1f %%", 100*r.Profile.Share(g))
 				}
+			}
+			if n := len(r.Profile.Funcs); r.Profile.Partial && n > 0 {
+				return fmt.Sprintf("≤ %.1f %%", 100*r.Profile.Share(r.Profile.Funcs[n-1]))
 			}
 			return "0.0 %"
 		})
