@@ -308,3 +308,8 @@ func (s *Sampler) Close() error {
 	}
 	return errors.Join(errs...)
 }
+
+// ProgramStats are the program's runs and their time in the kernel since
+// it was loaded, counted only while the kernel's BPF statistics are on
+// (ebpf.EnableStats): what one sample costs the sampled thread.
+func (s *Sampler) ProgramStats() (*ebpf.ProgramStats, error) { return s.prog.Stats() }

@@ -83,16 +83,17 @@ func TestTakeAndPartialRecord(t *testing.T) {
 		samples = append(samples, cpuprof.Sample{PID: 1, Comm: "mariadbd", Count: uint64(100 - i),
 			Frames: []cpuprof.Frame{{Function: fmt.Sprintf("f%02d", i), Module: "mariadbd", Path: "/usr/sbin/mariadbd", Addr: uint64(0x1000 + i)}}})
 	}
+	var asked []string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		require.Equal(t, Path, r.URL.Path)
-		require.Equal(t, "2", r.URL.Query().Get("seconds"))
+		asked = append(asked, r.URL.Query().Get("seconds"))
 		pp, err := cpuprof.Profile(samples, 99, time.Now(), 2*time.Second)
 		require.NoError(t, err)
 		require.NoError(t, cpuprof.WriteProfile(w, pp))
 	}))
 	defer srv.Close()
 	dir := t.TempDir()
-	rec := Take(context.Background(), srv.Client(), srv.URL, 0, 2, dir, "profile.pb.gz")
+	rec := Start(context.Background(), srv.Client(), srv.URL, 0, 2, dir, "profile.pb.gz")()
 	require.Empty(t, rec.Error)
 	require.Len(t, rec.Top, RecordTop)
 	require.Equal(t, int64(25*100-300), rec.Total)
@@ -107,8 +108,13 @@ func TestTakeAndPartialRecord(t *testing.T) {
 	tab := Table([]Run{{Name: "a", Profile: rec.Profile()}, other}, nil, 1)
 	require.Contains(t, tab, "| f24 (mariadbd) | ≤ 3.7 % | 100.0 % |", "f19 (81 of 2200 samples) is the last listed")
 
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	require.Contains(t, Take(ctx, srv.Client(), srv.URL, time.Hour, 2, dir, "x").Error, "ended before")
+	// A run that ends before the middle where its profile would start.
+	require.Contains(t, Start(context.Background(), srv.Client(), srv.URL, time.Hour, 2, dir, "x")().Error, "ended before")
+	// A run shorter than the profile: sampled for the run's whole seconds,
+	// from its start.
+	finish := Start(context.Background(), srv.Client(), srv.URL, 1200*time.Millisecond, 30, dir, "y")
+	time.Sleep(1200 * time.Millisecond) // the run
+	require.Empty(t, finish().Error)
+	require.Equal(t, []string{"2", "1"}, asked)
 	require.Nil(t, (&Record{Error: "x"}).Profile())
 }
