@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -59,7 +60,8 @@ type Profiler struct {
 	mu      sync.Mutex
 	total   uint64
 	self    map[FuncKey]uint64
-	ring    []map[FuncKey]uint64
+	pending map[FuncKey]uint64   // self samples since the last interval
+	ring    []map[FuncKey]uint64 // of the last Window intervals
 	errs    map[string]uint64
 	pids    map[uint32]string // pid -> comm
 	records map[*[]Sample]bool
@@ -89,7 +91,7 @@ func Start(o Options) (*Profiler, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Profiler{opts: o, sampler: s, sym: NewSymbolizer(o.ProcFS), self: map[FuncKey]uint64{},
+	p := &Profiler{opts: o, sampler: s, sym: NewSymbolizer(o.ProcFS), self: map[FuncKey]uint64{}, pending: map[FuncKey]uint64{},
 		errs: map[string]uint64{}, pids: map[uint32]string{}, records: map[*[]Sample]bool{},
 		stop: make(chan struct{}), done: make(chan struct{})}
 	if err := p.sym.KernelErr(); err != nil {
@@ -119,6 +121,11 @@ func (p *Profiler) loop() {
 		case <-t.C:
 			p.mu.Lock()
 			p.drain()
+			p.ring = append(p.ring, p.pending)
+			if len(p.ring) > p.opts.Window {
+				p.ring = p.ring[1:]
+			}
+			p.pending = map[FuncKey]uint64{}
 			p.findProcesses()
 			p.mu.Unlock()
 		}
@@ -166,7 +173,6 @@ func (p *Profiler) drain() {
 		p.errs[ErrDrain]++
 		p.opts.Logger.Warn("cpu profile", "err", err)
 	}
-	recent := map[FuncKey]uint64{}
 	for _, r := range raw {
 		s := p.symbolize(r)
 		p.total += s.Count
@@ -178,14 +184,10 @@ func (p *Profiler) drain() {
 			p.errs[ErrUnsymbolized] += s.Count
 		}
 		p.self[leaf] += s.Count
-		recent[leaf] += s.Count
+		p.pending[leaf] += s.Count
 		for rec := range p.records {
 			*rec = append(*rec, s)
 		}
-	}
-	p.ring = append(p.ring, recent)
-	if len(p.ring) > p.opts.Window {
-		p.ring = p.ring[1:]
 	}
 	p.sym.Forget()
 }
@@ -223,11 +225,12 @@ func (p *Profiler) Totals() (samples uint64, errs map[string]uint64, processes i
 }
 
 // Top is the n functions with the most self samples in the last Window
-// drains (ties by name), with their totals since the start.
+// intervals and the current one (ties by name), with their totals since
+// the start.
 func (p *Profiler) Top(n int) []FuncCount {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	recent := map[FuncKey]uint64{}
+	recent := maps.Clone(p.pending)
 	for _, m := range p.ring {
 		for k, v := range m {
 			recent[k] += v

@@ -107,7 +107,7 @@ func TestFindsTheBusyFunction(t *testing.T) {
 // TestTopIsBounded: Top never returns more than asked, ranked by recent
 // samples.
 func TestTopIsBounded(t *testing.T) {
-	p := &Profiler{self: map[FuncKey]uint64{}}
+	p := &Profiler{self: map[FuncKey]uint64{}, pending: map[FuncKey]uint64{{"f00", "m"}: 100}}
 	recent := map[FuncKey]uint64{}
 	for i := range 50 {
 		k := FuncKey{fmt.Sprintf("f%02d", i), "m"}
@@ -117,6 +117,7 @@ func TestTopIsBounded(t *testing.T) {
 	p.ring = []map[FuncKey]uint64{recent}
 	top := p.Top(5)
 	require.Len(t, top, 5)
-	require.Equal(t, FuncCount{FuncKey{"f49", "m"}, 5000, 50}, top[0])
-	require.Equal(t, "f45", top[4].Function)
+	require.Equal(t, FuncCount{FuncKey{"f00", "m"}, 100, 101}, top[0], "the current interval counts too")
+	require.Equal(t, FuncCount{FuncKey{"f49", "m"}, 5000, 50}, top[1])
+	require.Equal(t, "f46", top[4].Function)
 }
