@@ -133,7 +133,7 @@ func TestReadBackNamesAreInTheContract(t *testing.T) {
 	}
 	require.Empty(t, missing, "not in docs/metrics.md")
 
-	for _, dir := range []string{"../internal/compare", "../internal/experiment", "../internal/fingerprint"} {
+	for _, dir := range []string{"../internal/compare", "../internal/experiment", "../internal/experiment/plan", "../internal/experiment/state", "../internal/experiment/report", "../internal/experiment/check", "../internal/fingerprint"} {
 		fset := token.NewFileSet()
 		pkgs, err := parser.ParseDir(fset, dir, func(fi fs.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
 		require.NoError(t, err)

@@ -45,3 +45,28 @@ func TestCompareFlagsRefuseNonFinite(t *testing.T) {
 		require.Empty(t, out.String(), arg)
 	}
 }
+
+// TestCompareZeroTolerances: `--fill-tolerance=0` became 0.10 in the
+// library, which read a zero tolerance as "unset". Each tolerance flag
+// given as 0 reaches the library as a given 0, which it keeps.
+func TestCompareZeroTolerances(t *testing.T) {
+	for _, tc := range []struct {
+		flag string
+		got  func(compare.CheckOptions) *float64
+	}{
+		{"--fill-tolerance", func(c compare.CheckOptions) *float64 { return c.FillTolerance }},
+		{"--rate-tolerance", func(c compare.CheckOptions) *float64 { return c.RateTolerance }},
+		{"--placement-min-share", func(c compare.CheckOptions) *float64 { return c.PlacementMinShare }},
+		{"--baseline-max-share", func(c compare.CheckOptions) *float64 { return c.BaselineMaxShare }},
+	} {
+		app := kingpin.New("walab", "")
+		c := defineCompare(app)
+		_, err := app.Parse([]string{"compare", "--baseline=b", "--candidate=c", tc.flag + "=0"})
+		require.NoError(t, err)
+		o, err := c.options(time.Now())
+		require.NoError(t, err)
+		require.NotNil(t, tc.got(o.Checks), tc.flag)
+		require.Zero(t, *tc.got(o.Checks), tc.flag)
+		require.Zero(t, *tc.got(compare.ResolvedChecks(o.Checks)), "%s: the library keeps a given 0", tc.flag)
+	}
+}

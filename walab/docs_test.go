@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -28,4 +29,31 @@ func TestDocsIndexLinksEveryDoc(t *testing.T) {
 	readme, err := os.ReadFile("../README.md")
 	require.NoError(t, err)
 	require.True(t, strings.Contains(string(readme), "(docs/README.md)"), "README.md does not link docs/README.md")
+}
+
+// TestDocsHoldNoDatedMeasurements: the docs are reference. A date beside a
+// figure (a measurement's day) belongs in bench/RESULTS-*.md with its
+// command and machine; a doc keeps the decision and the headline number
+// with a link there, and every such link resolves. An RFC 3339 timestamp
+// (a date followed by T, in an example of an answer or a flag) is no
+// measurement.
+func TestDocsHoldNoDatedMeasurements(t *testing.T) {
+	date := regexp.MustCompile(`\b20\d\d-[01]\d-[0-3]\d($|[^T\d])`)
+	link := regexp.MustCompile(`\(\.\./bench/(RESULTS-[A-Za-z0-9-]+\.md)\)`)
+	docs, err := filepath.Glob("../docs/*.md")
+	require.NoError(t, err)
+	require.NotEmpty(t, docs)
+	for _, d := range append(docs, "../README.md") {
+		b, err := os.ReadFile(d)
+		require.NoError(t, err)
+		for i, line := range strings.Split(string(b), "\n") {
+			if m := date.FindString(line); m != "" {
+				t.Errorf("%s:%d: a dated measurement (%s) belongs in bench/RESULTS-*.md with its command and machine: %s", d, i+1, strings.TrimSpace(m), line)
+			}
+		}
+		for _, m := range link.FindAllStringSubmatch(string(b), -1) {
+			_, err := os.Stat(filepath.Join("../bench", m[1]))
+			require.NoError(t, err, "%s links bench/%s", d, m[1])
+		}
+	}
 }

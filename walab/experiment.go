@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/walab/walab/internal/experiment"
+	"github.com/walab/walab/internal/experiment/plan"
 )
 
 // experimentCmd is `walab experiment run|resume`.
@@ -62,16 +63,18 @@ func (c *experimentCmd) execute(cmd string, stdout, stderr io.Writer) int {
 	}
 	var e *experiment.Executor
 	if cmd == c.run.FullCommand() {
-		raw, err := experiment.ReadPlan(*c.plan)
+		raw, err := plan.ReadPlan(*c.plan)
 		if err != nil {
 			return fail(2, err)
 		}
-		p, err := experiment.ParseEnv(raw, os.LookupEnv)
+		// The plan is stored as written: no secret from the environment.
+		src := plan.Source{Raw: raw, Getenv: os.LookupEnv}
+		p, err := plan.Load(src, experiment.CheckKinds())
 		if err != nil {
 			return fail(2, fmt.Errorf("%s:\n%w", *c.plan, err))
 		}
 		if *c.dryRun {
-			if err := experiment.DryRunFile(raw, stdout); err != nil {
+			if err := experiment.DryRunFile(src, stdout); err != nil {
 				return fail(1, err)
 			}
 			return 0
@@ -80,7 +83,7 @@ func (c *experimentCmd) execute(cmd string, stdout, stderr io.Writer) int {
 		if out == "" {
 			out = fmt.Sprintf("walab-experiment-%s-%s", p.Name, time.Now().Format("20060102-150405"))
 		}
-		if e, err = experiment.Create(raw, out); err != nil { // stored as written: no secret from the environment
+		if e, err = experiment.Create(src, out); err != nil {
 			return fail(2, err)
 		}
 	} else {

@@ -95,8 +95,8 @@ func checkFillAtStart(j *judgement) {
 			return
 		}
 		j.add("fill at start", Unknown, "%s not found at both starts", promql.FilesystemUsed)
-	} else if d := math.Abs(*b.FillStart - *c.FillStart); d > j.o.Checks.FillTolerance {
-		j.add("fill at start", Fail, "%.0f%% vs %.0f%% (tolerance %.0f points)", 100**b.FillStart, 100**c.FillStart, 100*j.o.Checks.FillTolerance)
+	} else if d := math.Abs(*b.FillStart - *c.FillStart); d > *j.o.Checks.FillTolerance {
+		j.add("fill at start", Fail, "%.0f%% vs %.0f%% (tolerance %.0f points)", 100**b.FillStart, 100**c.FillStart, 100**j.o.Checks.FillTolerance)
 	} else {
 		j.add("fill at start", Pass, "%.0f%% vs %.0f%%", 100**b.FillStart, 100**c.FillStart)
 	}
@@ -116,8 +116,8 @@ func checkWornIn(j *judgement) {
 // checkHostRate: the same offered load, seen as host bytes per round.
 func checkHostRate(j *judgement) {
 	hb, hc := hostRate(j.r.Last[0]), hostRate(j.r.Last[1])
-	if rel := math.Abs(hc-hb) / hb; rel > j.o.Checks.RateTolerance {
-		j.add("host write rate", Fail, "%.1f vs %.1f MiB per %s (%+.0f%%, tolerance %.0f%%)", hb/MiB, hc/MiB, j.unit, 100*(hc-hb)/hb, 100*j.o.Checks.RateTolerance)
+	if rel := math.Abs(hc-hb) / hb; rel > *j.o.Checks.RateTolerance {
+		j.add("host write rate", Fail, "%.1f vs %.1f MiB per %s (%+.0f%%, tolerance %.0f%%)", hb/MiB, hc/MiB, j.unit, 100*(hc-hb)/hb, 100**j.o.Checks.RateTolerance)
 	} else {
 		j.add("host write rate", Pass, "%.1f vs %.1f MiB per %s", hb/MiB, hc/MiB, j.unit)
 	}
@@ -200,10 +200,10 @@ func checkPlacement(j *judgement) {
 	if b.PlacedShare != nil && c.PlacedShare != nil {
 		bs, cs := *b.PlacedShare, *c.PlacedShare
 		switch {
-		case cs < o.Checks.PlacementMinShare:
-			j.add("placement (observed)", Fail, "only %.1f%% of the candidate's write bytes carried a placement id (at least %.0f%% wanted): the hint did not reach the drive", 100*cs, 100*o.Checks.PlacementMinShare)
-		case bs > o.Checks.BaselineMaxShare:
-			j.add("placement (observed)", Fail, "%.1f%% of the baseline's write bytes carried a placement id (at most %.0f%%): it is no baseline", 100*bs, 100*o.Checks.BaselineMaxShare)
+		case cs < *o.Checks.PlacementMinShare:
+			j.add("placement (observed)", Fail, "only %.1f%% of the candidate's write bytes carried a placement id (at least %.0f%% wanted): the hint did not reach the drive", 100*cs, 100**o.Checks.PlacementMinShare)
+		case bs > *o.Checks.BaselineMaxShare:
+			j.add("placement (observed)", Fail, "%.1f%% of the baseline's write bytes carried a placement id (at most %.0f%%): it is no baseline", 100*bs, 100**o.Checks.BaselineMaxShare)
 		default:
 			j.add("placement (observed)", Pass, "%.1f%% of the candidate's and %.1f%% of the baseline's write bytes carried a placement id (%s)", 100*cs, 100*bs, placedSource(j))
 		}

@@ -20,17 +20,20 @@ type Check struct {
 	Detail string `json:"detail"`
 }
 
-// CheckOptions are the tolerances of the comparability checks.
+// CheckOptions are the tolerances of the comparability checks. A nil
+// tolerance is not given and reads as DefaultOptions' value; a given 0 is
+// exact (no difference passes), never "the default".
 type CheckOptions struct {
 	// AllowDifferentDevice accepts runs on drives with another serial or
 	// firmware.
 	AllowDifferentDevice bool
 	// FillTolerance is the largest difference of filesystem fill at run
-	// start, as a share of the filesystem (0.10: 31% vs 45% fails).
-	FillTolerance float64
+	// start, as a share of the filesystem (default 0.10: 31% vs 45% fails).
+	FillTolerance *float64
 	// RateTolerance is the largest relative difference of the host write
-	// rate over the compared rounds (the two runs must offer the same load).
-	RateTolerance float64
+	// rate over the compared rounds (the two runs must offer the same load;
+	// default 0.25).
+	RateTolerance *float64
 	// Placement: "differs" (default: the candidate has placement on, the
 	// baseline off) or "off" (no placement check, for other comparisons).
 	Placement string
@@ -41,24 +44,25 @@ type CheckOptions struct {
 	// that must carry a placement id when the placement tracer counted
 	// them (default 0.5); the baseline may carry at most
 	// BaselineMaxShare (default 0.05).
-	PlacementMinShare, BaselineMaxShare float64
+	PlacementMinShare, BaselineMaxShare *float64
 }
 
+// Tolerance is a given tolerance, for a CheckOptions field.
+func Tolerance(v float64) *float64 { return &v }
+
+// withDefaults fills the tolerances not given with fresh copies of the
+// defaults (a caller's flag may point at one and change it).
 func (c CheckOptions) withDefaults() CheckOptions {
-	if c.FillTolerance == 0 {
-		c.FillTolerance = 0.10
-	}
-	if c.RateTolerance == 0 {
-		c.RateTolerance = 0.25
+	for _, f := range []struct {
+		p   **float64
+		def float64
+	}{{&c.FillTolerance, 0.10}, {&c.RateTolerance, 0.25}, {&c.PlacementMinShare, 0.5}, {&c.BaselineMaxShare, 0.05}} {
+		if *f.p == nil {
+			*f.p = Tolerance(f.def)
+		}
 	}
 	if c.Placement == "" {
 		c.Placement = "differs"
-	}
-	if c.PlacementMinShare == 0 {
-		c.PlacementMinShare = 0.5
-	}
-	if c.BaselineMaxShare == 0 {
-		c.BaselineMaxShare = 0.05
 	}
 	return c
 }
@@ -216,3 +220,7 @@ func sortedUnion(a, b map[string]string) []string {
 	sort.Strings(out)
 	return out
 }
+
+// ResolvedChecks are c as Compare judges with them: each tolerance not
+// given is the default, each given one (0 too) is kept.
+func ResolvedChecks(c CheckOptions) CheckOptions { return c.withDefaults() }

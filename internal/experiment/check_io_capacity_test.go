@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/walab/walab/internal/experiment/check"
 	"github.com/walab/walab/internal/fio"
 	"github.com/walab/walab/internal/testenv"
 )
@@ -21,10 +22,10 @@ func TestIOCapacityCheck(t *testing.T) {
 	require.NoError(t, db.QueryRow("SELECT @@innodb_io_capacity").Scan(&capacity))
 	p := &Plan{Targets: []Target{{Name: "m", DSN: dsn}}, Runs: []Run{{Name: "disk", Fio: "fio --name=x"}, {Name: "sb", Workload: "fileio"}, {Name: "oltp", Workload: "tpcc"}}}
 	c := Check{Check: "io_capacity", Targets: []string{"m"}, IOPSFrom: "disk"}
-	require.Empty(t, ioCapacityCheck.validate(p, c))
+	require.Empty(t, CheckKinds()["io_capacity"](p, c))
 	e := &Executor{Plan: p, state: &State{}}
-	_, err := e.check(context.Background(), c, &Run{Name: "disk"})
-	require.ErrorIs(t, err, errNotRun, "nothing measured yet")
+	_, err := check.Run(context.Background(), e.checkEnv(), c, &Run{Name: "disk"})
+	require.ErrorIs(t, err, check.ErrNotRun, "nothing measured yet")
 
 	fioRun := func(iops float64) RunRecord {
 		return RunRecord{Run: "disk", Fio: &FioRecord{Jobs: []fio.Job{{Read: fio.Dir{IOPS: iops / 2}, Write: fio.Dir{IOPS: iops / 2}}}}}
@@ -39,7 +40,7 @@ func TestIOCapacityCheck(t *testing.T) {
 		{capacity, false, "is 2.00 x half the"},
 	} {
 		e.state.Runs = []RunRecord{fioRun(tc.iops), fioRun(tc.iops)}
-		got, err := e.check(context.Background(), c, &Run{Name: "oltp"})
+		got, err := check.Run(context.Background(), e.checkEnv(), c, &Run{Name: "oltp"})
 		if tc.pass {
 			require.NoError(t, err)
 			require.Contains(t, got, tc.want)
@@ -52,7 +53,7 @@ func TestIOCapacityCheck(t *testing.T) {
 	// loadgen fileio: its events per second.
 	tps := 2 * capacity
 	e.state.Runs = []RunRecord{{Run: "sb", TPS: &tps}}
-	got, err := e.check(context.Background(), Check{Check: "io_capacity", Targets: []string{"m"}, IOPSFrom: "sb"}, &Run{Name: "oltp"})
+	got, err := check.Run(context.Background(), e.checkEnv(), Check{Check: "io_capacity", Targets: []string{"m"}, IOPSFrom: "sb"}, &Run{Name: "oltp"})
 	require.NoError(t, err)
 	require.Contains(t, got, "is 1.00 x half the")
 
@@ -65,6 +66,6 @@ func TestIOCapacityCheck(t *testing.T) {
 		{Check{Check: "io_capacity", Targets: []string{"m"}, IOPSFrom: "nope"}, `iops_from "nope": no such run`},
 		{Check{Check: "io_capacity", IOPSFrom: "disk"}, "targets missing"},
 	} {
-		require.Contains(t, strings.Join(ioCapacityCheck.validate(p, tc.c), "; "), tc.want)
+		require.Contains(t, strings.Join(CheckKinds()["io_capacity"](p, tc.c), "; "), tc.want)
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/walab/walab/internal/experiment/check"
 	"github.com/walab/walab/internal/fingerprint"
 	"github.com/walab/walab/internal/hostapi"
 	"github.com/walab/walab/internal/testenv"
@@ -49,32 +50,32 @@ func TestDiscardCheck(t *testing.T) {
 	p := &Plan{Exporter: discardHost(t, &discarded), Reset: []Step{{Command: "mkfs.xfs -f /dev/nvme0n1"}}}
 	e := &Executor{Plan: p, state: &State{}}
 	c := Check{Check: "discard", Path: "/data/mysql-1/data"}
-	require.Empty(t, checkKinds["discard"].validate(p, c))
-	require.Equal(t, []string{"targets or path missing", "needs the plan's reset: it compares the discard counters from before the reset's first step"},
-		checkKinds["discard"].validate(&Plan{}, Check{Check: "discard"}))
+	require.Empty(t, CheckKinds()["discard"](p, c))
+	require.Equal(t, []string{"targets or path missing", "needs the plan's reset: it compares the discard counters from before the reset's first step",
+		"needs the plan's exporter"}, CheckKinds()["discard"](&Plan{}, Check{Check: "discard"}))
 	ctx := context.Background()
 
 	e.setup = "baseline/"
-	_, err := e.check(ctx, c, nil)
+	_, err := check.Run(ctx, e.checkEnv(), c, nil)
 	require.ErrorContains(t, err, "no discard counters from before this run's reset")
 
-	e.snapshotDiscard(ctx, Item{ID: "baseline/reset/2-mount", Phase: PhaseReset})
+	e.checkEnv().SnapshotDiscard(ctx, Item{ID: "baseline/reset/2-mount", Phase: PhaseReset})
 	require.Empty(t, e.state.ResetDiscard, "only the first reset step takes the snapshot")
-	e.snapshotDiscard(ctx, Item{ID: "baseline/reset/1-mkfs", Phase: PhaseReset})
+	e.checkEnv().SnapshotDiscard(ctx, Item{ID: "baseline/reset/1-mkfs", Phase: PhaseReset})
 	require.Equal(t, float64(5<<30), e.state.ResetDiscard["baseline/"].Bytes["nvme0n1"])
 	discarded.Add(8 << 30) // mkfs discarded the whole namespace
-	got, err := e.check(ctx, c, nil)
+	got, err := check.Run(ctx, e.checkEnv(), c, nil)
 	require.NoError(t, err)
 	require.Equal(t, "/data/mysql-1/data on dbhost: reset discarded 8.00 GiB (nvme0n1 8.00 GiB) of a 8.00 GiB filesystem", got)
 
-	e.snapshotDiscard(ctx, Item{ID: "streams/reset/1-mkfs", Phase: PhaseReset})
+	e.checkEnv().SnapshotDiscard(ctx, Item{ID: "streams/reset/1-mkfs", Phase: PhaseReset})
 	discarded.Add(64 << 20) // mkfs -K: only what the filesystem trimmed itself
 	e.setup = "streams/"
-	_, err = e.check(ctx, c, nil)
+	_, err = check.Run(ctx, e.checkEnv(), c, nil)
 	require.ErrorContains(t, err, "reset discarded 0.06 GiB (nvme0n1 0.06 GiB) of a 8.00 GiB filesystem, less than 90% of it: the reset's mkfs did not discard the drive")
 
-	require.Equal(t, "streams/c2/", setupKey("streams/c2/reset/1"))
-	require.Equal(t, "streams/c2/", setupKey("streams/c2/checks"))
+	require.Equal(t, "streams/c2/", check.SetupKey("streams/c2/reset/1"))
+	require.Equal(t, "streams/c2/", check.SetupKey("streams/c2/checks"))
 }
 
 // TestSameDataCheck: two targets restored from one backup pass; a target
@@ -102,17 +103,17 @@ func TestSameDataCheck(t *testing.T) {
 
 	load("UPDATE w SET name = 'c' WHERE id = 2")
 	e.setup = "baseline/"
-	_, err := e.check(ctx, c, nil)
+	_, err := check.Run(ctx, e.checkEnv(), c, nil)
 	require.ErrorContains(t, err, "target mysql-2 holds other data (1 tables, checksum ")
 	require.ErrorContains(t, err, "the reset did not restore the same backup into both")
 
 	load("")
-	got, err := e.check(ctx, c, nil)
+	got, err := check.Run(ctx, e.checkEnv(), c, nil)
 	require.NoError(t, err)
 	require.True(t, strings.HasPrefix(got, "mysql-1, mysql-2: 1 tables, checksum "), got)
 
 	e.setup = "streams/"
-	got, err = e.check(ctx, c, nil)
+	got, err = check.Run(ctx, e.checkEnv(), c, nil)
 	require.NoError(t, err)
 	require.True(t, strings.HasSuffix(got, ", as at baseline's checks"), got)
 
@@ -120,7 +121,7 @@ func TestSameDataCheck(t *testing.T) {
 	require.NoError(t, err)
 	_, err = db2.Exec("INSERT INTO w VALUES (3,'x')")
 	require.NoError(t, err)
-	_, err = e.check(ctx, c, nil)
+	_, err = check.Run(ctx, e.checkEnv(), c, nil)
 	require.ErrorContains(t, err, "at its checks: the arms do not start from the same data")
 }
 
@@ -169,7 +170,7 @@ walab_placement_hints_effective{device="nvme0",reason="no_write_streams"} 0
 	}))
 	defer srv.Close()
 	e := &Executor{Plan: &Plan{Exporter: srv.URL, Device: "nvme0"}}
-	got, err := e.check(context.Background(), Check{Check: "placement", Expect: "on"}, &Run{Name: "namespaces", Scenario: "namespaces"})
+	got, err := check.Run(context.Background(), e.checkEnv(), Check{Check: "placement", Expect: "on"}, &Run{Name: "namespaces", Scenario: "namespaces"})
 	require.NoError(t, err)
 	require.Equal(t, "streams directive enabled=false, FDP enabled=true: on (scenario namespaces expects on); no file write reaches an FDP placement handle on this kernel (no_write_streams): MySQL's writes go to their namespace's default handle, so placement comes only from the namespace layout", got)
 	f := e.fingerprint(context.Background(), Item{Run: &Run{Name: "namespaces"}}, "x", "start", nil)

@@ -2,12 +2,14 @@ package experiment
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"os"
 	"strings"
 	"time"
+
+	"github.com/walab/walab/internal/experiment/check"
+	"github.com/walab/walab/internal/experiment/plan"
 )
 
 // runChecks runs the plan's checks before a run; a failing "stop" check
@@ -26,17 +28,13 @@ func (e *Executor) runChecks(ctx context.Context, it Item, logPath string) error
 		}
 	}
 	e.state.Checks = kept
-	e.setup = setupKey(it.ID)
+	e.setup = check.SetupKey(it.ID)
 	var stops []string
 	for _, c := range e.Plan.Checks {
-		timeout := 30 * time.Second
-		if k, ok := checkKinds[c.Check]; ok && k.timeout > 0 {
-			timeout = k.timeout
-		}
-		cctx, cancel := context.WithTimeout(ctx, timeout)
-		reason, err := e.check(cctx, c, it.Run)
+		cctx, cancel := context.WithTimeout(ctx, check.Timeout(c.Check))
+		reason, err := check.Run(cctx, e.checkEnv(), c, it.Run)
 		cancel()
-		if errors.Is(err, errNotRun) {
+		if errors.Is(err, check.ErrNotRun) {
 			fmt.Fprintf(logf, "%s %-14s not run: %s\n", time.Now().UTC().Format(time.RFC3339), c.Check, err)
 			e.printf("[checks] %s: %s not run: %s", it.Run.Name, c.Check, err)
 			continue
@@ -44,7 +42,7 @@ func (e *Executor) runChecks(ctx context.Context, it Item, logPath string) error
 		res := CheckResult{Run: it.Run.Name, Check: c.Check, Status: "pass", Reason: reason, At: time.Now().UTC()}
 		if err != nil {
 			res.Status, res.Reason = "fail", err.Error()
-			if c.onFail() == "warn" {
+			if c.OnFailMode() == "warn" {
 				res.Status = "warn"
 			} else {
 				stops = append(stops, c.Check+": "+err.Error())
@@ -60,50 +58,11 @@ func (e *Executor) runChecks(ctx context.Context, it Item, logPath string) error
 	return nil
 }
 
-// check runs one check: a nil error passes with the reason saying what was
-// found; an error says what is wrong.
-func (e *Executor) check(ctx context.Context, c Check, run *Run) (string, error) {
-	k, ok := checkKinds[c.Check]
-	if !ok {
-		return "", fmt.Errorf("unknown check %q", c.Check)
-	}
-	return k.run(e, ctx, c, run)
+// checkEnv is what the checks run against (check.Env).
+func (e *Executor) checkEnv() *check.Env {
+	return &check.Env{Plan: e.Plan, State: e.state, Setup: e.setup, HTTP: e.HTTP}
 }
 
-func runningWord(b bool) string {
-	if b {
-		return "running"
-	}
-	return "stopped"
-}
-
-func (e *Executor) openTarget(name string) (*sql.DB, error) {
-	t := e.Plan.target(name)
-	if t == nil {
-		return nil, fmt.Errorf("target %q not defined", name)
-	}
-	return sql.Open("mysql", t.DSN)
-}
-
-// datadirs are the paths a check looks at: its path, or the data
-// directories the targets report (SELECT @@datadir).
-func (e *Executor) datadirs(ctx context.Context, c Check) ([]string, error) {
-	if c.Path != "" {
-		return []string{c.Path}, nil
-	}
-	var out []string
-	for _, name := range c.Targets {
-		db, err := e.openTarget(name)
-		if err != nil {
-			return nil, err
-		}
-		var dir string
-		err = db.QueryRowContext(ctx, "SELECT @@datadir").Scan(&dir)
-		db.Close()
-		if err != nil {
-			return nil, fmt.Errorf("target %s: datadir: %w", name, err)
-		}
-		out = append(out, dir)
-	}
-	return out, nil
-}
+// CheckKinds are the check kinds as the plan's validation receives them
+// (check.Kinds).
+func CheckKinds() plan.CheckKinds { return check.Kinds() }

@@ -50,20 +50,32 @@ func (e *Executor) command(ctx context.Context, it Item, attempt int, argv, env 
 	fmt.Fprintf(logf, "=== %s attempt %d at %s\n$ %s\n", it.ID, attempt, time.Now().UTC().Format(time.RFC3339), shellQuote(e.redact.argv(argv)))
 	// A remote step's standard input is a pipe the runner holds open and
 	// never writes: its end tells the remote guard the step is over.
-	var stdin, hold *os.File
+	// Its standard error passes through the runner, which records the
+	// remote session the guard reports (remote_session.go).
+	var stdin, hold, errw *os.File
+	var sessions <-chan RemoteSession
+	var errDone <-chan struct{}
 	if line := e.Plan.RemoteLine(it); line != "" {
 		fmt.Fprintf(logf, "remote shell runs: %s\n", e.redact.text(line))
 		if stdin, hold, err = os.Pipe(); err != nil {
 			return start, end, "", err
 		}
 		defer hold.Close()
+		errr, w, err := os.Pipe()
+		if err != nil {
+			return start, end, "", err
+		}
+		errw = w
+		sessions, errDone = watchRemoteSession(it.Step.On, errr, logf)
 	}
 	start = time.Now().UTC()
 	// Own session and process group, recorded before it runs, killed as a
 	// whole, and killed with the runner (procgroup.go).
-	cmd, err := e.startGroup(it, argv, env, logf, stdin)
-	if stdin != nil {
-		stdin.Close()
+	cmd, err := e.startGroup(it, argv, env, logf, errw, stdin)
+	for _, f := range []*os.File{stdin, errw} {
+		if f != nil {
+			f.Close()
+		}
 	}
 	if err != nil {
 		return start, start, "", err
@@ -83,8 +95,15 @@ func (e *Executor) command(ctx context.Context, it Item, attempt int, argv, env 
 	kill := func() { stopGroup(cmd.Process.Pid, done, orDefault(e.KillGrace, 10*time.Second)) }
 	for {
 		select {
+		case s := <-sessions:
+			if err := recordRemote(e.Out, e.state, it, &s); err != nil {
+				kill()
+				return start, time.Now().UTC(), "", err
+			}
 		case err := <-done:
 			endOrphans(cmd, logf)
+			remoteOutputEnd(errDone)
+			settleRemote(e.Out, e.state, it, sessions, cmd.ProcessState.ExitCode())
 			end = time.Now().UTC()
 			fmt.Fprintf(logf, "=== exit: %v after %s\n", exitText(err), end.Sub(start).Round(time.Millisecond))
 			if err != nil {
@@ -184,7 +203,7 @@ func shortArgv(argv []string) string {
 // writtenStop returns a condition that is true once the drive's host
 // counter moved by capacities × its capacity since now.
 func (e *Executor) writtenStop(ctx context.Context, capacities float64) (func() (bool, string), error) {
-	d, err := fingerprint.ReadDrive(ctx, e.client(), e.Plan.Exporter, e.Plan.Device)
+	d, err := fingerprint.ReadDrive(ctx, httpClient(e.HTTP), e.Plan.Exporter, e.Plan.Device)
 	if err != nil && d == nil {
 		return nil, fmt.Errorf("written: %w", err)
 	}
@@ -193,7 +212,7 @@ func (e *Executor) writtenStop(ctx context.Context, capacities float64) (func() 
 	}
 	start, want := *d.HostWrittenBytes, capacities**d.CapacityBytes
 	return func() (bool, string) {
-		d, err := fingerprint.ReadDrive(ctx, e.client(), e.Plan.Exporter, e.Plan.Device)
+		d, err := fingerprint.ReadDrive(ctx, httpClient(e.HTTP), e.Plan.Exporter, e.Plan.Device)
 		if err != nil && d == nil || d.HostWrittenBytes == nil {
 			return false, ""
 		}

@@ -3,35 +3,25 @@ package experiment
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/prometheus/client_golang/api"
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 
 	"github.com/walab/walab/internal/compare"
+	"github.com/walab/walab/internal/experiment/report"
+	"github.com/walab/walab/internal/experiment/state"
 	"github.com/walab/walab/internal/fingerprint"
 )
 
 // lastRecord is the last counted repetition of a named run.
-func (e *Executor) lastRecord(run string) *RunRecord {
-	for i := len(e.state.Runs) - 1; i >= 0; i-- {
-		if e.state.Runs[i].Run == run {
-			return &e.state.Runs[i]
+func lastRecord(st *State, run string) *RunRecord {
+	for i := len(st.Runs) - 1; i >= 0; i-- {
+		if st.Runs[i].Run == run {
+			return &st.Runs[i]
 		}
 	}
 	return nil
-}
-
-func (e *Executor) readFingerprint(rec *RunRecord, point string) (*fingerprint.Fingerprint, error) {
-	b, err := os.ReadFile(filepath.Join(e.Out, rec.Dir, "fingerprint-"+point+".json"))
-	if err != nil {
-		return nil, err
-	}
-	var f fingerprint.Fingerprint
-	return &f, json.Unmarshal(b, &f)
 }
 
 // compare runs the walab compare verdict of the named runs (their last
@@ -41,13 +31,13 @@ func (e *Executor) compare(ctx context.Context, logPath string) error {
 	c := e.Plan.Compare
 	rec := &CompareRecord{Baseline: c.Baseline, Candidate: c.Candidate}
 	e.state.Compare = rec
-	base, cand := e.lastRecord(c.Baseline), e.lastRecord(c.Candidate)
+	base, cand := lastRecord(e.state, c.Baseline), lastRecord(e.state, c.Candidate)
 	if base == nil || cand == nil {
 		rec.Error = "a named run has no counted repetition"
-		return writeAtomic(logPath, []byte(rec.Error+"\n"))
+		return state.WriteAtomic(logPath, []byte(rec.Error+"\n"))
 	}
-	if fa, err := e.readFingerprint(base, "start"); err == nil {
-		if fb, err := e.readFingerprint(cand, "start"); err == nil {
+	if fa, err := state.ReadFingerprint(e.Out, base, "start"); err == nil {
+		if fb, err := state.ReadFingerprint(e.Out, cand, "start"); err == nil {
 			for _, ch := range fingerprint.Diff(fa, fb) {
 				rec.Drift = append(rec.Drift, ch.String())
 			}
@@ -56,7 +46,7 @@ func (e *Executor) compare(ctx context.Context, logPath string) error {
 	client, err := api.NewClient(api.Config{Address: e.Plan.Prometheus, RoundTripper: compare.CappedTransport(api.DefaultRoundTripper, compare.MaxResponseBytes)})
 	if err != nil {
 		rec.Error = err.Error()
-		return writeAtomic(logPath, []byte(rec.Error+"\n"))
+		return state.WriteAtomic(logPath, []byte(rec.Error+"\n"))
 	}
 	cctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
@@ -78,11 +68,11 @@ func (e *Executor) compare(ctx context.Context, logPath string) error {
 		rec.Valid = &res.Verdict.Valid
 	}
 	if err == nil {
-		rec.Rounds = roundsThroughput(res)
+		rec.Rounds = report.RoundsThroughput(res)
 	}
-	rec.Text = out.String() + fioBeside(base, cand)
+	rec.Text = out.String() + report.FioBeside(base, cand)
 	e.printf("[compare] %s vs %s: %s", base.RunID, cand.RunID, firstLine(rec.Text, rec.Error))
-	return writeAtomic(logPath, []byte(rec.Text+rec.Error+"\n"))
+	return state.WriteAtomic(logPath, []byte(rec.Text+rec.Error+"\n"))
 }
 
 func firstLine(text, err string) string {

@@ -3,10 +3,10 @@ package experiment
 import (
 	"fmt"
 	"io"
-	"os"
-	"regexp"
 	"strings"
 	"time"
+
+	"github.com/walab/walab/internal/experiment/plan"
 )
 
 // Dry run: every step of a plan with the command it would run, nothing run.
@@ -14,14 +14,14 @@ import (
 // DryRun prints every step with its command; destructive ones are flagged.
 func DryRun(p *Plan, w io.Writer) error { return dryRun(p, w, redactor{}) }
 
-// DryRunFile is DryRun of a plan file as written: its ${NAME} expanded from
-// the environment, the secret ones hidden in the output.
-func DryRunFile(raw []byte, w io.Writer) error {
-	p, _, err := parseEnv(raw)
+// DryRunFile is DryRun of a plan as written: its ${NAME} expanded from
+// src.Getenv, the secret ones hidden in the output.
+func DryRunFile(src plan.Source, w io.Writer) error {
+	p, err := plan.Load(src, CheckKinds())
 	if err != nil {
 		return err
 	}
-	return dryRun(p, w, redactor{secretsOf(raw, os.LookupEnv)})
+	return dryRun(p, w, redactor{secretsOf(src)})
 }
 
 func dryRun(p *Plan, w io.Writer, r redactor) error {
@@ -40,7 +40,7 @@ func dryRun(p *Plan, w io.Writer, r redactor) error {
 		case PhaseChecks:
 			var names []string
 			for _, c := range p.Checks {
-				names = append(names, c.Check+"("+c.onFail()+")")
+				names = append(names, c.Check+"("+c.OnFailMode()+")")
 			}
 			line = "checks: " + strings.Join(names, ", ")
 		case PhaseCompare:
@@ -75,19 +75,11 @@ func durNote(d time.Duration) string {
 	return ", " + d.String()
 }
 
-var plainArg = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`)
-
+// shellQuote is argv as the user would type it: a shell command line as
+// it is, other argv quoted word by word.
 func shellQuote(argv []string) string {
 	if len(argv) == 3 && argv[0] == "/bin/sh" && argv[1] == "-c" {
 		return argv[2]
 	}
-	out := make([]string, len(argv))
-	for i, a := range argv {
-		if plainArg.MatchString(a) {
-			out[i] = a
-		} else {
-			out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-		}
-	}
-	return strings.Join(out, " ")
+	return plan.QuoteWords(argv)
 }

@@ -7,26 +7,29 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/walab/walab/internal/compare"
+	"github.com/walab/walab/internal/experiment/plan"
+	"github.com/walab/walab/internal/experiment/state"
 )
 
-// Executor runs a plan's items in order and records each in the state file.
-// Its methods, by concern: the step loop (exec.go); one step's command
-// (command.go) in its own process group (procgroup.go); a run item between
-// two fingerprints (run.go, fio_run.go, tools.go); the pre-run checks
-// (checks.go, one check_*.go per kind, hostfacts.go); the compare step
-// (compare.go); the report (report.go, report_sections.go, fio_report.go);
-// the state file (state.go); the secrets kept out of logs and the report
-// (redact.go).
+// Executor runs a plan's items in order and records each in the journal
+// (state). Its methods, by concern: the step loop (exec.go); one step's
+// command (command.go) in its own process group (procgroup.go); a run item
+// between two fingerprints (run.go, fio_run.go, tools.go, treatment.go);
+// the pre-run checks (checks.go, which runs the check package's kinds);
+// the compare step (compare.go); the report (report.go, over the report
+// package); the secrets kept out of logs and the report (redact.go).
 type Executor struct {
 	Plan      *Plan
 	PlanBytes []byte    // the plan as written: ${NAME} not expanded
@@ -63,11 +66,12 @@ type Executor struct {
 }
 
 // Create prepares a new experiment in out, which must not exist or be
-// empty: walab writes only into a directory of its own. planBytes is the
-// plan as written; its ${NAME} references are expanded from the
-// environment here and again on resume, never stored expanded.
-func Create(planBytes []byte, out string) (*Executor, error) {
-	p, expanded, err := parseEnv(planBytes)
+// empty: walab writes only into a directory of its own. src.Raw is the
+// plan as written, stored as it is: its ${NAME} references are expanded
+// from src.Getenv here and from the environment again on resume, never
+// stored expanded; src.Set is recorded in the state for resume.
+func Create(src plan.Source, out string) (*Executor, error) {
+	p, err := plan.Load(src, CheckKinds())
 	if err != nil {
 		return nil, err
 	}
@@ -89,21 +93,23 @@ func Create(planBytes []byte, out string) (*Executor, error) {
 	if err := preflight(p, items); err != nil {
 		return nil, err
 	}
-	sum := sha256.Sum256(planBytes)
-	e := &Executor{Plan: p, PlanBytes: planBytes, Out: out, items: items, redact: redactor{secretsOf(planBytes, os.LookupEnv)}, state: &State{
-		Magic: stateMagic, Plan: p.Name, PlanSHA256: hex.EncodeToString(sum[:]),
-		Created: time.Now().UTC(), Steps: map[string]*StepState{},
+	sum := sha256.Sum256(src.Raw)
+	e := &Executor{Plan: p, PlanBytes: src.Raw, Out: out, items: items, redact: redactor{secretsOf(src)}, state: &State{
+		Magic: state.Magic, Plan: p.Name, PlanSHA256: hex.EncodeToString(sum[:]),
+		Created: time.Now().UTC(), Steps: map[string]*StepState{}, Settings: src.Set,
 	}}
-	e.state.ExpandedSHA256 = e.expandedSum(expanded)
-	if err := writeAtomicMode(filepath.Join(out, PlanFile), planBytes, 0o600); err != nil {
+	e.state.ExpandedSHA256 = expandedSum(e.redact, src)
+	if err := state.WriteAtomicMode(filepath.Join(out, PlanFile), src.Raw, 0o600); err != nil {
 		return nil, err
 	}
-	return e, e.save()
+	return e, state.Save(e.Out, e.state)
 }
 
-// Open continues the experiment in out, with the plan copy stored there.
+// Open continues the experiment in out, with the plan copy stored there,
+// its ${NAME} expanded from the environment and the settings it started
+// with.
 func Open(out string) (*Executor, error) {
-	st, err := loadState(out)
+	st, err := state.Load(out)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +120,8 @@ func Open(out string) (*Executor, error) {
 	if sum := sha256.Sum256(b); hex.EncodeToString(sum[:]) != st.PlanSHA256 {
 		return nil, fmt.Errorf("%s changed since the experiment started: resume runs the plan it started with", filepath.Join(out, PlanFile))
 	}
-	p, expanded, err := parseEnv(b)
+	src := plan.Source{Raw: b, Getenv: os.LookupEnv, Set: st.Settings}
+	p, err := plan.Load(src, CheckKinds())
 	if err != nil {
 		return nil, fmt.Errorf("%s (resume expands its ${NAME} from the environment again):\n%w", filepath.Join(out, PlanFile), err)
 	}
@@ -122,8 +129,8 @@ func Open(out string) (*Executor, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &Executor{Plan: p, PlanBytes: b, Out: out, items: items, state: st, redact: redactor{secretsOf(b, os.LookupEnv)}}
-	if st.ExpandedSHA256 != "" && e.expandedSum(expanded) != st.ExpandedSHA256 {
+	e := &Executor{Plan: p, PlanBytes: b, Out: out, items: items, state: st, redact: redactor{secretsOf(src)}}
+	if st.ExpandedSHA256 != "" && expandedSum(e.redact, src) != st.ExpandedSHA256 {
 		return nil, fmt.Errorf("the environment expands the ${NAME} of %s differently than when the experiment started: resume runs the plan it started with", filepath.Join(out, PlanFile))
 	}
 	return e, nil
@@ -148,7 +155,7 @@ func preflight(p *Plan, items []Item) error {
 		}
 		for _, a := range argv {
 			if len(a) >= maxArg {
-				errs = append(errs, LineError{0, fmt.Sprintf("step %s: an argument of %d bytes: exec takes at most %d (put the text in a file)", it.ID, len(a), maxArg-1)})
+				errs = append(errs, LineError{Msg: fmt.Sprintf("step %s: an argument of %d bytes: exec takes at most %d (put the text in a file)", it.ID, len(a), maxArg-1)})
 				break
 			}
 		}
@@ -156,7 +163,7 @@ func preflight(p *Plan, items []Item) error {
 		if (it.Step != nil && it.Step.Loadgen != "" || it.Run != nil && it.Step == nil && it.Run.Command == "") && !seen[bin] {
 			seen[bin] = true
 			if _, err := exec.LookPath(bin); err != nil {
-				errs = append(errs, LineError{0, fmt.Sprintf("step %s: %s: %v", it.ID, bin, err)})
+				errs = append(errs, LineError{Msg: fmt.Sprintf("step %s: %s: %v", it.ID, bin, err)})
 			}
 		}
 	}
@@ -178,9 +185,10 @@ func (e *Executor) printf(format string, args ...any) {
 	}
 }
 
-func (e *Executor) client() *http.Client {
-	if e.HTTP != nil {
-		return e.HTTP
+// httpClient is c, or a client with a 15 s timeout.
+func httpClient(c *http.Client) *http.Client {
+	if c != nil {
+		return c
 	}
 	return &http.Client{Timeout: 15 * time.Second}
 }
@@ -224,21 +232,21 @@ func (e *Executor) Execute(ctx context.Context) error {
 		st.Attempts++
 		st.Status, st.Start, st.End, st.Error = StatusStarted, time.Now().UTC(), time.Time{}, ""
 		st.Log = filepath.Join("logs", fmt.Sprintf("%03d-%s.log", i+1, safeName(it.ID)))
-		if err := e.save(); err != nil {
+		if err := state.Save(e.Out, e.state); err != nil {
 			return err
 		}
-		e.Metrics.setStep(it, e.timeLeft(i, 0))
-		e.printf("[%s] %s (step %d/%d, attempt %d)%s", it.Phase, it.ID, i+1, len(e.items), st.Attempts, leftNote(e.timeLeft(i, 0)))
+		e.Metrics.setStep(it, timeLeft(e.items, e.state.Steps, i, 0))
+		e.printf("[%s] %s (step %d/%d, attempt %d)%s", it.Phase, it.ID, i+1, len(e.items), st.Attempts, leftNote(timeLeft(e.items, e.state.Steps, i, 0)))
 		rec, err := e.do(ctx, i, it, st)
 		st.End = time.Now().UTC()
 		if err != nil {
 			if ctx.Err() != nil {
 				// Interrupted: the step stays "started" for resume to judge.
-				_ = e.save()
+				_ = state.Save(e.Out, e.state)
 				return fmt.Errorf("step %s interrupted: %w", it.ID, ctx.Err())
 			}
 			st.Status, st.Error = StatusFailed, err.Error()
-			if serr := e.save(); serr != nil {
+			if serr := state.Save(e.Out, e.state); serr != nil {
 				return serr
 			}
 			e.printf("[%s] %s FAILED: %v (log %s)", it.Phase, it.ID, err, filepath.Join(e.Out, st.Log))
@@ -253,7 +261,7 @@ func (e *Executor) Execute(ctx context.Context) error {
 			now := time.Now().UTC()
 			e.state.Finished = &now
 		}
-		if err := e.save(); err != nil {
+		if err := state.Save(e.Out, e.state); err != nil {
 			return err
 		}
 		e.Metrics.stepDone()
@@ -268,14 +276,16 @@ func (e *Executor) Execute(ctx context.Context) error {
 // ends by its condition and gets none.
 const DefaultStepTimeout = 12 * time.Hour
 
-func (e *Executor) stepTimeout(s *Step) time.Duration {
+// stepTimeout bounds a step: its own timeout, none for one stopped by
+// its written volume, else def (DefaultStepTimeout when 0).
+func stepTimeout(s *Step, def time.Duration) time.Duration {
 	switch {
 	case s.Timeout.D() > 0:
 		return s.Timeout.D()
 	case s.Written > 0:
 		return 0
 	}
-	return orDefault(e.StepTimeout, DefaultStepTimeout)
+	return orDefault(def, DefaultStepTimeout)
 }
 
 // knownIDs refuses a --skip or --redo that names no step of the plan: a
@@ -286,7 +296,7 @@ func (e *Executor) knownIDs() error {
 		ids[it.ID] = true
 	}
 	for flag, m := range map[string]map[string]bool{"--skip": e.Skip, "--redo": e.Redo} {
-		for _, id := range sortedKeys(m) {
+		for _, id := range slices.Sorted(maps.Keys(m)) {
 			if !ids[id] {
 				return fmt.Errorf("resume %s %s: the plan has no step %q (walab experiment run --dry-run lists the step ids)", flag, id, id)
 			}
@@ -320,7 +330,7 @@ func (e *Executor) freshSetup() error {
 				e.printf("[resume] %s: runs again before the retry of %s", s.ID, it.ID)
 			}
 		}
-		return e.save()
+		return state.Save(e.Out, e.state)
 	}
 	return nil
 }
@@ -332,7 +342,7 @@ func (e *Executor) interruptedDestructive(it Item, st *StepState) (skipped bool,
 	switch {
 	case e.Skip[it.ID]:
 		st.Status, st.Note = StatusSkipped, "marked done by resume --skip"
-		if err := e.save(); err != nil {
+		if err := state.Save(e.Out, e.state); err != nil {
 			return false, err
 		}
 		e.printf("[%s] %s: skipped (resume --skip)", it.Phase, it.ID)
@@ -373,13 +383,13 @@ func leftNote(d time.Duration) string {
 
 // timeLeft is the planned run time of item i (less elapsed) and after it:
 // commands and checks are not counted, so it is a lower bound.
-func (e *Executor) timeLeft(i int, elapsed time.Duration) time.Duration {
+func timeLeft(items []Item, steps map[string]*StepState, i int, elapsed time.Duration) time.Duration {
 	var d time.Duration
-	for j := i; j < len(e.items); j++ {
-		if st := e.state.Steps[e.items[j].ID]; j > i && st != nil && st.Status == StatusDone {
+	for j := i; j < len(items); j++ {
+		if st := steps[items[j].ID]; j > i && st != nil && st.Status == StatusDone {
 			continue
 		}
-		d += e.items[j].Expected
+		d += items[j].Expected
 	}
 	return max(d-elapsed, 0)
 }
@@ -395,7 +405,7 @@ func (e *Executor) do(ctx context.Context, i int, it Item, st *StepState) (*RunR
 	case PhaseCompare:
 		return nil, e.compare(ctx, logPath)
 	case PhaseReport:
-		return nil, e.writeReport()
+		return nil, e.WriteReport()
 	case PhaseRun:
 		return e.run(ctx, i, it, st, logPath)
 	}
@@ -403,7 +413,7 @@ func (e *Executor) do(ctx context.Context, i int, it Item, st *StepState) (*RunR
 	if err != nil {
 		return nil, err
 	}
-	e.snapshotDiscard(ctx, it)
+	e.checkEnv().SnapshotDiscard(ctx, it)
 	var stop func() (bool, string)
 	if it.Step.Written > 0 {
 		stop, err = e.writtenStop(ctx, it.Step.Written)
@@ -411,7 +421,7 @@ func (e *Executor) do(ctx context.Context, i int, it Item, st *StepState) (*RunR
 			return nil, err
 		}
 	}
-	_, _, note, err := e.command(ctx, it, st.Attempts, argv, e.env(it, st.Attempts, ""), logPath, e.stepTimeout(it.Step), stop, nil)
+	_, _, note, err := e.command(ctx, it, st.Attempts, argv, e.env(it, st.Attempts, ""), logPath, stepTimeout(it.Step, e.StepTimeout), stop, nil)
 	st.Note = note
 	return nil, err
 }

@@ -17,6 +17,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
+
+	"github.com/walab/walab/internal/experiment/report"
+	"github.com/walab/walab/internal/experiment/state"
 )
 
 // TestMain lets a test start this binary as a separate experiment runner
@@ -27,7 +30,7 @@ func TestMain(m *testing.M) {
 		data, err := os.ReadFile(os.Getenv("WALAB_TEST_PLAN"))
 		if err == nil {
 			var e *Executor
-			if e, err = Create(data, os.Getenv("WALAB_TEST_OUT")); err == nil {
+			if e, err = create(data, os.Getenv("WALAB_TEST_OUT")); err == nil {
 				e.Stdout = os.Stdout
 				err = e.Execute(context.Background())
 			}
@@ -109,7 +112,7 @@ func summary(st *State) []string {
 func TestExecuteSweepRepeat(t *testing.T) {
 	dir := t.TempDir()
 	journal := filepath.Join(dir, "journal")
-	e, err := Create(fakePlan(t, journal, filepath.Join(dir, "gate")), filepath.Join(dir, "out"))
+	e, err := create(fakePlan(t, journal, filepath.Join(dir, "gate")), filepath.Join(dir, "out"))
 	require.NoError(t, err)
 	var progress bytes.Buffer
 	e.Stdout = &progress
@@ -126,14 +129,14 @@ func TestExecuteSweepRepeat(t *testing.T) {
 	require.Equal(t, 1, counts["base/t4/r3/restart"])
 	require.Zero(t, counts["base/t4/r1/restart"], "no restart before the first repetition")
 
-	groups := Aggregate(e.Plan, st.Runs)
+	groups := report.Aggregate(e.Plan, st.Runs)
 	require.Len(t, groups, 4)
 	require.Equal(t, 4, groups[2].Threads)
 	require.InDelta(t, 42.5, groups[2].TPS.Mean, 1e-9) // 41.5, 42.5, 43.5
 	require.InDelta(t, 41.5, groups[2].TPS.Min, 1e-9)
 	require.InDelta(t, 43.5, groups[2].TPS.Max, 1e-9)
 	require.InDelta(t, 42.5-4.303*1/1.7320508, groups[2].TPS.Lo, 1e-3)
-	th, _, ok := Peak(groups, "base")
+	th, _, ok := report.Peak(groups, "base")
 	require.True(t, ok)
 	require.Equal(t, 4, th)
 
@@ -188,7 +191,7 @@ func killedAt(t *testing.T, mkPlan func(t *testing.T, journal, gate string) []by
 	t.Helper()
 	dir := t.TempDir()
 	refJournal = filepath.Join(dir, "ref-journal")
-	ref, err := Create(mkPlan(t, refJournal, filepath.Join(dir, "refgate")), filepath.Join(dir, "ref"))
+	ref, err := create(mkPlan(t, refJournal, filepath.Join(dir, "refgate")), filepath.Join(dir, "ref"))
 	require.NoError(t, err)
 	require.NoError(t, ref.Execute(context.Background()))
 
@@ -369,7 +372,7 @@ checks:
 runs:
   - {name: r, command: 'echo "$WALAB_STEP" >> %s'}
 `, journal)
-	e, err := Create([]byte(plan), filepath.Join(dir, "out"))
+	e, err := create([]byte(plan), filepath.Join(dir, "out"))
 	require.NoError(t, err)
 	err = e.Execute(context.Background())
 	require.ErrorContains(t, err, "pre-run check failed: target_loaded: target db: unreachable")
@@ -389,7 +392,7 @@ func TestCreateRefusesForeignDirs(t *testing.T) {
 	busy := filepath.Join(dir, "busy")
 	require.NoError(t, os.MkdirAll(busy, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(busy, "notes.txt"), []byte("mine"), 0o644))
-	_, err := Create(plan, busy)
+	_, err := create(plan, busy)
 	require.ErrorContains(t, err, "is not empty")
 
 	foreign := filepath.Join(dir, "foreign")
@@ -404,16 +407,16 @@ func TestCreateRefusesForeignDirs(t *testing.T) {
 	// A symlink or FIFO where walab writes is not replaced.
 	link := filepath.Join(dir, "link")
 	require.NoError(t, os.Symlink(filepath.Join(dir, "busy", "notes.txt"), link))
-	require.ErrorContains(t, writeAtomic(link, []byte("x")), "not a regular file")
+	require.ErrorContains(t, state.WriteAtomic(link, []byte("x")), "not a regular file")
 	fifo := filepath.Join(dir, "fifo")
 	require.NoError(t, unix.Mkfifo(fifo, 0o644))
-	require.ErrorContains(t, writeAtomic(fifo, []byte("x")), "not a regular file")
+	require.ErrorContains(t, state.WriteAtomic(fifo, []byte("x")), "not a regular file")
 	b, _ := os.ReadFile(filepath.Join(busy, "notes.txt"))
 	require.Equal(t, "mine", string(b))
 
 	// A changed plan copy is refused on resume.
 	out := filepath.Join(dir, "out")
-	_, err = Create(plan, out)
+	_, err = create(plan, out)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(out, PlanFile), append(plan, '#'), 0o644))
 	_, err = Open(out)

@@ -1,6 +1,8 @@
 package experiment
 
 import (
+	"github.com/walab/walab/internal/experiment/plan"
+
 	"context"
 	"fmt"
 	"strings"
@@ -37,7 +39,7 @@ runs:
 	require.Equal(t, env["DEV"], p.Device)
 	require.Equal(t, 3, p.Cycles, "a plain scalar takes its type from the expanded value")
 	require.Equal(t, `echo se\u0063ret1`, p.Prepare[0].Command, "the YAML escape in a value is not decoded")
-	r := redactor{secretsOf([]byte("${DB_PASSWORD}"), get)}
+	r := redactor{secretsOf(plan.Source{Raw: []byte("${DB_PASSWORD}"), Getenv: get})}
 	require.NotContains(t, r.text(p.Prepare[0].Command), "ret1")
 
 	_, err = ParseEnv([]byte("name: x\ndevice: ${UNSET}\nbogus: 1\nruns:\n  - {name: r, command: 'true', cycles: 2}\n  - {name: r, command: 'true'}\n"), get)
@@ -53,7 +55,7 @@ func TestRefusesZeroCyclesAndUnknownStepIDs(t *testing.T) {
 	_, err := Parse([]byte("name: x\ncycles: 0\nruns:\n  - {name: r, command: 'true'}\n"))
 	require.ErrorContains(t, err, "line 2: cycles: 0")
 	dir := t.TempDir()
-	e, err := Create([]byte("name: x\nruns:\n  - {name: r, command: 'true'}\n"), dir+"/out")
+	e, err := create([]byte("name: x\nruns:\n  - {name: r, command: 'true'}\n"), dir+"/out")
 	require.NoError(t, err)
 	e.Redo = map[string]bool{"r/r1/rnu": true}
 	require.ErrorContains(t, e.Execute(context.Background()), `resume --redo r/r1/rnu: the plan has no step "r/r1/rnu"`)
@@ -81,7 +83,7 @@ func TestRefusesShellOperatorsInWordLines(t *testing.T) {
 // TestDefaultStepTimeout: a step without timeout: is bounded by the
 // executor's default (DefaultStepTimeout, 12 h), not left to hang.
 func TestDefaultStepTimeout(t *testing.T) {
-	e, err := Create([]byte("name: x\nreset: [{command: 'sleep 30'}]\nruns:\n  - {name: r, command: 'true'}\n"), t.TempDir()+"/out")
+	e, err := create([]byte("name: x\nreset: [{command: 'sleep 30'}]\nruns:\n  - {name: r, command: 'true'}\n"), t.TempDir()+"/out")
 	require.NoError(t, err)
 	e.StepTimeout, e.KillGrace = 500*time.Millisecond, 100*time.Millisecond
 	require.ErrorContains(t, e.Execute(context.Background()), "timed out after 500ms")
@@ -91,7 +93,7 @@ func TestDefaultStepTimeout(t *testing.T) {
 // printed, not only its exit status (issue 42, low: a dead MariaDB shown
 // as exit status 1).
 func TestFailureSaysWhy(t *testing.T) {
-	e, err := Create([]byte("name: x\nreset: [{command: \"echo \\\"ERROR 2002 (HY000): Can't connect to server on '127.0.0.1'\\\" >&2; exit 1\"}]\nruns:\n  - {name: r, command: 'true'}\n"), t.TempDir()+"/out")
+	e, err := create([]byte("name: x\nreset: [{command: \"echo \\\"ERROR 2002 (HY000): Can't connect to server on '127.0.0.1'\\\" >&2; exit 1\"}]\nruns:\n  - {name: r, command: 'true'}\n"), t.TempDir()+"/out")
 	require.NoError(t, err)
 	require.ErrorContains(t, e.Execute(context.Background()), `exit status 1; its last output: "ERROR 2002 (HY000): Can't connect to server on '127.0.0.1'"`)
 }
@@ -101,7 +103,7 @@ func TestFailureSaysWhy(t *testing.T) {
 func TestFailureSaysSSHUnreachable(t *testing.T) {
 	testenv.RequireBinary(t, "ssh")
 	port := testenv.FreePort(t) // nothing listens there
-	e, err := Create(fmt.Appendf(nil, "name: x\nhosts: {db: {exec: 'ssh -o BatchMode=yes -o ConnectTimeout=5 -p %d walab@127.0.0.1'}}\nreset: [{command: 'true', on: db}]\nruns:\n  - {name: r, command: 'true'}\n", port), t.TempDir()+"/out")
+	e, err := create(fmt.Appendf(nil, "name: x\nhosts: {db: {exec: 'ssh -o BatchMode=yes -o ConnectTimeout=5 -p %d walab@127.0.0.1'}}\nreset: [{command: 'true', on: db}]\nruns:\n  - {name: r, command: 'true'}\n", port), t.TempDir()+"/out")
 	require.NoError(t, err)
 	err = e.Execute(context.Background())
 	require.ErrorContains(t, err, "exit status 255 (ssh exits 255 when it cannot reach or log in to the database host)")
@@ -112,12 +114,12 @@ func TestFailureSaysSSHUnreachable(t *testing.T) {
 // would refuse are found when the experiment is created, before any step
 // (the destructive reset) runs (issue 42, low).
 func TestPreflight(t *testing.T) {
-	_, err := Create([]byte("name: x\nreset: [{command: 'true', destructive: true}]\nruns:\n  - {name: r, fio: '/nonexistent/fio --name=x'}\n"), t.TempDir()+"/out")
+	_, err := create([]byte("name: x\nreset: [{command: 'true', destructive: true}]\nruns:\n  - {name: r, fio: '/nonexistent/fio --name=x'}\n"), t.TempDir()+"/out")
 	require.ErrorContains(t, err, "/nonexistent/fio")
-	_, err = Create([]byte("name: x\nloadgen: /nonexistent/loadgen\ntargets: [{name: a, dsn: 'root@tcp(127.0.0.1:3306)/x'}]\nruns:\n  - {name: r, workload: oltp_read_write, duration: 10s, targets: [a]}\n"), t.TempDir()+"/out")
+	_, err = create([]byte("name: x\nloadgen: /nonexistent/loadgen\ntargets: [{name: a, dsn: 'root@tcp(127.0.0.1:3306)/x'}]\nruns:\n  - {name: r, workload: oltp_read_write, duration: 10s, targets: [a]}\n"), t.TempDir()+"/out")
 	require.ErrorContains(t, err, "/nonexistent/loadgen")
 	long := strings.Repeat("x", 130<<10)
-	_, err = Create([]byte("name: x\nreset: [{command: 'echo "+long+"'}]\nruns:\n  - {name: r, command: 'true'}\n"), t.TempDir()+"/out")
+	_, err = create([]byte("name: x\nreset: [{command: 'echo "+long+"'}]\nruns:\n  - {name: r, command: 'true'}\n"), t.TempDir()+"/out")
 	require.ErrorContains(t, err, "exec takes at most")
 }
 
@@ -139,4 +141,20 @@ func TestExpandTemplatePlan(t *testing.T) {
 	env["JOBS"] = "2]}}\nreset: [{command: 'rm -rf /data', destructive: true}]\n#"
 	_, err = ParseEnv(plan, get)
 	require.ErrorContains(t, err, "${JOBS}: its value has a line break")
+}
+
+// TestRefusesGivenZeroCounts: a run's repeat: 0 became 1 and threads: 0
+// loadgen's own default, silently, as cycles: 00 became one pass. A count
+// written as 0 is refused at its line; left out, it keeps its default.
+func TestRefusesGivenZeroCounts(t *testing.T) {
+	for _, tc := range []struct{ plan, want string }{
+		{"name: x\nruns:\n  - {name: r, command: 'true', repeat: 0}\n", "line 3: runs[0] (r): repeat: 0"},
+		{"name: x\nruns:\n  - name: r\n    workload: tpcc\n    duration: 10s\n    targets: [a]\n    threads: 0\n", "line 7: runs[0] (r): threads: 0"},
+		{"name: x\ncycles: 00\nruns:\n  - {name: r, command: 'true'}\n", "line 2: cycles: 0"},
+	} {
+		_, err := Parse([]byte(tc.plan))
+		require.ErrorContains(t, err, tc.want, tc.plan)
+	}
+	_, err := Parse([]byte("name: x\nruns:\n  - {name: r, command: 'true'}\n"))
+	require.NoError(t, err, "left out, a count keeps its default")
 }

@@ -12,36 +12,10 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/walab/walab/internal/blockdev"
+	"github.com/walab/walab/internal/experiment/plan"
 	"github.com/walab/walab/internal/fio"
 	"github.com/walab/walab/internal/rawdev"
 )
-
-// FioRecord is a fio run's result in its run record: fio's own figures
-// and the block layer's view of the devices under fio's files.
-type FioRecord struct {
-	Output  string    `json:"output"` // fio's JSON report, under the output directory
-	Version string    `json:"version"`
-	Total   fio.Total `json:"total"`
-	Jobs    []fio.Job `json:"jobs"` // per job, or per group with group_reporting
-	Notes   []string  `json:"notes,omitempty"`
-	Block   []IOStat  `json:"block,omitempty"`
-}
-
-// IOStat is iostat -x's view of one block device over exactly the run,
-// from /proc/diskstats read by walab just before fio started and just
-// after it ended. An await is nil when the device completed no I/O of
-// that kind.
-type IOStat struct {
-	Device           string   `json:"device"`
-	Seconds          float64  `json:"seconds"`
-	ReadsPerSec      float64  `json:"r_per_s"`
-	WritesPerSec     float64  `json:"w_per_s"`
-	ReadBytesPerSec  float64  `json:"read_bytes_per_s"`
-	WriteBytesPerSec float64  `json:"write_bytes_per_s"`
-	ReadAwaitMs      *float64 `json:"r_await_ms,omitempty"`
-	WriteAwaitMs     *float64 `json:"w_await_ms,omitempty"`
-	Util             float64  `json:"util"` // share of the run with I/O in flight (0..1)
-}
 
 // fioWatch is what walab holds around one fio run: the devices whose
 // counters it reads and their counters at the start.
@@ -54,11 +28,7 @@ type fioWatch struct {
 // destructive or that something uses (mounted, swap, held), before fio
 // starts, and reads the block counters of the devices under fio's files.
 func fioBefore(r *Run) (*fioWatch, error) {
-	f, problems := parseFio(r.Fio)
-	if len(problems) > 0 {
-		return nil, fmt.Errorf("fio: %v", problems)
-	}
-	devs, err := f.devices()
+	devs, files, err := plan.FioTargets(r.Fio)
 	if err != nil {
 		return nil, err
 	}
@@ -71,26 +41,13 @@ func fioBefore(r *Run) (*fioWatch, error) {
 		}
 	}
 	w := &fioWatch{}
-	for _, p := range f.files() {
+	for _, p := range files {
 		if name, err := blockDeviceOf(p); err == nil && !contains(w.devices, name) {
 			w.devices = append(w.devices, name)
 		}
 	}
 	w.before, err = readDiskstats()
 	return w, err
-}
-
-// files are the paths fio's jobs write: filename= values, or "." (fio's
-// default directory) when the command line names none.
-func (f *fioLine) files() []string {
-	var out []string
-	for _, v := range append(f.optionValues("filename"), f.optionValues("directory")...) {
-		out = append(out, filepath.SplitList(v)...)
-	}
-	if len(out) == 0 {
-		out = []string{"."}
-	}
-	return out
 }
 
 // blockDeviceOf names the block device that is path, or holds it (the

@@ -1,6 +1,9 @@
 package experiment
 
 import (
+	"github.com/walab/walab/internal/experiment/plan"
+	"github.com/walab/walab/internal/experiment/report"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -88,7 +91,7 @@ func TestFioRunOnFile(t *testing.T) {
 	testenv.RequireBinary(t, "fio")
 	dir := t.TempDir()
 	line := strings.Replace(seed002RandWrite, "-ioengine=libaio -direct=1", "-ioengine=psync", 1) // tmpfs may refuse O_DIRECT
-	e, err := Create(fioPlan(sprintf(line, filepath.Join(dir, "testfile"), "4M", "2", "1")), filepath.Join(dir, "out"))
+	e, err := create(fioPlan(sprintf(line, filepath.Join(dir, "testfile"), "4M", "2", "1")), filepath.Join(dir, "out"))
 	require.NoError(t, err)
 	require.NoError(t, e.Execute(context.Background()))
 	require.Len(t, e.State().Runs, 1)
@@ -124,7 +127,7 @@ func TestFioFailuresCountNothing(t *testing.T) {
 		{"fio --name=x --rw=nonsense", "exit status 1"},
 		{fake + " --name=x", "fio report: unexpected EOF"},
 	} {
-		e, err := Create(fioPlan(tc.line), filepath.Join(dir, "out"+string(rune('a'+i))))
+		e, err := create(fioPlan(tc.line), filepath.Join(dir, "out"+string(rune('a'+i))))
 		require.NoError(t, err)
 		err = e.Execute(context.Background())
 		require.ErrorContains(t, err, tc.want)
@@ -155,7 +158,7 @@ func TestFioRefusesMountedDevice(t *testing.T) {
 	require.ErrorContains(t, err, "fio on the raw device "+dev+" overwrites it: add destructive: true")
 
 	plan := []byte("name: f\nruns:\n  - name: w\n    destructive: true\n    fio: " + line + "\n")
-	e, err := Create(plan, filepath.Join(dir, "out"))
+	e, err := create(plan, filepath.Join(dir, "out"))
 	require.NoError(t, err)
 	err = e.Execute(context.Background())
 	require.ErrorContains(t, err, "fio refused before it started: device "+dev+": "+filepath.Base(dev)+" is mounted on "+mnt+": refused")
@@ -173,9 +176,7 @@ func TestFioRefusesMountedDevice(t *testing.T) {
 func TestSeed002PlanDryRun(t *testing.T) {
 	data, err := os.ReadFile("../../deploy/experiments/seed002-fio.yml")
 	require.NoError(t, err)
-	data, err = Expand(data, func(string) (string, bool) { return "", false })
-	require.NoError(t, err)
-	p, err := Parse(data)
+	p, err := ParseEnv(data, func(string) (string, bool) { return "", false })
 	require.NoError(t, err)
 	var out bytes.Buffer
 	require.NoError(t, DryRun(p, &out))
@@ -206,9 +207,7 @@ func TestSeed001PlanOnLoop(t *testing.T) {
 	data, err := os.ReadFile("../../deploy/experiments/seed001-raid5-fio.yml")
 	require.NoError(t, err)
 	env := map[string]string{"WALAB_ARRAY": dev, "WALAB_FILL_LOOPS": "1", "WALAB_FIO_NUMJOBS": "2", "WALAB_FIO_RUNTIME": "1"}
-	data, err = Expand(data, func(k string) (string, bool) { v, ok := env[k]; return v, ok })
-	require.NoError(t, err)
-	e, err := Create(data, filepath.Join(t.TempDir(), "out"))
+	e, err := Create(plan.Source{Raw: data, Getenv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }}, filepath.Join(t.TempDir(), "out"))
 	require.NoError(t, err)
 	require.NoError(t, e.Execute(context.Background()))
 	require.Len(t, e.State().Runs, 2)
@@ -247,7 +246,7 @@ func TestFioSymlinkToDeviceIsADevice(t *testing.T) {
 	link := filepath.Join(dir, "innocent")
 	require.NoError(t, os.Symlink(dev, link))
 	// Found at validation, before any step runs (issue 42 item 4).
-	_, err := Create(fioPlan("fio --filename="+link+" --rw=write --size=1M --name=x"), filepath.Join(dir, "out"))
+	_, err := create(fioPlan("fio --filename="+link+" --rw=write --size=1M --name=x"), filepath.Join(dir, "out"))
 	require.ErrorContains(t, err, "fio on the raw device "+link+" overwrites it: add destructive: true")
 }
 
@@ -261,11 +260,9 @@ func TestFioReportSteadyState(t *testing.T) {
 	require.NoError(t, err)
 	p, err := Parse(fioPlan("fio --name=ss"))
 	require.NoError(t, err)
-	e := &Executor{Plan: p, state: &State{Steps: map[string]*StepState{}, Runs: []RunRecord{{RunID: "f-w-r1", Run: "w",
-		Fio: &FioRecord{Version: out.Version, Total: out.Total(), Jobs: out.Jobs}}}}}
-	var sb strings.Builder
-	e.reportFio(&sb)
-	require.Contains(t, sb.String(), "| 0 | 1 of 1 jobs attained (iops:20.000000% 4.047131% over 2s) | (not found) | — |")
+	md := report.Markdown(report.Input{Plan: p, Out: t.TempDir(), State: &State{Steps: map[string]*StepState{}, Runs: []RunRecord{{RunID: "f-w-r1", Run: "w",
+		Fio: &FioRecord{Version: out.Version, Total: out.Total(), Jobs: out.Jobs}}}}})
+	require.Contains(t, md, "| 0 | 1 of 1 jobs attained (iops:20.000000% 4.047131% over 2s) | (not found) | — |")
 }
 
 // TestFioReportMixed: a fio run with --unified_rw_reporting=mixed (fio
@@ -280,14 +277,12 @@ func TestFioReportMixed(t *testing.T) {
 	p, err := Parse([]byte("name: m\nruns:\n  - {name: m, fio: \"fio --name=mixed\", sweep: {threads: [1]}}\n"))
 	require.NoError(t, err)
 	rec := RunRecord{RunID: "m-m-t1-r1", Run: "m", Threads: 1, Fio: &FioRecord{Version: out.Version, Total: out.Total(), Jobs: out.Jobs}}
-	e := &Executor{Plan: p, state: &State{Steps: map[string]*StepState{}, Runs: []RunRecord{rec}}}
-	var sb strings.Builder
-	e.reportFio(&sb)
-	require.Contains(t, sb.String(), "| m-m-t1-r1 | 1 | — | — | — | — | — | — | 0 | — |")
-	require.Contains(t, sb.String(), "m-m-t1-r1: fio reported reads and writes together in 1 of 1 jobs (--unified_rw_reporting=mixed), in neither column above: over every job 6585 IOPS, 25.72 MiB/s; mixed clat p50/p99/p99.9 0.005 / 2.540 / 8.094 ms.")
-	require.Contains(t, sb.String(), "Sweep m: peak IOPS at **numjobs 1**, 6585 IOPS")
+	md := report.Markdown(report.Input{Plan: p, Out: t.TempDir(), State: &State{Steps: map[string]*StepState{}, Runs: []RunRecord{rec}}})
+	require.Contains(t, md, "| m-m-t1-r1 | 1 | — | — | — | — | — | — | 0 | — |")
+	require.Contains(t, md, "m-m-t1-r1: fio reported reads and writes together in 1 of 1 jobs (--unified_rw_reporting=mixed), in neither column above: over every job 6585 IOPS, 25.72 MiB/s; mixed clat p50/p99/p99.9 0.005 / 2.540 / 8.094 ms.")
+	require.Contains(t, md, "Sweep m: peak IOPS at **numjobs 1**, 6585 IOPS")
 	other := rec
-	require.Contains(t, fioBeside(&rec, &other), "IOPS (every direction)")
+	require.Contains(t, report.FioBeside(&rec, &other), "IOPS (every direction)")
 }
 
 // TestFioSweepPeak: a swept fio run names the numjobs of highest mean IOPS
@@ -299,10 +294,9 @@ func TestFioSweepPeak(t *testing.T) {
 	rec := func(n int, r, w float64) RunRecord {
 		return RunRecord{Run: "rw", Threads: n, Fio: &FioRecord{Total: fio.Total{ReadIOPS: r, WriteIOPS: w}, Jobs: []fio.Job{{Read: fio.Dir{IOPS: r}, Write: fio.Dir{IOPS: w}}}}}
 	}
-	e := &Executor{Plan: p, state: &State{Runs: []RunRecord{rec(1, 100, 100), rec(1, 110, 90), rec(4, 300, 300), rec(4, 320, 280), rec(16, 500, 0), rec(16, 400, 0)}}}
-	var sb strings.Builder
-	e.reportFioPeak(&sb)
-	require.Equal(t, "Sweep rw: peak IOPS at **numjobs 4**, 600 IOPS (read + write + trim, or mixed; mean of 2).\n\nSweep none: no fio run counted, no peak.\n\n", sb.String())
+	st := &State{Runs: []RunRecord{rec(1, 100, 100), rec(1, 110, 90), rec(4, 300, 300), rec(4, 320, 280), rec(16, 500, 0), rec(16, 400, 0)}}
+	md := report.Markdown(report.Input{Plan: p, State: st, Out: t.TempDir()})
+	require.Contains(t, md, "\n\nSweep rw: peak IOPS at **numjobs 4**, 600 IOPS (read + write + trim, or mixed; mean of 2).\n\nSweep none: no fio run counted, no peak.\n\n")
 }
 
 // TestIOStatArithmetic: iostat -x's columns over two diskstats samples 2 s

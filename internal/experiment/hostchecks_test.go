@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/walab/walab/internal/experiment/check"
 	"github.com/walab/walab/internal/hostapi"
 	"github.com/walab/walab/internal/testenv"
 )
@@ -84,8 +85,8 @@ func runCheckCases(t *testing.T, e *Executor, cases []checkCase) {
 	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.c.Check+" "+tc.want, func(t *testing.T) {
-			require.Empty(t, checkKinds[tc.c.Check].validate(e.Plan, tc.c))
-			got, err := e.check(context.Background(), tc.c, &Run{Name: "r"})
+			require.Empty(t, CheckKinds()[tc.c.Check](e.Plan, tc.c))
+			got, err := check.Run(context.Background(), e.checkEnv(), tc.c, &Run{Name: "r"})
 			if tc.pass {
 				require.NoError(t, err)
 				require.Contains(t, got, tc.want)
@@ -98,17 +99,17 @@ func runCheckCases(t *testing.T, e *Executor, cases []checkCase) {
 
 func TestOnHostArgv(t *testing.T) {
 	p := &Plan{Hosts: &Hosts{DB: &Host{Exec: "ip netns exec db"}}}
-	argv, err := p.onHost(HostDB, []string{"/bin/sh", "-c", "echo 'x'"})
+	argv, err := p.OnHost(HostDB, []string{"/bin/sh", "-c", "echo 'x'"})
 	require.NoError(t, err)
 	require.Equal(t, []string{"ip", "netns", "exec", "db", "/bin/sh", "-c", "echo 'x'"}, argv)
 	p.Hosts.DB.Exec = "ssh -o BatchMode=yes db-server"
-	argv, err = p.onHost(HostDB, []string{"/bin/sh", "-c", "echo 'x'"})
+	argv, err = p.OnHost(HostDB, []string{"/bin/sh", "-c", "echo 'x'"})
 	require.NoError(t, err)
-	require.Equal(t, []string{"ssh", "-o", "BatchMode=yes", "db-server", remoteLine([]string{"/bin/sh", "-c", "echo 'x'"})}, argv)
-	argv, err = p.onHost("", []string{"true"})
+	require.Equal(t, []string{"ssh", "-o", "BatchMode=yes", "db-server", p.RemoteLine(Item{Step: &Step{Command: "echo 'x'", On: HostDB}})}, argv)
+	argv, err = p.OnHost("", []string{"true"})
 	require.NoError(t, err)
 	require.Equal(t, []string{"true"}, argv)
-	_, err = (&Plan{}).onHost(HostDB, []string{"true"})
+	_, err = (&Plan{}).OnHost(HostDB, []string{"true"})
 	require.ErrorContains(t, err, "needs hosts.db.exec")
 }
 
@@ -151,8 +152,8 @@ func TestTuningChecksAbsentFacts(t *testing.T) {
 	e := &Executor{Plan: &Plan{Exporter: srv.URL}}
 	for _, c := range []Check{{Check: "sysctl", Options: []string{"vm.swappiness=1"}}, {Check: "thp", Expect: "never"},
 		{Check: "sched_steal", Expect: "off"}, {Check: "nic_channels", Device: "eth0", Expect: "6"}, {Check: "page_cache", Bytes: 1 << 40}} {
-		require.Empty(t, checkKinds[c.Check].validate(e.Plan, c), c.Check)
-		_, err := e.check(context.Background(), c, &Run{Name: "r"})
+		require.Empty(t, CheckKinds()[c.Check](e.Plan, c), c.Check)
+		_, err := check.Run(context.Background(), e.checkEnv(), c, &Run{Name: "r"})
 		require.Error(t, err, c.Check)
 		require.Contains(t, err.Error(), "bare", c.Check)
 	}
@@ -164,7 +165,7 @@ func TestTuningChecksValidate(t *testing.T) {
 		{Check: "thp", Expect: "off"}, {Check: "thp", Expect: "never", Options: []string{"a", "b"}},
 		{Check: "sched_steal", Expect: "yes"}, {Check: "sched_steal", Expect: "on", Nodes: "0"},
 		{Check: "nic_channels", Expect: "6"}, {Check: "nic_channels", Device: "eth0", Expect: "six"}, {Check: "page_cache"}} {
-		require.NotEmpty(t, checkKinds[c.Check].validate(&Plan{}, c), "%+v", c)
+		require.NotEmpty(t, CheckKinds()[c.Check](&Plan{}, c), "%+v", c)
 	}
 }
 
@@ -175,9 +176,7 @@ func TestSeed000PlansDropThePageCache(t *testing.T) {
 	for _, name := range []string{"seed000-sim.yml", "seed000-two-hosts.yml"} {
 		b, err := os.ReadFile("../../deploy/experiments/" + name)
 		require.NoError(t, err)
-		data, err := Expand(b, func(string) (string, bool) { return "", false })
-		require.NoError(t, err)
-		p, err := Parse(data)
+		p, err := ParseEnv(b, func(string) (string, bool) { return "", false })
 		require.NoError(t, err, name)
 		require.NotEmpty(t, p.Reset, name)
 		last := p.Reset[len(p.Reset)-1]
@@ -224,5 +223,5 @@ func TestMysqldCPUsTwoInstances(t *testing.T) {
 		{Check{Check: "mysqld_cpus", CPUs: "0-60"}, false, "mysqld pid 12 on dbhost may run on CPUs 67-127, the plan expects 0-60"},
 	})
 	require.Equal(t, []string{`policy "interleave": want a memory policy as numa_maps prints it: interleave:0-3, bind:0, prefer:1`},
-		validMysqldCPUs(p, Check{CPUs: "0", Policy: "interleave"}))
+		CheckKinds()["mysqld_cpus"](p, Check{CPUs: "0", Policy: "interleave"}))
 }

@@ -43,7 +43,7 @@ precondition:
 runs:
   - {name: r, command: 'true'}
 `, exp.URL)
-	e, err := Create([]byte(plan), filepath.Join(dir, "out"))
+	e, err := create([]byte(plan), filepath.Join(dir, "out"))
 	require.NoError(t, err)
 	e.PollEvery, e.KillGrace = 20*time.Millisecond, time.Second
 	start := time.Now()

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -17,17 +18,9 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
-)
 
-// ProcGroup is the process group a step's command runs in. It is recorded
-// in the state before the command starts, so that a resume after the
-// runner died can find what the step left running and end it.
-type ProcGroup struct {
-	PGID       int    `json:"pgid"`
-	StartTicks uint64 `json:"start_ticks"` // the leader's start time, /proc/PID/stat field 22
-	BootID     string `json:"boot_id"`     // /proc/sys/kernel/random/boot_id: a pgid means nothing after a reboot
-	Token      string `json:"token"`       // WALAB_STEP_TOKEN in the environment of the group's processes
-}
+	"github.com/walab/walab/internal/experiment/state"
+)
 
 // guardScript leads every step's process group. The runner starts it
 // with PR_SET_PDEATHSIG = SIGUSR1: PDEATHSIG reaches only the direct child,
@@ -65,8 +58,8 @@ func becomeSubreaper() {
 // controlling terminal: a prompt fails instead of stopping the step on
 // SIGTTIN) and process group, records the group in the step's state, and
 // only then lets the command run. stdin is the command's standard input
-// (nil: /dev/null).
-func (e *Executor) startGroup(it Item, argv, env []string, logf *os.File, stdin *os.File) (*exec.Cmd, error) {
+// (nil: /dev/null), stderr its standard error (nil: logf).
+func (e *Executor) startGroup(it Item, argv, env []string, logf, stderr *os.File, stdin *os.File) (*exec.Cmd, error) {
 	becomeSubreaper()
 	token, err := newToken()
 	if err != nil {
@@ -80,6 +73,9 @@ func (e *Executor) startGroup(it Item, argv, env []string, logf *os.File, stdin 
 	cmd := exec.Command("/bin/sh", append([]string{"-c", guardScript, "walab-step"}, argv...)...)
 	cmd.Env = append(env, "WALAB_STEP_TOKEN="+token)
 	cmd.Stdout, cmd.Stderr = logf, logf
+	if stderr != nil {
+		cmd.Stderr = stderr
+	}
 	if stdin != nil {
 		cmd.Stdin = stdin
 	}
@@ -98,7 +94,7 @@ func (e *Executor) startGroup(it Item, argv, env []string, logf *os.File, stdin 
 	if err == nil {
 		if st := e.state.Steps[it.ID]; st != nil {
 			st.Group = g
-			err = e.save()
+			err = state.Save(e.Out, e.state)
 		}
 	}
 	if err == nil {
@@ -250,12 +246,21 @@ func pidList(ms []procStat) string {
 	return strings.Join(s, ", ")
 }
 
-// endInterrupted ends the recorded process groups of interrupted steps:
-// the first thing a resume does, so that nothing of a killed runner's
+// endInterrupted ends the recorded remote sessions (RemoteSession) and
+// process groups of interrupted steps: the first thing a resume does, so that nothing of a killed runner's
 // step runs beside what the resume starts.
 func (e *Executor) endInterrupted() error {
 	for _, it := range e.items {
 		st := e.state.Steps[it.ID]
+		if st != nil && st.Remote != nil {
+			if err := endRemote(context.Background(), e.Plan, it, st.Remote, e.printf); err != nil {
+				return err
+			}
+			st.Remote = nil
+			if err := state.Save(e.Out, e.state); err != nil {
+				return err
+			}
+		}
 		if st == nil || st.Status != StatusStarted || st.Group == nil {
 			continue
 		}
@@ -267,7 +272,7 @@ func (e *Executor) endInterrupted() error {
 			e.printf("[resume] %s: killed %d process(es) left running in its process group %d", it.ID, n, st.Group.PGID)
 		}
 		st.Group = nil
-		if err := e.save(); err != nil {
+		if err := state.Save(e.Out, e.state); err != nil {
 			return err
 		}
 	}

@@ -3,9 +3,10 @@ package experiment
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"os"
 	"regexp"
 	"strings"
+
+	"github.com/walab/walab/internal/experiment/plan"
 )
 
 // redactor hides passwords in everything the experiment writes or prints:
@@ -58,17 +59,20 @@ func (r redactor) argv(argv []string) []string {
 }
 
 // secretsOf are the values of the ${NAME} references in a plan whose
-// names look secret, as getenv gives them (or their defaults).
-func secretsOf(plan []byte, getenv func(string) (string, bool)) []string {
+// names look secret, as src.Getenv gives them (or their defaults).
+func secretsOf(src plan.Source) []string {
 	var out []string
-	for _, m := range envRef.FindAllSubmatch(plan, -1) {
-		out = append(out, secretsOf(m[3], getenv)...) // ${A:-${SECRET}}
-		if !secretName.Match(m[1]) {
+	names, defaults := plan.EnvRefs(src.Raw)
+	for i, name := range names {
+		if !secretName.MatchString(name) {
 			continue
 		}
-		v, ok := getenv(string(m[1]))
+		v, ok := "", false
+		if src.Getenv != nil {
+			v, ok = src.Getenv(name)
+		}
 		if !ok {
-			v = string(m[3])
+			v = defaults[i]
 		}
 		if v != "" {
 			out = append(out, v)
@@ -77,20 +81,14 @@ func secretsOf(plan []byte, getenv func(string) (string, bool)) []string {
 	return out
 }
 
-// parseEnv expands a plan's ${NAME} from the environment and parses it.
-// The expanded text is for the hash that resume compares (expandedSum),
-// the same text as before values were expanded after parsing.
-func parseEnv(raw []byte) (*Plan, []byte, error) {
-	p, err := ParseEnv(raw, os.LookupEnv)
-	if err != nil {
-		return nil, nil, err
+// expandedSum is the hash of the plan's text, its ${NAME} expanded from
+// src.Getenv and its secrets hidden: resume compares it with the one taken
+// at the start.
+func expandedSum(r redactor, src plan.Source) string {
+	text := src.Raw
+	if src.Getenv != nil {
+		text = plan.ExpandKnown(src.Raw, src.Getenv)
 	}
-	data, _ := expandText(raw, os.LookupEnv, true)
-	return p, data, nil
-}
-
-// expandedSum is the hash of the expanded plan with its secrets hidden.
-func (e *Executor) expandedSum(expanded []byte) string {
-	sum := sha256.Sum256([]byte(e.redact.text(string(expanded))))
+	sum := sha256.Sum256([]byte(r.text(string(text))))
 	return hex.EncodeToString(sum[:])
 }

@@ -1,6 +1,8 @@
 package experiment
 
 import (
+	"github.com/walab/walab/internal/experiment/plan"
+
 	"context"
 	"io/fs"
 	"os"
@@ -58,7 +60,7 @@ func TestNoSecretInOutput(t *testing.T) {
 	t.Setenv("WALAB_TEST_DB_PW", testSecret)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
-	e, err := Create([]byte(secretPlan), out)
+	e, err := create([]byte(secretPlan), out)
 	require.NoError(t, err)
 	require.NoError(t, e.Execute(context.Background()))
 	report, err := os.ReadFile(filepath.Join(out, ReportFile))
@@ -74,7 +76,7 @@ func TestNoSecretInOutput(t *testing.T) {
 
 	t.Setenv("FAIL", "1")
 	out2 := filepath.Join(dir, "out2")
-	e, err = Create([]byte(secretPlan), out2)
+	e, err = create([]byte(secretPlan), out2)
 	require.NoError(t, err)
 	err = e.Execute(context.Background())
 	require.ErrorContains(t, err, "-p***")
@@ -121,7 +123,7 @@ func TestRedact(t *testing.T) {
 func TestDryRunHidesSecrets(t *testing.T) {
 	t.Setenv("WALAB_TEST_DB_PW", testSecret)
 	var b strings.Builder
-	require.NoError(t, DryRunFile([]byte(secretPlan), &b))
+	require.NoError(t, DryRunFile(plan.Source{Raw: []byte(secretPlan), Getenv: os.LookupEnv}, &b))
 	require.NotContains(t, b.String(), testSecret)
 	require.Contains(t, b.String(), ": -uroot -p***;")
 	require.Contains(t, b.String(), "--target 'db=root:***@tcp(127.0.0.1:1)/x?timeout=1s'")
@@ -134,5 +136,5 @@ func TestSecretInDefault(t *testing.T) {
 		v, ok := map[string]string{"DB_PASSWORD": "hunter2"}[k]
 		return v, ok
 	}
-	require.Equal(t, []string{"hunter2"}, secretsOf([]byte("dsn: ${DSN:-root:${DB_PASSWORD}@tcp(db:3306)/x}\n"), get))
+	require.Equal(t, []string{"hunter2"}, secretsOf(plan.Source{Raw: []byte("dsn: ${DSN:-root:${DB_PASSWORD}@tcp(db:3306)/x}\n"), Getenv: get}))
 }

@@ -14,7 +14,7 @@ import (
 func TestReportUnderNotValid(t *testing.T) {
 	plan := "name: rep\nprometheus: http://127.0.0.1:1\ndevice: nvme0\nruns:\n" +
 		"  - {name: base, command: 'echo `date`'}\n  - {name: cand, command: 'true'}\ncompare: {baseline: base, candidate: cand}\n"
-	e, err := Create([]byte(plan), filepath.Join(t.TempDir(), "out"))
+	e, err := create([]byte(plan), filepath.Join(t.TempDir(), "out"))
 	require.NoError(t, err)
 	wa := func(x float64) *float64 { return &x }
 	e.state.Runs = []RunRecord{{Run: "base", RunID: "rep-base-r1", Rep: 1, WA: wa(2.5)}, {Run: "cand", RunID: "rep-cand-r1", Rep: 1, WA: wa(2.2)}}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/walab/walab/internal/experiment/state"
 	"github.com/walab/walab/internal/fingerprint"
 	"github.com/walab/walab/internal/runner"
 )
@@ -32,17 +33,17 @@ func (e *Executor) run(ctx context.Context, i int, it Item, st *StepState, logPa
 	}
 	fpStart := e.fingerprint(ctx, it, runID, "start", argv)
 	e.recordTool(ctx, it.Run, fpStart)
-	if err := writeJSON(filepath.Join(abs, "fingerprint-start.json"), fpStart); err != nil {
+	if err := state.WriteJSON(filepath.Join(abs, "fingerprint-start.json"), fpStart); err != nil {
 		return nil, err
 	}
 	e.Metrics.fingerprint(e.Plan, runID, it, fpStart)
 	tick := func(elapsed time.Duration) {
 		wa := ""
-		if d, err := fingerprint.ReadDrive(ctx, e.client(), e.Plan.Exporter, e.Plan.Device); e.Plan.Exporter != "" && d != nil && err == nil && d.WA1h != nil {
+		if d, err := fingerprint.ReadDrive(ctx, httpClient(e.HTTP), e.Plan.Exporter, e.Plan.Device); e.Plan.Exporter != "" && d != nil && err == nil && d.WA1h != nil {
 			wa = fmt.Sprintf(" · WA(1h) %.3f", *d.WA1h)
 			e.Metrics.setWA(*d.WA1h)
 		}
-		left := e.timeLeft(i, elapsed)
+		left := timeLeft(e.items, e.state.Steps, i, elapsed)
 		e.Metrics.setLeft(left)
 		e.printf("[run] %s: %s of %s%s%s", runID, elapsed.Round(time.Second), it.Expected, leftNote(left), wa)
 	}
@@ -61,8 +62,12 @@ func (e *Executor) run(ctx context.Context, i int, it Item, st *StepState, logPa
 	}
 	fpEnd := e.fingerprint(ctx, it, runID, "end", argv)
 	e.recordTool(ctx, it.Run, fpEnd)
-	if err := writeJSON(filepath.Join(abs, "fingerprint-end.json"), fpEnd); err != nil {
+	if err := state.WriteJSON(filepath.Join(abs, "fingerprint-end.json"), fpEnd); err != nil {
 		return nil, err
+	}
+	if lost := fingerprint.Lost(fpStart, fpEnd); len(lost) > 0 {
+		return nil, fmt.Errorf("run %s: the end fingerprint could not read %s (%s): the run's WA and drift are unknown, so it is not counted; resume runs it again",
+			runID, strings.Join(lost, ", "), strings.Join(fpEnd.Errors, "; "))
 	}
 	rec := &RunRecord{Step: it.ID, Run: it.Run.Name, Scenario: it.Run.ScenarioLabel(), RunID: runID,
 		Threads: it.Threads, Rep: it.Rep, Attempt: st.Attempts, Start: start, End: end, Dir: dir,
@@ -139,9 +144,9 @@ func (e *Executor) recordTool(ctx context.Context, r *Run, f *fingerprint.Finger
 func (e *Executor) fingerprint(ctx context.Context, it Item, runID, point string, argv []string) *fingerprint.Fingerprint {
 	f := &fingerprint.Fingerprint{Schema: fingerprint.Schema, Run: runID, Point: point, Taken: time.Now().UTC(), Loadgen: e.redact.argv(argv),
 		Treatment: e.treatment(ctx, it.Run)}
-	e.resetFacts(f, it)
+	resetFacts(e.state, e.setup, f, it)
 	if e.Plan.Exporter != "" {
-		d, err := fingerprint.ReadDrive(ctx, e.client(), e.Plan.Exporter, e.Plan.Device)
+		d, err := fingerprint.ReadDrive(ctx, httpClient(e.HTTP), e.Plan.Exporter, e.Plan.Device)
 		f.Drive = d
 		if err != nil {
 			f.Errors = append(f.Errors, "drive: "+err.Error())
@@ -158,9 +163,9 @@ func (e *Executor) fingerprint(ctx context.Context, it Item, runID, point string
 			dirs = append(dirs, d)
 		}
 	}
-	h, facts, errs := fingerprint.ReadHost(ctx, e.client(), e.Plan.Exporter, dirs)
+	h, facts, errs := fingerprint.ReadHost(ctx, httpClient(e.HTTP), e.Plan.Exporter, dirs)
 	f.Host, f.Tools = h, fingerprint.Tools(facts)
-	if e.Plan.usesLoadgen() {
+	if e.Plan.UsesLoadgen() {
 		if v := e.loadgenVersion(ctx); v != "" {
 			f.Tools["loadgen"] = v
 		}
@@ -171,19 +176,19 @@ func (e *Executor) fingerprint(ctx context.Context, it Item, runID, point string
 
 // resetFacts copies what the run's checks found after its reset into the
 // fingerprint: each target's data identity and the disks' discards. Only
-// the set-up whose checks ran in this process (e.setup) is known: after a
+// the set-up whose checks ran in this process (setup) is known: after a
 // resume they are absent, never guessed.
-func (e *Executor) resetFacts(f *fingerprint.Fingerprint, it Item) {
-	if it.Run == nil || !strings.HasPrefix(e.setup, it.Run.Name+"/") {
+func resetFacts(st *State, setup string, f *fingerprint.Fingerprint, it Item) {
+	if it.Run == nil || !strings.HasPrefix(setup, it.Run.Name+"/") {
 		return
 	}
-	for name, d := range e.state.Datasets[e.setup] {
+	for name, d := range st.Datasets[setup] {
 		if f.Data == nil {
 			f.Data = map[string]string{}
 		}
 		f.Data[name] = fmt.Sprintf("%d tables, sha256 %s", d.Tables, d.SHA256)
 	}
-	if snap := e.state.ResetDiscard[e.setup]; snap != nil && snap.Moved != nil {
+	if snap := st.ResetDiscard[setup]; snap != nil && snap.Moved != nil {
 		f.ResetDiscardedBytes = snap.Moved
 	}
 }

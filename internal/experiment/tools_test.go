@@ -17,7 +17,7 @@ func TestLoadgenVersion(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "loadgen")
 	require.NoError(t, os.WriteFile(bin, []byte("#!/bin/sh\necho 'loadgen version v1 (commit abc, go1.26.8)' >&2\n"), 0o755))
 	e := &Executor{Plan: &Plan{Loadgen: bin, Runs: []Run{{Workload: "tpcc"}}}}
-	require.True(t, e.Plan.usesLoadgen())
+	require.True(t, e.Plan.UsesLoadgen())
 	require.Equal(t, "v1 (commit abc, go1.26.8)", e.loadgenVersion(context.Background()))
 	// Today's loadgen prints the Prometheus exporters' several lines; the
 	// fingerprint keeps one.
@@ -26,7 +26,7 @@ func TestLoadgenVersion(t *testing.T) {
 	require.Equal(t, "0.1.0 (commit abc-modified, go1.26.8)", e.loadgenVersion(context.Background()))
 	gone := &Executor{Plan: &Plan{Loadgen: filepath.Join(t.TempDir(), "none")}}
 	require.Equal(t, "", gone.loadgenVersion(context.Background()))
-	require.False(t, gone.Plan.usesLoadgen())
+	require.False(t, gone.Plan.UsesLoadgen())
 }
 
 // TestRunToolVersion (issue 47 item 2): a command: or fio: run records its

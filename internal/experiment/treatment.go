@@ -32,7 +32,7 @@ func (e *Executor) treatment(ctx context.Context, r *Run) *fingerprint.Treatment
 		if len(words) == 0 {
 			continue
 		}
-		sums, err := e.hashFiles(ctx, s.On, words)
+		sums, err := hashFiles(ctx, e.Plan, s.On, words)
 		if err != "" {
 			t.Errors = append(t.Errors, err)
 		}
@@ -81,8 +81,8 @@ func fileWords(cmd string) []string {
 const hashScript = `for f; do [ -f "$f" ] && sha256sum -- "$f"; done; true`
 
 // hashFiles hashes the words that are files on the host (db or client).
-func (e *Executor) hashFiles(ctx context.Context, on string, words []string) (map[string]string, string) {
-	argv, err := e.Plan.onHost(on, append([]string{"sh", "-c", hashScript, "walab-hash"}, words...))
+func hashFiles(ctx context.Context, p *Plan, on string, words []string) (map[string]string, string) {
+	argv, err := p.OnHost(on, append([]string{"sh", "-c", hashScript, "walab-hash"}, words...))
 	if err != nil {
 		return nil, "hash of the treatment's files: " + err.Error()
 	}

@@ -316,3 +316,31 @@ func WA(start, end *Fingerprint) *float64 {
 	wa := *media / *host
 	return &wa
 }
+
+// Lost names what start read and end could not: the drive's host or NAND
+// byte counters, a MySQL target that answered, the host's facts (the
+// database host's exporter or a target lost during the run). Their run's
+// WA or drift is then unknown. Empty when end read all that start did.
+func Lost(start, end *Fingerprint) []string {
+	var lost []string
+	if sd := start.Drive; sd != nil {
+		ed := end.Drive
+		if sd.HostWrittenBytes != nil && (ed == nil || ed.HostWrittenBytes == nil) ||
+			sd.MediaWrittenBytes != nil && (ed == nil || ed.MediaWrittenBytes == nil) {
+			lost = append(lost, "the drive's counters ("+sd.Device+")")
+		}
+	}
+	answered := map[string]bool{}
+	for _, m := range end.MySQL {
+		answered[m.Target] = m.Error == ""
+	}
+	for _, m := range start.MySQL {
+		if m.Error == "" && !answered[m.Target] {
+			lost = append(lost, "MySQL target "+m.Target)
+		}
+	}
+	if start.Host.Hostname != "" && end.Host.Hostname == "" {
+		lost = append(lost, "the host's facts ("+start.Host.Hostname+")")
+	}
+	return lost
+}

@@ -196,3 +196,17 @@ func TestHostTuningInFingerprint(t *testing.T) {
 	h3, _, _ := ReadHost(context.Background(), srv.Client(), srv.URL, nil)
 	require.Nil(t, h3.Tuning, "no tuning fact read: none recorded")
 }
+
+// TestLost: what the start fingerprint read and the end one could not is
+// named; a part neither read, or both, is not.
+func TestLost(t *testing.T) {
+	v := func(x float64) *float64 { return &x }
+	start := &Fingerprint{Drive: &Drive{Device: "nvme0", HostWrittenBytes: v(1), MediaWrittenBytes: v(2)},
+		MySQL: []MySQL{{Target: "db1"}, {Target: "db2", Error: "refused"}}, Host: Host{Hostname: "dbhost"}}
+	require.Empty(t, Lost(start, start))
+	end := &Fingerprint{MySQL: []MySQL{{Target: "db1", Error: "refused"}, {Target: "db2"}}}
+	require.Equal(t, []string{"the drive's counters (nvme0)", "MySQL target db1", "the host's facts (dbhost)"}, Lost(start, end))
+	end = &Fingerprint{Drive: &Drive{Device: "nvme0", HostWrittenBytes: v(3)}, MySQL: start.MySQL, Host: start.Host}
+	require.Equal(t, []string{"the drive's counters (nvme0)"}, Lost(start, end), "the NAND counter alone is lost")
+	require.Empty(t, Lost(&Fingerprint{}, end), "nothing read at start: nothing lost")
+}

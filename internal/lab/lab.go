@@ -23,6 +23,7 @@ import (
 	"github.com/walab/walab/alerts"
 	"github.com/walab/walab/internal/compare"
 	"github.com/walab/walab/internal/experiment"
+	"github.com/walab/walab/internal/experiment/plan"
 )
 
 // Options are the lab's binaries, addresses and plan values.
@@ -196,33 +197,33 @@ func (o Options) services() []service {
 
 // readPlan reads the plan with the experiment's bounded reader (a
 // regular file of at most 1 MiB: /dev/zero or a FIFO is refused unread)
-// and expands its ${NAME} with the lab's values.
-func (o Options) readPlan() ([]byte, error) {
-	data, err := experiment.ReadPlan(o.Plan)
+// and loads it as walab experiment run does, to refuse a bad plan before
+// anything starts. The source it returns is what Create gets: the plan as
+// written, the lab's environment (its values expanded in the plan's
+// values, never in its text) and the round and run length as durations.
+func (o Options) readPlan() (plan.Source, error) {
+	raw, err := plan.ReadPlan(o.Plan)
 	if err != nil {
-		return nil, fmt.Errorf("plan: %w", err)
+		return plan.Source{}, fmt.Errorf("plan: %w", err)
 	}
 	env := o.planEnv()
-	data, err = experiment.Expand(data, func(k string) (string, bool) {
+	src := plan.Source{Raw: raw, Getenv: func(k string) (string, bool) {
 		if v, ok := env[k]; ok {
 			return v, true
 		}
 		return os.LookupEnv(k)
-	})
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", o.Plan, err)
+	}, Set: plan.Settings{Round: o.Round, RunLength: o.RunFor}}
+	if _, err := plan.Load(src, experiment.CheckKinds()); err != nil {
+		return plan.Source{}, fmt.Errorf("%s: %w", o.Plan, err)
 	}
-	if _, err := experiment.Parse(data); err != nil {
-		return nil, fmt.Errorf("%s: %w", o.Plan, err)
-	}
-	return data, nil
+	return src, nil
 }
 
 // experiment runs the plan with the lab's values and writes compare's HTML
 // report from the verdict the experiment recorded.
-func (o Options) experiment(ctx context.Context, data []byte) (*Result, error) {
+func (o Options) experiment(ctx context.Context, src plan.Source) (*Result, error) {
 	out := filepath.Join(o.Out, "experiment")
-	e, err := experiment.Create(data, out)
+	e, err := experiment.Create(src, out)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", o.Plan, err)
 	}
@@ -253,11 +254,12 @@ func (o Options) experiment(ctx context.Context, data []byte) (*Result, error) {
 	return res, err
 }
 
-// planEnv are the plan's ${...} values for the lab.
+// planEnv are the plan's ${...} values for the lab; its round and run
+// length are not text but the plan's Settings (readPlan).
 func (o Options) planEnv() map[string]string {
 	return map[string]string{
 		"WALAB_EXPORTER": "http://" + o.ExporterAddr, "WALAB_PROMETHEUS": "http://" + o.PrometheusAddr,
-		"WALAB_DEVICE": Device, "WALAB_ROUND": o.Round.String(), "WALAB_RUN": o.RunFor.String(),
+		"WALAB_DEVICE":  Device,
 		"WALAB_LOADGEN": o.Loadgen, "WALAB_LOADGEN_LISTEN": o.LoadgenAddr,
 		"WALAB_MYSQL_1_PORT": strconv.Itoa(o.MySQLPort1), "WALAB_DB_1": o.DB1,
 		"WALAB_MYSQL_2_PORT": strconv.Itoa(o.MySQLPort2), "WALAB_DB_2": o.DB2,

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/walab/walab/internal/experiment"
+	"github.com/walab/walab/internal/experiment/plan"
 	"github.com/walab/walab/internal/testenv"
 )
 
@@ -25,9 +26,9 @@ func TestPlanRestoreMarksDirty(t *testing.T) {
 	_, _ = testenv.MariaDB(t, "h_lab_restore_2")
 	port := mariaDBPort(t)
 	o := testOptions(t, port, "h_lab_restore_1", "h_lab_restore_2")
-	data, err := o.readPlan()
+	src, err := o.readPlan()
 	require.NoError(t, err)
-	p, err := experiment.Parse(data)
+	p, err := plan.Load(src, experiment.CheckKinds())
 	require.NoError(t, err)
 	// The restores, by name (the reset also drops the page cache).
 	var restores []string

@@ -151,3 +151,62 @@ runs:
 	b, _ := os.ReadFile(logs[0])
 	require.Contains(t, string(b), "remote shell runs: /bin/sh -c", "the step log shows the remote line")
 }
+
+// TestResumeKillsRemoteSession: a remote step whose connection is cut in a
+// way its guard cannot see (the guard frozen with SIGSTOP, then the
+// runner and its ssh killed with SIGKILL) left its command running on
+// the database host, and resume ran the next command beside it (issue 42
+// item 2). The guard reports the command's session, the runner records it
+// in the state, and resume kills it through the same transport before
+// anything else, and says so.
+func TestResumeKillsRemoteSession(t *testing.T) {
+	sshd := testenv.StartSSHD(t)
+	dir := t.TempDir()
+	walab := buildWalab(t, dir)
+	work := t.TempDir()
+	out := filepath.Join(work, "out")
+	cmd := exec.Command(walab, "experiment", "run", "--out", out, remotePlan(t, work, sshd.Prefix(), ""))
+	cmd.Stdout, cmd.Stderr = &testenv.Buffer{}, cmd.Stdout
+	require.NoError(t, cmd.Start())
+	pid := remotePid(t, work)
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+	for i := 0; ; i++ {
+		b, _ := os.ReadFile(filepath.Join(out, "walab-experiment.json"))
+		if strings.Contains(string(b), `"remote_session"`) {
+			break
+		}
+		require.Less(t, i, 400, "the remote session was not recorded: %s", b)
+		time.Sleep(50 * time.Millisecond)
+	}
+	// The sleep's parent is the session leader; its parent the remote
+	// guard, whose process group (the login's) holds the watcher too.
+	leader := ppid(t, pid)
+	guard := ppid(t, leader)
+	pgrp := statField(t, guard, 5)
+	require.NotEqual(t, statField(t, pid, 6), pgrp, "the command runs in a session of its own")
+	require.NoError(t, syscall.Kill(-pgrp, syscall.SIGSTOP))
+	t.Cleanup(func() { _ = syscall.Kill(-pgrp, syscall.SIGKILL); _ = syscall.Kill(-pgrp, syscall.SIGCONT) })
+	require.NoError(t, cmd.Process.Kill())
+	_ = cmd.Wait()
+	time.Sleep(2 * time.Second)
+	require.True(t, alive(pid), "the frozen guard cannot end the remote sleep: the case resume must handle")
+	res := exec.Command(walab, "experiment", "resume", "--out", out, "--skip", "r/reset/1-restore")
+	b, err := res.CombinedOutput()
+	require.NoError(t, err, "%s", b)
+	require.True(t, gone(pid), "resume left the remote sleep %d running: %s", pid, b)
+	require.Regexp(t, `\[resume\] r/reset/1-restore: killed the remote session \d+ on host db \(2 process\(es\)\)`, string(b))
+	require.Less(t, strings.Index(string(b), "killed the remote session"), strings.Index(string(b), "[run]"), "before anything else")
+}
+
+// statField is field n (1-based, /proc/PID/stat) of pid.
+func statField(t *testing.T, pid, n int) int {
+	t.Helper()
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	require.NoError(t, err)
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	v, err := strconv.Atoi(f[n-3])
+	require.NoError(t, err)
+	return v
+}
+
+func ppid(t *testing.T, pid int) int { return statField(t, pid, 4) }

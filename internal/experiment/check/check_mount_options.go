@@ -1,0 +1,45 @@
+package check
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/walab/walab/internal/experiment/plan"
+)
+
+// checkMountOptions: the filesystems of the data directories on the
+// database host carry every planned option (noatime, nodiscard, ...).
+func (e *Env) checkMountOptions(ctx context.Context, c plan.Check) (string, error) {
+	f, dirs, mounts, err := e.dirMounts(ctx, c)
+	if err != nil {
+		return "", err
+	}
+	var found []string
+	for i, m := range mounts {
+		have := strings.Split(m.Options, ",")
+		for _, o := range c.Options {
+			if !slices.Contains(have, o) {
+				return "", fmt.Errorf("%s on %s is mounted at %s with %s: no %s", dirs[i], f.Hostname, m.MountPoint, m.Options, o)
+			}
+		}
+		found = append(found, fmt.Sprintf("%s: %s has %s", dirs[i], m.MountPoint, strings.Join(c.Options, ",")))
+	}
+	return strings.Join(found, "; ") + " on " + f.Hostname, nil
+}
+
+var mountOptionsCheck = checkKind{
+	keys:  "options, targets or path",
+	needs: needs{exporter: true},
+	validate: func(p *plan.Plan, c plan.Check) []string {
+		out := needDirs(p, c)
+		if len(c.Options) == 0 {
+			out = append(out, "options missing (e.g. [noatime])")
+		}
+		return out
+	},
+	run: func(e *Env, ctx context.Context, c plan.Check, _ *plan.Run) (string, error) {
+		return e.checkMountOptions(ctx, c)
+	},
+}

@@ -1,0 +1,95 @@
+package check
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/walab/walab/internal/experiment/plan"
+	"github.com/walab/walab/internal/fingerprint"
+	"github.com/walab/walab/internal/placement"
+)
+
+// wantPlacement: expect run means off for a run whose scenario is
+// baseline, on for any other.
+func wantPlacement(c plan.Check, run *plan.Run) bool {
+	if c.Expect == "run" {
+		return run.ScenarioLabel() != "baseline"
+	}
+	return c.Expect == "on"
+}
+
+func (e *Env) checkPlacement(ctx context.Context, c plan.Check, run *plan.Run) (string, error) {
+	want := wantPlacement(c, run)
+	d, err := fingerprint.ReadDrive(ctx, e.client(), e.Plan.Exporter, e.Plan.Device)
+	if d == nil {
+		return "", err
+	}
+	var on bool
+	var what string
+	switch {
+	case d.Simulated && d.SimPlacement != nil:
+		on, what = *d.SimPlacement, "simulated placement"
+	case d.Simulated:
+		return "", fmt.Errorf("simulated drive: placement state not readable: %v", err)
+	default:
+		streams, fdp := d.Directives["streams"], d.FDP != nil && *d.FDP
+		on, what = streams || fdp, fmt.Sprintf("streams directive enabled=%v, FDP enabled=%v", streams, fdp)
+	}
+	msg := fmt.Sprintf("%s: %s (scenario %s expects %s)", what, onOff(on), run.ScenarioLabel(), onOff(want))
+	if n := hintsNote(d); n != "" {
+		msg += "; " + n
+	}
+	if on != want {
+		return "", fmt.Errorf("%s", msg)
+	}
+	if c.Daemon != "" && !d.Simulated {
+		running, known := d.Daemons[c.Daemon]
+		if !known {
+			return "", fmt.Errorf("%s; the exporter does not watch placement daemon %q", msg, c.Daemon)
+		}
+		if running != want {
+			return "", fmt.Errorf("%s; placement daemon %s is %s", msg, c.Daemon, runningWord(running))
+		}
+		msg += "; " + c.Daemon + " " + runningWord(running)
+	}
+	return msg, nil
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+var placementCheck = checkKind{
+	keys:  "expect (on|off|run), daemon",
+	needs: needs{exporter: true, device: true},
+	validate: func(_ *plan.Plan, c plan.Check) []string {
+		if c.Expect != "on" && c.Expect != "off" && c.Expect != "run" {
+			return []string{fmt.Sprintf("expect %q: want on, off or run (the run's scenario decides: baseline off, others on)", c.Expect)}
+		}
+		return nil
+	},
+	run: func(e *Env, ctx context.Context, c plan.Check, run *plan.Run) (string, error) {
+		return e.checkPlacement(ctx, c, run)
+	},
+}
+
+// hintsNote says, before a run, whether a file's writes can carry a
+// placement hint to this drive (the exporter's
+// walab_placement_hints_effective): with FDP on and a kernel without write
+// streams for files (Linux 6.12), MySQL's writes reach no placement
+// handle, and placement can only come from the namespace a file is on.
+func hintsNote(d *fingerprint.Drive) string {
+	switch {
+	case d.Simulated || d.Hints == "":
+		return ""
+	case d.Hints == "effective: "+placement.ReasonKernelStreams:
+		return "files' write hints reach the drive (kernel streams)"
+	case d.FDP != nil && *d.FDP:
+		return fmt.Sprintf("no file write reaches an FDP placement handle on this kernel (%s): MySQL's writes go to their namespace's default handle, so placement comes only from the namespace layout", strings.TrimPrefix(d.Hints, "effective: "))
+	}
+	return "files' write hints do not reach the drive (" + d.Hints + ")"
+}

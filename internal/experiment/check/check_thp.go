@@ -1,0 +1,49 @@
+package check
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/walab/walab/internal/experiment/plan"
+)
+
+// thpCheck: transparent huge pages' enabled mode on the database host is
+// the planned one (never, for InnoDB's buffer pool; seed 000), and with
+// options [DEFRAG], the defrag mode too.
+var thpCheck = checkKind{
+	keys:  "expect (always|madvise|never), options ([defrag mode])",
+	needs: needs{exporter: true},
+	validate: func(_ *plan.Plan, c plan.Check) []string {
+		var out []string
+		switch c.Expect {
+		case "always", "madvise", "never":
+		default:
+			out = append(out, fmt.Sprintf("expect %q: want always, madvise or never", c.Expect))
+		}
+		if len(c.Options) > 1 {
+			out = append(out, "options: at most one, the defrag mode")
+		}
+		return out
+	},
+	run: func(e *Env, ctx context.Context, c plan.Check, _ *plan.Run) (string, error) {
+		f, err := e.hostFacts(ctx)
+		if err != nil {
+			return "", err
+		}
+		t := f.Tuning
+		if t.THPEnabled == "" {
+			return "", fmt.Errorf("the exporter on %s could not read transparent_hugepage/enabled", f.Hostname)
+		}
+		if t.THPEnabled != c.Expect {
+			return "", fmt.Errorf("transparent huge pages are %s on %s, the plan expects %s", t.THPEnabled, f.Hostname, c.Expect)
+		}
+		msg := "transparent huge pages " + t.THPEnabled
+		if len(c.Options) == 1 {
+			if t.THPDefrag != c.Options[0] {
+				return "", fmt.Errorf("transparent huge pages defrag is %s on %s, the plan expects %s", orUnknown(t.THPDefrag), f.Hostname, c.Options[0])
+			}
+			msg += ", defrag " + t.THPDefrag
+		}
+		return msg + " on " + f.Hostname, nil
+	},
+}
