@@ -47,6 +47,13 @@ func TestLayering(t *testing.T) {
 		require.NoError(t, err, pkg)
 		require.NotContains(t, strings.Fields(string(out)), mod+"internal/hostfacts", "%s reads host facts locally", pkg)
 	}
+	// The runner reads mysqld's profile from the exporter's endpoint
+	// (internal/hotspots); the BPF sampler is the exporter's alone.
+	for _, pkg := range []string{"internal/experiment", "walab"} {
+		out, err := exec.Command("go", "list", "-deps", mod+pkg).Output()
+		require.NoError(t, err, pkg)
+		require.NotContains(t, strings.Fields(string(out)), mod+"internal/cpuprof", "%s imports the CPU sampler", pkg)
+	}
 	// Collectors read controllers through the fleet and never know the
 	// simulator; the composition root wires a simulated drive in.
 	for _, pkg := range []string{"internal/collector", "internal/wa"} {
@@ -55,8 +62,9 @@ func TestLayering(t *testing.T) {
 		require.NotContains(t, strings.Fields(string(out)), mod+"internal/nvme/sim", "%s imports the simulator", pkg)
 	}
 	// The byte layouts are leaves: decode imports no walab package; nor do
-	// fio's report reader, the raw-device guard, the metric names and io_uring.
-	for _, leaf := range []string{"internal/nvme/decode", "internal/fio", "internal/rawdev", "internal/promql", "internal/uring"} {
+	// fio's report reader, the raw-device guard, the metric names, io_uring
+	// and the profile reader.
+	for _, leaf := range []string{"internal/nvme/decode", "internal/fio", "internal/rawdev", "internal/promql", "internal/uring", "internal/hotspots"} {
 		out, err := exec.Command("go", "list", "-f", `{{join .Imports " "}}`, mod+leaf).Output()
 		require.NoError(t, err)
 		for _, p := range strings.Fields(string(out)) {

@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 
 	"github.com/alecthomas/kingpin/v2"
@@ -122,5 +123,8 @@ func addFlags(app *kingpin.Application) *exporterapp.Options {
 	app.Flag("nvme.read-timeout", "How long the WA sampler and a run-start mark wait for one device's read; a device slower than that is skipped for the round (its WA absent, walab_nvme_read_timeouts_total counts it) so a hung controller never holds up the others. Scrapes are bounded by --scrape.timeout.").Default("5s").DurationVar(&o.ReadTimeout)
 	app.Flag("web.enable-mutations", "Allow the state-changing endpoints (POST /api/v1/run-start, POST /api/v1/sim/placement). Off by default; when on they need the header "+apiguard.Header+": "+apiguard.HeaderValue+" (a cross-origin form cannot send it), are rate-limited, and sit behind --web.config.file's auth like every endpoint.").BoolVar(&o.EnableMutations)
 	app.Flag("web.mutations-host", "A Host header value (name or address, no port) the state-changing endpoints accept besides loopback ones and the --web.listen-address hosts (repeatable); any other Host is refused, against DNS rebinding.").StringsVar(&o.MutationHosts)
+	app.Flag("collector.profile.frequency", "CPU samples per second per CPU the profile collector takes while a sampled process runs (perf's -F).").Default(strconv.Itoa(exporterapp.DefaultProfileFrequency)).IntVar(&o.ProfileFrequency)
+	app.Flag("collector.profile.process", "comm name (/proc/PID/comm) of the processes the profile collector samples (repeatable).").Default(exporterapp.DefaultProfileProcesses...).StringsVar(&o.ProfileProcesses)
+	app.Flag("collector.profile.top", fmt.Sprintf("Functions the profile collector exports (walab_profile_function_samples_total series), 1 to %d.", collector.MaxProfileTop)).Default(strconv.Itoa(exporterapp.DefaultProfileTop)).IntVar(&o.ProfileTop)
 	return o
 }

@@ -59,6 +59,8 @@ var notHere = map[string]string{
 	promql.BlockdevIOSizeBucket:         "only while the BPF I/O-size tracer runs, which the fixture host (no tracefs) does not (internal/collector's TestIOSizeHistogram from given counts; internal/nvmetrace's TestIOSizeTracerCountsDirectIO on this machine's kernel)",
 	promql.NVMeNamespaceWrittenBytes:    "only for a controller with per-namespace SMART and more than one namespace (internal/collector's TestNVMeNamespaceWritten; live: e2e TestSeed000NVMeQEMU)",
 	promql.NVMeFDPNamespaceHandleEvents: "only with FDP events that name a namespace and a handle (internal/collector's TestStreamsFDPNamespaceHandles; live: e2e TestSeed000NVMeQEMU)",
+	promql.ProfileSamples:               "only while the BPF CPU profiler runs (internal/exporterapp's TestProfileEndpoint scrapes it)",
+	promql.ProfileFunctionSamples:       "only with samples of a sampled process, which the fixture's /proc has none of (TestProfileEndpoint)",
 }
 
 // TestReadBackNamesAreExposed: every name internal/promql owns (what rules,

@@ -59,7 +59,7 @@ func TestUnknownConfigSection(t *testing.T) {
 	code := run(context.Background(), []string{"--config.file=" + cfg, "--web.listen-address=127.0.0.1:0"}, logs)
 	require.Equal(t, 1, code)
 	require.Contains(t, logs.String(), `unknown section \"filesytem\"`)
-	require.Contains(t, logs.String(), `(known: blockdev, cpu, filesystem, host, innodb, io_size, irq, network, nvme, placement_trace, process, sim, streams, wa)`, "each name once")
+	require.Contains(t, logs.String(), `(known: blockdev, cpu, filesystem, host, innodb, io_size, irq, network, nvme, placement_trace, process, profile, sim, streams, wa)`, "each name once")
 }
 
 // TestFlagsThatMeanNothing (issue 42, low): a zero --nvme.read-timeout

@@ -73,6 +73,12 @@ type Env struct {
 	// collector is enabled (IsEnabled("wa")); its series go through the
 	// wa collector.
 	WA *wa.Sampler
+	// Profile is the CPU profiler the app runs when the profile collector
+	// is on; nil with ProfileDown the reason (a cpuprof reason) when it
+	// could not start. ProfileTop bounds its function series.
+	Profile     ProfileSource
+	ProfileDown string
+	ProfileTop  int
 }
 
 // PlacedWriter is a drive that knows the stream of every write it gets
@@ -204,7 +210,8 @@ func New(env Env, filter ...string) (*Set, error) {
 		if len(want) > 0 && !want[name] || len(want) == 0 && !*e.enabled {
 			continue
 		}
-		c, err := e.factory(Env{Logger: env.Logger.With("collector", name), Paths: env.Paths, Config: env.Config, Fleet: env.Fleet, PlacedWriters: env.PlacedWriters, WA: env.WA})
+		c, err := e.factory(Env{Logger: env.Logger.With("collector", name), Paths: env.Paths, Config: env.Config, Fleet: env.Fleet, PlacedWriters: env.PlacedWriters, WA: env.WA,
+			Profile: env.Profile, ProfileDown: env.ProfileDown, ProfileTop: env.ProfileTop})
 		if err != nil {
 			return nil, fmt.Errorf("collector %s: %w", name, err)
 		}

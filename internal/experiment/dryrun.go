@@ -57,7 +57,11 @@ func dryRun(p *Plan, w io.Writer, r redactor) error {
 				line += "\n" + strings.Repeat(" ", 46) + "remote shell runs: " + r.text(rl)
 			}
 			if it.Phase == PhaseRun {
-				line += fmt.Sprintf("   (fingerprint at start and end%s)", durNote(it.Expected))
+				prof := ""
+				if p.Profile != 0 {
+					prof = fmt.Sprintf(", CPU profile %s from %s", time.Duration(p.Profile), p.DBExporter())
+				}
+				line += fmt.Sprintf("   (fingerprint at start and end%s%s)", prof, durNote(it.Expected))
 			}
 			if it.Step != nil && it.Step.Written > 0 {
 				line += fmt.Sprintf("   (stopped once the drive took %.3g capacities of host writes)", it.Step.Written)

@@ -14,7 +14,9 @@ import (
 	"github.com/walab/walab/internal/buildinfo"
 	"github.com/walab/walab/internal/collector"
 	"github.com/walab/walab/internal/config"
+	"github.com/walab/walab/internal/cpuprof"
 	"github.com/walab/walab/internal/hostapi"
+	"github.com/walab/walab/internal/hotspots"
 	"github.com/walab/walab/internal/nvme/fleet"
 	"github.com/walab/walab/internal/nvme/probe"
 	"github.com/walab/walab/internal/nvme/sim"
@@ -38,6 +40,10 @@ type App struct {
 	// leaves cfg alone, so a section a reload added (which only a restart
 	// applies) never becomes one a later reload must keep.
 	cfg *config.File
+	// profiler samples mysqld's CPU when the profile collector is on and
+	// could start (profileDown says why not).
+	profiler    *cpuprof.Profiler
+	profileDown string
 }
 
 // Handler serves the landing page, the metrics and the API endpoints.
@@ -132,7 +138,12 @@ func (a *App) build(o Options, cfg *config.File, logger *slog.Logger) error {
 		}
 		a.sampler = s
 	}
-	set, err := collector.New(collector.Env{Logger: logger, Paths: o.Paths, Config: cfg, Fleet: a.fleet, PlacedWriters: placed, WA: a.sampler})
+	env, err := a.startProfile(o, logger)
+	if err != nil {
+		return err
+	}
+	env.Logger, env.Paths, env.Config, env.Fleet, env.PlacedWriters, env.WA = logger, o.Paths, cfg, a.fleet, placed, a.sampler
+	set, err := collector.New(env)
 	if err != nil {
 		return err
 	}
@@ -161,6 +172,7 @@ func (a *App) build(o Options, cfg *config.File, logger *slog.Logger) error {
 		mux.Handle(wa.RunStartPath, guard.Wrap(a.sampler.Handler()))
 	}
 	mountSim(mux, guard, a.sims)
+	mux.Handle(hotspots.Path, &profileEndpoint{p: a.profiler, down: a.profileDown, slots: make(chan struct{}, profileMaxRecordings), logger: logger})
 	if err := mountHost(mux, cfg, o.Paths, logger); err != nil {
 		return err
 	}
@@ -168,6 +180,9 @@ func (a *App) build(o Options, cfg *config.File, logger *slog.Logger) error {
 		links := []web.LandingLinks{{Address: o.TelemetryPath, Text: "Metrics"}}
 		if a.sampler != nil {
 			links = append(links, web.LandingLinks{Address: wa.RunStartPath, Text: "Run marks", Description: "GET lists the marks; with " + apiguard.EnableFlag + ", POST with the header " + apiguard.Header + ": " + apiguard.HeaderValue + " marks the start of a benchmark run (WA window \"run\")"})
+		}
+		if a.profiler != nil {
+			links = append(links, web.LandingLinks{Address: hotspots.Path + "?seconds=30", Text: "CPU profile", Description: "GET: a pprof CPU profile of the sampled processes (mysqld, mariadbd) over the next ?seconds=N (go tool pprof reads it)"})
 		}
 		links = append(links, web.LandingLinks{Address: hostapi.Path, Text: "Host facts", Description: "GET: this host's identity, data directories' filesystems and drives, IRQ and mysqld CPU lists (JSON), as walab experiment's checks read them"})
 		landing, err := web.NewLandingPage(web.LandingConfig{
@@ -194,6 +209,10 @@ func (a *App) Close() error {
 		a.sampler.Close()
 	}
 	err := a.unmountSimFS()
+	if a.profiler != nil {
+		err = errors.Join(err, a.profiler.Close())
+		a.profiler = nil
+	}
 	return errors.Join(err, a.fleet.Close())
 }
 

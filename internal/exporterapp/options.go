@@ -38,6 +38,12 @@ type Options struct {
 	EnableMutations        bool     // the state-changing endpoints
 	MutationHosts          []string // Host values they accept besides loopback and the listen hosts
 
+	// The profile collector's: samples per second per CPU, the comm names
+	// sampled and the function series exported (0/nil: the defaults).
+	ProfileFrequency int
+	ProfileProcesses []string
+	ProfileTop       int
+
 	// Simulator builds the simulated drive served when no controller is
 	// found (neither ReplayDir nor Devices given and sysfs has none). Nil:
 	// the drive the configuration's sim: section describes.
@@ -56,6 +62,9 @@ func (o *Options) Validate() error {
 	}
 	if o.MaxRequests < 0 {
 		return fmt.Errorf("--web.max-requests must be 0 (no limit) or more (got %d)", o.MaxRequests)
+	}
+	if _, _, _, err := o.profileOptions(); err != nil {
+		return err
 	}
 	for _, h := range o.MutationHosts {
 		if err := checkHostValue(h); err != nil {

@@ -84,6 +84,8 @@ var (
 	SimFSTrimmedBytes            = name("simfs_trimmed_bytes_total")
 	SimFSWrites                  = name("simfs_writes_total")
 	SimFSWrittenBytes            = name("simfs_written_bytes_total")
+	ProfileFunctionSamples       = name("profile_function_samples_total")
+	ProfileSamples               = name("profile_samples_total")
 )
 
 var names []string

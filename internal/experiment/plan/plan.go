@@ -52,6 +52,9 @@ type Plan struct {
 	// the machine falls on both (report_reps.go).
 	Cycles  int      `yaml:"cycles"`
 	Compare *Compare `yaml:"compare"`
+	// Profile is how long each run's CPU profile samples mysqld (the
+	// database host's exporter, --collector.profile; profile.go); 0: none.
+	Profile Duration `yaml:"profile"`
 }
 
 // Target is one MySQL instance under load.

@@ -32,6 +32,7 @@ func (p *Plan) validate(kinds CheckKinds) Errors {
 	v.compare()
 	v.urls()
 	v.hosts()
+	v.profile()
 	sort.SliceStable(v.errs, func(i, j int) bool { return v.errs[i].Line < v.errs[j].Line })
 	return v.errs
 }

@@ -41,6 +41,7 @@ func Markdown(in Input) string {
 	in.reportVerdict(&b, groups)
 	reportRuns(&b, p, st.Runs, groups)
 	in.reportFio(&b)
+	in.reportProfiles(&b)
 	reportChecks(&b, st.Checks)
 	in.reportFingerprints(&b)
 	reportSteps(&b, in.Items, st.Steps)

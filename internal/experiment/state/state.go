@@ -16,6 +16,7 @@ import (
 
 	"github.com/walab/walab/internal/experiment/plan"
 	"github.com/walab/walab/internal/fingerprint"
+	"github.com/walab/walab/internal/hotspots"
 )
 
 // StateFile is the executor's record in the output directory; PlanFile is
@@ -104,6 +105,9 @@ type RunRecord struct {
 	Drift      []fingerprint.Change `json:"drift,omitempty"` // start vs end of the run
 
 	Fio *FioRecord `json:"fio,omitempty"` // a fio run's figures (fio_run.go)
+	// Profile is the run's CPU profile (plan key profile; the executor's
+	// profile.go).
+	Profile *hotspots.Record `json:"profile,omitempty"`
 }
 
 // CheckResult is one pre-run check's outcome.

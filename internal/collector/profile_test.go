@@ -1,0 +1,64 @@
+package collector
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/walab/walab/internal/cpuprof"
+)
+
+// manyFuncs is a profile source with 500 functions: the collector must
+// export only its top N.
+type manyFuncs struct{}
+
+func (manyFuncs) Top(n int) []cpuprof.FuncCount {
+	var out []cpuprof.FuncCount
+	for i := range 500 {
+		out = append(out, cpuprof.FuncCount{FuncKey: cpuprof.FuncKey{Function: fmt.Sprintf("f%03d", i), Module: "mariadbd"}, Total: uint64(1000 - i), Recent: uint64(500 - i)})
+	}
+	if len(out) > n {
+		out = out[:n]
+	}
+	return out
+}
+
+func (manyFuncs) Totals() (uint64, map[string]uint64, int) {
+	return 123456, map[string]uint64{cpuprof.ErrStackLost: 7}, 2
+}
+
+func (manyFuncs) Frequency() int { return 99 }
+
+// TestProfileSeriesBounded: at most --collector.profile.top function
+// series, whatever the profile holds, beside the totals and every error
+// kind.
+func TestProfileSeriesBounded(t *testing.T) {
+	c, err := newProfileCollector(Env{Profile: manyFuncs{}, ProfileTop: 7})
+	require.NoError(t, err)
+	out, err := hostScrape(t, c)
+	require.NoError(t, err)
+	require.Equal(t, 7, strings.Count(out, "walab_profile_function_samples_total{"), out)
+	require.Contains(t, out, `walab_profile_function_samples_total{function="f000",module="mariadbd"} 1000`)
+	require.Contains(t, out, "walab_profile_samples_total 123456")
+	require.Contains(t, out, `walab_profile_errors_total{kind="stack_lost"} 7`)
+	require.Contains(t, out, `walab_profile_errors_total{kind="drain"} 0`)
+	require.Contains(t, out, "walab_profile_sampling_frequency_hertz 99")
+	require.Contains(t, out, "walab_profile_up 1")
+
+	_, err = newProfileCollector(Env{Profile: manyFuncs{}, ProfileTop: MaxProfileTop + 1})
+	require.ErrorContains(t, err, "must be 1 to")
+}
+
+// TestProfileDown: a profiler that could not start is up 0 with its
+// reason, and no sample count is made up.
+func TestProfileDown(t *testing.T) {
+	c, err := newProfileCollector(Env{ProfileDown: cpuprof.ReasonPermission, ProfileTop: 20})
+	require.NoError(t, err)
+	out, err := hostScrape(t, c)
+	require.NoError(t, err)
+	require.Contains(t, out, "walab_profile_up 0")
+	require.Contains(t, out, `walab_profile_error_info{reason="permission"} 1`)
+	require.NotContains(t, out, "walab_profile_samples_total")
+}
