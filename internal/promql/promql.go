@@ -68,6 +68,7 @@ var (
 	NVMeHostWrittenBytes      = name("nvme_host_written_bytes_total")
 	NVMeInfo                  = name("nvme_info")
 	NVMeMediaWrittenBytes     = name("nvme_media_written_bytes_total")
+	NVMePercentageUsed        = name("nvme_percentage_used_ratio")
 	NVMeSourceErrors          = name("nvme_source_errors_total")
 	NVMeSourceUp              = name("nvme_source_up")
 	NVMeWALastSample          = name("nvme_wa_last_sample_timestamp_seconds")
