@@ -41,6 +41,10 @@ type Config struct {
 	// the same time earlier (a baseline run started exactly that long
 	// before the candidate); empty disables the rule and its alert.
 	BaselineOffset string `yaml:"baseline_offset"`
+	// WAChangeOffset is how far back the fleet rules' WA change looks:
+	// each drive's hourly WA now minus its own hourly WA this long ago
+	// (walab-fleet.rules, the fleet dashboard's top drives by WA change).
+	WAChangeOffset string `yaml:"wa_change_offset"`
 
 	// WARiseLimit: alert when hourly WA grew by more than this over WARiseWindow.
 	WARiseLimit  float64 `yaml:"wa_rise_limit"`
@@ -92,6 +96,7 @@ func Default() Config {
 		ReferenceWA:            map[string]float64{"*": 3},
 		RegressionMargin:       0.1,
 		RegressionFor:          "2h",
+		WAChangeOffset:         "24h",
 		WARiseLimit:            0.5,
 		WARiseWindow:           "3h",
 		NANDWithoutHostWindow:  "30m",
@@ -159,7 +164,7 @@ func ParseOver(base Config, b []byte) (Config, error) {
 func (c Config) Validate() error {
 	durs := map[string]string{
 		"wa_window": c.WAWindow, "wa_long_window": c.WALongWindow, "rate_window": c.RateWindow,
-		"regression_for": c.RegressionFor, "wa_rise_window": c.WARiseWindow,
+		"regression_for": c.RegressionFor, "wa_rise_window": c.WARiseWindow, "wa_change_offset": c.WAChangeOffset,
 		"nand_without_host_window": c.NANDWithoutHostWindow, "irq_for": c.IRQFor,
 		"target_down_for": c.TargetDownFor, "default_for": c.DefaultFor, "placement_for": c.PlacementFor,
 	}

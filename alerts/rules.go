@@ -87,6 +87,7 @@ func Generate(c Config) RuleFile {
 		{Name: "walab-iostat.rules", Rules: iostatRules(c)},
 		{Name: "walab-raid.rules", Rules: raidRules(c)},
 		{Name: "walab-raid-latency.rules", Rules: raidLatencyRules()},
+		{Name: "walab-fleet.rules", Rules: fleetRules(c)},
 		{Name: "walab-wa", Rules: waAlerts(c)},
 		{Name: "walab-placement", Rules: placementAlerts(c)},
 		{Name: "walab-host", Rules: hostAlerts(c)},

@@ -5,11 +5,18 @@
 # walab's rules (alerts/config.yml + test/fleetstack/rules-config.yml:
 # windows shortened for a clock running 60x) and Alertmanager. After
 # DURATION seconds it prints the cost table (ingestion rate, rule evaluation
-# time per cycle, memory of each component) and which drives
-# WalabWARegressionVsBaseline fired for against the regressed ones, then
-# stops everything it started (also on failure or ^C).
+# time per cycle, memory of each component, the load average), whether each
+# part kept up (scrapes done against due, samples stored against scraped,
+# rule groups slower than their interval, the simulated clock's steps), and
+# which drives WalabWARegressionVsBaseline fired for against the regressed
+# ones and how long after the regression; then it stops everything it
+# started (also on failure or ^C).
 #
 # Usage: HOSTS=250 DRIVES_PER_HOST=4 bench/fleet.sh
+#   SCRAPE_INTERVAL (2s, the lab's) and EVAL_INTERVAL (5s) set the scrape and
+#   rule evaluation intervals; a large fleet on a small machine needs longer
+#   ones (the rules' 1m window then holds fewer samples). NICE (10) is the
+#   stack's niceness.
 # Needs victoria-metrics, vmagent, vmalert (scripts/setup.sh builds them)
 # and prometheus-alertmanager on PATH.
 set -euo pipefail
@@ -20,90 +27,189 @@ REGRESSED=${REGRESSED:-3}
 REGRESS_AT_MIN=${REGRESS_AT_MIN:-150}
 DURATION=${DURATION:-240}
 SEED=${SEED:-49}
+SCRAPE_INTERVAL=${SCRAPE_INTERVAL:-2s}
+EVAL_INTERVAL=${EVAL_INTERVAL:-5s}
+# Niceness of every process of the stack: 10 leaves the machine to other
+# work; at a load average far above the CPUs a niced stack gets little CPU,
+# and NICE=0 measures it at an equal share.
+NICE=${NICE:-10}
+WARMUP=60
 
 cd "$(dirname "$0")/.."
 for b in victoria-metrics vmagent vmalert prometheus-alertmanager curl python3; do
 	command -v "$b" >/dev/null || { echo "fleet.sh: $b is not on PATH" >&2; exit 2; }
 done
-work=$(mktemp -d)
+# The replay pages the simulated clock rewrites every second (two per
+# drive) and VictoriaMetrics' data go to tmpfs where there is one: on disk
+# the clock's steps took 1 ms a drive at load 30.
+if [ -w /dev/shm ]; then work=$(mktemp -d -p /dev/shm); else work=$(mktemp -d); fi
 pids=()
 # cleanup stops the processes newest first (vmagents and vmalert before the
 # store they write to: vmalert retries its remote write while the store is
 # gone), each with TERM, then KILL after 10 s.
 cleanup() {
 	for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
-		p=${pids[i]}
-		kill "$p" 2>/dev/null || continue
-		for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.2; done
-		kill -KILL "$p" 2>/dev/null || true
-		wait "$p" 2>/dev/null || true
+		stop "${pids[i]}"
 	done
 	rm -rf "$work"
+}
+# stop PID [SECONDS]: TERM, then KILL after SECONDS (10).
+stop() {
+	kill "$1" 2>/dev/null || return 0
+	for _ in $(seq $((${2:-10} * 5))); do kill -0 "$1" 2>/dev/null || break; sleep 0.2; done
+	kill -KILL "$1" 2>/dev/null || true
+	wait "$1" 2>/dev/null || true
 }
 trap cleanup EXIT INT TERM
 
 port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-spawn() { nice -n 10 "$@" >"$work/$(basename "$1").$$.$RANDOM.log" 2>&1 & pids+=($!); }
-ready() { for _ in $(seq 300); do curl -fs "$1" >/dev/null && return; sleep 0.2; done; echo "fleet.sh: $1 not ready" >&2; exit 1; }
+# spawn NAME CMD...: runs CMD at niceness NICE in the background, its output in $work/NAME.log.
+spawn() { local n=$1; shift; nice -n "$NICE" "$@" >"$work/$n.log" 2>&1 & pids+=($!); }
+ready() { for _ in $(seq 600); do curl -fs "$1" >/dev/null && return; sleep 0.2; done; echo "fleet.sh: $1 not ready" >&2; exit 1; }
 rss() { awk '/VmRSS/ {printf "%.0f", $2/1024}' "/proc/$1/status"; }
-q() { curl -fs "$vm/api/v1/query" --data-urlencode "query=$1" | python3 -c 'import json,sys; r=json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else "absent")'; }
+hwm() { awk '/VmHWM/ {printf "%.0f", $2/1024}' "/proc/$1/status"; }
+# series: every series VictoriaMetrics holds (the fleet's, vmagent's up and
+# scrape_*, vmalert's recording rules); "absent" when it does not answer.
+series() { curl -fs "$vm/api/v1/series/count" | python3 -c 'import json,sys; print(json.load(sys.stdin)["data"][0])' 2>/dev/null || echo absent; }
+# scalar URL NAME: the sum of every series of metric NAME at URL.
 scalar() { curl -fs "$1" | awk -v m="$2" 'index($1, m "{") == 1 || $1 == m {s += $NF} END {print s + 0}'; }
+secs() { python3 -c 'import sys; v=sys.argv[1]; print(float(v[:-1]) * {"s": 1, "m": 60}[v[-1]])' "$1"; }
 
 go build -o "$work/fleetsim" ./test/fleetsim
 go run ./alerts/gen -override test/fleetstack/rules-config.yml -out "$work/rules.yml" -k8s ""
 
-fp=$(port); spawn "$work/fleetsim" -dir "$work" -listen "127.0.0.1:$fp" -seed "$SEED" -hosts "$HOSTS" \
+fp=$(port); spawn fleetsim "$work/fleetsim" -dir "$work" -listen "127.0.0.1:$fp" -seed "$SEED" -hosts "$HOSTS" \
 	-drives-per-host "$DRIVES_PER_HOST" -regressed "$REGRESSED" -regress-at "${REGRESS_AT_MIN}m" -step 1m -tick 1s
 fleet_pid=${pids[-1]}
 ready "http://127.0.0.1:$fp/hosts/0/metrics"
 
 vp=$(port); vm="http://127.0.0.1:$vp"
-spawn victoria-metrics -storageDataPath="$work/vm" -httpListenAddr="127.0.0.1:$vp" -retentionPeriod=1d -search.latencyOffset=1s
+spawn victoria-metrics victoria-metrics -storageDataPath="$work/vm" -httpListenAddr="127.0.0.1:$vp" -retentionPeriod=1d -search.latencyOffset=1s
 vm_pid=${pids[-1]}; ready "$vm/health"
 ap=$(port); am="http://127.0.0.1:$ap"
 printf 'route:\n  receiver: none\n  group_wait: 1s\n  group_interval: 1s\nreceivers:\n  - name: none\n' >"$work/am.yml"
-spawn prometheus-alertmanager --config.file="$work/am.yml" --storage.path="$work/am" --web.listen-address="127.0.0.1:$ap" --cluster.listen-address=
+spawn alertmanager prometheus-alertmanager --config.file="$work/am.yml" --storage.path="$work/am" --web.listen-address="127.0.0.1:$ap" --cluster.listen-address=
 am_pid=${pids[-1]}; ready "$am/-/ready"
 rp=$(port); vmalert="http://127.0.0.1:$rp"
-spawn vmalert -rule="$work/rules.yml" -datasource.url="$vm" -remoteWrite.url="$vm" -remoteRead.url="$vm" \
-	-notifier.url="$am" -evaluationInterval=5s -httpListenAddr="127.0.0.1:$rp"
+spawn vmalert vmalert -rule="$work/rules.yml" -datasource.url="$vm" -remoteWrite.url="$vm" -remoteRead.url="$vm" \
+	-notifier.url="$am" -evaluationInterval="$EVAL_INTERVAL" -httpListenAddr="127.0.0.1:$rp"
 vmalert_pid=${pids[-1]}; ready "$vmalert/health"
-python3 - "$work" <<'PY' >"$work/scrape.yml"
+python3 - "$work" "$SCRAPE_INTERVAL" <<'PY' >"$work/scrape.yml"
 import json, sys
 groups = json.load(open(sys.argv[1] + "/targets.json"))
-print("global: {scrape_interval: 2s, scrape_timeout: 2s}\nscrape_configs:\n  - job_name: walab-exporter\n    static_configs:")
+iv = sys.argv[2]
+print("global: {scrape_interval: %s, scrape_timeout: %s}\nscrape_configs:\n  - job_name: walab-exporter\n    static_configs:" % (iv, iv))
 for g in groups:
     print("      - targets: %s\n        labels: %s" % (json.dumps(g["targets"]), json.dumps(g["labels"])))
 PY
+agents=()
 agent_pids=()
 for i in 0 1; do
 	gp=$(port)
-	spawn vmagent -promscrape.config="$work/scrape.yml" -remoteWrite.url="$vm/api/v1/write" \
+	spawn "vmagent$i" vmagent -promscrape.config="$work/scrape.yml" -remoteWrite.url="$vm/api/v1/write" \
 		-promscrape.cluster.membersCount=2 -promscrape.cluster.memberNum=$i \
 		-remoteWrite.tmpDataPath="$work/agent$i" -httpListenAddr="127.0.0.1:$gp"
-	agent_pids+=("${pids[-1]}"); ready "http://127.0.0.1:$gp/health"
+	agent_pids+=("${pids[-1]}"); agents+=("http://127.0.0.1:$gp/metrics"); ready "http://127.0.0.1:$gp/health"
 done
 
-echo "fleet.sh: $HOSTS hosts x $DRIVES_PER_HOST drives; running ${DURATION}s"
-sleep 60
-rows0=$(scalar "$vm/metrics" vm_rows_inserted_total); t0=$(date +%s)
-sleep $((DURATION - 60))
-rows1=$(scalar "$vm/metrics" vm_rows_inserted_total); t1=$(date +%s)
-evsum=$(scalar "$vmalert/metrics" vmalert_iteration_duration_seconds_sum)
-evcnt=$(scalar "$vmalert/metrics" vmalert_iteration_duration_seconds_count)
-groups=$(grep -c '^  - name:' "$work/rules.yml")
+# The load average, every 5 s, while the stack runs.
+(while :; do cut -d' ' -f1 /proc/loadavg; sleep 5; done) >"$work/load" &
+pids+=($!)
+
+echo "fleet.sh: $HOSTS hosts x $DRIVES_PER_HOST drives, scrape every $SCRAPE_INTERVAL, rules every $EVAL_INTERVAL, nice $NICE; running ${DURATION}s"
+sleep "$WARMUP"
+snapshot() { # snapshot FILE: the counters the rates are computed from
+	{
+		echo "t $(date +%s.%N)"
+		echo "rows $(scalar "$vm/metrics" vm_rows_inserted_total)"
+		for a in "${agents[@]}"; do
+			for m in vm_promscrape_scrapes_total vm_promscrape_scraped_samples_sum vm_promscrape_scrape_duration_seconds_sum \
+				vm_promscrape_scrape_duration_seconds_count vm_promscrape_scrapes_failed_total vm_promscrape_scrapes_timed_out_total; do
+				echo "$m $(scalar "$a" "$m")"
+			done
+		done
+		echo "rule_rows $(scalar "$vmalert/metrics" vmalert_remotewrite_sent_rows_total)"
+		echo "rule_rows_dropped $(scalar "$vmalert/metrics" vmalert_remotewrite_dropped_rows_total)"
+		curl -fs "$vmalert/metrics" | grep -E '^vmalert_iteration_(duration_seconds_(sum|count)|missed_total)\{' | sed -E 's/\{group="([^"]*)".*\} / \1 /'
+	} >"$1"
+}
+snapshot "$work/s0"
+sleep $((DURATION - WARMUP))
+snapshot "$work/s1"
+rss_row="$(rss "$fleet_pid") | $(rss "${agent_pids[0]}") | $(rss "${agent_pids[1]}") | $(rss "$vm_pid") | $(rss "$vmalert_pid") | $(rss "$am_pid")"
+hwm_row="$(hwm "$fleet_pid") | $(hwm "${agent_pids[0]}") | $(hwm "${agent_pids[1]}") | $(hwm "$vm_pid") | $(hwm "$vmalert_pid") | $(hwm "$am_pid")"
+set +e # a figure that cannot be read is reported absent; the run still reports
+series=$(series)
+pending=$(for a in "${agents[@]}"; do scalar "$a" vm_persistentqueue_bytes_pending; done | paste -sd+ | bc)
+alerts_json=$(curl -fs "$am/api/v2/alerts?filter=alertname%3D%22WalabWARegressionVsBaseline%22" || echo null)
+stop "$fleet_pid" 120 # it prints how long its clock's steps took, once its step in progress ends
 
 echo
-echo "date: $(date -u +%FT%TZ)  machine: $(nproc) CPUs, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), load $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '| drives | series in VM | ingestion (samples/s) | rule eval per cycle (s, %s groups) | RSS MiB fleetsim | vmagent 0 | vmagent 1 | victoria-metrics | vmalert | alertmanager |\n' "$groups"
-printf '|---|---|---|---|---|---|---|---|---|---|\n'
-printf '| %d | %s | %.0f | %.3f | %s | %s | %s | %s | %s | %s |\n' $((HOSTS * DRIVES_PER_HOST)) \
-	"$(q 'count({__name__=~"walab_.+"})')" "$(echo "($rows1 - $rows0) / ($t1 - $t0)" | bc -l)" \
-	"$(echo "$evsum / $evcnt * $groups" | bc -l)" "$(rss "$fleet_pid")" "$(rss "${agent_pids[0]}")" \
-	"$(rss "${agent_pids[1]}")" "$(rss "$vm_pid")" "$(rss "$vmalert_pid")" "$(rss "$am_pid")"
+echo "date: $(date -u +%FT%TZ)  machine: $(nproc) CPUs, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo)"
+python3 - "$work" "$HOSTS" "$DRIVES_PER_HOST" "$(secs "$SCRAPE_INTERVAL")" "$(secs "$EVAL_INTERVAL")" "$series" "$pending" "$rss_row" "$hwm_row" "$SCRAPE_INTERVAL" "$EVAL_INTERVAL" "$DURATION" "$WARMUP" <<'PY'
+import sys
+work, hosts, dph, scrape, ev, series, pending, rss, hwm, scrape_s, ev_s, dur, warm = sys.argv[1:]
+hosts, dph, scrape, ev = int(hosts), int(dph), float(scrape), float(ev)
+
+def read(p):
+    d, groups = {}, {}
+    for line in open(p):
+        f = line.split()
+        if f[0].startswith("vmalert_iteration"):
+            groups.setdefault(f[1], {})[f[0]] = float(f[2])
+        else:
+            d[f[0]] = d.get(f[0], 0) + float(f[1])
+    return d, groups
+
+(a, ga), (b, gb) = read(work + "/s0"), read(work + "/s1")
+dt = b["t"] - a["t"]
+delta = lambda k: b[k] - a[k]
+ingest = delta("rows") / dt
+scraped = delta("vm_promscrape_scraped_samples_sum") / dt
+scrapes = delta("vm_promscrape_scrapes_total") / dt
+due = hosts / scrape
+sd = delta("vm_promscrape_scrape_duration_seconds_sum") / max(delta("vm_promscrape_scrape_duration_seconds_count"), 1)
+means, missed = {}, 0
+for g in gb:
+    n = gb[g]["vmalert_iteration_duration_seconds_count"] - ga.get(g, {}).get("vmalert_iteration_duration_seconds_count", 0)
+    s = gb[g]["vmalert_iteration_duration_seconds_sum"] - ga.get(g, {}).get("vmalert_iteration_duration_seconds_sum", 0)
+    missed += gb[g].get("vmalert_iteration_missed_total", 0) - ga.get(g, {}).get("vmalert_iteration_missed_total", 0)
+    if n > 0:
+        means[g] = s / n
+loads = [float(x) for x in open(work + "/load").read().split()[int(warm) // 5:]]
+slow = max(means, key=means.get) if means else None
+print("scrape every %s, rules every %s, measured over the last %.0f s of %s s" % (scrape_s, ev_s, dt, dur))
+print()
+print("| drives | series in VM (all) | ingestion (samples/s, VM rows) | rule eval per cycle, sum of %d groups (s) | slowest group (s) | RSS MiB fleetsim | vmagent 0 | vmagent 1 | victoria-metrics | vmalert | alertmanager | load avg 1 min (min-mean-max) |" % len(means))
+print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+print("| %d | %s | %.0f | %.3f | %.3f (%s) | %s | %.1f-%.1f-%.1f |" % (hosts * dph, series, ingest, sum(means.values()),
+      means.get(slow, float("nan")), slow, rss, min(loads), sum(loads) / len(loads), max(loads)))
+print("peak RSS MiB (VmHWM), same order: %s" % hwm)
+print()
+print("kept up?")
+print("  scrapes: %.1f/s done, %.1f/s due (%d hosts every %s): %.0f %%; mean scrape %.3f s; failed %d, timed out %d" % (
+    scrapes, due, hosts, scrape_s, 100 * scrapes / due, sd, delta("vm_promscrape_scrapes_failed_total"), delta("vm_promscrape_scrapes_timed_out_total")))
+rules_rows = delta("rule_rows") / dt
+print("  samples: %.0f/s scraped, %.0f/s stored less %.0f/s of vmalert's recording rules: %.0f %%; %s bytes queued in the agents at the end; %d rule rows dropped" % (
+    scraped, ingest, rules_rows, 100 * (ingest - rules_rows) / scraped if scraped else float("nan"), pending, delta("rule_rows_dropped")))
+print("  rules: slowest group %.3f s against its %.0f s interval; %d iterations missed" % (means.get(slow, float("nan")), ev, missed))
+PY
+grep '^fleetsim: .* steps' "$work/fleetsim.log" | sed 's/^/  /' || echo "  fleetsim printed no step summary"
+
 echo
-echo "regressed (drives.json):"
-python3 -c 'import json,sys; [print("  db%05d nvme%d" % (d["Host"], d["Index"])) for d in json.load(open(sys.argv[1])) if d["Regressed"]]' "$work/drives.json"
-echo "WalabWARegressionVsBaseline active in Alertmanager:"
-curl -fs "$am/api/v2/alerts?filter=alertname%3D%22WalabWARegressionVsBaseline%22" |
-	python3 -c 'import json,sys; [print("  %s %s" % (a["labels"]["instance"], a["labels"]["device"])) for a in json.load(sys.stdin)]'
+python3 - "$work" "$alerts_json" "$REGRESS_AT_MIN" <<'PY'
+import json, sys, datetime as dt
+work, alerts, at = sys.argv[1], json.loads(sys.argv[2]) or [], float(sys.argv[3])
+clock = json.load(open(work + "/clock.json"))
+start = dt.datetime.fromisoformat(clock["start"].replace("Z", "+00:00"))
+reg = start + dt.timedelta(seconds=at * 60 / clock["speed"])
+want = sorted("db%05d nvme%d" % (d["Host"], d["Index"]) for d in json.load(open(work + "/drives.json")) if d["Regressed"])
+got = {}
+for a in alerts:
+    k = "%s %s" % (a["labels"]["instance"], a["labels"]["device"])
+    got[k] = (dt.datetime.fromisoformat(a["startsAt"].replace("Z", "+00:00")) - reg).total_seconds()
+print("regressed (drives.json): " + ", ".join(want))
+print("WalabWARegressionVsBaseline active in Alertmanager: " + (", ".join("%s (+%.0f s)" % (k, got[k]) for k in sorted(got)) or "none"))
+print("seconds from the regression (wall time %s) to the alert's start; exactly the regressed drives: %s" % (
+    reg.strftime("%H:%M:%S"), "yes" if sorted(got) == want else "NO"))
+PY

@@ -32,7 +32,7 @@ var (
 		[]string{"device"}, nil)
 	nvmeHostWriteCmdsDesc = prometheus.NewDesc(Namespace+"_nvme_host_write_commands_total",
 		"Write commands the controller completed (SMART).", []string{"device"}, nil)
-	nvmePercentUsedDesc = prometheus.NewDesc(Namespace+"_nvme_percentage_used_ratio",
+	nvmePercentUsedDesc = prometheus.NewDesc(promql.NVMePercentageUsed,
 		"Vendor estimate of the endurance used (SMART Percentage Used / 100; may exceed 1).", []string{"device"}, nil)
 	nvmeSpareDesc = prometheus.NewDesc(Namespace+"_nvme_available_spare_ratio",
 		"Remaining spare capacity (SMART Available Spare / 100).", []string{"device"}, nil)

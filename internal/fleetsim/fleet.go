@@ -50,7 +50,7 @@ func New(cfg Config, dir string, start time.Time, logger *slog.Logger) (*Fleet, 
 		}
 	}
 	f := &Fleet{cfg: cfg, dir: dir, start: start, drives: drives(cfg)}
-	if err := f.write(); err != nil {
+	if err := f.write(true); err != nil {
 		return nil, err
 	}
 	for h := range cfg.Hosts {
@@ -92,19 +92,40 @@ func (f *Fleet) Advance(d time.Duration) error {
 	f.mu.Lock()
 	f.now += d
 	f.mu.Unlock()
-	if err := f.write(); err != nil {
+	if err := f.write(false); err != nil {
 		return err
 	}
 	return f.sample()
 }
 
-// write lays out every drive's pages at the current simulated time.
-func (f *Fleet) write() error {
+// AdvanceTo moves the simulated clock to t since the start when t is later
+// than it, and does nothing otherwise. A driver that keeps simulated time a
+// fixed multiple of wall time calls it with that multiple of the wall time
+// elapsed, so the clock keeps pace however long each step's writes take
+// (the steps then grow instead).
+func (f *Fleet) AdvanceTo(t time.Duration) error {
+	f.mu.Lock()
+	d := t - f.now
+	f.mu.Unlock()
+	if d <= 0 {
+		return nil
+	}
+	return f.Advance(d)
+}
+
+// write lays out every drive's pages at the current simulated time: all of
+// them, or only the log pages whose counters advance.
+func (f *Fleet) write(all bool) error {
 	f.mu.Lock()
 	t := f.now
 	f.mu.Unlock()
 	for _, d := range f.drives {
-		if err := d.fixture(f.cfg, t).Write(filepath.Join(f.hostDir(d.Host), d.Name())); err != nil {
+		fx, dir := d.fixture(f.cfg, t), filepath.Join(f.hostDir(d.Host), d.Name())
+		write := fx.WriteLogs
+		if all {
+			write = fx.Write
+		}
+		if err := write(dir); err != nil {
 			return fmt.Errorf("fleetsim: %w", err)
 		}
 	}

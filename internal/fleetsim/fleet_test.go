@@ -97,6 +97,9 @@ func TestFleetRefuses(t *testing.T) {
 	require.Equal(t, http.StatusNotFound, code)
 	require.Contains(t, body, "hosts are 0 to 0")
 	require.ErrorContains(t, f.Advance(0), "positive")
+	require.NoError(t, f.AdvanceTo(30*time.Minute))
+	require.NoError(t, f.AdvanceTo(20*time.Minute), "an earlier time is no step")
+	require.Equal(t, t0.Add(30*time.Minute), f.Now())
 	for _, tc := range []struct {
 		c   Config
 		err string

@@ -86,6 +86,7 @@ var (
 	SimFSWrittenBytes            = name("simfs_written_bytes_total")
 	ProfileFunctionSamples       = name("profile_function_samples_total")
 	ProfileSamples               = name("profile_samples_total")
+	NVMePercentageUsed           = name("nvme_percentage_used_ratio")
 )
 
 var names []string

@@ -2,8 +2,9 @@
 // one exporter per host at /hosts/N/metrics, for walab's fleet tests and
 // bench/fleet.sh. It writes a Prometheus file_sd targets file (the hosts,
 // for vmagent or Prometheus) and a JSON list of the drives with their
-// simulated WA and whether they regress, then advances the simulated clock
-// by -step every -tick until it is interrupted.
+// simulated WA and whether they regress, then keeps the simulated clock at
+// -step per -tick of wall time since its start until it is interrupted,
+// and prints how long the clock's steps took.
 package main
 
 import (
@@ -41,8 +42,8 @@ func run() error {
 	flag.Float64Var(&c.RegressFactor, "regress-factor", 1.6, "the regressed drives' WA multiplier")
 	listen := flag.String("listen", "127.0.0.1:0", "loopback address to serve on")
 	dir := flag.String("dir", "", "working directory (replay pages, targets.json, drives.json); required")
-	step := flag.Duration("step", time.Minute, "simulated time added at every tick")
-	tick := flag.Duration("tick", time.Second, "wall-clock time between ticks")
+	step := flag.Duration("step", time.Minute, "simulated time per tick of wall time: the clock runs step/tick times as fast as the wall clock")
+	tick := flag.Duration("tick", time.Second, "wall-clock time between the clock's steps (a step whose writes take longer makes the next one longer)")
 	flag.Parse()
 	if *dir == "" {
 		return errors.New("-dir is required")
@@ -55,7 +56,8 @@ func run() error {
 		return fmt.Errorf("-listen %s: only loopback addresses are served", *listen)
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	f, err := fleetsim.New(c, filepath.Join(*dir, "replay"), time.Now().Truncate(time.Second), logger)
+	wallStart := time.Now().Truncate(time.Second)
+	f, err := fleetsim.New(c, filepath.Join(*dir, "replay"), wallStart, logger)
 	if err != nil {
 		return err
 	}
@@ -64,7 +66,7 @@ func run() error {
 	if err != nil {
 		return err
 	}
-	if err := writeFiles(*dir, ln.Addr().String(), f); err != nil {
+	if err := writeFiles(*dir, ln.Addr().String(), f, float64(*step)/float64(*tick)); err != nil {
 		return err
 	}
 	srv := &http.Server{Handler: f.Handler(), ReadHeaderTimeout: 10 * time.Second}
@@ -72,23 +74,55 @@ func run() error {
 	fmt.Printf("fleetsim: %d hosts x %d drives at http://%s/hosts/N/metrics\n", c.Hosts, c.DrivesPerHost, ln.Addr())
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	t := time.NewTicker(*tick)
+	work, err := pace(ctx, f, wallStart, *step, *tick)
+	fmt.Printf("fleetsim: %d steps, each step's writes took %s on average, %s at most (tick %s)\n",
+		work.n, work.mean(), work.max, *tick)
+	if err != nil {
+		return err
+	}
+	return srv.Shutdown(context.Background())
+}
+
+// stepWork is how long the clock's steps took: when it exceeds the tick,
+// the simulated clock still keeps pace but in coarser steps.
+type stepWork struct {
+	n        int
+	sum, max time.Duration
+}
+
+func (w stepWork) mean() time.Duration {
+	if w.n == 0 {
+		return 0
+	}
+	return (w.sum / time.Duration(w.n)).Round(time.Millisecond)
+}
+
+// pace keeps the simulated clock at step/tick times the wall time since
+// wallStart, moving it every tick until ctx ends.
+func pace(ctx context.Context, f *fleetsim.Fleet, wallStart time.Time, step, tick time.Duration) (stepWork, error) {
+	var w stepWork
+	speed := float64(step) / float64(tick)
+	t := time.NewTicker(tick)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
-			return srv.Shutdown(context.Background())
-		case <-t.C:
-			if err := f.Advance(*step); err != nil {
-				return err
+			return w, nil
+		case now := <-t.C:
+			if err := f.AdvanceTo(time.Duration(speed * float64(now.Sub(wallStart)))); err != nil {
+				return w, err
 			}
+			d := time.Since(now)
+			w.n, w.sum, w.max = w.n+1, w.sum+d, max(w.max, d)
 		}
 	}
 }
 
 // writeFiles writes targets.json (file_sd: one target group a host, its
-// instance label the host's name) and drives.json (the fleet's drives).
-func writeFiles(dir, addr string, f *fleetsim.Fleet) error {
+// instance label the host's name), drives.json (the fleet's drives) and
+// clock.json (the wall time of simulated time 0 and the clock's speed, from
+// which a regression's wall time follows).
+func writeFiles(dir, addr string, f *fleetsim.Fleet, speed float64) error {
 	type group struct {
 		Targets []string          `json:"targets"`
 		Labels  map[string]string `json:"labels"`
@@ -99,7 +133,8 @@ func writeFiles(dir, addr string, f *fleetsim.Fleet) error {
 			// instance names the host: every target shares one address.
 			"__metrics_path__": fmt.Sprintf("/hosts/%d/metrics", h), "instance": fmt.Sprintf("db%05d", h)}})
 	}
-	for name, v := range map[string]any{"targets.json": groups, "drives.json": f.Drives()} {
+	clock := map[string]any{"start": f.Now().UTC().Format(time.RFC3339Nano), "speed": speed}
+	for name, v := range map[string]any{"targets.json": groups, "drives.json": f.Drives(), "clock.json": clock} {
 		b, err := json.MarshalIndent(v, "", "  ")
 		if err != nil {
 			return err

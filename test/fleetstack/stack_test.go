@@ -151,16 +151,23 @@ func amAlerts(t *testing.T, am, name string) []string {
 
 // TestFleetStack runs 50 simulated hosts (200 drives, 3 of which regress
 // at simulated minute 150) through vmagent x 2 -> VictoriaMetrics ->
-// vmalert -> Alertmanager and waits for WalabWARegressionVsBaseline on
-// exactly the regressed drives. Under CI=true a missing binary fails it.
+// vmalert -> Alertmanager. It waits for WalabWARegressionVsBaseline on
+// exactly the regressed drives, finds them at the top of the fleet's WA
+// change rule, has walab compare judge a regressed drive's hours before
+// and after its regression (and an unchanged drive's) through
+// VictoriaMetrics' Prometheus API, and runs the fleet dashboard's queries.
+// Under CI=true a missing binary fails it.
 func TestFleetStack(t *testing.T) {
+	walab := buildWalab(t)
 	cfg := fleetsim.Config{Seed: 49, Hosts: 50, DrivesPerHost: 4, Regressed: 3, RegressAt: 150 * time.Minute, RegressFactor: 1.6}
-	f, err := fleetsim.New(cfg, t.TempDir(), time.Now().Truncate(time.Second), nil)
+	start := time.Now().Truncate(time.Second)
+	f, err := fleetsim.New(cfg, t.TempDir(), start, nil)
 	require.NoError(t, err)
 	t.Cleanup(f.Close)
 	srv := httptest.NewServer(f.Handler()) // 127.0.0.1
 	t.Cleanup(srv.Close)
 	s := startStack(t, srv.Listener.Addr().String(), cfg.Hosts)
+	scraping := time.Now()
 	var want []string
 	for _, d := range f.Drives() {
 		if d.Regressed {
@@ -169,40 +176,69 @@ func TestFleetStack(t *testing.T) {
 	}
 	sort.Strings(want)
 
-	// One simulated minute a second, as rules-config.yml assumes.
+	// One simulated minute a wall second, as rules-config.yml assumes:
+	// the regression is at start + 150 s of wall time.
+	const speed = 60
+	regressed := start.Add(cfg.RegressAt / speed)
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	const alert = "WalabWARegressionVsBaseline"
 	seen := map[string]bool{}
-	deadline := time.Now().Add(6 * time.Minute)
+	var topChange []string
+	deadline := time.Now().Add(7 * time.Minute)
 	for n := 0; time.Now().Before(deadline); n++ {
-		<-tick.C
-		require.NoError(t, f.Advance(time.Minute))
+		now := <-tick.C
+		require.NoError(t, f.AdvanceTo(speed*now.Sub(start)))
 		if n%5 != 0 {
 			continue
 		}
 		for _, k := range amAlerts(t, s.am, alert) {
 			seen[k] = true
 		}
+		if len(seen) >= len(want) && topChange == nil {
+			topChange = drivesOf(t, instantQuery(t, s.vm, fmt.Sprintf("topk(%d, %s)", len(want), alerts.FleetTopWAChange)))
+		}
 		// 30 s past the last regressed drive's alert, a spurious one
-		// (a drive that did not regress) would have fired too.
-		if len(seen) >= len(want) && n%30 == 0 {
+		// (a drive that did not regress) would have fired too; the
+		// comparison wants 9 rounds of 10 s after the regression.
+		if len(seen) >= len(want) && n%30 == 0 && now.After(regressed.Add(100*time.Second)) {
 			break
 		}
 	}
+	end := time.Now()
 	var got []string
 	for k := range seen {
 		got = append(got, k)
 	}
 	sort.Strings(got)
 	require.Equal(t, want, got, "%s fires for exactly the regressed drives", alert)
+	require.Equal(t, want, topChange, "the regressed drives top %s", alerts.FleetTopWAChange)
 	checkDashboard(t, s.vm)
+	checkCompare(t, walab(), s.vm, f.Drives(), cfg.RegressFactor, [2][2]time.Time{
+		{scraping.Add(15 * time.Second), regressed}, {regressed.Add(10 * time.Second), end}})
+}
+
+// drivesOf is the "instance device" of each series of an instant query's
+// result, sorted.
+func drivesOf(t *testing.T, res []json.RawMessage) []string {
+	t.Helper()
+	var out []string
+	for _, r := range res {
+		var s struct {
+			Metric map[string]string `json:"metric"`
+		}
+		require.NoError(t, json.Unmarshal(r, &s))
+		out = append(out, s.Metric["instance"]+" "+s.Metric["device"])
+	}
+	sort.Strings(out)
+	return out
 }
 
 // checkDashboard runs every query of the generated fleet dashboard against
-// VictoriaMetrics with the variables at their defaults (the baseline offset
-// at rules-config.yml's 2m): each must parse and, but for the placement
-// panel (the simulated hosts run no streams collector), return data.
+// VictoriaMetrics with the model variable at its default (all): each must
+// parse and, but for the placement panel (the simulated hosts run no
+// streams collector), return data. The panels read the fleet recording
+// rules vmalert evaluates.
 func checkDashboard(t *testing.T, vm string) {
 	t.Helper()
 	b, err := os.ReadFile("../../deploy/grafana/dashboards/walab-fleet.json")
@@ -216,7 +252,7 @@ func checkDashboard(t *testing.T, vm string) {
 		} `json:"panels"`
 	}
 	require.NoError(t, json.Unmarshal(b, &board))
-	r := strings.NewReplacer("$model", ".*", "$baseline", "2m", "$__rate_interval", "1m")
+	r := strings.NewReplacer("$model", ".*", "$__rate_interval", "1m")
 	n := 0
 	for _, p := range board.Panels {
 		for _, q := range p.Targets {
