@@ -15,22 +15,10 @@ if [ -n "$unformatted" ]; then
 	exit 1
 fi
 go vet ./...
-# The seed000-nvme rehearsal (a TCG guest, 12-15 minutes) runs in a go test
-# of its own beside the rest, not after the e2e package's other tests in
-# the same binary, which would add its time to the suite's.
-rlog=$(mktemp)
-go test -count=1 -timeout 45m -run '^TestSeed000NVMeQEMU$' ./e2e/ > "$rlog" 2>&1 &
-rehearsal=$!
-rc=0
-go test -count=1 -timeout 50m -skip '^(TestLab|TestSeed000NVMeQEMU)$' ./... || rc=$?
-rrc=0
-wait "$rehearsal" || rrc=$?
-cat "$rlog"
-rm -f "$rlog"
-if [ "$rc" -ne 0 ] || [ "$rrc" -ne 0 ]; then
-	echo "test: go test failed (suite rc=$rc, seed000-nvme rehearsal rc=$rrc)" >&2
-	exit 1
-fi
+# The seed000-nvme rehearsal (a TCG guest, about 7 minutes) runs after the
+# rest, not beside it: the guest's emulated CPUs starve the 1-second scrapes
+# of the e2e package's experiments on a 2-core machine.
+go test -count=1 -timeout 50m -skip '^(TestLab|TestSeed000NVMeQEMU)$' ./...
 # arm64 for real (issue 48; seed 003 runs on Kunpeng): the unit tests of the
 # byte layouts and parsers built for linux/arm64 and run through qemu-user,
 # named with -exec so no binfmt_misc registration is needed. The packages are
@@ -55,3 +43,4 @@ echo "test: arm64 unit tests under qemu-user took $(($(date +%s) - start)) s"
 # sharing the two cores with the e2e package's experiments can starve its
 # 1-second scrapes for a whole round (the verdict then says NOT VALID, rightly).
 go test -count=1 -timeout 20m -run '^TestLab$' ./walab/
+go test -count=1 -timeout 45m -run '^TestSeed000NVMeQEMU$' ./e2e/

@@ -62,14 +62,18 @@ func (e *Executor) run(ctx context.Context, i int, it Item, st *StepState, logPa
 	if err != nil {
 		return nil, err
 	}
-	fpEnd := e.fingerprint(ctx, it, runID, "end", argv)
+	fpEnd, lost := endFingerprint(ctx, fpStart, func() *fingerprint.Fingerprint { return e.fingerprint(ctx, it, runID, "end", argv) })
 	e.recordTool(ctx, it.Run, fpEnd)
 	if err := state.WriteJSON(filepath.Join(abs, "fingerprint-end.json"), fpEnd); err != nil {
 		return nil, err
 	}
-	if lost := fingerprint.Lost(fpStart, fpEnd); len(lost) > 0 {
-		return nil, fmt.Errorf("run %s: the end fingerprint could not read %s (%s): the run's WA and drift are unknown, so it is not counted; resume runs it again",
-			runID, strings.Join(lost, ", "), strings.Join(fpEnd.Errors, "; "))
+	if len(lost) > 0 {
+		why := strings.Join(fpEnd.Errors, "; ")
+		if why == "" {
+			why = "the exporter answered without them"
+		}
+		return nil, fmt.Errorf("run %s: the end fingerprint could not read %s in %d tries (%s): the run's WA and drift are unknown, so it is not counted; resume runs it again",
+			runID, strings.Join(lost, ", "), endFingerprintTries, why)
 	}
 	rec := &RunRecord{Step: it.ID, Run: it.Run.Name, Scenario: it.Run.ScenarioLabel(), RunID: runID,
 		Threads: it.Threads, Rep: it.Rep, Attempt: st.Attempts, Start: start, End: end, Dir: dir,
@@ -195,5 +199,32 @@ func resetFacts(st *State, setup string, f *fingerprint.Fingerprint, it Item) {
 	}
 	if snap := st.ResetDiscard[setup]; snap != nil && snap.Moved != nil {
 		f.ResetDiscardedBytes = snap.Moved
+	}
+}
+
+// endFingerprintTries is how often a run's end fingerprint is taken while
+// it lacks something the start read: one scrape can miss a drive whose
+// sampler just called a reading a glitch, or a target busy past its
+// timeout, and that alone must not fail a run of hours.
+const endFingerprintTries = 5
+
+// endFingerprintWait is the pause between those tries.
+var endFingerprintWait = 2 * time.Second
+
+// endFingerprint takes the end fingerprint until it reads everything the
+// start read (fingerprint.Lost is empty) or endFingerprintTries are used;
+// it returns the last one and what it still lacks.
+func endFingerprint(ctx context.Context, start *fingerprint.Fingerprint, take func() *fingerprint.Fingerprint) (*fingerprint.Fingerprint, []string) {
+	for try := 1; ; try++ {
+		f := take()
+		lost := fingerprint.Lost(start, f)
+		if len(lost) == 0 || try == endFingerprintTries {
+			return f, lost
+		}
+		select {
+		case <-ctx.Done():
+			return f, lost
+		case <-time.After(endFingerprintWait):
+		}
 	}
 }
