@@ -45,6 +45,7 @@ func (d *Drive) Precondition() (Stats, error) {
 			return Stats{}, fmt.Errorf("sim: precondition: %w", err)
 		}
 		d.commands++
+		d.precond += uint64(op.Pages)
 		d.placed[0][0]++
 		d.placed[0][1] += uint64(op.Pages)
 	}

@@ -51,6 +51,7 @@ func TestPrecondition(t *testing.T) {
 		require.Equal(t, 1.0, after.Fill, "every logical page mapped")
 		require.Equal(t, n, uint64(after.Fill*float64(n)))
 		require.Equal(t, before.HostBytes+n*4096, after.HostBytes, "the fill counts as host writes")
+		require.Equal(t, before.PreconditionBytes+n*4096, after.PreconditionBytes, "and says so")
 		require.GreaterOrEqual(t, after.MediaBytes, before.MediaBytes+n*4096, "and as NAND writes")
 		require.GreaterOrEqual(t, after.TrimmedBytes, before.TrimmedBytes)
 		require.GreaterOrEqual(t, after.Erases, before.Erases)
