@@ -84,6 +84,24 @@ func TestDefaultsToSimulatedDrive(t *testing.T) {
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	require.Equal(t, false, placementState(t, base+"/api/v1/sim/placement")["placement"])
 
+	// Re-preconditioning rewrites the whole drive: the guard refuses the
+	// form, the header passes, and then every logical page is mapped.
+	h1 := placementState(t, base+"/api/v1/sim/placement")["host_written_bytes"].(float64)
+	resp, err = http.Post(base+"/api/v1/sim/precondition", "application/x-www-form-urlencoded", nil)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusForbidden, resp.StatusCode)
+	req, err = apiguard.NewPost(base + "/api/v1/sim/precondition")
+	require.NoError(t, err)
+	resp, err = http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	var pre map[string]any
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&pre))
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Equal(t, 1.0, pre["fill_ratio"])
+	require.GreaterOrEqual(t, pre["host_written_bytes"].(float64), h1+256<<20, "the fill counts as host writes")
+
 	// SIGHUP re-reads the file: placement back on without a restart.
 	simConfig(t, cfg, "true")
 	require.NoError(t, syscall.Kill(os.Getpid(), syscall.SIGHUP))

@@ -40,10 +40,12 @@ func simFallback(o Options, f *config.File, logger *slog.Logger, drives *[]*sim.
 	}
 }
 
-// mountSim serves the placement switch (POST ?streams=on|off, GET state) when
-// the fleet runs on the simulator.
+// mountSim serves the placement switch (POST ?streams=on|off, GET state)
+// and the re-preconditioning (POST) when the fleet runs on the simulator,
+// both behind the mutation guard.
 func mountSim(mux *http.ServeMux, guard *apiguard.Guard, drives []*sim.Drive) {
 	if len(drives) > 0 {
 		mux.Handle(sim.PlacementPath, guard.Wrap(drives[0].Handler()))
+		mux.Handle(sim.PreconditionPath, guard.Wrap(drives[0].PreconditionHandler()))
 	}
 }

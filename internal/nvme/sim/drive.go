@@ -50,6 +50,7 @@ type Drive struct {
 	skipped    float64 // real seconds not simulated (pauses longer than maxStep)
 	owed       float64 // model bytes of host writes due but not yet issued
 	commands   uint64  // model host write commands
+	precond    uint64  // model pages Precondition wrote (since this process)
 	classPages []uint64
 	placed     [256][2]uint64 // stream id (0: no directive) -> model write commands, pages
 	lastErr    string
@@ -322,6 +323,7 @@ type Stats struct {
 	SimulatedSeconds  float64           `json:"simulated_seconds"`
 	SkippedSeconds    float64           `json:"skipped_seconds"`
 	HostBytes         uint64            `json:"host_written_bytes"`
+	PreconditionBytes uint64            `json:"precondition_written_bytes"` // of HostBytes, Precondition's fills since the process started
 	MediaBytes        uint64            `json:"media_written_bytes"`
 	GCBytes           uint64            `json:"gc_written_bytes"`
 	TrimmedBytes      uint64            `json:"trimmed_bytes"`
@@ -351,7 +353,8 @@ func (d *Drive) stats() Stats {
 		CapacityBytes: uint64(d.model.Config().LogicalPages) * ps * sc, SpareFactor: d.cfg.SpareFactor,
 		SimulatedSeconds: d.simSeconds, SkippedSeconds: d.skipped,
 		HostBytes: d.base.HostBytes + c.HostPages*ps*sc, MediaBytes: d.base.MediaBytes + c.NANDPages*ps*sc,
-		GCBytes: d.base.GCBytes + c.GCPages*ps*sc, TrimmedBytes: d.base.TrimmedBytes + c.TrimmedPages*ps*sc,
+		PreconditionBytes: d.precond * ps * sc,
+		GCBytes:           d.base.GCBytes + c.GCPages*ps*sc, TrimmedBytes: d.base.TrimmedBytes + c.TrimmedPages*ps*sc,
 		HostWriteCommands: d.base.HostWriteCommands + d.commands*sc, Erases: d.base.Erases + c.Erases*sc,
 		WriteAmp: c.WA(), Fill: float64(c.ValidPages) / float64(d.model.Config().LogicalPages),
 		FreeBlocks: d.model.FreeBlocks(), ClassBytes: map[string]uint64{}, LastError: d.lastErr,
