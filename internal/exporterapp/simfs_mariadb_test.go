@@ -175,8 +175,8 @@ func mariadbRun(t *testing.T, txns int, opts ...string) delta {
 // large share of the data class's bytes (>= 40 %: new pages and the
 // bulk load's pages are not all doubled); with it off that class is
 // empty and the drive's host bytes per transaction fall. The runs flush
-// no page before flushAll, so both write the same data pages and the
-// doublewrite buffer is the only difference.
+// no page before flushAll, so both write the same table pages and the
+// doublewrite buffer is the only difference outside ibdata1.
 func TestMariaDBWriteStreamOnTheDrive(t *testing.T) {
 	const txns = 1500
 	// No page is flushed before flushAll (a buffer pool that holds the
@@ -189,9 +189,11 @@ func TestMariaDBWriteStreamOnTheDrive(t *testing.T) {
 	off := mariadbRun(t, txns, append(quiet, "--innodb-doublewrite=0")...)
 	require.GreaterOrEqual(t, on.written["doublewrite"], on.written["data"]*4/10, "doublewrite on")
 	require.Zero(t, off.written["doublewrite"], "doublewrite off writes nothing in ibdata1's doublewrite blocks")
-	pages := func(d delta) float64 { return float64(d.host["data"] + d.host["system"]) }
-	require.InDelta(t, pages(on), pages(off), 0.05*pages(on), "both runs flush the same pages")
-	perTxn := func(d delta) float64 { return float64(d.driveHost) / txns }
+	require.InDelta(t, float64(on.host["data"]), float64(off.host["data"]), 0.05*float64(on.host["data"]), "both runs flush the same table pages")
+	// ibdata1's own pages (undo, purge) are written when the purge thread
+	// gets to them, which varies by a megabyte from run to run: the
+	// per-transaction figure leaves that class out.
+	perTxn := func(d delta) float64 { return float64(d.driveHost-d.host["system"]) / txns }
 	t.Logf("host bytes per transaction: doublewrite on %.0f, off %.0f", perTxn(on), perTxn(off))
 	require.Less(t, perTxn(off), perTxn(on)-0.5*float64(on.written["doublewrite"])/txns,
 		"off saves at least half the doublewrite bytes per transaction")
