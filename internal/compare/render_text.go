@@ -168,10 +168,17 @@ func (r *Result) perfSpan() string {
 	return fmt.Sprintf(" (throughput and latency over %ss %s / %s, from the throughput's steady state)", roundName(r.Round), span(r.Perf[0]), span(r.Perf[1]))
 }
 
-// writePerformance prints the performance side over the compared rounds:
-// throughput, latency and the block layer of each run, and the change.
-// A figure a run lacks is "-", never 0.
-func (r *Result) writePerformance(w io.Writer) {
+// perfRow is one line of the performance table: the figure of each run,
+// its format, and the change's 95% interval when the rounds give one.
+type perfRow struct {
+	name   string
+	b, c   *float64
+	format string
+	ci     *Interval
+}
+
+// perfRows are the performance table's lines, nil where a run has no figure.
+func (r *Result) perfRows() []perfRow {
 	b, c := r.Facts[0], r.Facts[1]
 	// Over the rounds with a figure, as the verdict's intervals are.
 	sum := func(xs []*float64) *float64 {
@@ -185,7 +192,7 @@ func (r *Result) writePerformance(w io.Writer) {
 		v := *x * k
 		return &v
 	}
-	v := r.Verdict
+	v := &r.Verdict
 	txn := "transactions/s"
 	switch {
 	case b.TxnSource == TxnServer && c.TxnSource == TxnServer:
@@ -193,12 +200,7 @@ func (r *Result) writePerformance(w io.Writer) {
 	case b.TxnSource != "" && c.TxnSource != "" && b.TxnSource != c.TxnSource:
 		txn = fmt.Sprintf("transactions/s (%s vs %s)", b.TxnSource, c.TxnSource)
 	}
-	rows := []struct {
-		name   string
-		b, c   *float64
-		format string
-		ci     *Interval // the change's 95% interval, when the rounds give one
-	}{
+	return []perfRow{
 		{txn, sum(b.Txn), sum(c.Txn), "%.2f", &v.Throughput},
 		{"New-Orders/s (tpmC/60)", sum(b.NewOrder), sum(c.NewOrder), "%.2f", &v.TpmC},
 		{"latency p95 (ms)", scaled(b.P95, 1000), scaled(c.P95, 1000), "%.2f", &v.P95},
@@ -211,6 +213,37 @@ func (r *Result) writePerformance(w io.Writer) {
 		{"RAID read latency overhead (ms)", scaled(b.RAIDLatency.ReadOverhead(), 1000), scaled(c.RAIDLatency.ReadOverhead(), 1000), "%.3f", nil},
 		{"RAID write latency overhead (ms)", scaled(b.RAIDLatency.WriteOverhead(), 1000), scaled(c.RAIDLatency.WriteOverhead(), 1000), "%.3f", nil},
 	}
+}
+
+// perfLine prints one row; mixed says the runs counted throughput from
+// different sources, which is no change to report.
+func perfLine(row perfRow, mixed bool) string {
+	cell := func(x *float64) string {
+		if x == nil {
+			return "-"
+		}
+		return fmt.Sprintf(row.format, *x)
+	}
+	change := "-"
+	if row.b != nil && row.c != nil && *row.b != 0 && !mixed {
+		change = fmt.Sprintf("%+.1f%%", 100*(*row.c-*row.b) / *row.b)
+	}
+	ci := ""
+	if row.ci != nil && row.ci.OK && !mixed {
+		ci = fmt.Sprintf("[%+.1f, %+.1f]", 100*row.ci.Lo, 100*row.ci.Hi)
+		if !row.ci.Significant() {
+			ci += " not significant"
+		}
+	}
+	return strings.TrimRight(fmt.Sprintf("%-32s %14s %14s %9s  %s", row.name, cell(row.b), cell(row.c), change, ci), " ")
+}
+
+// writePerformance prints the performance side over the compared rounds:
+// throughput, latency and the block layer of each run, and the change.
+// A figure a run lacks is "-", never 0.
+func (r *Result) writePerformance(w io.Writer) {
+	b, c := r.Facts[0], r.Facts[1]
+	rows := r.perfRows()
 	any := false
 	for _, row := range rows {
 		any = any || row.b != nil || row.c != nil
@@ -219,31 +252,13 @@ func (r *Result) writePerformance(w io.Writer) {
 		return
 	}
 	fmt.Fprintf(w, "performance over the compared %ss%s:\n%-32s %14s %14s %9s  %s\n", roundName(r.Round), r.perfSpan(), "", "baseline", "candidate", "change", "95% interval")
-	cell := func(x *float64, f string) string {
-		if x == nil {
-			return "-"
-		}
-		return fmt.Sprintf(f, *x)
-	}
 	for _, row := range rows {
 		if row.b == nil && row.c == nil {
 			continue
 		}
 		// Throughput counted by loadgen in one run and by the server in
 		// the other is no change to report.
-		mixed := row.ci == &v.Throughput && b.TxnSource != c.TxnSource
-		change := "-"
-		if row.b != nil && row.c != nil && *row.b != 0 && !mixed {
-			change = fmt.Sprintf("%+.1f%%", 100*(*row.c-*row.b) / *row.b)
-		}
-		ci := ""
-		if row.ci != nil && row.ci.OK && !mixed {
-			ci = fmt.Sprintf("[%+.1f, %+.1f]", 100*row.ci.Lo, 100*row.ci.Hi)
-			if !row.ci.Significant() {
-				ci += " not significant"
-			}
-		}
-		fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("%-32s %14s %14s %9s  %s", row.name, cell(row.b, row.format), cell(row.c, row.format), change, ci), " "))
+		fmt.Fprintln(w, perfLine(row, row.ci == &r.Verdict.Throughput && b.TxnSource != c.TxnSource))
 	}
 	if nb, nc := withoutFigure(b.Txn), withoutFigure(c.Txn); nb+nc > 0 {
 		fmt.Fprintf(w, "(throughput over the %ss with a figure: %d of %d baseline, %d of %d candidate; a partial %s, or one loadgen did not drive from end to end, has none)\n",
