@@ -162,7 +162,7 @@ func (e *Executor) await(ctx context.Context, r *runningStep, timeout time.Durat
 				return time.Now().UTC(), "", err
 			}
 		case err := <-r.done:
-			end, err := e.exited(r, err)
+			end, err := e.stepExited(r, err)
 			return end, "", err
 		case <-ctx.Done():
 			e.killStep(r)
@@ -189,9 +189,9 @@ func (e *Executor) await(ctx context.Context, r *runningStep, timeout time.Durat
 	}
 }
 
-// exited settles a step whose command exited with err: its orphans ended,
+// stepExited settles a step whose command exited with err: its orphans ended,
 // its remote session settled and the exit written to its log.
-func (e *Executor) exited(r *runningStep, err error) (time.Time, error) {
+func (e *Executor) stepExited(r *runningStep, err error) (time.Time, error) {
 	endOrphans(r.cmd, r.logf)
 	remoteOutputEnd(r.remote.errDone)
 	settleRemote(e.Out, e.state, r.it, r.remote.sessions, r.cmd.ProcessState.ExitCode())
