@@ -115,67 +115,27 @@ func Parse(r io.Reader) (*Config, error) {
 	return c, nil
 }
 
+// set applies one property to c: an integer or multiplier key, a string
+// key, or a warning for a key walab ignores or does not know.
 func (c *Config) set(p Property) error {
 	v := strings.TrimSpace(p.Value)
-	integer := func(dst *int, lo int) error {
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			return fmt.Errorf("line %d: %s=%q: not an integer", p.Line, p.Key, v)
-		}
-		if n < lo {
-			return fmt.Errorf("line %d: %s=%d: must be at least %d", p.Line, p.Key, n, lo)
-		}
-		*dst = n
-		return nil
+	if dst, lo, ok := c.intKey(p.Key); ok {
+		return setInteger(p, v, dst, lo)
 	}
-	multiplier := func(dst *float64) error {
-		f, err := strconv.ParseFloat(v, 64)
-		if err != nil || f < 0 || f > 1000 {
-			return fmt.Errorf("line %d: %s=%q: want a number in 0..1000", p.Line, p.Key, v)
-		}
-		*dst = f
-		return nil
+	if dst, ok := c.multiplierKey(p.Key); ok {
+		return setMultiplier(p, v, dst)
 	}
 	switch p.Key {
 	case "db":
-		switch strings.ToLower(v) {
-		case "mysql", "mariadb":
-			c.DB = strings.ToLower(v)
-		default:
-			return fmt.Errorf("line %d: db=%q: walab drives MySQL and MariaDB only (db=mysql)", p.Line, v)
-		}
+		return c.setDB(p, v)
 	case "driver":
-		c.Driver = v
-		switch v {
-		case "com.mysql.jdbc.Driver", "com.mysql.cj.jdbc.Driver", "org.mariadb.jdbc.Driver":
-		default:
-			c.Warnings = append(c.Warnings, fmt.Sprintf("line %d: driver=%q is not a MySQL/MariaDB JDBC driver; the Go MySQL driver is used anyway", p.Line, v))
-		}
+		c.setDriver(p, v)
 	case "conn":
-		u, err := ParseJDBCURL(v)
-		if err != nil {
-			return fmt.Errorf("line %d: conn: %w", p.Line, err)
-		}
-		c.Conn, c.URL = v, u
-		for _, w := range u.Warnings {
-			c.Warnings = append(c.Warnings, fmt.Sprintf("line %d: %s", p.Line, w))
-		}
+		return c.setConn(p, v)
 	case "user":
 		c.User = v
 	case "password":
 		c.Password = p.Value // as written: Java keeps trailing spaces
-	case "warehouses":
-		return integer(&c.Warehouses, 1)
-	case "loadWorkers":
-		return integer(&c.LoadWorkers, 1)
-	case "terminals":
-		return integer(&c.Terminals, 1)
-	case "runMins":
-		return integer(&c.RunMins, 0)
-	case "runTxnsPerTerminal":
-		return integer(&c.RunTxnsPerTerminal, 0)
-	case "limitTxnsPerMin":
-		return integer(&c.LimitTxnsPerMin, 0)
 	case "terminalWarehouseFixed":
 		switch strings.ToLower(v) {
 		case "true":
@@ -185,26 +145,109 @@ func (c *Config) set(p Property) error {
 		default:
 			return fmt.Errorf("line %d: terminalWarehouseFixed=%q: want true or false", p.Line, v)
 		}
-	case "newOrderWeight":
-		return integer(&c.Weights.NewOrder, 0)
-	case "paymentWeight":
-		return integer(&c.Weights.Payment, 0)
-	case "orderStatusWeight":
-		return integer(&c.Weights.OrderStatus, 0)
-	case "deliveryWeight":
-		return integer(&c.Weights.Delivery, 0)
-	case "stockLevelWeight":
-		return integer(&c.Weights.StockLevel, 0)
-	case "keyingTimeMultiplier":
-		return multiplier(&c.KeyingTimeMultiplier)
-	case "thinkTimeMultiplier":
-		return multiplier(&c.ThinkTimeMultiplier)
 	default:
 		if why, ok := ignoredKeys[p.Key]; ok {
 			c.Warnings = append(c.Warnings, fmt.Sprintf("line %d: %s ignored: %s", p.Line, p.Key, why))
 		} else {
 			c.Warnings = append(c.Warnings, fmt.Sprintf("line %d: unknown key %s ignored", p.Line, p.Key))
 		}
+	}
+	return nil
+}
+
+// intKey is the field an integer key sets and the least value it takes.
+func (c *Config) intKey(key string) (dst *int, lo int, ok bool) {
+	switch key {
+	case "warehouses":
+		return &c.Warehouses, 1, true
+	case "loadWorkers":
+		return &c.LoadWorkers, 1, true
+	case "terminals":
+		return &c.Terminals, 1, true
+	case "runMins":
+		return &c.RunMins, 0, true
+	case "runTxnsPerTerminal":
+		return &c.RunTxnsPerTerminal, 0, true
+	case "limitTxnsPerMin":
+		return &c.LimitTxnsPerMin, 0, true
+	case "newOrderWeight":
+		return &c.Weights.NewOrder, 0, true
+	case "paymentWeight":
+		return &c.Weights.Payment, 0, true
+	case "orderStatusWeight":
+		return &c.Weights.OrderStatus, 0, true
+	case "deliveryWeight":
+		return &c.Weights.Delivery, 0, true
+	case "stockLevelWeight":
+		return &c.Weights.StockLevel, 0, true
+	}
+	return nil, 0, false
+}
+
+// multiplierKey is the field a time-multiplier key sets.
+func (c *Config) multiplierKey(key string) (*float64, bool) {
+	switch key {
+	case "keyingTimeMultiplier":
+		return &c.KeyingTimeMultiplier, true
+	case "thinkTimeMultiplier":
+		return &c.ThinkTimeMultiplier, true
+	}
+	return nil, false
+}
+
+// setInteger sets *dst to p's value v, an integer of at least lo.
+func setInteger(p Property, v string, dst *int, lo int) error {
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return fmt.Errorf("line %d: %s=%q: not an integer", p.Line, p.Key, v)
+	}
+	if n < lo {
+		return fmt.Errorf("line %d: %s=%d: must be at least %d", p.Line, p.Key, n, lo)
+	}
+	*dst = n
+	return nil
+}
+
+// setMultiplier sets *dst to p's value v, a number in 0..1000.
+func setMultiplier(p Property, v string, dst *float64) error {
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || f < 0 || f > 1000 {
+		return fmt.Errorf("line %d: %s=%q: want a number in 0..1000", p.Line, p.Key, v)
+	}
+	*dst = f
+	return nil
+}
+
+// setDB takes db=mysql or db=mariadb, the only databases walab drives.
+func (c *Config) setDB(p Property, v string) error {
+	switch strings.ToLower(v) {
+	case "mysql", "mariadb":
+		c.DB = strings.ToLower(v)
+		return nil
+	}
+	return fmt.Errorf("line %d: db=%q: walab drives MySQL and MariaDB only (db=mysql)", p.Line, v)
+}
+
+// setDriver keeps the JDBC driver's name, with a warning when it is not a
+// MySQL/MariaDB one: the Go MySQL driver is used whatever it says.
+func (c *Config) setDriver(p Property, v string) {
+	c.Driver = v
+	switch v {
+	case "com.mysql.jdbc.Driver", "com.mysql.cj.jdbc.Driver", "org.mariadb.jdbc.Driver":
+	default:
+		c.Warnings = append(c.Warnings, fmt.Sprintf("line %d: driver=%q is not a MySQL/MariaDB JDBC driver; the Go MySQL driver is used anyway", p.Line, v))
+	}
+}
+
+// setConn parses the JDBC URL, keeping its warnings.
+func (c *Config) setConn(p Property, v string) error {
+	u, err := ParseJDBCURL(v)
+	if err != nil {
+		return fmt.Errorf("line %d: conn: %w", p.Line, err)
+	}
+	c.Conn, c.URL = v, u
+	for _, w := range u.Warnings {
+		c.Warnings = append(c.Warnings, fmt.Sprintf("line %d: %s", p.Line, w))
 	}
 	return nil
 }

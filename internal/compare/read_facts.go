@@ -23,39 +23,90 @@ func (s Source) Facts(ctx context.Context, run Run, devices []string, compared, 
 	if len(compared) == 0 {
 		return f, nil
 	}
-	winStart := compared[0].At.Add(-round)
-	winEnd := compared[len(compared)-1].At
-	win := model.Duration(winEnd.Sub(winStart)).String()
-	runDur := runSpan(run)
-	dev := deviceSelector(devices) + s.onHost()
-	instant := func(q string, at time.Time) (model.Vector, error) {
-		res, _, _, err := s.API.Query(ctx, q, at)
-		if err != nil {
-			return nil, fmt.Errorf("query %s: %w", q, err)
-		}
-		v, _ := res.(model.Vector)
-		return v, nil
+	w := s.factWindow(run, devices, compared, round)
+	if err := s.identityFacts(ctx, &f, w); err != nil {
+		return f, err
 	}
-	scalar := func(q string, at time.Time) (*float64, error) {
-		v, err := instant(q, at)
-		if err != nil || len(v) == 0 {
-			return nil, err
-		}
-		x := float64(v[0].Value)
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil, nil
-		}
-		return &x, nil
+	if err := s.driveFacts(ctx, &f, w); err != nil {
+		return f, err
 	}
-	v, err := instant(fmt.Sprintf("last_over_time("+promql.NVMeInfo+"{%s}[%s])", dev, runDur), run.End)
+	// The MySQL targets loadgen drove in the run (none for a time range):
+	// read once, for the offered load, the server's COMMITs and the settings.
+	targets, err := s.runTargets(ctx, run, w.runDur)
 	if err != nil {
 		return f, err
 	}
-	// An array's drives: every serial and firmware, in device order.
+	if err := s.blockFacts(ctx, &f, w, targets); err != nil {
+		return f, err
+	}
+	if err := s.shareFacts(ctx, &f, w); err != nil {
+		return f, err
+	}
+	tsel := targetSelector(targets)
+	if err := s.loadFacts(ctx, &f, w, tsel); err != nil {
+		return f, err
+	}
+	if err := s.roundFacts(ctx, &f, roundBounds(perf, round), tsel); err != nil {
+		return f, err
+	}
+	return f, nil
+}
+
+// factWindow is what Facts' queries are bounded by: the run, its devices,
+// the compared rounds' window (win, ending at winEnd) and the run's span.
+type factWindow struct {
+	run     Run
+	devices []string
+	dev     string // the devices' selector, on the source's host
+	win     string
+	winEnd  time.Time
+	runDur  string
+}
+
+func (s Source) factWindow(run Run, devices []string, compared []Hour, round time.Duration) factWindow {
+	winStart := compared[0].At.Add(-round)
+	winEnd := compared[len(compared)-1].At
+	return factWindow{
+		run: run, devices: devices, dev: deviceSelector(devices) + s.onHost(),
+		win: model.Duration(winEnd.Sub(winStart)).String(), winEnd: winEnd, runDur: runSpan(run),
+	}
+}
+
+// instant is an instant query's vector at at (nil for another type).
+func (s Source) instant(ctx context.Context, q string, at time.Time) (model.Vector, error) {
+	res, _, _, err := s.API.Query(ctx, q, at)
+	if err != nil {
+		return nil, fmt.Errorf("query %s: %w", q, err)
+	}
+	v, _ := res.(model.Vector)
+	return v, nil
+}
+
+// firstScalar is the first value of an instant query at at, nil when the
+// answer is empty or not a finite number.
+func (s Source) firstScalar(ctx context.Context, q string, at time.Time) (*float64, error) {
+	v, err := s.instant(ctx, q, at)
+	if err != nil || len(v) == 0 {
+		return nil, err
+	}
+	x := float64(v[0].Value)
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil, nil
+	}
+	return &x, nil
+}
+
+// identityFacts reads the drives' identities: an array's every serial and
+// firmware, in device order, and whether all are simulated.
+func (s Source) identityFacts(ctx context.Context, f *RunFacts, w factWindow) error {
+	v, err := s.instant(ctx, fmt.Sprintf("last_over_time("+promql.NVMeInfo+"{%s}[%s])", w.dev, w.runDur), w.run.End)
+	if err != nil {
+		return err
+	}
 	sort.Slice(v, func(i, j int) bool { return v[i].Metric["device"] < v[j].Metric["device"] })
 	var serials, firmwares []string
 	f.Simulated = len(v) > 0
-	if len(v) > len(devices) {
+	if len(v) > len(w.devices) {
 		// More identities than devices: a drive changed during the run,
 		// or the series are not one exporter's (200,000 serials for one
 		// device passed once). Only the first is kept, to name it.
@@ -67,50 +118,54 @@ func (s Source) Facts(ctx context.Context, run Run, devices []string, compared, 
 		f.Simulated = f.Simulated && smp.Metric["simulated"] == "true"
 	}
 	f.Serial, f.Firmware = strings.Join(serials, ","), strings.Join(firmwares, ",")
-	if f.FillStart, err = scalar("max(last_over_time("+promql.FilesystemUsed+"[5m]) / last_over_time("+promql.FilesystemSize+"[5m]))", run.Start); err != nil {
-		return f, err
+	return nil
+}
+
+// driveFacts reads the filesystem's fill and the drives' turns at the
+// run's start, whether the simulated filesystem served throughout, and
+// whether data placement was on in the window.
+func (s Source) driveFacts(ctx context.Context, f *RunFacts, w factWindow) error {
+	var err error
+	if f.FillStart, err = s.firstScalar(ctx, "max(last_over_time("+promql.FilesystemUsed+"[5m]) / last_over_time("+promql.FilesystemSize+"[5m]))", w.run.Start); err != nil {
+		return err
 	}
-	if f.DriveTurns, err = scalar(fmt.Sprintf("sum(last_over_time("+promql.NVMeMediaWrittenBytes+"{%[1]s}[5m])) / sum(max by (device) (last_over_time("+promql.NVMeCapacity+"{%[1]s}[5m])))", dev), run.Start); err != nil {
-		return f, err
+	if f.DriveTurns, err = s.firstScalar(ctx, fmt.Sprintf("sum(last_over_time("+promql.NVMeMediaWrittenBytes+"{%[1]s}[5m])) / sum(max by (device) (last_over_time("+promql.NVMeCapacity+"{%[1]s}[5m])))", w.dev), w.run.Start); err != nil {
+		return err
 	}
-	if f.FSServing, err = scalar(fmt.Sprintf("min(min_over_time("+promql.SimFSServing+"{%s}[%s]))", dev, runDur), run.End); err != nil {
-		return f, err
+	if f.FSServing, err = s.firstScalar(ctx, fmt.Sprintf("min(min_over_time("+promql.SimFSServing+"{%s}[%s]))", w.dev, w.runDur), w.run.End); err != nil {
+		return err
 	}
-	pl, err := scalar(fmt.Sprintf(`max(max_over_time(`+promql.NVMeDirectiveEnabled+`{%[1]s,directive=~"streams|data_placement"}[%[2]s]) or max_over_time(`+promql.NVMeFDPEnabled+`{%[1]s}[%[2]s]))`, dev, win), winEnd)
+	pl, err := s.firstScalar(ctx, fmt.Sprintf(`max(max_over_time(`+promql.NVMeDirectiveEnabled+`{%[1]s,directive=~"streams|data_placement"}[%[2]s]) or max_over_time(`+promql.NVMeFDPEnabled+`{%[1]s}[%[2]s]))`, w.dev, w.win), w.winEnd)
 	if err != nil {
-		return f, err
+		return err
 	}
 	if pl != nil {
 		on := *pl >= 1
 		f.Placement = &on
 	}
-	// The MySQL targets loadgen drove in the run (none for a time range):
-	// read once, for the offered load, the server's COMMITs and the settings.
-	targets, err := s.runTargets(ctx, run, runDur)
-	if err != nil {
-		return f, err
+	return nil
+}
+
+// shareFacts reads the window's share of writes that carried a placement
+// directive and the share written outside the busiest namespace.
+func (s Source) shareFacts(ctx context.Context, f *RunFacts, w factWindow) error {
+	var err error
+	if f.PlacedShare, err = s.firstScalar(ctx, fmt.Sprintf(`(sum(increase(`+promql.NVMeWriteBytes+`{%[1]s,directive!="none"}[%[2]s])) or sum(increase(`+promql.NVMeWriteBytes+`{%[1]s}[%[2]s])) * 0) / (sum(increase(`+promql.NVMeWriteBytes+`{%[1]s}[%[2]s])) > 0)`, w.dev, w.win), w.winEnd); err != nil {
+		return err
 	}
-	if err := s.blockFacts(ctx, &f, devices, win, winEnd, runDur, run, targets, instant, scalar); err != nil {
-		return f, err
+	f.NamespaceShare, err = s.firstScalar(ctx, fmt.Sprintf(`1 - max(increase(%[3]s{%[1]s}[%[2]s])) / (sum(increase(%[3]s{%[1]s}[%[2]s])) > 0)`, w.dev, w.win, promql.NVMeNamespaceWrittenBytes), w.winEnd)
+	return err
+}
+
+// loadFacts reads the load loadgen offered over the run, on the run's
+// targets (tsel).
+func (s Source) loadFacts(ctx context.Context, f *RunFacts, w factWindow, tsel string) error {
+	var err error
+	if f.Terminals, err = s.firstScalar(ctx, fmt.Sprintf(`sum(max_over_time(`+promql.LoadgenActiveTerminals+`{%s}[%s]))`, strings.TrimPrefix(tsel, ","), w.runDur), w.run.End); err != nil {
+		return err
 	}
-	if f.PlacedShare, err = scalar(fmt.Sprintf(`(sum(increase(`+promql.NVMeWriteBytes+`{%[1]s,directive!="none"}[%[2]s])) or sum(increase(`+promql.NVMeWriteBytes+`{%[1]s}[%[2]s])) * 0) / (sum(increase(`+promql.NVMeWriteBytes+`{%[1]s}[%[2]s])) > 0)`, dev, win), winEnd); err != nil {
-		return f, err
-	}
-	if f.NamespaceShare, err = scalar(fmt.Sprintf(`1 - max(increase(%[3]s{%[1]s}[%[2]s])) / (sum(increase(%[3]s{%[1]s}[%[2]s])) > 0)`, dev, win, promql.NVMeNamespaceWrittenBytes), winEnd); err != nil {
-		return f, err
-	}
-	// The load loadgen offered over the run, on the run's targets.
-	tsel := targetSelector(targets)
-	if f.Terminals, err = scalar(fmt.Sprintf(`sum(max_over_time(`+promql.LoadgenActiveTerminals+`{%s}[%s]))`, strings.TrimPrefix(tsel, ","), runDur), run.End); err != nil {
-		return f, err
-	}
-	if f.RateLimit, err = scalar(fmt.Sprintf(`sum(max_over_time(`+promql.LoadgenTargetRate+`{%s}[%s]))`, strings.TrimPrefix(tsel, ","), runDur), run.End); err != nil {
-		return f, err
-	}
-	if err := s.roundFacts(ctx, &f, roundBounds(perf, round), tsel); err != nil {
-		return f, err
-	}
-	return f, nil
+	f.RateLimit, err = s.firstScalar(ctx, fmt.Sprintf(`sum(max_over_time(`+promql.LoadgenTargetRate+`{%s}[%s]))`, strings.TrimPrefix(tsel, ","), w.runDur), w.run.End)
+	return err
 }
 
 // runSpan is the run's length as a PromQL range, at least a minute.
@@ -150,19 +205,29 @@ func targetSelector(targets map[string]bool) string {
 
 // blockFacts reads the block-layer view of the drives' namespaces, whether
 // an md sync over them ran, and the MySQL variables at the run's end.
-func (s Source) blockFacts(ctx context.Context, f *RunFacts, devices []string, win string, winEnd time.Time, runDur string, run Run, targets map[string]bool,
-	instant func(string, time.Time) (model.Vector, error), scalar func(string, time.Time) (*float64, error)) error {
-	ctrl := strings.Replace(deviceSelector(devices), "device", "controller", 1) + s.onHost()
+func (s Source) blockFacts(ctx context.Context, f *RunFacts, w factWindow, targets map[string]bool) error {
+	ctrl := strings.Replace(deviceSelector(w.devices), "device", "controller", 1) + s.onHost()
 	ns := fmt.Sprintf(promql.BlockdevInfo+`{%s,kind="nvme"}`, ctrl)
-	per := func(metric string) string {
-		return fmt.Sprintf(`sum(increase(%s[%s]) * on (instance, job, device) group_left () %s)`, metric, win, ns)
+	if err := s.blockRates(ctx, &f.Block, w, ns); err != nil {
+		return err
 	}
-	secs, err := model.ParseDuration(win)
+	if err := s.mdSyncFact(ctx, f, w, ctrl, ns); err != nil {
+		return err
+	}
+	return s.settingsFact(ctx, f, w, targets)
+}
+
+// blockRates reads the namespaces' (ns) writes and bytes a second, write
+// await and utilisation over the window.
+func (s Source) blockRates(ctx context.Context, b *BlockView, w factWindow, ns string) error {
+	per := func(metric string) string {
+		return fmt.Sprintf(`sum(increase(%s[%s]) * on (instance, job, device) group_left () %s)`, metric, w.win, ns)
+	}
+	secs, err := model.ParseDuration(w.win)
 	if err != nil {
 		return err
 	}
 	sec := time.Duration(secs).Seconds()
-	b := &f.Block
 	for _, q := range []struct {
 		dst  **float64
 		expr string
@@ -170,30 +235,36 @@ func (s Source) blockFacts(ctx context.Context, f *RunFacts, devices []string, w
 		{&b.WritesPerSec, per(promql.BlockdevWritesCompleted) + fmt.Sprintf(" / %g", sec)},
 		{&b.WriteBytesPerSec, per(promql.BlockdevWrittenBytes) + fmt.Sprintf(" / %g", sec)},
 		{&b.WriteAwaitSec, per(promql.BlockdevWriteTime) + " / (" + per(promql.BlockdevWritesCompleted) + " > 0)"},
-		{&b.Util, fmt.Sprintf(`max(increase(`+promql.BlockdevIOTime+`[%s]) * on (instance, job, device) group_left () %s) / %g`, win, ns, sec)},
+		{&b.Util, fmt.Sprintf(`max(increase(`+promql.BlockdevIOTime+`[%s]) * on (instance, job, device) group_left () %s) / %g`, w.win, ns, sec)},
 	} {
-		if *q.dst, err = scalar(q.expr, winEnd); err != nil {
+		if *q.dst, err = s.firstScalar(ctx, q.expr, w.winEnd); err != nil {
 			return err
 		}
 	}
-	// md sync: arrays over the drive's namespaces, if any.
-	known, err := scalar(fmt.Sprintf(`count(last_over_time(%s[%s]))`, ns, win), winEnd)
+	return nil
+}
+
+// mdSyncFact reads whether an md sync ran on arrays over the drives'
+// namespaces (ns, of the controllers ctrl), if the namespaces are known.
+func (s Source) mdSyncFact(ctx context.Context, f *RunFacts, w factWindow, ctrl, ns string) error {
+	known, err := s.firstScalar(ctx, fmt.Sprintf(`count(last_over_time(%s[%s]))`, ns, w.win), w.winEnd)
+	if err != nil || known == nil {
+		return err
+	}
+	sync, err := s.firstScalar(ctx, fmt.Sprintf(`max(max_over_time(`+promql.MDSyncActive+`[%s]) * on (instance, job, device) group_left () label_replace(max by (instance, job, array) (last_over_time(`+promql.BlockdevLeafInfo+`{%s}[%s])), "device", "$1", "array", "(.+)"))`, w.win, ctrl, w.win), w.winEnd)
 	if err != nil {
 		return err
 	}
-	if known != nil {
-		sync, err := scalar(fmt.Sprintf(`max(max_over_time(`+promql.MDSyncActive+`[%s]) * on (instance, job, device) group_left () label_replace(max by (instance, job, array) (last_over_time(`+promql.BlockdevLeafInfo+`{%s}[%s])), "device", "$1", "array", "(.+)"))`, win, ctrl, win), winEnd)
-		if err != nil {
-			return err
-		}
-		v := sync != nil && *sync > 0
-		f.MDSync = &v
-	}
-	// MySQL variables at the end of the run, of the run's targets (all
-	// targets for a run given as a time range): name -> the values over
-	// those targets, so a baseline on one instance and a candidate on
-	// another compare their own settings.
-	end := run.End
+	v := sync != nil && *sync > 0
+	f.MDSync = &v
+	return nil
+}
+
+// settingsFact reads the MySQL variables at the end of the run, of the
+// run's targets (all targets for a run given as a time range): name -> the
+// values over those targets, so a baseline on one instance and a candidate
+// on another compare their own settings.
+func (s Source) settingsFact(ctx context.Context, f *RunFacts, w factWindow, targets map[string]bool) error {
 	vals := map[string]map[string]bool{}
 	add := func(target, name, value string) {
 		if len(targets) > 0 && !targets[target] {
@@ -204,14 +275,14 @@ func (s Source) blockFacts(ctx context.Context, f *RunFacts, devices []string, w
 		}
 		vals[name][value] = true
 	}
-	v, err := instant(fmt.Sprintf("last_over_time("+promql.MySQLSetting+"[%s])", runDur), end)
+	v, err := s.instant(ctx, fmt.Sprintf("last_over_time("+promql.MySQLSetting+"[%s])", w.runDur), w.run.End)
 	if err != nil {
 		return err
 	}
 	for _, smp := range v {
 		add(string(smp.Metric["target"]), string(smp.Metric["name"]), strconv.FormatFloat(float64(smp.Value), 'g', -1, 64))
 	}
-	v, err = instant(fmt.Sprintf("last_over_time("+promql.MySQLSettingInfo+"[%s])", runDur), end)
+	v, err = s.instant(ctx, fmt.Sprintf("last_over_time("+promql.MySQLSettingInfo+"[%s])", w.runDur), w.run.End)
 	if err != nil {
 		return err
 	}

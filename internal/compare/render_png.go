@@ -78,7 +78,34 @@ func WritePNG(w io.Writer, series []Series) error {
 	p.Legend.Top = false // WA climbs from the lower left: the lower right is free
 
 	// The frame first, so the shading can go under the lines.
-	maxX, lo, hi := 1.0, math.Inf(1), math.Inf(-1)
+	maxX, lo, hi := waFrame(series)
+	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, maxX+0.5, lo, hi
+	if err := shadeSteady(p, series, maxX, lo, hi); err != nil {
+		return fmt.Errorf("chart: %w", err)
+	}
+	if err := addWALines(p, series, hi); err != nil {
+		return fmt.Errorf("chart: %w", err)
+	}
+	var below []*plot.Plot
+	for _, pn := range panels {
+		pp, err := panelPlot(series, maxX, pn)
+		if err != nil {
+			return fmt.Errorf("chart: %w", err)
+		}
+		if pp != nil {
+			below = append(below, pp)
+		}
+	}
+	if err := writeStacked(w, p, below); err != nil {
+		return fmt.Errorf("chart: %w", err)
+	}
+	return nil
+}
+
+// waFrame is the WA panel's frame: the last round, and the WA range with
+// the floor of 1 in view and 5% headroom.
+func waFrame(series []Series) (maxX, lo, hi float64) {
+	maxX, lo, hi = 1.0, math.Inf(1), math.Inf(-1)
 	for _, s := range series {
 		for _, h := range s.Hours {
 			maxX = max(maxX, float64(h.Hour))
@@ -95,8 +122,11 @@ func WritePNG(w io.Writer, series []Series) error {
 		hi = lo + 1
 	}
 	hi += (hi - lo) * 0.05
-	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, maxX+0.5, lo, hi
+	return maxX, lo, hi
+}
 
+// shadeSteady shades each series' steady-state span in its colour.
+func shadeSteady(p *plot.Plot, series []Series, maxX, lo, hi float64) error {
 	for i, s := range series {
 		if s.SteadyFrom <= 0 || float64(s.SteadyFrom) > maxX {
 			continue
@@ -116,13 +146,19 @@ func WritePNG(w io.Writer, series []Series) error {
 		x0 := float64(s.SteadyFrom) - 0.5
 		poly, err := plotter.NewPolygon(plotter.XYs{{X: x0, Y: y0}, {X: maxX + 0.5, Y: y0}, {X: maxX + 0.5, Y: y1}, {X: x0, Y: y1}})
 		if err != nil {
-			return fmt.Errorf("chart: %w", err)
+			return err
 		}
 		poly.Color = color.NRGBA{R: c.R, G: c.G, B: c.B, A: 35}
 		poly.LineStyle.Width = 0
 		p.Add(poly)
 		p.Legend.Add(fmt.Sprintf("%s: steady from round %d", s.Name, s.SteadyFrom), poly)
 	}
+	return nil
+}
+
+// addWALines draws each series' WA, capped at hi, with a gap at each
+// idle or missing round.
+func addWALines(p *plot.Plot, series []Series, hi float64) error {
 	for i, s := range series {
 		var segs []plotter.XYs
 		var seg plotter.XYs
@@ -135,19 +171,14 @@ func WritePNG(w io.Writer, series []Series) error {
 			seg = append(seg, plotter.XY{X: float64(h.Hour), Y: min(wa, hi)})
 		}
 		if err := addSeries(p, s.Name, palette[i%len(palette)], append(segs, seg)); err != nil {
-			return fmt.Errorf("chart: %w", err)
+			return err
 		}
 	}
-	var below []*plot.Plot
-	for _, pn := range panels {
-		pp, err := panelPlot(series, maxX, pn)
-		if err != nil {
-			return fmt.Errorf("chart: %w", err)
-		}
-		if pp != nil {
-			below = append(below, pp)
-		}
-	}
+	return nil
+}
+
+// writeStacked writes the WA panel p with the panels below it as one PNG.
+func writeStacked(w io.Writer, p *plot.Plot, below []*plot.Plot) error {
 	px := func(n int) vg.Length { return vg.Length(n) * vg.Inch / 96 }
 	img := vgimg.New(px(chartW), px(chartH+len(below)*panelH))
 	dc := draw.New(img)
@@ -157,10 +188,8 @@ func WritePNG(w io.Writer, series []Series) error {
 	for k, pp := range below {
 		pp.Draw(draw.Crop(dc, 0, 0, px((len(below)-1-k)*panelH), -px(chartH+k*panelH)))
 	}
-	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(w); err != nil {
-		return fmt.Errorf("chart: %w", err)
-	}
-	return nil
+	_, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(w)
+	return err
 }
 
 // chartWA is a round's WA when it has one to draw: idle and missing rounds

@@ -42,46 +42,108 @@ func (e *Executor) env(it Item, attempt int, resultJSON string) []string {
 // success; tick is called every ProgressEvery while it runs.
 func (e *Executor) command(ctx context.Context, it Item, attempt int, argv, env []string, logPath string, timeout time.Duration,
 	stop func() (bool, string), tick func(elapsed time.Duration)) (start, end time.Time, note string, err error) {
-	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND|syscall.O_NOFOLLOW, 0o640)
+	logf, err := e.openStepLog(it, attempt, argv, logPath)
 	if err != nil {
 		return start, end, "", err
 	}
 	defer logf.Close()
-	fmt.Fprintf(logf, "=== %s attempt %d at %s\n$ %s\n", it.ID, attempt, time.Now().UTC().Format(time.RFC3339), shellQuote(e.redact.argv(argv)))
-	// A remote step's standard input is a pipe the runner holds open and
-	// never writes: its end tells the remote guard the step is over.
-	// Its standard error passes through the runner, which records the
-	// remote session the guard reports (remote_session.go).
-	var stdin, hold, errw *os.File
-	var sessions <-chan RemoteSession
-	var errDone <-chan struct{}
-	if line := e.Plan.RemoteLine(it); line != "" {
-		fmt.Fprintf(logf, "remote shell runs: %s\n", e.redact.text(line))
-		if stdin, hold, err = os.Pipe(); err != nil {
-			return start, end, "", err
-		}
-		defer hold.Close()
-		errr, w, err := os.Pipe()
-		if err != nil {
-			return start, end, "", err
-		}
-		errw = w
-		sessions, errDone = watchRemoteSession(it.Step.On, errr, logf)
+	remote, err := e.openRemote(it, logf)
+	if err != nil {
+		return start, end, "", err
+	}
+	if remote.hold != nil {
+		defer remote.hold.Close()
 	}
 	start = time.Now().UTC()
 	// Own session and process group, recorded before it runs, killed as a
 	// whole, and killed with the runner (procgroup.go).
-	cmd, err := e.startGroup(it, argv, env, logf, errw, stdin)
-	for _, f := range []*os.File{stdin, errw} {
+	cmd, err := e.startGroup(it, argv, env, logf, remote.errw, remote.stdin)
+	remote.closeChildEnds()
+	if err != nil {
+		return start, start, "", err
+	}
+	r := &runningStep{it: it, argv: argv, logPath: logPath, logf: logf, cmd: cmd, remote: remote, start: start, done: make(chan error, 1)}
+	go func() { r.done <- cmd.Wait() }()
+	end, note, err = e.await(ctx, r, timeout, stop, tick)
+	return start, end, note, err
+}
+
+// openStepLog opens a step's log for appending and writes the attempt's
+// header: step, attempt, time and the (redacted) command line.
+func (e *Executor) openStepLog(it Item, attempt int, argv []string, logPath string) (*os.File, error) {
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND|syscall.O_NOFOLLOW, 0o640)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(logf, "=== %s attempt %d at %s\n$ %s\n", it.ID, attempt, time.Now().UTC().Format(time.RFC3339), shellQuote(e.redact.argv(argv)))
+	return logf, nil
+}
+
+// remotePipes are a remote step's standard input, a pipe the runner holds
+// open (hold) and never writes: its end tells the remote guard the step is
+// over; and its standard error, which passes through the runner, which
+// records the remote session the guard reports (remote_session.go). A
+// local step has none of them.
+type remotePipes struct {
+	stdin, hold, errw *os.File
+	sessions          <-chan RemoteSession
+	errDone           <-chan struct{}
+}
+
+// openRemote makes a remote step's pipes and starts watching its standard
+// error; for a local step it returns no pipes.
+func (e *Executor) openRemote(it Item, logf *os.File) (remotePipes, error) {
+	var p remotePipes
+	line := e.Plan.RemoteLine(it)
+	if line == "" {
+		return p, nil
+	}
+	fmt.Fprintf(logf, "remote shell runs: %s\n", e.redact.text(line))
+	var err error
+	if p.stdin, p.hold, err = os.Pipe(); err != nil {
+		return p, err
+	}
+	errr, w, err := os.Pipe()
+	if err != nil {
+		p.hold.Close()
+		p.stdin.Close()
+		return remotePipes{}, err
+	}
+	p.errw = w
+	p.sessions, p.errDone = watchRemoteSession(it.Step.On, errr, logf)
+	return p, nil
+}
+
+// closeChildEnds closes the runner's copies of the ends the child holds.
+func (p remotePipes) closeChildEnds() {
+	for _, f := range []*os.File{p.stdin, p.errw} {
 		if f != nil {
 			f.Close()
 		}
 	}
-	if err != nil {
-		return start, start, "", err
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+}
+
+// runningStep is a started step's command and what its end is judged by.
+type runningStep struct {
+	it      Item
+	argv    []string
+	logPath string
+	logf    *os.File
+	cmd     *exec.Cmd
+	remote  remotePipes
+	start   time.Time
+	done    chan error // cmd.Wait's result
+}
+
+// killStep ends the step's process group (procgroup.go).
+func (e *Executor) killStep(r *runningStep) {
+	stopGroup(r.cmd.Process.Pid, r.done, orDefault(e.KillGrace, 10*time.Second))
+}
+
+// await waits for a started step to end: by exit, interrupt, timeout or
+// stop, recording the remote sessions it reports meanwhile.
+func (e *Executor) await(ctx context.Context, r *runningStep, timeout time.Duration,
+	stop func() (bool, string), tick func(elapsed time.Duration)) (end time.Time, note string, err error) {
 	var deadline <-chan time.Time
 	if timeout > 0 {
 		t := time.NewTimer(timeout)
@@ -92,50 +154,53 @@ func (e *Executor) command(ctx context.Context, it Item, attempt int, argv, env 
 	defer poll.Stop()
 	prog := time.NewTicker(orDefault(e.ProgressEvery, 30*time.Second))
 	defer prog.Stop()
-	kill := func() { stopGroup(cmd.Process.Pid, done, orDefault(e.KillGrace, 10*time.Second)) }
 	for {
 		select {
-		case s := <-sessions:
-			if err := recordRemote(e.Out, e.state, it, &s); err != nil {
-				kill()
-				return start, time.Now().UTC(), "", err
+		case s := <-r.remote.sessions:
+			if err := recordRemote(e.Out, e.state, r.it, &s); err != nil {
+				e.killStep(r)
+				return time.Now().UTC(), "", err
 			}
-		case err := <-done:
-			endOrphans(cmd, logf)
-			remoteOutputEnd(errDone)
-			settleRemote(e.Out, e.state, it, sessions, cmd.ProcessState.ExitCode())
-			end = time.Now().UTC()
-			fmt.Fprintf(logf, "=== exit: %v after %s\n", exitText(err), end.Sub(start).Round(time.Millisecond))
-			if err != nil {
-				return start, end, "", fmt.Errorf("%s: %s%s", shortArgv(e.redact.argv(argv)), exitText(err), e.failureNote(it, err, logPath))
-			}
-			return start, end, "", nil
+		case err := <-r.done:
+			end, err := e.stepExited(r, err)
+			return end, "", err
 		case <-ctx.Done():
-			kill()
-			end = time.Now().UTC()
-			fmt.Fprintf(logf, "=== interrupted: %v\n", ctx.Err())
-			return start, end, "", ctx.Err()
+			e.killStep(r)
+			fmt.Fprintf(r.logf, "=== interrupted: %v\n", ctx.Err())
+			return time.Now().UTC(), "", ctx.Err()
 		case <-deadline:
-			kill()
-			end = time.Now().UTC()
-			fmt.Fprintf(logf, "=== timeout after %s\n", timeout)
-			return start, end, "", fmt.Errorf("%s: timed out after %s", shortArgv(e.redact.argv(argv)), timeout)
+			e.killStep(r)
+			fmt.Fprintf(r.logf, "=== timeout after %s\n", timeout)
+			return time.Now().UTC(), "", fmt.Errorf("%s: timed out after %s", shortArgv(e.redact.argv(r.argv)), timeout)
 		case <-poll.C:
 			if stop == nil {
 				continue
 			}
 			if ok, why := stop(); ok {
-				kill()
-				end = time.Now().UTC()
-				fmt.Fprintf(logf, "=== %s\n", why)
-				return start, end, why, nil
+				e.killStep(r)
+				fmt.Fprintf(r.logf, "=== %s\n", why)
+				return time.Now().UTC(), why, nil
 			}
 		case <-prog.C:
 			if tick != nil {
-				tick(time.Since(start))
+				tick(time.Since(r.start))
 			}
 		}
 	}
+}
+
+// stepExited settles a step whose command exited with err: its orphans ended,
+// its remote session settled and the exit written to its log.
+func (e *Executor) stepExited(r *runningStep, err error) (time.Time, error) {
+	endOrphans(r.cmd, r.logf)
+	remoteOutputEnd(r.remote.errDone)
+	settleRemote(e.Out, e.state, r.it, r.remote.sessions, r.cmd.ProcessState.ExitCode())
+	end := time.Now().UTC()
+	fmt.Fprintf(r.logf, "=== exit: %v after %s\n", exitText(err), end.Sub(r.start).Round(time.Millisecond))
+	if err != nil {
+		return end, fmt.Errorf("%s: %s%s", shortArgv(e.redact.argv(r.argv)), exitText(err), e.failureNote(r.it, err, r.logPath))
+	}
+	return end, nil
 }
 
 // failureNote says what an exit status alone does not: the last line the

@@ -110,57 +110,20 @@ func New(o Options, logger *slog.Logger) (*App, error) {
 	return a, nil
 }
 
+// build makes the App's parts: the WA sampler, the collectors and the HTTP
+// handler that serves them.
 func (a *App) build(o Options, cfg *config.File, logger *slog.Logger) error {
-	placed := map[string]collector.PlacedWriter{}
-	for _, c := range a.fleet.Controllers {
-		for _, d := range a.sims {
-			if c.Simulated && c.Name == d.Name() {
-				placed[c.Name] = simPlacement{d}
-			}
-		}
+	if err := a.startSampler(o, cfg, logger); err != nil {
+		return err
 	}
-	// The WA sampler, when its collector is on: it reads the same cached
-	// device reads as the nvme collector, on its own clock.
-	if collector.IsEnabled("wa") {
-		var waCfg wa.Config
-		if err := cfg.Decode("wa", &waCfg); err != nil {
-			return err
-		}
-		var pollers []*probe.Poller
-		for _, c := range a.fleet.Controllers {
-			if c.Poller != nil {
-				pollers = append(pollers, c.Poller)
-			}
-		}
-		s, err := wa.New(waCfg.Options(wa.FromPollers(pollers, o.ReadTimeout), logger.With("component", "wa")))
-		if err != nil {
-			return err // wa.New names itself
-		}
-		a.sampler = s
-	}
-	env, err := a.startProfile(o, logger)
+	set, err := a.collectors(o, cfg, logger)
 	if err != nil {
 		return err
 	}
-	env.Logger, env.Paths, env.Config, env.Fleet, env.PlacedWriters, env.WA = logger, o.Paths, cfg, a.fleet, placed, a.sampler
-	set, err := collector.New(env)
-	if err != nil {
-		return err
-	}
-	set.Timeout = o.ScrapeTimeout // a scrape's own bound: metricsHandler
-	logger.Info("collectors enabled", "collectors", set.Enabled())
-
 	a.registry = prometheus.NewRegistry()
 	a.registry.MustRegister(set)
-	// The build info is always served; the Go and process collectors
-	// unless --web.disable-exporter-metrics.
-	self := prometheus.NewRegistry()
-	self.MustRegister(collector.BuildInfo())
-	if !o.DisableExporterMetrics {
-		self.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	}
 	a.fsReg = prometheus.NewRegistry()
-	metrics := newMetricsHandler(set, prometheus.Gatherers{self, a.fsReg}, promhttp.HandlerOpts{
+	metrics := newMetricsHandler(set, prometheus.Gatherers{exporterRegistry(o), a.fsReg}, promhttp.HandlerOpts{
 		ErrorLog:      slog.NewLogLogger(logger.Handler(), slog.LevelError),
 		ErrorHandling: promhttp.ContinueOnError,
 	}, o.ScrapeTimeout, o.MaxRequests)
@@ -177,20 +140,7 @@ func (a *App) build(o Options, cfg *config.File, logger *slog.Logger) error {
 		return err
 	}
 	if o.TelemetryPath != "/" {
-		links := []web.LandingLinks{{Address: o.TelemetryPath, Text: "Metrics"}}
-		if a.sampler != nil {
-			links = append(links, web.LandingLinks{Address: wa.RunStartPath, Text: "Run marks", Description: "GET lists the marks; with " + apiguard.EnableFlag + ", POST with the header " + apiguard.Header + ": " + apiguard.HeaderValue + " marks the start of a benchmark run (WA window \"run\")"})
-		}
-		if a.profiler != nil {
-			links = append(links, web.LandingLinks{Address: hotspots.Path + "?seconds=30", Text: "CPU profile", Description: "GET: a pprof CPU profile of the sampled processes (mysqld, mariadbd) over the next ?seconds=N (go tool pprof reads it)"})
-		}
-		links = append(links, web.LandingLinks{Address: hostapi.Path, Text: "Host facts", Description: "GET: this host's identity, data directories' filesystems and drives, IRQ and mysqld CPU lists (JSON), as walab experiment's checks read them"})
-		landing, err := web.NewLandingPage(web.LandingConfig{
-			Name:        "walab exporter",
-			Description: "NVMe write amplification (host vs NAND bytes) for MySQL on NVMe, with placement, IRQ and InnoDB context.",
-			Version:     buildinfo.Get().String("walab exporter"),
-			Links:       links,
-		})
+		landing, err := a.landingPage(o)
 		if err != nil {
 			return err
 		}
@@ -201,6 +151,86 @@ func (a *App) build(o Options, cfg *config.File, logger *slog.Logger) error {
 		a.handler = guard.CheckHost(mux)
 	}
 	return nil
+}
+
+// startSampler starts the WA sampler, when its collector is on: it reads
+// the same cached device reads as the nvme collector, on its own clock.
+func (a *App) startSampler(o Options, cfg *config.File, logger *slog.Logger) error {
+	if !collector.IsEnabled("wa") {
+		return nil
+	}
+	var waCfg wa.Config
+	if err := cfg.Decode("wa", &waCfg); err != nil {
+		return err
+	}
+	var pollers []*probe.Poller
+	for _, c := range a.fleet.Controllers {
+		if c.Poller != nil {
+			pollers = append(pollers, c.Poller)
+		}
+	}
+	s, err := wa.New(waCfg.Options(wa.FromPollers(pollers, o.ReadTimeout), logger.With("component", "wa")))
+	if err != nil {
+		return err // wa.New names itself
+	}
+	a.sampler = s
+	return nil
+}
+
+// collectors starts the CPU profiler (when configured) and makes the
+// enabled collectors over the fleet, the simulated drives' placement and
+// the WA sampler.
+func (a *App) collectors(o Options, cfg *config.File, logger *slog.Logger) (*collector.Set, error) {
+	placed := map[string]collector.PlacedWriter{}
+	for _, c := range a.fleet.Controllers {
+		for _, d := range a.sims {
+			if c.Simulated && c.Name == d.Name() {
+				placed[c.Name] = simPlacement{d}
+			}
+		}
+	}
+	env, err := a.startProfile(o, logger)
+	if err != nil {
+		return nil, err
+	}
+	env.Logger, env.Paths, env.Config, env.Fleet, env.PlacedWriters, env.WA = logger, o.Paths, cfg, a.fleet, placed, a.sampler
+	set, err := collector.New(env)
+	if err != nil {
+		return nil, err
+	}
+	set.Timeout = o.ScrapeTimeout // a scrape's own bound: metricsHandler
+	logger.Info("collectors enabled", "collectors", set.Enabled())
+	return set, nil
+}
+
+// exporterRegistry is the exporter's own metrics: the build info always,
+// the Go and process collectors unless --web.disable-exporter-metrics.
+func exporterRegistry(o Options) *prometheus.Registry {
+	self := prometheus.NewRegistry()
+	self.MustRegister(collector.BuildInfo())
+	if !o.DisableExporterMetrics {
+		self.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	}
+	return self
+}
+
+// landingPage is the page at / linking the metrics and the endpoints this
+// exporter serves.
+func (a *App) landingPage(o Options) (*web.LandingPageHandler, error) {
+	links := []web.LandingLinks{{Address: o.TelemetryPath, Text: "Metrics"}}
+	if a.sampler != nil {
+		links = append(links, web.LandingLinks{Address: wa.RunStartPath, Text: "Run marks", Description: "GET lists the marks; with " + apiguard.EnableFlag + ", POST with the header " + apiguard.Header + ": " + apiguard.HeaderValue + " marks the start of a benchmark run (WA window \"run\")"})
+	}
+	if a.profiler != nil {
+		links = append(links, web.LandingLinks{Address: hotspots.Path + "?seconds=30", Text: "CPU profile", Description: "GET: a pprof CPU profile of the sampled processes (mysqld, mariadbd) over the next ?seconds=N (go tool pprof reads it)"})
+	}
+	links = append(links, web.LandingLinks{Address: hostapi.Path, Text: "Host facts", Description: "GET: this host's identity, data directories' filesystems and drives, IRQ and mysqld CPU lists (JSON), as walab experiment's checks read them"})
+	return web.NewLandingPage(web.LandingConfig{
+		Name:        "walab exporter",
+		Description: "NVMe write amplification (host vs NAND bytes) for MySQL on NVMe, with placement, IRQ and InnoDB context.",
+		Version:     buildinfo.Get().String("walab exporter"),
+		Links:       links,
+	})
 }
 
 // Close stops the WA sampler's background work and releases the devices.

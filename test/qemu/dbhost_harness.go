@@ -76,6 +76,40 @@ func (h *DBHostGuest) Run(t testing.TB, cmd string) string {
 func StartDBHost(t testing.TB, exporter, bak string) *DBHostGuest {
 	t.Helper()
 	qemuBin := RequireQEMU(t)
+	k, busybox := requireDBHostInputs(t)
+	dir := t.TempDir()
+	h := &DBHostGuest{Key: filepath.Join(dir, "id_ed25519"), KnownHosts: filepath.Join(dir, "known_hosts"), Bak: bak}
+	h.SSHPort, h.MySQL1, h.MySQL2, h.ExporterPort = testenv.FreePort(t), testenv.FreePort(t), testenv.FreePort(t), testenv.FreePort(t)
+	pub, hostKey := h.sshKeys(t, dir)
+	initrd := writeDBHostInitramfs(t, dir, k, busybox, DBHost{Hostname: DBHostName, AuthorizedKey: string(pub), HostKey: hostKey,
+		Exporter: exporter, ExporterConfig: DBHostExporterConfig,
+		FDPCtl: BuildStatic(t, dir, "fdpctl", "github.com/walab/walab/test/qemu/fdpctl"), EventNamespaces: []int{1, 2}})
+	vm := VM{QEMU: qemuBin, Kernel: k, Initramfs: initrd, Dir: dir, Cmdline: "quiet no_timer_check", MemoryMiB: 2048, SMP: 2,
+		Controllers: []Controller{DBHostDrive},
+		Net:         &UserNet{Forwards: []Forward{{h.SSHPort, DBHostSSH}, {h.MySQL1, DBHostMySQL1}, {h.MySQL2, DBHostMySQL2}, {h.ExporterPort, DBHostExporter}}},
+		Shares:      []Share{{Tag: "usr", Path: "/usr", ReadOnly: true}}}
+	if st, err := os.Stat(bak); err == nil && st.Mode().IsRegular() {
+		vm.Disks = []string{bak}
+	} else {
+		vm.Shares = append(vm.Shares, Share{Tag: "bak", Path: bak})
+	}
+	var err error
+	h.Guest, err = vm.Start(context.Background())
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		h.Guest.Stop()
+		if t.Failed() {
+			t.Logf("guest console:\n%s", Tail(h.Guest.Console(), 4000))
+		}
+	})
+	h.waitReady(t)
+	return h
+}
+
+// requireDBHostInputs finds the kernel and the programs of this machine
+// the database host guest runs (missing ones are testenv.Missing).
+func requireDBHostInputs(t testing.TB) (Kernel, string) {
+	t.Helper()
 	k, err := FindKernel("/boot", "/lib/modules")
 	if err != nil {
 		testenv.Missing(t, "%v", err)
@@ -89,26 +123,35 @@ func StartDBHost(t testing.TB, exporter, bak string) *DBHostGuest {
 			testenv.Missing(t, "the database host guest runs this machine's %s: %v", b, err)
 		}
 	}
-	dir := t.TempDir()
-	h := &DBHostGuest{Key: filepath.Join(dir, "id_ed25519"), KnownHosts: filepath.Join(dir, "known_hosts"), Bak: bak}
+	return k, busybox
+}
+
+// sshKeys makes the run's client key and the guest's host key in dir and
+// writes the known_hosts line for the guest's forwarded ssh port. It
+// returns the client's public key and the host's private key.
+func (h *DBHostGuest) sshKeys(t testing.TB, dir string) (pub, hostKey []byte) {
+	t.Helper()
 	for _, f := range []string{h.Key, filepath.Join(dir, "host_ed25519")} {
 		out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "walab-run", "-f", f).CombinedOutput()
 		require.NoError(t, err, "%s", out)
 	}
 	pub, err := os.ReadFile(h.Key + ".pub")
 	require.NoError(t, err)
-	hostKey, err := os.ReadFile(filepath.Join(dir, "host_ed25519"))
+	hostKey, err = os.ReadFile(filepath.Join(dir, "host_ed25519"))
 	require.NoError(t, err)
 	hostPub, err := os.ReadFile(filepath.Join(dir, "host_ed25519.pub"))
 	require.NoError(t, err)
-	h.SSHPort, h.MySQL1, h.MySQL2, h.ExporterPort = testenv.FreePort(t), testenv.FreePort(t), testenv.FreePort(t), testenv.FreePort(t)
 	keyType, keyData, _ := strings.Cut(strings.TrimSpace(string(hostPub)), " ")
 	keyData, _, _ = strings.Cut(keyData, " ")
 	require.NoError(t, os.WriteFile(h.KnownHosts, []byte(fmt.Sprintf("[127.0.0.1]:%d %s %s\n", h.SSHPort, keyType, keyData)), 0o600))
+	return pub, hostKey
+}
 
-	a, mods, err := BuildDBHost(k, busybox, DBHost{Hostname: DBHostName, AuthorizedKey: string(pub), HostKey: hostKey,
-		Exporter: exporter, ExporterConfig: DBHostExporterConfig,
-		FDPCtl: BuildStatic(t, dir, "fdpctl", "github.com/walab/walab/test/qemu/fdpctl"), EventNamespaces: []int{1, 2}})
+// writeDBHostInitramfs builds the database host's initramfs and writes it
+// to dir, returning its path.
+func writeDBHostInitramfs(t testing.TB, dir string, k Kernel, busybox string, d DBHost) string {
+	t.Helper()
+	a, mods, err := BuildDBHost(k, busybox, d)
 	require.NoError(t, err)
 	t.Logf("kernel %s, modules %v", k.Version, mods)
 	initrd := filepath.Join(dir, "initramfs.cpio")
@@ -117,24 +160,12 @@ func StartDBHost(t testing.TB, exporter, bak string) *DBHostGuest {
 	_, err = a.WriteTo(f)
 	require.NoError(t, err)
 	require.NoError(t, f.Close())
+	return initrd
+}
 
-	vm := VM{QEMU: qemuBin, Kernel: k, Initramfs: initrd, Dir: dir, Cmdline: "quiet no_timer_check", MemoryMiB: 2048, SMP: 2,
-		Controllers: []Controller{DBHostDrive},
-		Net:         &UserNet{Forwards: []Forward{{h.SSHPort, DBHostSSH}, {h.MySQL1, DBHostMySQL1}, {h.MySQL2, DBHostMySQL2}, {h.ExporterPort, DBHostExporter}}},
-		Shares:      []Share{{Tag: "usr", Path: "/usr", ReadOnly: true}}}
-	if st, err := os.Stat(bak); err == nil && st.Mode().IsRegular() {
-		vm.Disks = []string{bak}
-	} else {
-		vm.Shares = append(vm.Shares, Share{Tag: "bak", Path: bak})
-	}
-	h.Guest, err = vm.Start(context.Background())
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		h.Guest.Stop()
-		if t.Failed() {
-			t.Logf("guest console:\n%s", Tail(h.Guest.Console(), 4000))
-		}
-	})
+// waitReady waits for the guest to say it is ready, then for sshd.
+func (h *DBHostGuest) waitReady(t testing.TB) {
+	t.Helper()
 	deadline := time.Now().Add(dbHostBootTimeout)
 	for !strings.Contains(h.Guest.Serial2(), DBHostReady) {
 		if done, err := h.Guest.Exited(); done {
@@ -147,15 +178,15 @@ func StartDBHost(t testing.TB, exporter, bak string) *DBHostGuest {
 	}
 	// sshd forks into the background before READY; give it a few tries.
 	var out []byte
+	var err error
 	for i := 0; i < 30; i++ {
 		argv := append(strings.Fields(h.SSH()), "true")
 		if out, err = exec.Command(argv[0], argv[1:]...).CombinedOutput(); err == nil {
-			return h
+			return
 		}
 		time.Sleep(2 * time.Second)
 	}
 	t.Fatalf("ssh to the database host: %v: %s\n%s", err, out, Tail(h.Guest.Console(), 3000))
-	return nil
 }
 
 // RequireQEMU is qemu-system-x86_64 of at least MinQEMU.

@@ -62,16 +62,16 @@ const (
 // (nvme-cli plugins/wdc/wdc-nvme.c, ext_smart_guid).
 var WDCExtSmartGUID = [16]byte{0x65, 0x43, 0x88, 0x78, 0xAC, 0xD8, 0x78, 0xA1, 0x66, 0x42, 0x1E, 0x0F, 0x92, 0xD7, 0x6D, 0xC4}
 
-// positionalCA is an "additional SMART" 0xCA page of 12-byte items in
-// Intel's shape (value in bytes 5..10 of the item) read by position, as
-// nvme-cli's plugins for these families read it: item 11 NAND writes,
-// item 12 host writes, both in unit bytes per count.
 // memblazeOldModels matches the model names nvme-cli's Memblaze plugin
 // reads in its older format (getlogpage_format_type): a name starting with
 // "P" whose first five characters sort before "P5920" (strncmp), a name
 // shorter than five characters sorting before it too.
 const memblazeOldModels = `^P($|[\x00-4]|5($|[\x00-8]|9($|[\x00-1]|2($|[\x00-/]))))`
 
+// positionalCA is an "additional SMART" 0xCA page of 12-byte items in
+// Intel's shape (value in bytes 5..10 of the item) read by position, as
+// nvme-cli's plugins for these families read it: item 11 NAND writes,
+// item 12 host writes, both in unit bytes per count.
 func positionalCA(name string, vid uint16, length uint32, unit uint64) Layout {
 	return Layout{
 		Name: name, LogID: 0xCA, Length: length, NSID: DefaultNSID,
@@ -86,84 +86,11 @@ func positionalCA(name string, vid uint16, length uint32, unit uint64) Layout {
 // BuiltinLayouts returns walab's built-in vendor layouts, fresh each call so
 // callers may modify their copy.
 func BuiltinLayouts() []Layout {
-	ocpGUIDOff := uint32(ocpGUIDOffset)
 	return []Layout{
-		{
-			// Seed 000's calculate_wa.sh: `nvme get-log -i 0xc0 -n 0xffffffff
-			// -l 800`, host = LE u64 at 0x1C4, GC = LE u64 at 0x1D0, 4 KiB
-			// units, NAND = host + GC. Length stays 800, the request that
-			// script is known to have sent successfully to these drives; it
-			// covers both fields (end 0x1D8) and the OCP GUID (496..511),
-			// which is checked so an OCP-compliant drive is never misread.
-			Name:   "seed000_c0",
-			LogID:  0xC0,
-			Length: 800,
-			NSID:   DefaultNSID,
-			Match: Match{
-				VID:        []uint16{0x19E5}, // Huawei
-				GUIDOffset: &ocpGUIDOff,
-				NotGUID:    fmt.Sprintf("%X", OCPSmartExtendedGUID[:]),
-			},
-			Format: FormatFixed,
-			Fields: []Field{
-				{Meaning: MeaningHostWritten, Offset: 0x1C4, Width: 8, UnitBytes: Seed000UnitBytes},
-				{Meaning: MeaningGCWritten, Offset: 0x1D0, Width: 8, UnitBytes: Seed000UnitBytes},
-			},
-		},
-		{
-			// Intel/Solidigm "additional SMART" 0xCA: 12-byte key/value items,
-			// scanned by key because Solidigm moves them. 512 bytes covers
-			// Solidigm's 42 items and Intel's 20. Solidigm serves the page
-			// under its UUID; Intel drives have no UUID list, so index 0.
-			Name:   "intel_ca",
-			LogID:  0xCA,
-			Length: 512,
-			NSID:   DefaultNSID,
-			UUID:   "9619586e-c11b-43ad-aaaa-654187f6bbb2",
-			Match:  Match{VID: []uint16{0x8086, 0x025E}}, // Intel, Solidigm
-			Format: FormatKV12,
-			Fields: []Field{
-				{Meaning: MeaningMediaWritten, Key: 0xF4, UnitBytes: IntelCAUnitBytes},
-				{Meaning: MeaningHostWritten, Key: 0xF5, UnitBytes: IntelCAUnitBytes},
-			},
-		},
-		{
-			// Memblaze "additional SMART" 0xCA in the format nvme-cli's
-			// Memblaze plugin calls Intel/new: 12-byte items of a 3-byte
-			// id, a 2-byte normalized value and a 7-byte raw field whose
-			// low 6 bytes are the value, so the id is the first byte and
-			// the value starts at byte 5, as in Intel's items. NAND bytes
-			// written is 0xF4, host bytes written 0xF5. The models the
-			// plugin reads in its older format are memblaze_ca_old's.
-			Name:   "memblaze_ca",
-			LogID:  0xCA,
-			Length: 512,
-			NSID:   DefaultNSID,
-			Match:  Match{VID: []uint16{0x1C5F}, NotModelRegex: memblazeOldModels}, // Memblaze
-			Format: FormatKV12,
-			Fields: []Field{
-				{Meaning: MeaningMediaWritten, Key: 0xF4, UnitBytes: MemblazeCAUnitBytes},
-				{Meaning: MeaningHostWritten, Key: 0xF5, UnitBytes: MemblazeCAUnitBytes},
-			},
-		},
-		{
-			// Memblaze's older 0xCA page (seed 001's PBlaze4 generation:
-			// the models nvme-cli sorts before P5920), read by position as
-			// nvme-cli's show_memblaze_smart_log_old reads it: 12-byte
-			// items {id[3], nmval[2], rawval[6], resv}, item 0 total
-			// (NAND) writes, item 8 host writes (id 0xF5), each a 48-bit
-			// little-endian count of MemblazeOldCAUnitBytes.
-			Name:   "memblaze_ca_old",
-			LogID:  0xCA,
-			Length: 512,
-			NSID:   DefaultNSID,
-			Match:  Match{VID: []uint16{0x1C5F}, ModelRegex: memblazeOldModels}, // Memblaze
-			Format: FormatFixed,
-			Fields: []Field{
-				{Meaning: MeaningMediaWritten, Offset: 0*12 + 5, Width: 6, UnitBytes: MemblazeOldCAUnitBytes},
-				{Meaning: MeaningHostWritten, Offset: 8*12 + 5, Width: 6, UnitBytes: MemblazeOldCAUnitBytes},
-			},
-		},
+		seed000C0(),
+		intelCA(),
+		memblazeCA(),
+		memblazeCAOld(),
 		// YMTC "additional SMART" 0xCA: nvme-cli's YMTC plugin reads a
 		// 4096-byte page of 12-byte items in Intel's format (id[3] nm[2]
 		// raw[7], value in the raw field's low 6 bytes) by position: item
@@ -186,42 +113,131 @@ func BuiltinLayouts() []Layout {
 		// raw[6], reserved} (156 bytes) by position: item 11
 		// nand_bytes_written, item 12 host_bytes_written.
 		positionalCA("dapustor_ca", 0x1E3B, 156, DapuStorCAUnitBytes), // DapuStor
-		{
-			// SSSTC "additional SMART" 0xCA: nvme-cli's SSSTC plugin reads
-			// 23 items of 10 bytes {key, norm, raw[6], 2 reserved} by
-			// position: item 5 nand_bytes_written (raw at 52), item 6
-			// host_bytes_written (raw at 62). The plugin asks for 230
-			// bytes; a Get Log Page reads whole dwords, so 232.
-			Name:   "ssstc_ca",
-			LogID:  0xCA,
-			Length: 232,
-			NSID:   DefaultNSID,
-			Match:  Match{VID: []uint16{0x1E95}}, // Solid State Storage Technology
-			Format: FormatFixed,
-			Fields: []Field{
-				{Meaning: MeaningMediaWritten, Offset: 5*10 + 2, Width: 6, UnitBytes: SSSTCCAUnitBytes},
-				{Meaning: MeaningHostWritten, Offset: 6*10 + 2, Width: 6, UnitBytes: SSSTCCAUnitBytes},
-			},
+		ssstcCA(),
+		wdcC0Ext(),
+	}
+}
+
+// seed000C0 is seed 000's calculate_wa.sh: `nvme get-log -i 0xc0 -n
+// 0xffffffff -l 800`, host = LE u64 at 0x1C4, GC = LE u64 at 0x1D0, 4 KiB
+// units, NAND = host + GC. Length stays 800, the request that script is
+// known to have sent successfully to these drives; it covers both fields
+// (end 0x1D8) and the OCP GUID (496..511), which is checked so an
+// OCP-compliant drive is never misread.
+func seed000C0() Layout {
+	ocpGUIDOff := uint32(ocpGUIDOffset)
+	return Layout{
+		Name:   "seed000_c0",
+		LogID:  0xC0,
+		Length: 800,
+		NSID:   DefaultNSID,
+		Match: Match{
+			VID:        []uint16{0x19E5}, // Huawei
+			GUIDOffset: &ocpGUIDOff,
+			NotGUID:    fmt.Sprintf("%X", OCPSmartExtendedGUID[:]),
 		},
-		{
-			// WDC extended SMART ("SMART cloud attributes" v1) 0xC0, 512
-			// bytes, recognised by its own GUID at 496 (not OCP's):
-			// Physical Media Units Written TLC @0 and SLC @16, 128-bit
-			// each. NAND writes are their sum; the host side is SMART's.
-			Name:   "wdc_c0_ext",
-			LogID:  0xC0,
-			Length: 512,
-			NSID:   DefaultNSID,
-			Match: Match{
-				VID:        []uint16{0x1B96, 0x1C58, 0x15B7}, // Western Digital, HGST, SanDisk
-				GUIDOffset: &ocpGUIDOff,
-				GUID:       fmt.Sprintf("%X", WDCExtSmartGUID[:]),
-			},
-			Format: FormatFixed,
-			Fields: []Field{
-				{Meaning: MeaningMediaWritten, Offset: 0, Width: 16, UnitBytes: WDCExtSmartUnitBytes},
-				{Meaning: MeaningMediaWritten, Offset: 16, Width: 16, UnitBytes: WDCExtSmartUnitBytes},
-			},
+		Format: FormatFixed,
+		Fields: []Field{
+			{Meaning: MeaningHostWritten, Offset: 0x1C4, Width: 8, UnitBytes: Seed000UnitBytes},
+			{Meaning: MeaningGCWritten, Offset: 0x1D0, Width: 8, UnitBytes: Seed000UnitBytes},
+		},
+	}
+}
+
+// intelCA is Intel/Solidigm "additional SMART" 0xCA: 12-byte key/value
+// items, scanned by key because Solidigm moves them. 512 bytes covers
+// Solidigm's 42 items and Intel's 20. Solidigm serves the page under its
+// UUID; Intel drives have no UUID list, so index 0.
+func intelCA() Layout {
+	l := keyedCA("intel_ca", Match{VID: []uint16{0x8086, 0x025E}}, IntelCAUnitBytes) // Intel, Solidigm
+	l.UUID = "9619586e-c11b-43ad-aaaa-654187f6bbb2"
+	return l
+}
+
+// keyedCA is a 512-byte "additional SMART" 0xCA page of 12-byte key/value
+// items in Intel's format, scanned by key: 0xF4 NAND writes, 0xF5 host
+// writes, both in unit bytes per count.
+func keyedCA(name string, match Match, unit uint64) Layout {
+	return Layout{
+		Name: name, LogID: 0xCA, Length: 512, NSID: DefaultNSID,
+		Match: match, Format: FormatKV12,
+		Fields: []Field{
+			{Meaning: MeaningMediaWritten, Key: 0xF4, UnitBytes: unit},
+			{Meaning: MeaningHostWritten, Key: 0xF5, UnitBytes: unit},
+		},
+	}
+}
+
+// memblazeCA is Memblaze "additional SMART" 0xCA in the format nvme-cli's
+// Memblaze plugin calls Intel/new: 12-byte items of a 3-byte id, a 2-byte
+// normalized value and a 7-byte raw field whose low 6 bytes are the value,
+// so the id is the first byte and the value starts at byte 5, as in
+// Intel's items. NAND bytes written is 0xF4, host bytes written 0xF5. The
+// models the plugin reads in its older format are memblaze_ca_old's.
+func memblazeCA() Layout {
+	return keyedCA("memblaze_ca", Match{VID: []uint16{0x1C5F}, NotModelRegex: memblazeOldModels}, MemblazeCAUnitBytes) // Memblaze
+}
+
+// memblazeCAOld is Memblaze's older 0xCA page (seed 001's PBlaze4
+// generation: the models nvme-cli sorts before P5920), read by position as
+// nvme-cli's show_memblaze_smart_log_old reads it: 12-byte items {id[3],
+// nmval[2], rawval[6], resv}, item 0 total (NAND) writes, item 8 host
+// writes (id 0xF5), each a 48-bit little-endian count of
+// MemblazeOldCAUnitBytes.
+func memblazeCAOld() Layout {
+	return Layout{
+		Name:   "memblaze_ca_old",
+		LogID:  0xCA,
+		Length: 512,
+		NSID:   DefaultNSID,
+		Match:  Match{VID: []uint16{0x1C5F}, ModelRegex: memblazeOldModels}, // Memblaze
+		Format: FormatFixed,
+		Fields: []Field{
+			{Meaning: MeaningMediaWritten, Offset: 0*12 + 5, Width: 6, UnitBytes: MemblazeOldCAUnitBytes},
+			{Meaning: MeaningHostWritten, Offset: 8*12 + 5, Width: 6, UnitBytes: MemblazeOldCAUnitBytes},
+		},
+	}
+}
+
+// ssstcCA is SSSTC "additional SMART" 0xCA: nvme-cli's SSSTC plugin reads
+// 23 items of 10 bytes {key, norm, raw[6], 2 reserved} by position: item 5
+// nand_bytes_written (raw at 52), item 6 host_bytes_written (raw at 62).
+// The plugin asks for 230 bytes; a Get Log Page reads whole dwords, so 232.
+func ssstcCA() Layout {
+	return Layout{
+		Name:   "ssstc_ca",
+		LogID:  0xCA,
+		Length: 232,
+		NSID:   DefaultNSID,
+		Match:  Match{VID: []uint16{0x1E95}}, // Solid State Storage Technology
+		Format: FormatFixed,
+		Fields: []Field{
+			{Meaning: MeaningMediaWritten, Offset: 5*10 + 2, Width: 6, UnitBytes: SSSTCCAUnitBytes},
+			{Meaning: MeaningHostWritten, Offset: 6*10 + 2, Width: 6, UnitBytes: SSSTCCAUnitBytes},
+		},
+	}
+}
+
+// wdcC0Ext is WDC extended SMART ("SMART cloud attributes" v1) 0xC0, 512
+// bytes, recognised by its own GUID at 496 (not OCP's): Physical Media
+// Units Written TLC @0 and SLC @16, 128-bit each. NAND writes are their
+// sum; the host side is SMART's.
+func wdcC0Ext() Layout {
+	ocpGUIDOff := uint32(ocpGUIDOffset)
+	return Layout{
+		Name:   "wdc_c0_ext",
+		LogID:  0xC0,
+		Length: 512,
+		NSID:   DefaultNSID,
+		Match: Match{
+			VID:        []uint16{0x1B96, 0x1C58, 0x15B7}, // Western Digital, HGST, SanDisk
+			GUIDOffset: &ocpGUIDOff,
+			GUID:       fmt.Sprintf("%X", WDCExtSmartGUID[:]),
+		},
+		Format: FormatFixed,
+		Fields: []Field{
+			{Meaning: MeaningMediaWritten, Offset: 0, Width: 16, UnitBytes: WDCExtSmartUnitBytes},
+			{Meaning: MeaningMediaWritten, Offset: 16, Width: 16, UnitBytes: WDCExtSmartUnitBytes},
 		},
 	}
 }

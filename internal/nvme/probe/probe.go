@@ -61,25 +61,49 @@ func Probe(ctx context.Context, r *Reader, nsids []uint32, cfg Config) (*Plan, e
 		return nil, &ReadError{Device: r.Dev.Name(), What: "Identify Controller", Err: err}
 	}
 	p := &Plan{Ctrl: ctrl, Namespaces: map[uint32]decode.IDNamespace{}}
-	if ctrl.UUIDListSupported() {
-		raw, err := r.Identify(ctx, "Identify UUID List", admin.CNSUUIDList, 0)
-		switch {
-		case err == nil:
-			if l, derr := decode.ParseUUIDList(raw); derr == nil {
-				p.UUIDs = l
-			}
-		case !isStatus(err):
-			return nil, err
-		}
+	if err := p.identifyUUIDs(ctx, r); err != nil {
+		return nil, err
 	}
-	if len(nsids) == 0 && ctrl.NN >= 1 {
+	if err := p.identifyNamespaces(ctx, r, nsids); err != nil {
+		return nil, err
+	}
+	if want := cfg.SourceFor(r.Dev.Name()); want != SourceAuto {
+		return p.forceSource(ctx, r, Sources(cfg), want)
+	}
+	return p.pickSource(ctx, r, Sources(cfg))
+}
+
+// identifyUUIDs reads the Identify UUID List when the controller has one;
+// a status leaves it empty.
+func (p *Plan) identifyUUIDs(ctx context.Context, r *Reader) error {
+	if !p.Ctrl.UUIDListSupported() {
+		return nil
+	}
+	raw, err := r.Identify(ctx, "Identify UUID List", admin.CNSUUIDList, 0)
+	switch {
+	case err == nil:
+		if l, derr := decode.ParseUUIDList(raw); derr == nil {
+			p.UUIDs = l
+		}
+	case !isStatus(err):
+		return err
+	}
+	return nil
+}
+
+// identifyNamespaces reads the namespaces nsids (namespace 1 when none is
+// listed), skipping those answered with a status or undecodable, and takes
+// the endurance group from the first that names one (else group 1 when
+// the controller has endurance groups or FDP).
+func (p *Plan) identifyNamespaces(ctx context.Context, r *Reader, nsids []uint32) error {
+	if len(nsids) == 0 && p.Ctrl.NN >= 1 {
 		nsids = []uint32{1} // nothing listed (explicit device): the usual single namespace
 	}
 	for _, nsid := range nsids {
 		raw, err := r.Identify(ctx, fmt.Sprintf("Identify Namespace %d", nsid), admin.CNSNamespace, nsid)
 		if err != nil {
 			if !isStatus(err) {
-				return nil, err
+				return err
 			}
 			continue
 		}
@@ -92,30 +116,38 @@ func Probe(ctx context.Context, r *Reader, nsids []uint32, cfg Config) (*Plan, e
 			p.EndGID = ns.ENDGID
 		}
 	}
+	ctrl := p.Ctrl
 	if p.EndGID == 0 && ctrl.ENDGIDMAX >= 1 && (ctrl.EnduranceGroups() || ctrl.FDPSupported()) {
 		p.EndGID = 1
 	}
+	return nil
+}
 
-	cands := Sources(cfg)
-	want := cfg.SourceFor(r.Dev.Name())
-	if want != SourceAuto {
-		p.Forced = true
-		for _, c := range cands {
-			if c.Name() != want {
-				continue
-			}
-			if err := probeRead(ctx, c, p, r); err != nil {
-				return nil, fmt.Errorf("%s: configured source %q is not usable: %w", r.Dev.Name(), want, err)
-			}
-			p.choose(c)
-			return p, nil
+// forceSource takes the configured source want of cands: it must read, and
+// apply to this controller unless it is SourceNone.
+func (p *Plan) forceSource(ctx context.Context, r *Reader, cands []NANDSource, want string) (*Plan, error) {
+	p.Forced = true
+	for _, c := range cands {
+		if c.Name() != want {
+			continue
 		}
-		if want == SourceNone {
-			p.Source = SourceNone
-			return p, nil
+		if err := probeRead(ctx, c, p, r); err != nil {
+			return nil, fmt.Errorf("%s: configured source %q is not usable: %w", r.Dev.Name(), want, err)
 		}
-		return nil, fmt.Errorf("%s: configured source %q does not apply to this controller (VID 0x%04X, model %q, CTRATT 0x%x)", r.Dev.Name(), want, ctrl.VID, ctrl.Model, ctrl.CTRATT)
+		p.choose(c)
+		return p, nil
 	}
+	if want == SourceNone {
+		p.Source = SourceNone
+		return p, nil
+	}
+	ctrl := p.Ctrl
+	return nil, fmt.Errorf("%s: configured source %q does not apply to this controller (VID 0x%04X, model %q, CTRATT 0x%x)", r.Dev.Name(), want, ctrl.VID, ctrl.Model, ctrl.CTRATT)
+}
+
+// pickSource takes the first of cands that applies and reads, recording
+// why each one before it was rejected; SourceNone when none does.
+func (p *Plan) pickSource(ctx context.Context, r *Reader, cands []NANDSource) (*Plan, error) {
 	for _, c := range cands {
 		if !c.Applies(p) {
 			continue

@@ -185,6 +185,16 @@ func (c Config) WithDefaults() Config {
 		d := time.Second
 		c.Tick = &d
 	}
+	c.defaultScale()
+	c.defaultBinlogRetain()
+	c.defaultGrowth()
+	c.Workload = c.Workload.WithDefaults()
+	return c
+}
+
+// defaultScale picks the model's scale, when unset, so that the model
+// has at most maxModelPages pages: a power of two.
+func (c *Config) defaultScale() {
 	if c.Scale == 0 && c.PageSize > 0 {
 		pages := uint64(c.Capacity) / uint64(c.PageSize)
 		c.Scale = 1
@@ -192,9 +202,13 @@ func (c Config) WithDefaults() Config {
 			c.Scale = 1 << bits.Len64((pages-1)/maxModelPages)
 		}
 	}
+}
+
+// defaultBinlogRetain sets the binlogs' retained share of capacity, when
+// unset: binlogs live binlog_expire_logs_seconds, and at the binlog's share
+// of the host rate that is the retained volume, as a share of capacity.
+func (c *Config) defaultBinlogRetain() {
 	if w := c.Workload; w.Mix.BinlogRetainSpace == 0 && c.Capacity > 0 {
-		// Binlogs live binlog_expire_logs_seconds: at the binlog's share of
-		// the host rate that is the retained volume, as a share of capacity.
 		m := w.WithDefaults().Mix
 		share := m.Binlog / (m.Data + m.Doublewrite + m.Redo + m.Binlog + m.Undo)
 		retain := c.BinlogExpireSeconds * float64(c.Rate) * share / float64(c.Capacity)
@@ -202,9 +216,13 @@ func (c Config) WithDefaults() Config {
 			c.Workload.Mix.BinlogRetainSpace = min(max(retain, 0.001), 0.3)
 		}
 	}
+}
+
+// defaultGrowth sets the appended data pages per data byte written, when
+// unset, so that the growth from fill_start to fill_max takes FillHours at
+// Rate.
+func (c *Config) defaultGrowth() {
 	if w := c.Workload; w.Mix.Growth == 0 && c.FillHours > 0 && c.Rate > 0 {
-		// Appended data pages per data byte written, so that the growth
-		// from fill_start to fill_max takes FillHours at Rate.
 		wd := w.WithDefaults()
 		m := wd.Mix
 		share := m.Data / (m.Data + m.Doublewrite + m.Redo + m.Binlog + m.Undo)
@@ -213,8 +231,6 @@ func (c Config) WithDefaults() Config {
 			c.Workload.Mix.Growth = min(max(g, 1e-6), 1)
 		}
 	}
-	c.Workload = c.Workload.WithDefaults()
-	return c
 }
 
 // Validate checks a configuration and says what is wrong. Call it on

@@ -101,60 +101,24 @@ func (w *Workload) Prepare(ctx context.Context, db *sql.DB, popts workload.Prepa
 	if err != nil {
 		return err
 	}
-
 	var missing []int
 	for wh := 1; wh <= w.opts.Warehouses; wh++ {
 		if !cfg.done[wh] {
 			missing = append(missing, wh)
 		}
 	}
-	// Wipe partial rows of incomplete units before loading them again (a
-	// fresh load has none: startOrResume checked the tables are empty).
-	if !cfg.fresh && !cfg.itemLoaded {
-		if _, err := db.ExecContext(ctx, w.names.sql("DELETE FROM bmsql_item")); err != nil {
-			return fmt.Errorf("tpcc prepare: clear partial bmsql_item: %w", err)
-		}
-	}
-	if !cfg.fresh {
-		partial, err := partialWarehouses(ctx, w.names.on(db), cfg.done)
-		if err != nil {
-			return err
-		}
-		for _, wh := range partial {
-			for _, tc := range warehouseColumn {
-				if _, err := db.ExecContext(ctx, w.names.sql("DELETE FROM "+tc.table+" WHERE "+tc.column+" = ?"), wh); err != nil {
-					return fmt.Errorf("tpcc prepare: clear partial warehouse %d in %s: %w", wh, tc.table, err)
-				}
-			}
-		}
+	if err := w.wipePartial(ctx, db, cfg); err != nil {
+		return err
 	}
 	units := w.loadUnits(cfg.itemLoaded, missing)
-	sc := w.opts.scale
 	var total int64
 	for _, u := range units {
-		total += u.rows(sc)
+		total += u.rows(w.opts.scale)
 	}
-	var rows atomic.Int64
-	var progMu sync.Mutex
-	progress := func(n int) {
-		v := rows.Add(int64(n))
-		if popts.Progress != nil {
-			progMu.Lock()
-			popts.Progress(workload.ProgressEvent{Rows: v, TotalRows: max(total, v)})
-			progMu.Unlock()
-		}
-	}
-
-	// LOAD DATA LOCAL when the server allows it (MariaDB's default; MySQL
-	// 8.0 ships with local_infile off), multi-row INSERTs otherwise.
-	var localInfile int
-	if err := db.QueryRowContext(ctx, "SELECT @@local_infile").Scan(&localInfile); err != nil {
-		return fmt.Errorf("tpcc prepare: read local_infile: %w", err)
-	}
-	l := &loader{db: db, names: w.names, scale: sc, c: cfg.c, seed: w.opts.Seed, now: time.Now().UTC().Format("2006-01-02 15:04:05"),
-		warehouses: w.opts.Warehouses, progress: progress, remaining: map[int]int{}, bulk: localInfile == 1}
-	for _, wh := range missing {
-		l.remaining[wh] = unitsPerWarehouse
+	rows, progress := loadProgress(total, popts.Progress)
+	l, err := w.newLoader(ctx, db, cfg, missing, progress)
+	if err != nil {
+		return err
 	}
 	if err := l.run(ctx, units, workers); err != nil {
 		return err
@@ -163,7 +127,69 @@ func (w *Workload) Prepare(ctx context.Context, db *sql.DB, popts workload.Prepa
 		v := rows.Load()
 		popts.Progress(workload.ProgressEvent{Rows: v, TotalRows: v})
 	}
-	// Fresh statistics for the optimizer, as BenchmarkSQL's buildFinish does.
+	return w.analyze(ctx, db)
+}
+
+// wipePartial deletes the partial rows of incomplete units before they
+// are loaded again (a fresh load has none: startOrResume checked the
+// tables are empty).
+func (w *Workload) wipePartial(ctx context.Context, db *sql.DB, cfg *loadedConfig) error {
+	if cfg.fresh {
+		return nil
+	}
+	if !cfg.itemLoaded {
+		if _, err := db.ExecContext(ctx, w.names.sql("DELETE FROM bmsql_item")); err != nil {
+			return fmt.Errorf("tpcc prepare: clear partial bmsql_item: %w", err)
+		}
+	}
+	partial, err := partialWarehouses(ctx, w.names.on(db), cfg.done)
+	if err != nil {
+		return err
+	}
+	for _, wh := range partial {
+		for _, tc := range warehouseColumn {
+			if _, err := db.ExecContext(ctx, w.names.sql("DELETE FROM "+tc.table+" WHERE "+tc.column+" = ?"), wh); err != nil {
+				return fmt.Errorf("tpcc prepare: clear partial warehouse %d in %s: %w", wh, tc.table, err)
+			}
+		}
+	}
+	return nil
+}
+
+// loadProgress counts the rows loaded and reports each step to report
+// (when set), out of total or the count so far if that is more.
+func loadProgress(total int64, report func(workload.ProgressEvent)) (*atomic.Int64, func(int)) {
+	rows := new(atomic.Int64)
+	var mu sync.Mutex
+	return rows, func(n int) {
+		v := rows.Add(int64(n))
+		if report != nil {
+			mu.Lock()
+			report(workload.ProgressEvent{Rows: v, TotalRows: max(total, v)})
+			mu.Unlock()
+		}
+	}
+}
+
+// newLoader makes the loader of the missing warehouses. It loads with LOAD
+// DATA LOCAL when the server allows it (MariaDB's default; MySQL 8.0 ships
+// with local_infile off), multi-row INSERTs otherwise.
+func (w *Workload) newLoader(ctx context.Context, db *sql.DB, cfg *loadedConfig, missing []int, progress func(int)) (*loader, error) {
+	var localInfile int
+	if err := db.QueryRowContext(ctx, "SELECT @@local_infile").Scan(&localInfile); err != nil {
+		return nil, fmt.Errorf("tpcc prepare: read local_infile: %w", err)
+	}
+	l := &loader{db: db, names: w.names, scale: w.opts.scale, c: cfg.c, seed: w.opts.Seed, now: time.Now().UTC().Format("2006-01-02 15:04:05"),
+		warehouses: w.opts.Warehouses, progress: progress, remaining: map[int]int{}, bulk: localInfile == 1}
+	for _, wh := range missing {
+		l.remaining[wh] = unitsPerWarehouse
+	}
+	return l, nil
+}
+
+// analyze gives the optimizer fresh statistics, as BenchmarkSQL's
+// buildFinish does.
+func (w *Workload) analyze(ctx context.Context, db *sql.DB) error {
 	for _, t := range Tables {
 		r, err := db.QueryContext(ctx, "ANALYZE TABLE "+w.names.sql(t))
 		if err != nil {
@@ -444,6 +470,9 @@ func (l *loader) loadWarehouse(ctx context.Context, conn *sql.Conn, r *rand.Rand
 	return in.flush(ctx)
 }
 
+// loadDistrict loads a district unit: the district row, its customers with
+// their history, and its orders, in that order (the unit's rand stream
+// draws in that order too).
 func (l *loader) loadDistrict(ctx context.Context, conn *sql.Conn, r *rand.Rand, u loadUnit) error {
 	sc, wh, d := l.scale, u.warehouse, u.district
 	in := l.newInserter(conn, "bmsql_district",
@@ -453,7 +482,15 @@ func (l *loader) loadDistrict(ctx context.Context, conn *sql.Conn, r *rand.Rand,
 	if err := in.flush(ctx); err != nil {
 		return err
 	}
+	if err := l.loadCustomers(ctx, conn, r, wh, d); err != nil {
+		return err
+	}
+	return l.loadOrders(ctx, conn, r, u)
+}
 
+// loadCustomers loads district d's customers and a history row for each.
+func (l *loader) loadCustomers(ctx context.Context, conn *sql.Conn, r *rand.Rand, wh, d int) error {
+	sc := l.scale
 	cust := l.newInserter(conn, "bmsql_customer",
 		"c_w_id, c_d_id, c_id, c_discount, c_credit, c_last, c_first, c_credit_lim, c_balance, c_ytd_payment, "+
 			"c_payment_cnt, c_delivery_cnt, c_street_1, c_street_2, c_city, c_state, c_zip, c_phone, c_since, c_middle, c_data", l.progress)
@@ -483,11 +520,14 @@ func (l *loader) loadDistrict(ctx context.Context, conn *sql.Conn, r *rand.Rand,
 	if err := cust.flush(ctx); err != nil {
 		return err
 	}
-	if err := hist.flush(ctx); err != nil {
-		return err
-	}
+	return hist.flush(ctx)
+}
 
-	// o_c_id is a random permutation of the customers (spec 4.3.3.1).
+// loadOrders loads a district's orders, their lines and the undelivered
+// ones' new-order rows; o_c_id is a random permutation of the customers
+// (spec 4.3.3.1).
+func (l *loader) loadOrders(ctx context.Context, conn *sql.Conn, r *rand.Rand, u loadUnit) error {
+	sc, wh, d := l.scale, u.warehouse, u.district
 	perm := r.Perm(sc.Customers)
 	ord := l.newInserter(conn, "bmsql_oorder",
 		"o_w_id, o_d_id, o_id, o_c_id, o_carrier_id, o_ol_cnt, o_all_local, o_entry_d", l.progress)
