@@ -25,6 +25,7 @@ func (a *App) mountSimFS(logger *slog.Logger) error {
 			return err
 		}
 		a.mounts = append(a.mounts, fs)
+		d.SetLiveMap(fs.WithLive)
 		a.registry.MustRegister(fs.Collector(d.Name()))
 		a.fsReg.MustRegister(fs.Collector(d.Name()))
 		logger.Info("simulated drive under a filesystem: its host writes are the writes to the mountpoint",

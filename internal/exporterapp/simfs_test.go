@@ -58,6 +58,15 @@ func TestNewMountsSimFS(t *testing.T) {
 	require.Len(t, got, 3*4096+10)
 	require.Equal(t, uint64(4*4096), a.sims[0].Stats().HostBytes, "the drive's host bytes are the pages written")
 
+	// Re-preconditioning keeps what the files hold and nothing else: the
+	// deleted file's pages (TRIMmed) and the never-written ones stay unmapped.
+	require.NoError(t, os.WriteFile(filepath.Join(mnt, "gone"), make([]byte, 8*4096), 0o644))
+	require.NoError(t, os.Remove(filepath.Join(mnt, "gone")))
+	st, err := a.sims[0].Precondition()
+	require.NoError(t, err)
+	require.Equal(t, uint64(4*4096), st.PreconditionBytes, "the precondition rewrote the one live file's pages")
+	require.InDelta(t, 4.0/float64(a.sims[0].LogicalPages()), st.Fill, 1e-12)
+
 	closed = true
 	require.NoError(t, a.Close())
 	require.False(t, isFUSE(t, mnt), "unmounted when the exporter stops")

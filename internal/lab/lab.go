@@ -164,9 +164,6 @@ func (o Options) startProcesses(ctx context.Context, procs *[]*proc) (*session, 
 	if !o.SimFS {
 		return nil, nil
 	}
-	if err := o.coldFill(); err != nil {
-		return nil, err
-	}
 	o.printf("lab: starting a private mariadbd on 127.0.0.1:%d, its datadir on the simulated drive's filesystem", o.MySQLPort1)
 	p, err := o.startMariaDB(ctx, o.MySQLPort1)
 	if p != nil {

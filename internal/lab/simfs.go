@@ -19,13 +19,13 @@ import (
 // whose datadir is on it: the drive's WA comes from MariaDB's own writes.
 
 // simfsCapacity is sized to the lab's data, as bench/simfs-wa.sh sizes its
-// drive: the private server's system files and the two TPC-C warehouses
-// take about 280 MiB after a restore (the reset restores without a binary
-// log and then purges the binary logs), about 80 % of this drive, so the
-// runs reach garbage collection and placement shows. The fullest moment is
-// the prepare's load: the data plus the load's binary logs of the last
-// simfsBinlogExpire seconds and the file being written.
-// bench/RESULTS-sim.md has the figures.
+// drive: after a restore the private server's files (the two TPC-C
+// warehouses, ibdata1, the redo log, with InnoDB's fallocate reservations)
+// hold about 470 MiB, about 75 % of this drive once the plan's reset has
+// re-preconditioned it, so the runs reach garbage collection and placement
+// shows. The fullest moment is the prepare's load: the data plus the
+// load's binary logs of the last simfsBinlogExpire seconds and the file
+// being written. bench/RESULTS-sim.md has the figures.
 const simfsCapacity = "640MiB"
 
 // simfsBinlogExpire and simfsBinlogSize bound the binary logs the drive
@@ -50,7 +50,7 @@ func simfsDrive(out string) string {
   fs:
     mountpoint: %s
     backing: %s
-    discard: false
+    discard: true
 `, Device, simfsCapacity, filepath.Join(out, "simfs", "mnt"), filepath.Join(out, "simfs", "backing"))
 }
 
@@ -84,50 +84,6 @@ func simfsDirs(out string) error {
 			return err
 		}
 	}
-	return nil
-}
-
-// coldFill writes every free page of the drive once, through the
-// filesystem, then removes the file: with discard off the drive keeps
-// them valid, so it starts full, as a drive written end to end under a
-// filesystem that does not discard (SNIA's preconditioning), and both runs
-// start at the same fill (100 %) whatever the prepare and the restores
-// wrote. Without it the fill kept rising from run to run (78 % at the
-// baseline's start, 84 % at the streams run's) as the allocator's next-fit
-// cursor reached pages never written.
-func (o Options) coldFill() error {
-	p := filepath.Join(o.Out, "simfs", "mnt", "cold-fill")
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return fmt.Errorf("cold fill: %w", err)
-	}
-	buf := make([]byte, 1<<20)
-	for i := range buf {
-		buf[i] = byte(i) // not zeros: nothing in the chain may skip them
-	}
-	var n int64
-	for {
-		w, err := f.Write(buf)
-		n += int64(w)
-		if errors.Is(err, syscall.ENOSPC) {
-			break
-		}
-		if err != nil {
-			f.Close()
-			return fmt.Errorf("cold fill: %w", err)
-		}
-	}
-	err = f.Sync()
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Remove(p)
-	}
-	if err != nil {
-		return fmt.Errorf("cold fill: %w", err)
-	}
-	o.printf("lab: wrote the simulated drive end to end once (%d MiB, a cold fill; no TRIM when it was removed)", n>>20)
 	return nil
 }
 

@@ -43,6 +43,16 @@ func (f *FS) Stats() Stats {
 	return s
 }
 
+// WithLive runs fn on the logical pages the files hold (alloc.Live) and
+// holds the filesystem still while it runs: no write, TRIM or allocation
+// comes between reading the layout and fn's use of it. fn may call the
+// drive (the filesystem's own writes take its lock after this one's).
+func (f *FS) WithLive(fn func(live []alloc.Ext) error) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return fn(f.al.Live())
+}
+
 // allocate maps a write's byte range to logical pages before the backing
 // file is written, so a full drive is ENOSPC and nothing is written.
 func (f *FS) allocate(ino alloc.File, off, n uint64) ([]alloc.Ext, syscall.Errno) {

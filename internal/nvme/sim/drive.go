@@ -51,6 +51,7 @@ type Drive struct {
 	owed       float64 // model bytes of host writes due but not yet issued
 	commands   uint64  // model host write commands
 	precond    uint64  // model pages Precondition wrote (since this process)
+	live       LiveMap // the filesystem's layout, for Precondition (SetLiveMap)
 	classPages []uint64
 	placed     [256][2]uint64 // stream id (0: no directive) -> model write commands, pages
 	lastErr    string

@@ -2,12 +2,14 @@ package sim
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/walab/walab/internal/simfs/alloc"
 	"github.com/walab/walab/internal/simfs/fileclass"
 )
 
@@ -92,4 +94,35 @@ func TestPreconditionHandler(t *testing.T) {
 	require.NoError(t, err)
 	res2.Body.Close()
 	require.Equal(t, http.StatusServiceUnavailable, res2.StatusCode, "a drive whose feed stopped is not rewritten")
+}
+
+// TestPreconditionLiveMap: under a filesystem the drive keeps only the
+// pages the files hold (the runs the live map gives), each written once,
+// whatever it held before, and it is rewritten inside the map's call
+// (the filesystem holds still meanwhile).
+func TestPreconditionLiveMap(t *testing.T) {
+	d, _, _ := newDrive(t, fsConfig())
+	churn(t, d, 7, 40)
+	live := []alloc.Ext{{LPN: 3, Pages: 5}, {LPN: 100, Pages: 1}, {LPN: 200, Pages: 70}}
+	before := d.Stats()
+	calls := 0
+	d.SetLiveMap(func(fn func([]alloc.Ext) error) error {
+		calls++
+		err := fn(live)
+		require.Equal(t, before.PreconditionBytes+76*4096, d.Stats().PreconditionBytes, "rewritten before the map's lock is let go")
+		return err
+	})
+	after, err := d.Precondition()
+	require.NoError(t, err)
+	require.Equal(t, 1, calls)
+	require.NoError(t, d.CheckModel())
+	n := float64(d.LogicalPages())
+	require.Equal(t, 76/n, after.Fill, "exactly the live pages are mapped")
+	require.Equal(t, before.PreconditionBytes+76*4096, after.PreconditionBytes)
+	require.Equal(t, before.HostBytes+76*4096, after.HostBytes)
+
+	failing := errors.New("filesystem gone")
+	d.SetLiveMap(func(func([]alloc.Ext) error) error { return failing })
+	_, err = d.Precondition()
+	require.ErrorIs(t, err, failing, "a layout the filesystem cannot give fails the precondition")
 }

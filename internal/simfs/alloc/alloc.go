@@ -250,6 +250,19 @@ func (a *Allocator) Extents(f File) []Ext {
 	return out
 }
 
+// Live is the logical pages some file holds, in LPN order, as runs of
+// consecutive pages: what a copy of every file onto a freshly discarded
+// drive would write.
+func (a *Allocator) Live() []Ext {
+	var out []Ext
+	for lpn, o := range a.owner {
+		if o != 0 {
+			out = appendPage(out, uint32(lpn))
+		}
+	}
+	return out
+}
+
 // Check verifies the maps agree: every owned LPN is in exactly its
 // owner's page map, and the free count matches.
 func (a *Allocator) Check() error {

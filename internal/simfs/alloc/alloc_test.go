@@ -140,3 +140,21 @@ func TestAllocatorProperties(t *testing.T) {
 		require.NoError(t, a.Check())
 	}
 }
+
+// TestLiveIsEveryOwnedPageInOrder: Live lists the pages files hold, in LPN
+// order, consecutive ones as one run, and nothing freed.
+func TestLiveIsEveryOwnedPageInOrder(t *testing.T) {
+	a, err := New(64, 4096)
+	require.NoError(t, err)
+	require.Empty(t, a.Live())
+	_, err = a.Write(1, 0, 4*4096) // LPN 0-3
+	require.NoError(t, err)
+	_, err = a.Write(2, 0, 3*4096) // 4-6
+	require.NoError(t, err)
+	_, err = a.Write(3, 0, 2*4096) // 7-8
+	require.NoError(t, err)
+	a.Remove(2)
+	a.Punch(1, 4096, 4096) // LPN 1
+	require.Equal(t, []Ext{{0, 1}, {2, 2}, {7, 2}}, a.Live())
+	require.NoError(t, a.Check())
+}
