@@ -27,6 +27,17 @@ type proc struct {
 	name string
 	cmd  *exec.Cmd
 	log  string
+	done chan struct{} // closed once cmd.Wait returned: ProcessState is then set
+}
+
+// exited is the process's state once it has exited, nil while it runs.
+func (p *proc) exited() *os.ProcessState {
+	select {
+	case <-p.done:
+		return p.cmd.ProcessState
+	default:
+		return nil
+	}
 }
 
 func start(t *testing.T, dir, name, bin string, args ...string) *proc {
@@ -44,8 +55,8 @@ func start(t *testing.T, dir, name, bin string, args ...string) *proc {
 		f.Close()
 		t.Fatalf("start %s: %v", name, err)
 	}
-	p := &proc{name: name, cmd: cmd, log: logPath}
 	done := make(chan struct{})
+	p := &proc{name: name, cmd: cmd, log: logPath, done: done}
 	go func() { _ = cmd.Wait(); f.Close(); close(done) }()
 	t.Cleanup(func() {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
@@ -87,8 +98,8 @@ func waitHTTP(t *testing.T, p *proc, url string, within time.Duration) {
 				return
 			}
 		}
-		if p != nil && p.cmd.ProcessState != nil {
-			t.Fatalf("%s exited: %s\n%s", p.name, p.cmd.ProcessState, tail(p.log, 2000))
+		if p != nil && p.exited() != nil {
+			t.Fatalf("%s exited: %s\n%s", p.name, p.exited(), tail(p.log, 2000))
 		}
 		select {
 		case <-ctx.Done():

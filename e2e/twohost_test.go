@@ -8,12 +8,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/walab/walab/internal/lab"
+	"github.com/walab/walab/internal/promql"
 	"github.com/walab/walab/internal/testenv"
 )
 
@@ -30,8 +34,12 @@ const (
 
 // twoHosts is a database host and a client, as two network namespaces
 // joined by a veth pair; the database host's processes also get their own
-// hostname (a UTS namespace each).
-type twoHosts struct{ db, client string }
+// hostname (a UTS namespace each). dbProcs are the database host's
+// long-running processes (the exporter, mariadbd).
+type twoHosts struct {
+	db, client string
+	dbProcs    []*proc
+}
 
 func newTwoHosts(t *testing.T) *twoHosts {
 	t.Helper()
@@ -68,8 +76,15 @@ func newTwoHosts(t *testing.T) *twoHosts {
 }
 
 // onDB is the argv that runs bin on the database host under its hostname.
+// It joins only the host's network namespace (nsenter --net), not `ip
+// netns exec`, which also unshares a mount namespace: the exporter's FUSE
+// mount would then live in the exporter's own mount namespace only, and
+// mariadbd started by a second `ip netns exec` (or mariadb-install-db,
+// or the test's check that it is gone) would not see it. Joined this way
+// the mount is in the machine's mount namespace, which every process here
+// shares; the plan's `ip netns exec` steps get a copy that holds it too.
 func (h *twoHosts) onDB(bin string, args ...string) []string {
-	return append([]string{"netns", "exec", h.db, "unshare", "--uts", "sh", "-c", "hostname " + dbHostname + ` && exec "$0" "$@"`, bin}, args...)
+	return append([]string{"nsenter", "--net=/run/netns/" + h.db, "unshare", "--uts", "sh", "-c", "hostname " + dbHostname + ` && exec "$0" "$@"`, bin}, args...)
 }
 
 func (h *twoHosts) onClient(bin string, args ...string) []string {
@@ -85,8 +100,8 @@ func (h *twoHosts) clientCurl(url string) (string, error) {
 func (h *twoHosts) waitURL(t *testing.T, p *proc, url string) {
 	t.Helper()
 	eventually(t, 60*time.Second, url+" from the client", func() string {
-		if p.cmd.ProcessState != nil {
-			t.Fatalf("%s exited: %s\n%s", p.name, p.cmd.ProcessState, tail(p.log, 2000))
+		if p.exited() != nil {
+			t.Fatalf("%s exited: %s\n%s", p.name, p.exited(), tail(p.log, 2000))
 		}
 		if _, err := h.clientCurl(url); err != nil {
 			return err.Error()
@@ -96,31 +111,36 @@ func (h *twoHosts) waitURL(t *testing.T, p *proc, url string) {
 }
 
 // startDBMariaDB runs a private mariadbd on the database host, listening
-// on its veth address, with root allowed from the client.
-func startDBMariaDB(t *testing.T, h *twoHosts, dir string) string {
+// on its veth address, with root allowed from the client. Its datadir is
+// data, on the exporter's mount: mariadb-install-db writes the system
+// tables through the filesystem, as walab lab's does. Its socket, pid
+// file, tmpdir and log (run/mariadbd.log: its error log is its standard
+// error) are in run, off the mount.
+func startDBMariaDB(t *testing.T, h *twoHosts, run, data string) {
 	t.Helper()
 	server := firstBinary("mariadbd", "mysqld")
 	install := firstBinary("mariadb-install-db", "mysql_install_db")
 	if server == "" || install == "" {
 		testenv.Missing(t, "mariadbd and mariadb-install-db are needed")
 	}
-	base := filepath.Join(dir, "db")
-	data, tmp, sock := filepath.Join(base, "data"), filepath.Join(base, "tmp"), filepath.Join(base, "mysqld.sock")
+	tmp, sock := filepath.Join(run, "tmp"), filepath.Join(run, "mysqld.sock")
 	require.NoError(t, os.MkdirAll(tmp, 0o700))
 	out, err := exec.Command(install, "--no-defaults", "--datadir="+data, "--user=root", "--auth-root-authentication-method=normal",
 		"--skip-test-db", "--tmpdir="+tmp).CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	p := start(t, base, "mariadbd", "ip", h.onDB(server, "--no-defaults", "--datadir="+data, "--user=root", "--bind-address=0.0.0.0",
-		"--port=3306", "--socket="+sock, "--pid-file="+filepath.Join(base, "mysqld.pid"), "--log-error="+filepath.Join(base, "error.log"),
-		"--tmpdir="+tmp, "--innodb-buffer-pool-size=128M", "--innodb-log-file-size=96M", "--skip-name-resolve", "--max-connections=200",
+	argv := h.onDB(server, "--no-defaults", "--datadir="+data, "--user=root", "--bind-address=0.0.0.0",
+		"--port=3306", "--socket="+sock, "--pid-file="+filepath.Join(run, "mysqld.pid"), "--tmpdir="+tmp,
+		"--innodb-buffer-pool-size=128M", "--innodb-log-file-size=96M", "--skip-name-resolve", "--max-connections=200",
 		// Durability is not under test here: the restores go faster without fsyncs.
-		"--innodb-flush-log-at-trx-commit=0", "--innodb-doublewrite=0")...)
+		"--innodb-flush-log-at-trx-commit=0", "--innodb-doublewrite=0")
+	p := start(t, run, "mariadbd", argv[0], argv[1:]...)
+	h.dbProcs = append(h.dbProcs, p)
 	// The socket is a file: the test reaches the server through it from
 	// its own namespace.
 	grant := "CREATE USER IF NOT EXISTS 'root'@'%'; GRANT ALL ON *.* TO 'root'@'%' WITH GRANT OPTION"
 	eventually(t, 60*time.Second, "mariadbd on the database host", func() string {
-		if p.cmd.ProcessState != nil {
-			t.Fatalf("mariadbd exited: %s\n%s", p.cmd.ProcessState, tail(filepath.Join(base, "error.log"), 2000))
+		if p.exited() != nil {
+			t.Fatalf("mariadbd exited: %s\n%s", p.exited(), tail(p.log, 2000))
 		}
 		out, err := exec.Command("mariadb", "--no-defaults", "-S", sock, "-uroot", "-e", grant).CombinedOutput()
 		if err != nil {
@@ -128,16 +148,88 @@ func startDBMariaDB(t *testing.T, h *twoHosts, dir string) string {
 		}
 		return ""
 	})
-	return base
+}
+
+// startDBExporter runs the exporter on the database host with walab
+// lab's drive under its FUSE filesystem (lab.SimFS: 640 MiB, placement
+// streams on, no discard), mounted on dir/simfs/mnt, and returns the
+// datadir for mariadbd on the mount once the filesystem serves it: the
+// exporter answers from the client and says walab_simfs_serving 1, and
+// the mountpoint is a FUSE mount in this (the machine's) mount namespace.
+// Before it starts it registers the check, run once the exporter has
+// stopped, that its mount is gone.
+func startDBExporter(t *testing.T, h *twoHosts, dir, bin string) string {
+	t.Helper()
+	cfg, mnt, data, err := lab.SimFS(dir)
+	require.NoError(t, err)
+	writeFile(t, dir, "exporter.yml", cfg+"host:\n  data_dirs: ["+data+"]\n")
+	t.Cleanup(func() { requireUnmounted(t, mnt) })
+	argv := h.onDB(bin, "--web.listen-address=:10131", "--config.file=exporter.yml",
+		"--path.sysfs="+t.TempDir(), "--path.devfs="+t.TempDir(), "--nvme.cache-max-age=500ms", "--web.enable-mutations",
+		"--collector.nvme", "--no-collector.filesystem", "--no-collector.innodb", "--no-collector.irq", "--collector.placement_trace")
+	exp := start(t, dir, "exporter", argv[0], argv[1:]...)
+	h.dbProcs = append(h.dbProcs, exp)
+	h.waitURL(t, exp, exporterURL+"/metrics")
+	serving := regexp.MustCompile(`(?m)^` + promql.SimFSServing + `\{[^}]*mountpoint="` + regexp.QuoteMeta(mnt) + `"[^}]*\} 1$`)
+	eventually(t, 30*time.Second, "the exporter's filesystem on "+mnt, func() string {
+		body, err := h.clientCurl(exporterURL + "/metrics")
+		if err != nil {
+			return err.Error()
+		}
+		if !serving.MatchString(body) {
+			return "no " + promql.SimFSServing + " 1 for " + mnt
+		}
+		if fs := mountType(t, mnt); !strings.HasPrefix(fs, "fuse") {
+			return mnt + " is not a FUSE mount here (" + fs + ")"
+		}
+		return ""
+	})
+	return data
+}
+
+// mountType is the filesystem type mounted on mnt in this process's mount
+// namespace (/proc/self/mountinfo), or "" when nothing is.
+func mountType(t *testing.T, mnt string) string {
+	t.Helper()
+	b, err := os.ReadFile("/proc/self/mountinfo")
+	require.NoError(t, err)
+	fstype := ""
+	for _, l := range strings.Split(string(b), "\n") {
+		// id parent major:minor root mountpoint options [optional...] - fstype source super
+		f := strings.Fields(l)
+		if len(f) < 5 || f[4] != mnt {
+			continue
+		}
+		for i := 5; i < len(f)-1; i++ {
+			if f[i] == "-" {
+				fstype = f[i+1] // the last mount on mnt is the one seen
+			}
+		}
+	}
+	return fstype
+}
+
+// requireUnmounted: the exporter unmounted its filesystem when it
+// stopped. A mount left behind (an exporter killed, or one that did not
+// unmount) fails every access with ENOTCONN: it is detached, and the test
+// fails.
+func requireUnmounted(t *testing.T, mnt string) {
+	if fs := mountType(t, mnt); fs != "" {
+		err := syscall.Unmount(mnt, syscall.MNT_DETACH)
+		t.Errorf("the exporter left its %s filesystem mounted on %s (detached now: %v)", fs, mnt, err)
+	}
 }
 
 // TestTwoHostsSeed000 runs the shipped two-machine seed 000 plan with the
 // database host and the client in two network namespaces: the database
-// host ("dbhost") has mariadbd and the exporter on the simulated drive, the
-// client has Prometheus, loadgen and walab experiment, and the plan's
-// transport to the database host is `ip netns exec`. The report's host
-// facts and checks are the database host's, loadgen served its metrics on
-// the client's loopback, and the resets ran on the database host.
+// host ("dbhost") has the exporter with the simulated drive under its FUSE
+// filesystem and mariadbd with its datadir on it, the client has
+// Prometheus, loadgen and walab experiment, and the plan's transport to
+// the database host is `ip netns exec`. The report's host facts and
+// checks are the database host's (the datadir on the drive's
+// filesystem), the WA is MariaDB's own writes, loadgen served its metrics
+// on the client's loopback, the resets ran on the database host, and no
+// mount is left behind.
 func TestTwoHostsSeed000(t *testing.T) {
 	if testing.Short() {
 		t.Skip("e2e: skipped with -short")
@@ -146,6 +238,7 @@ func TestTwoHostsSeed000(t *testing.T) {
 	for _, b := range []string{"mariadb", "mariadb-dump", "curl"} {
 		testenv.RequireBinary(t, b)
 	}
+	testenv.RequireFUSE(t)
 	h := newTwoHosts(t)
 	me, err := os.Hostname()
 	require.NoError(t, err)
@@ -157,13 +250,11 @@ func TestTwoHostsSeed000(t *testing.T) {
 		require.True(t, ok, b)
 		bins[b] = bin
 	}
-	dbDir := startDBMariaDB(t, h, dir)
-
-	writeFile(t, dir, "exporter.yml", simExporterConfig+"host:\n  data_dirs: ["+dbDir+"]\n")
-	exp := start(t, dir, "exporter", "ip", h.onDB(bins["exporter"], "--web.listen-address=:10131", "--config.file=exporter.yml",
-		"--path.sysfs="+t.TempDir(), "--path.devfs="+t.TempDir(), "--nvme.cache-max-age=500ms", "--web.enable-mutations",
-		"--collector.nvme", "--no-collector.filesystem", "--no-collector.innodb", "--no-collector.irq", "--collector.placement_trace")...)
-	h.waitURL(t, exp, exporterURL+"/metrics")
+	// The exporter first, mariadbd on its mount once it serves; stopped
+	// the other way round (t.Cleanup runs last-in first-out): mariadbd,
+	// then the exporter, which unmounts, then the check that it did.
+	data := startDBExporter(t, h, dir, bins["exporter"])
+	startDBMariaDB(t, h, filepath.Join(dir, "simfs", "mariadb"), data)
 
 	writeE2ERules(t, dir)
 	writeFile(t, dir, "prometheus.yml", "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nrule_files: [rules.yml]\nscrape_configs:\n"+
@@ -187,11 +278,15 @@ func TestTwoHostsSeed000(t *testing.T) {
 		require.NoError(t, os.WriteFile(keep, report, 0o644))
 	}
 	assertDBHostFacts(t, r)
+	assertWAFromMariaDB(t, h, r)
 	assertResetOnDB(t, h, out)
 	assertLoadgenOnClient(t, h)
 }
 
-// runInClient runs `walab experiment run` in the client namespace.
+// runInClient runs `walab experiment run` in the client namespace. When
+// it fails, the failure names the database host's processes that died
+// (a killed exporter takes the filesystem under mariadbd's datadir with
+// it, mariadbd aborts, and the experiment only sees MySQL unreachable).
 func runInClient(t *testing.T, h *twoHosts, within time.Duration, walab string, args []string, env ...string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), within)
@@ -204,6 +299,13 @@ func runInClient(t *testing.T, h *twoHosts, within time.Duration, walab string, 
 	if os.Getenv("WALAB_E2E_VERBOSE") != "" {
 		t.Logf("%s", b)
 	}
+	if err != nil {
+		for _, p := range h.dbProcs {
+			if st := p.exited(); st != nil {
+				err = fmt.Errorf("%w; the database host's %s exited during the experiment (%s), its log: %s", err, p.name, st, tail(p.log, 600))
+			}
+		}
+	}
 	require.NoError(t, err, "%s", b)
 }
 
@@ -213,15 +315,38 @@ func assertDBHostFacts(t *testing.T, r string) {
 	t.Helper()
 	require.Contains(t, r, "| host.hostname | "+dbHostname+" |")
 	for _, re := range []string{
-		`\| baseline \| datadir \| PASS \| [^|]*/db/data/? on ` + dbHostname + `: `,
+		// The datadir (on the mount) is on the database host, on the
+		// exporter's filesystem over its backing directory.
+		`\| baseline \| datadir \| PASS \| [^|]*/simfs/mnt/data/? on ` + dbHostname + `: [^ |]*/simfs/backing \(fuse\.walabsim\); drive ` + simDevice + ` is simulated`,
 		`\| baseline \| free_space \| PASS \| [^|]* on ` + dbHostname + `: [0-9.]+ [KMGT]iB free \(need 1\.0 GiB\) \|`,
 		`\| baseline \| irqbalance \| (PASS|WARN) \| [^|]*` + dbHostname,
+		`\| baseline \| placement \| PASS \| simulated placement: off`,
 		`\| streams \| placement \| PASS \| simulated placement: on`,
 		`\| seed000-two-hosts-baseline-r1 \| baseline/r1/run \| 1 \|`,
 		`\| seed000-two-hosts-streams-r1 \| streams/r1/run \| 1 \|`,
 		`\| tools\.exporter \| [^|]+ \(commit [^|]+, go[0-9.]+\) \|`,
 	} {
 		require.Regexp(t, re, r)
+	}
+}
+
+// assertWAFromMariaDB: the drive's WA came from MariaDB's own writes:
+// compare's WA source check saw the filesystem serve throughout both runs,
+// and the drive's host bytes, less the plan's two re-preconditionings
+// (each writes the whole drive, and both runs start at 100 % fill), are
+// the pages MariaDB's writes through it touched
+// (testenv.RequireSimFSHostBytes), read from the client as the experiment
+// reads the exporter.
+func assertWAFromMariaDB(t *testing.T, h *twoHosts, r string) {
+	t.Helper()
+	require.Regexp(t, `(?m)^ +pass +WA source +the database's own writes through the simulated drive's filesystem in both runs \(`+promql.SimFSServing+` 1 throughout\)$`, r)
+	w := testenv.RequireSimFSHostBytes(t, func(path string) ([]byte, error) {
+		body, err := h.clientCurl(exporterURL + path)
+		return []byte(body), err
+	})
+	require.Equal(t, uint64(2*640<<20), w.Precondition, "one precondition-drive of lab.SimFS's 640 MiB drive per run's reset")
+	for _, run := range []string{"baseline", "streams"} {
+		require.Regexp(t, `\| `+run+` \| fill \| PASS \| fill 100\.0% \(simulated drive\)`, r)
 	}
 }
 

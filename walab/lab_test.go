@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -20,7 +19,6 @@ import (
 	"github.com/alecthomas/kingpin/v2"
 	"github.com/stretchr/testify/require"
 
-	"github.com/walab/walab/internal/promql"
 	"github.com/walab/walab/internal/testenv"
 )
 
@@ -121,27 +119,21 @@ func TestLab(t *testing.T) {
 	})
 }
 
-// requireHostBytesMatch: the drive's host bytes are the pages the
-// filesystem sent, at least the bytes written through it and at most two
-// pages more per write call. mariadbd idles but its page cleaner may still
-// write: the metrics are taken between two equal reads of the drive.
+// requireHostBytesMatch holds the drive's host bytes to the bytes written
+// through its filesystem (testenv.RequireSimFSHostBytes).
 func requireHostBytesMatch(t *testing.T, exporter string) {
 	t.Helper()
-	var written, host, calls float64
-	var driveHost uint64
-	for try := 0; ; try++ {
-		before := driveHostBytes(t, exporter)
-		written, host, calls = simfsTotals(t, exporter)
-		if driveHost = driveHostBytes(t, exporter); driveHost == before || try == 50 {
-			break
+	testenv.RequireSimFSHostBytes(t, func(path string) ([]byte, error) {
+		resp, err := http.Get("http://" + exporter + path)
+		if err != nil {
+			return nil, err
 		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	t.Logf("through the filesystem: %.0f bytes written in %.0f calls; drive host bytes %d (pages %.0f)", written, calls, driveHost, host)
-	require.Positive(t, written)
-	require.Equal(t, uint64(host), driveHost, "the drive's host bytes are the filesystem's pages")
-	require.GreaterOrEqual(t, host, written)
-	require.LessOrEqual(t, host, written+2*4096*calls)
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return nil, fmt.Errorf("GET %s: %s", path, resp.Status)
+		}
+		return io.ReadAll(resp.Body)
+	})
 }
 
 // requireNoMount: nothing under dir is mounted.
@@ -243,43 +235,4 @@ func processesNaming(t *testing.T, dir string) []string {
 		}
 	}
 	return left
-}
-
-// driveHostBytes is the simulated drive's host bytes (its state endpoint),
-// less what the plan's precondition-drive steps wrote: those reach the
-// drive without passing through the filesystem.
-func driveHostBytes(t *testing.T, exporter string) uint64 {
-	var state struct {
-		Host         uint64 `json:"host_written_bytes"`
-		Precondition uint64 `json:"precondition_written_bytes"`
-	}
-	resp, err := http.Get("http://" + exporter + "/api/v1/sim/placement")
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	require.NoError(t, json.NewDecoder(resp.Body).Decode(&state))
-	return state.Host - state.Precondition // the plan's precondition-drive steps write no file
-}
-
-// simfsTotals sums walab_simfs_{written_bytes,host_written_bytes,writes}_total over the classes.
-func simfsTotals(t *testing.T, exporter string) (written, host, calls float64) {
-	resp, err := http.Get("http://" + exporter + "/metrics")
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	line := regexp.MustCompile(`(?m)^(walab_simfs_\w+)\{[^}]*\} (\S+)$`)
-	for _, m := range line.FindAllStringSubmatch(string(body), -1) {
-		v, err := strconv.ParseFloat(m[2], 64)
-		require.NoError(t, err)
-		switch m[1] {
-		case promql.SimFSWrittenBytes:
-			written += v
-		case promql.SimFSHostWrittenBytes:
-			host += v
-		case promql.SimFSWrites:
-			calls += v
-		}
-	}
-	require.True(t, strings.Contains(string(body), promql.SimFSServing), "the exporter serves the filesystem's metrics")
-	return written, host, calls
 }

@@ -77,6 +77,20 @@ func simfsUsable(mariadbd string) error {
 // simfsDataDir is where the private mariadbd keeps its data: on the mount.
 func simfsDataDir(out string) string { return filepath.Join(out, "simfs", "mnt", "data") }
 
+// SimFS is walab lab's drive under the FUSE filesystem for a caller that
+// runs the exporter and mariadbd itself (e2e's two-host test): it makes
+// out/simfs's directories and returns the exporter's configuration (the
+// lab's WA sampler, its history in memory only, and simfsDrive's sim
+// section, without state files), the mountpoint and the datadir on it.
+// The caller adds its own host section.
+func SimFS(out string) (config, mountpoint, dataDir string, err error) {
+	if err := simfsDirs(out); err != nil {
+		return "", "", "", err
+	}
+	config = "wa:\n  persist: false\n" + waSampling + simfsDrive(out)
+	return config, filepath.Join(out, "simfs", "mnt"), simfsDataDir(out), nil
+}
+
 // simfsDirs makes the mountpoint and the backing directory.
 func simfsDirs(out string) error {
 	for _, d := range []string{"mnt", "backing", "mariadb"} {
