@@ -153,7 +153,7 @@ func startDBMariaDB(t *testing.T, h *twoHosts, run, data string) {
 
 // startDBExporter runs the exporter on the database host with walab
 // lab's drive under its FUSE filesystem (lab.SimFS: 640 MiB, placement
-// streams on, no discard), mounted on dir/simfs/mnt, and returns the
+// streams on, TRIM on), mounted on dir/simfs/mnt, and returns the
 // datadir for mariadbd on the mount once the filesystem serves it: the
 // exporter answers from the client and says walab_simfs_serving 1, and
 // the mountpoint is a FUSE mount in this (the machine's) mount namespace.

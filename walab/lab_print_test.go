@@ -38,7 +38,7 @@ func TestLabPrintExporter(t *testing.T) {
 	cfg, err := os.ReadFile(filepath.Join(dir, "exporter.yml"))
 	require.NoError(t, err)
 	require.Contains(t, string(cfg), "capacity: 640MiB", "the default: the drive under MariaDB's own writes")
-	require.Contains(t, string(cfg), "discard: false")
+	require.Contains(t, string(cfg), "discard: true", "TRIM on: the reset writes back the files' pages, purges free theirs")
 	require.Contains(t, string(cfg), fmt.Sprintf("  data_dirs: [%q]\n", filepath.Join(dir, "simfs", "mnt", "data")))
 	require.DirExists(t, filepath.Join(dir, "empty"))
 
