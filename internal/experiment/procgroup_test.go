@@ -42,6 +42,37 @@ func waitDead(t *testing.T, pid int) bool {
 	return false
 }
 
+// waitStopped waits (at most a minute) until every thread of pid is
+// stopped: a SIGSTOP is delivered asynchronously, and a runner thread
+// still running could see its guard die and end the group itself.
+func waitStopped(t *testing.T, pid int) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if allStopped(pid) {
+			return
+		}
+	}
+	t.Fatalf("process %d did not stop within a minute of SIGSTOP", pid)
+}
+
+func allStopped(pid int) bool {
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil || len(tasks) == 0 {
+		return false
+	}
+	for _, task := range tasks {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/stat", pid, task.Name()))
+		if err != nil {
+			return false
+		}
+		s := string(b)
+		if st := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])[0]; st != "T" && st != "t" {
+			return false
+		}
+	}
+	return true
+}
+
 func readPid(t *testing.T, path string) int {
 	t.Helper()
 	b, err := os.ReadFile(path)
@@ -123,11 +154,13 @@ func TestResumeEndsSurvivingGroup(t *testing.T) {
 			t.Cleanup(func() { _ = syscall.Kill(-g.PGID, syscall.SIGKILL) })
 			// The runner, stopped, cannot see the guard die before its own end.
 			require.NoError(t, cmd.Process.Signal(syscall.SIGSTOP))
+			waitStopped(t, cmd.Process.Pid)
 			if how == "guard killed" {
 				require.NoError(t, syscall.Kill(g.PGID, syscall.SIGKILL))
 				require.True(t, waitDead(t, g.PGID))
 			} else {
 				require.NoError(t, syscall.Kill(g.PGID, syscall.SIGSTOP))
+				waitStopped(t, g.PGID) // stopped before its PDEATHSIG comes, it cannot end the group
 			}
 			require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
 			_ = cmd.Wait()
