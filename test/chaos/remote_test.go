@@ -75,6 +75,19 @@ func alive(pid int) bool {
 	return i > 0 && len(b) > i+2 && b[i+2] != 'Z'
 }
 
+// stopped waits (at most 20 s) until pid is stopped: a SIGSTOP is
+// delivered asynchronously.
+func stopped(pid int) bool {
+	for range 400 {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if i := strings.LastIndexByte(string(b), ')'); err == nil && i > 0 && len(b) > i+2 && b[i+2] == 'T' {
+			return true
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return false
+}
+
 // gone waits (at most 20 s: a connection's end travels through sshd) for
 // pid to be gone.
 func gone(pid int) bool {
@@ -186,6 +199,7 @@ func TestResumeKillsRemoteSession(t *testing.T) {
 	require.NotEqual(t, statField(t, pid, 6), pgrp, "the command runs in a session of its own")
 	require.NoError(t, syscall.Kill(-pgrp, syscall.SIGSTOP))
 	t.Cleanup(func() { _ = syscall.Kill(-pgrp, syscall.SIGKILL); _ = syscall.Kill(-pgrp, syscall.SIGCONT) })
+	require.True(t, stopped(guard), "the remote guard %d stops before the runner dies", guard)
 	require.NoError(t, cmd.Process.Kill())
 	_ = cmd.Wait()
 	time.Sleep(2 * time.Second)
