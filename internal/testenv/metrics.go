@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -36,8 +37,7 @@ func ScrapeValue(base, series string) (float64, bool) {
 		return 0, false
 	}
 	defer resp.Body.Close()
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	families, err := parser.TextToMetricFamilies(resp.Body)
+	families, err := parseMetrics(resp.Body)
 	if err != nil || families[name] == nil {
 		return 0, false
 	}
@@ -53,6 +53,22 @@ func ScrapeValue(base, series string) (float64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// parseMetrics reads an exposition in the text format.
+func parseMetrics(r io.Reader) (map[string]*dto.MetricFamily, error) {
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	return parser.TextToMetricFamilies(r)
+}
+
+// counterSum is the sum of a family's counter values over its series (0
+// without the family).
+func counterSum(f *dto.MetricFamily) float64 {
+	var sum float64
+	for _, m := range f.GetMetric() {
+		sum += m.GetCounter().GetValue()
+	}
+	return sum
 }
 
 // hasLabel: the metric carries label, written name="value".

@@ -1,10 +1,8 @@
 package testenv
 
 import (
+	"bytes"
 	"encoding/json"
-	"regexp"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -68,26 +66,17 @@ func driveHostBytes(t testing.TB, fetch Fetch) (host, precondition uint64) {
 	return state.Host - state.Precondition, state.Precondition
 }
 
-var simfsLine = regexp.MustCompile(`(?m)^(walab_simfs_\w+)\{[^}]*\} (\S+)$`)
-
 // simfsTotals sums walab_simfs_{written_bytes,host_written_bytes,writes}_total over the classes.
 func simfsTotals(t testing.TB, fetch Fetch) SimFSWrites {
 	t.Helper()
 	body, err := fetch("/metrics")
 	require.NoError(t, err)
-	var w SimFSWrites
-	for _, m := range simfsLine.FindAllStringSubmatch(string(body), -1) {
-		v, err := strconv.ParseFloat(m[2], 64)
-		require.NoError(t, err)
-		switch m[1] {
-		case promql.SimFSWrittenBytes:
-			w.Written += v
-		case promql.SimFSHostWrittenBytes:
-			w.Pages += v
-		case promql.SimFSWrites:
-			w.Calls += v
-		}
+	families, err := parseMetrics(bytes.NewReader(body))
+	require.NoError(t, err)
+	require.Contains(t, families, promql.SimFSServing, "the exporter serves the filesystem's metrics")
+	return SimFSWrites{
+		Written: counterSum(families[promql.SimFSWrittenBytes]),
+		Pages:   counterSum(families[promql.SimFSHostWrittenBytes]),
+		Calls:   counterSum(families[promql.SimFSWrites]),
 	}
-	require.True(t, strings.Contains(string(body), promql.SimFSServing), "the exporter serves the filesystem's metrics")
-	return w
 }
