@@ -42,18 +42,18 @@ func (d *Drive) Precondition() (Stats, error) {
 	live := d.live
 	d.mu.Unlock()
 	if live == nil {
-		return d.precondition(nil)
+		return d.precondition([]alloc.Ext{{LPN: 0, Pages: d.LogicalPages()}})
 	}
 	var st Stats
 	err := live(func(runs []alloc.Ext) error {
 		var err error
-		st, err = d.precondition(runs)
+		st, err = d.precondition(runs) // none: an empty filesystem leaves the drive empty
 		return err
 	})
 	return st, err
 }
 
-// precondition deallocates the drive and writes runs (nil: every page).
+// precondition deallocates the drive and writes runs.
 func (d *Drive) precondition(runs []alloc.Ext) (Stats, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -70,9 +70,6 @@ func (d *Drive) precondition(runs []alloc.Ext) (Stats, error) {
 	n := d.model.Config().LogicalPages
 	if err := d.model.Trim(0, n); err != nil {
 		return Stats{}, fmt.Errorf("sim: precondition: %w", err)
-	}
-	if runs == nil {
-		runs = []alloc.Ext{{LPN: 0, Pages: n}}
 	}
 	for _, r := range runs {
 		if err := d.fillRun(r); err != nil {

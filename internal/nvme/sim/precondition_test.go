@@ -121,6 +121,12 @@ func TestPreconditionLiveMap(t *testing.T) {
 	require.Equal(t, before.PreconditionBytes+76*4096, after.PreconditionBytes)
 	require.Equal(t, before.HostBytes+76*4096, after.HostBytes)
 
+	d.SetLiveMap(func(fn func([]alloc.Ext) error) error { return fn(nil) })
+	empty, err := d.Precondition()
+	require.NoError(t, err)
+	require.Zero(t, empty.Fill, "an empty filesystem leaves no page mapped")
+	require.Equal(t, after.PreconditionBytes, empty.PreconditionBytes, "and writes none")
+
 	failing := errors.New("filesystem gone")
 	d.SetLiveMap(func(func([]alloc.Ext) error) error { return failing })
 	_, err = d.Precondition()
