@@ -39,7 +39,7 @@ var (
 	profFreqDesc = prometheus.NewDesc(Namespace+"_profile_sampling_frequency_hertz",
 		"Samples per second per CPU the profiler takes while a sampled process runs on it (--collector.profile.frequency).", nil, nil)
 	profErrorsDesc = prometheus.NewDesc(Namespace+"_profile_errors_total",
-		"Samples or rounds that went wrong: stack_lost (the stack map was full or its bucket taken: the sample has no stack), unsymbolized (its leaf function could not be named), drain (reading the maps failed), processes (listing the processes failed).",
+		"Samples or rounds that went wrong: stack_lost (the stack map was full or its bucket taken: the sample has no stack), unsymbolized (its leaf function could not be named), counts_full (samples not counted at all: the counts map was full), drain (rounds in which reading or emptying the maps failed: their counts stay in the map for the next round), processes (listing the processes failed).",
 		[]string{"kind"}, nil)
 	profProcsDesc = prometheus.NewDesc(Namespace+"_profile_processes",
 		"Processes the profiler samples now (their comm name is one of --collector.profile.process).", nil, nil)
@@ -52,7 +52,7 @@ var (
 
 // profileErrKinds are every kind walab_profile_errors_total has, each
 // always exported.
-var profileErrKinds = []string{cpuprof.ErrDrain, cpuprof.ErrProcesses, cpuprof.ErrStackLost, cpuprof.ErrUnsymbolized}
+var profileErrKinds = []string{cpuprof.ErrCountsFull, cpuprof.ErrDrain, cpuprof.ErrProcesses, cpuprof.ErrStackLost, cpuprof.ErrUnsymbolized}
 
 type profileCollector struct {
 	src    ProfileSource

@@ -26,7 +26,7 @@ func (manyFuncs) Top(n int) []cpuprof.FuncCount {
 }
 
 func (manyFuncs) Totals() (uint64, map[string]uint64, int) {
-	return 123456, map[string]uint64{cpuprof.ErrStackLost: 7}, 2
+	return 123456, map[string]uint64{cpuprof.ErrStackLost: 7, cpuprof.ErrCountsFull: 5}, 2
 }
 
 func (manyFuncs) Frequency() int { return 99 }
@@ -44,8 +44,10 @@ func TestProfileSeriesBounded(t *testing.T) {
 	require.Contains(t, out, "walab_profile_samples_total 123456")
 	require.Contains(t, out, `walab_profile_errors_total{kind="stack_lost"} 7`)
 	require.Contains(t, out, `walab_profile_errors_total{kind="drain"} 0`)
+	require.Contains(t, out, `walab_profile_errors_total{kind="counts_full"} 5`, "samples the full map could not count")
 	require.Contains(t, out, "walab_profile_sampling_frequency_hertz 99")
 	require.Contains(t, out, "walab_profile_up 1")
+	promtoolClean(t, out)
 
 	_, err = newProfileCollector(Env{Profile: manyFuncs{}, ProfileTop: MaxProfileTop + 1})
 	require.ErrorContains(t, err, "must be 1 to")

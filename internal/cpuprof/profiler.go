@@ -31,6 +31,7 @@ const (
 	ErrUnsymbolized = "unsymbolized" // the sample's own function could not be named
 	ErrDrain        = "drain"        // reading the maps failed
 	ErrProcesses    = "processes"    // finding the processes failed
+	ErrCountsFull   = "counts_full"  // the counts map was full: the sample was not counted
 )
 
 // Sample is the samples of one process with one stack.
@@ -168,10 +169,20 @@ func (p *Profiler) findProcesses() {
 // drain takes the sampler's counts, symbolizes them and adds them to the
 // totals and to every recording (caller holds mu).
 func (p *Profiler) drain() {
+	method := p.sampler.DrainMethod()
 	raw, err := p.sampler.Drain()
 	if err != nil {
 		p.errs[ErrDrain]++
 		p.opts.Logger.Warn("cpu profile", "err", err)
+	}
+	if m := p.sampler.DrainMethod(); m != method {
+		p.opts.Logger.Info("cpu profile: the kernel has no lookup-and-delete for hash maps (before Linux 5.14); the counts are read, then deleted", "drain", m)
+	}
+	if lost, err := p.sampler.Lost(); err != nil {
+		p.errs[ErrDrain]++
+		p.opts.Logger.Warn("cpu profile", "err", err)
+	} else {
+		p.errs[ErrCountsFull] = lost
 	}
 	for _, r := range raw {
 		s := p.symbolize(r)
