@@ -14,11 +14,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
 	"golang.org/x/sys/unix"
+
+	"github.com/walab/walab/internal/irq"
 )
 
 // Reasons sampling is impossible, for the exporter's metric.
@@ -189,9 +190,32 @@ func Open(freq int) (*Sampler, error) {
 	return s, nil
 }
 
-// attach opens a CPU-clock event on every CPU, sampling at freq Hz, and
-// runs the program on each sample.
+// OnlineCPUs is the kernel's list of online CPUs: the profiler samples
+// every one, whatever CPUs the exporter itself may run on.
+var OnlineCPUs = "/sys/devices/system/cpu/online"
+
+// onlineCPUs reads OnlineCPUs.
+func onlineCPUs() ([]int, error) {
+	b, err := os.ReadFile(OnlineCPUs)
+	if err != nil {
+		return nil, &Error{ReasonOther, fmt.Errorf("the online CPUs: %w", err)}
+	}
+	cpus, err := irq.ParseCPUList(string(b))
+	if err != nil {
+		return nil, &Error{ReasonOther, fmt.Errorf("the online CPUs (%s): %w", OnlineCPUs, err)}
+	}
+	return cpus, nil
+}
+
+// attach opens a CPU-clock event on every online CPU, sampling at freq
+// Hz, and runs the program on each sample. The CPUs are the kernel's
+// online set, not runtime.NumCPU (the CPUs the exporter may run on): an
+// exporter pinned off the database's cores still samples them.
 func (s *Sampler) attach(freq int) error {
+	cpus, err := onlineCPUs()
+	if err != nil {
+		return err
+	}
 	attr := unix.PerfEventAttr{
 		Type:   unix.PERF_TYPE_SOFTWARE,
 		Config: unix.PERF_COUNT_SW_CPU_CLOCK,
@@ -199,10 +223,10 @@ func (s *Sampler) attach(freq int) error {
 		Sample: uint64(freq),
 		Bits:   unix.PerfBitFreq | unix.PerfBitDisabled,
 	}
-	for cpu := range runtime.NumCPU() {
+	for _, cpu := range cpus {
 		fd, err := unix.PerfEventOpen(&attr, -1, cpu, -1, unix.PERF_FLAG_FD_CLOEXEC)
 		if err != nil {
-			if errors.Is(err, unix.ENODEV) { // an offline CPU
+			if errors.Is(err, unix.ENODEV) { // gone offline since the list was read
 				continue
 			}
 			r := ReasonNoPerf
@@ -211,7 +235,7 @@ func (s *Sampler) attach(freq int) error {
 			}
 			return &Error{r, fmt.Errorf("perf_event_open on CPU %d: %w", cpu, err)}
 		}
-		s.events = append(s.events, fd)
+		s.events, s.cpus = append(s.events, fd), append(s.cpus, cpu)
 		if err := unix.IoctlSetInt(fd, unix.PERF_EVENT_IOC_SET_BPF, s.prog.FD()); err != nil {
 			return classify(fmt.Errorf("attaching to the perf event of CPU %d: %w", cpu, err))
 		}

@@ -4,7 +4,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"runtime"
+	"strconv"
 	"testing"
 	"time"
 
@@ -138,4 +141,48 @@ func TestFullCountsMapIsCounted(t *testing.T) {
 		require.NoError(t, err)
 		return n > 0
 	}, 30*time.Second, 100*time.Millisecond, "no lost sample counted")
+}
+
+// TestPinnedSamplerSamplesEveryOnlineCPU runs this test again under
+// taskset, pinned to the first online CPU, as an exporter pinned off the
+// database's cores is: the sampler must still open a perf event on every
+// online CPU and sample a busy process pinned to the last one. Before,
+// it opened runtime.NumCPU() events (the CPUs of its own affinity: CPU 0
+// alone) and never saw the busy process.
+func TestPinnedSamplerSamplesEveryOnlineCPU(t *testing.T) {
+	if os.Getenv("WALAB_CPUPROF_PINNED") != "" {
+		pinnedSampler(t, os.Getenv("WALAB_CPUPROF_PINNED"))
+		return
+	}
+	online, err := onlineCPUs()
+	require.NoError(t, err)
+	if len(online) < 2 {
+		testenv.Missing(t, "two online CPUs (online: %v)", online)
+	}
+	taskset := testenv.RequireBinary(t, "taskset")
+	cmd := exec.Command(taskset, "-c", strconv.Itoa(online[0]), os.Args[0], "-test.run=^TestPinnedSamplerSamplesEveryOnlineCPU$", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), "WALAB_CPUPROF_PINNED="+strconv.Itoa(online[len(online)-1]))
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	require.Contains(t, string(out), "--- PASS: TestPinnedSamplerSamplesEveryOnlineCPU", "%s", out)
+	require.NotContains(t, string(out), "--- SKIP", "%s", out)
+}
+
+// pinnedSampler is the pinned half: busyCPU is the online CPU the busy
+// process runs on, not one this process may run on.
+func pinnedSampler(t *testing.T, busyCPU string) {
+	require.Equal(t, 1, runtime.NumCPU(), "this process is pinned to one CPU")
+	online, err := onlineCPUs()
+	require.NoError(t, err)
+	s := openOrMissing(t)
+	require.Equal(t, online, s.cpus, "a perf event on every online CPU")
+	pid, stop := startBusy(t, testenv.RequireBinary(t, "taskset"), "-c", busyCPU)
+	require.NoError(t, s.SetPIDs([]uint32{pid}))
+	require.Eventually(t, func() bool { return keys(t, s.counts) > 0 }, 30*time.Second, 100*time.Millisecond,
+		"no sample of the busy process on CPU %s", busyCPU)
+	stop()
+	raw, err := s.Drain()
+	require.NoError(t, err)
+	require.NotEmpty(t, raw)
+	require.Equal(t, pid, raw[0].PID)
 }
