@@ -46,7 +46,7 @@ var (
 	profUpDesc = prometheus.NewDesc(Namespace+"_profile_up",
 		"1 if the CPU profiler samples, 0 if it cannot (walab_profile_error_info says why).", nil, nil)
 	profErrInfoDesc = prometheus.NewDesc(Namespace+"_profile_error_info",
-		"Why the CPU profiler does not run: permission (CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN, needed), no_bpf, no_perf (the kernel refused a CPU-clock perf event), other.",
+		"Why the CPU profiler does not run: permission (CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN, needed), kernel_too_old (Linux before 4.9, without BPF programs on perf events), no_bpf (the kernel refused the maps or the program), no_perf (the kernel refused a CPU-clock perf event), other.",
 		[]string{"reason"}, nil)
 )
 

@@ -56,11 +56,14 @@ func TestProfileSeriesBounded(t *testing.T) {
 // TestProfileDown: a profiler that could not start is up 0 with its
 // reason, and no sample count is made up.
 func TestProfileDown(t *testing.T) {
-	c, err := newProfileCollector(Env{ProfileDown: cpuprof.ReasonPermission, ProfileTop: 20})
-	require.NoError(t, err)
-	out, err := hostScrape(t, c)
-	require.NoError(t, err)
-	require.Contains(t, out, "walab_profile_up 0")
-	require.Contains(t, out, `walab_profile_error_info{reason="permission"} 1`)
-	require.NotContains(t, out, "walab_profile_samples_total")
+	for _, reason := range []string{cpuprof.ReasonPermission, cpuprof.ReasonKernel} {
+		c, err := newProfileCollector(Env{ProfileDown: reason, ProfileTop: 20})
+		require.NoError(t, err)
+		out, err := hostScrape(t, c)
+		require.NoError(t, err)
+		require.Contains(t, out, "walab_profile_up 0")
+		require.Contains(t, out, `walab_profile_error_info{reason="`+reason+`"} 1`)
+		require.NotContains(t, out, "walab_profile_samples_total")
+		promtoolClean(t, out)
+	}
 }

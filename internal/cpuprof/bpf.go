@@ -20,15 +20,31 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/walab/walab/internal/irq"
+	"github.com/walab/walab/internal/placement"
 )
 
 // Reasons sampling is impossible, for the exporter's metric.
 const (
-	ReasonPermission = "permission" // no CAP_BPF/CAP_PERFMON (or CAP_SYS_ADMIN), or perf_event_paranoid
-	ReasonNoBPF      = "no_bpf"     // a kernel without BPF perf-event programs or stack maps
-	ReasonNoPerf     = "no_perf"    // perf_event_open refused the CPU clock
+	ReasonPermission = "permission"     // no CAP_BPF/CAP_PERFMON (or CAP_SYS_ADMIN), or perf_event_paranoid
+	ReasonNoBPF      = "no_bpf"         // a kernel without BPF perf-event programs or stack maps
+	ReasonNoPerf     = "no_perf"        // perf_event_open refused the CPU clock
+	ReasonKernel     = "kernel_too_old" // a kernel before MinKernel
 	ReasonOther      = "other"
 )
+
+// MinKernel is the first Linux with what the program needs: BPF programs
+// on perf events (4.9; stack maps and per-CPU hashes came in 4.6).
+var MinKernel = placement.KernelVersion{Major: 4, Minor: 9}
+
+// checkKernel refuses a kernel older than MinKernel by the release in
+// procfs/sys/kernel/osrelease; one it cannot read is left to the loader.
+func checkKernel(procfs string) error {
+	v, err := placement.ReadKernelVersion(procfs)
+	if err != nil || v.AtLeast(MinKernel.Major, MinKernel.Minor) {
+		return nil
+	}
+	return &Error{ReasonKernel, fmt.Errorf("Linux %s is older than %s, the first with BPF programs on perf events", v, MinKernel)}
+}
 
 // Error says why the sampler could not start.
 type Error struct {

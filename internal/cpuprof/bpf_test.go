@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"testing"
@@ -185,4 +186,21 @@ func pinnedSampler(t *testing.T, busyCPU string) {
 	require.NoError(t, err)
 	require.NotEmpty(t, raw)
 	require.Equal(t, pid, raw[0].PID)
+}
+
+// TestOldKernelIsRefused: on a kernel older than the program needs the
+// profiler does not start, and says why (kernel_too_old, the version) for
+// walab_profile_up 0; before, it tried and, where the load happened to
+// succeed or fail otherwise, reported up or a vaguer reason.
+func TestOldKernelIsRefused(t *testing.T) {
+	proc := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(proc, "sys", "kernel"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(proc, "sys", "kernel", "osrelease"), []byte("4.4.0-210-generic\n"), 0o644))
+	_, err := Start(Options{Frequency: 99, Comms: []string{"mysqld"}, ProcFS: proc})
+	var pe *Error
+	require.ErrorAs(t, err, &pe)
+	require.Equal(t, ReasonKernel, pe.Reason)
+	require.ErrorContains(t, err, "Linux 4.4 is older than 4.9")
+	require.NoError(t, checkKernel("/proc"), "this machine's kernel")
+	require.NoError(t, checkKernel(t.TempDir()), "an unreadable release is left to the loader")
 }

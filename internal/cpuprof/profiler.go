@@ -88,6 +88,9 @@ func Start(o Options) (*Profiler, error) {
 	if len(o.Comms) == 0 {
 		return nil, &Error{ReasonOther, fmt.Errorf("no process names to sample")}
 	}
+	if err := checkKernel(o.ProcFS); err != nil {
+		return nil, err
+	}
 	s, err := Open(o.Frequency)
 	if err != nil {
 		return nil, err
