@@ -19,6 +19,7 @@ type ProfileSource interface {
 	Top(n int) []cpuprof.FuncCount
 	Totals() (samples uint64, errs map[string]uint64, processes int)
 	Frequency() int
+	Unnamed() map[string]string
 }
 
 // MaxProfileTop bounds --collector.profile.top: the function series;
@@ -43,6 +44,12 @@ var (
 		[]string{"kind"}, nil)
 	profProcsDesc = prometheus.NewDesc(Namespace+"_profile_processes",
 		"Processes the profiler samples now (their comm name is one of --collector.profile.process).", nil, nil)
+	profUnnamedDesc = prometheus.NewDesc(Namespace+"_profile_frames_unnamed_info",
+		"Present, 1, while the profiler cannot name frames of a kind (frames: kernel or user), and why: "+
+			"needs_cap_syslog (/proc/kallsyms shows the exporter zeros; CAP_SYSLOG would show it the addresses), "+
+			"kptr_restrict (kernel.kptr_restrict is 2: no process is shown them), unreadable (/proc/kallsyms could not be read), "+
+			"needs_cap_sys_ptrace (a sampled process's /proc/PID/maps is refused: another user's process). Such frames count as [unknown].",
+		[]string{"frames", "reason"}, nil)
 	profUpDesc = prometheus.NewDesc(Namespace+"_profile_up",
 		"1 if the CPU profiler samples, 0 if it cannot (walab_profile_error_info says why).", nil, nil)
 	profErrInfoDesc = prometheus.NewDesc(Namespace+"_profile_error_info",
@@ -91,6 +98,12 @@ func (c *profileCollector) Update(_ context.Context, ch chan<- prometheus.Metric
 	sort.Strings(kinds)
 	for _, k := range kinds {
 		ch <- prometheus.MustNewConstMetric(profErrorsDesc, prometheus.CounterValue, float64(errs[k]), k)
+	}
+	unnamed := c.src.Unnamed()
+	for _, kind := range []string{"kernel", "user"} {
+		if r, ok := unnamed[kind]; ok {
+			ch <- prometheus.MustNewConstMetric(profUnnamedDesc, prometheus.GaugeValue, 1, kind, r)
+		}
 	}
 	for _, f := range c.src.Top(c.top) {
 		ch <- prometheus.MustNewConstMetric(profFuncDesc, prometheus.CounterValue, float64(f.Total), validLabel(f.Function), validLabel(f.Module))

@@ -31,6 +31,10 @@ func (manyFuncs) Totals() (uint64, map[string]uint64, int) {
 
 func (manyFuncs) Frequency() int { return 99 }
 
+func (manyFuncs) Unnamed() map[string]string {
+	return map[string]string{"kernel": cpuprof.UnnamedNeedsSyslog}
+}
+
 // TestProfileSeriesBounded: at most --collector.profile.top function
 // series, whatever the profile holds, beside the totals and every error
 // kind.
@@ -47,6 +51,8 @@ func TestProfileSeriesBounded(t *testing.T) {
 	require.Contains(t, out, `walab_profile_errors_total{kind="counts_full"} 5`, "samples the full map could not count")
 	require.Contains(t, out, "walab_profile_sampling_frequency_hertz 99")
 	require.Contains(t, out, "walab_profile_up 1")
+	require.Contains(t, out, `walab_profile_frames_unnamed_info{frames="kernel",reason="needs_cap_syslog"} 1`)
+	require.NotContains(t, out, `frames="user"`, "user frames are named")
 	promtoolClean(t, out)
 
 	_, err = newProfileCollector(Env{Profile: manyFuncs{}, ProfileTop: MaxProfileTop + 1})

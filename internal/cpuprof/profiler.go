@@ -238,6 +238,10 @@ func (p *Profiler) Totals() (samples uint64, errs map[string]uint64, processes i
 	return p.total, errs, len(p.pids)
 }
 
+// Unnamed is why frames of each kind ("kernel", "user") cannot be named
+// (Symbolizer.Unnamed); a kind that can be is absent.
+func (p *Profiler) Unnamed() map[string]string { return p.sym.Unnamed() }
+
 // Top is the n functions with the most self samples in the last Window
 // intervals and the current one (ties by name), with their totals since
 // the start.
