@@ -31,7 +31,7 @@ var (
 	ioSizeUpDesc = prometheus.NewDesc(Namespace+"_io_size_trace_up",
 		"1 if the I/O-size tracer runs, 0 if it cannot (walab_io_size_trace_error_info says why).", nil, nil)
 	ioSizeErrDesc = prometheus.NewDesc(Namespace+"_io_size_trace_error_info",
-		"Why the I/O-size tracer does not run: no_tracefs, no_tracepoint (block:block_bio_queue absent), permission (CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN, needed), no_bpf, other.",
+		"Why the I/O-size tracer does not run: no_tracefs (not mounted at io_size.tracefs and nowhere to mount it), tracefs_permission (not mounted and mounting it refused: CAP_SYS_ADMIN needed; or mounted and root's: CAP_DAC_READ_SEARCH needed), no_tracepoint (block:block_bio_queue absent), permission (CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN, needed), no_bpf, other.",
 		[]string{"reason"}, nil)
 	ioSizeKeysDesc = prometheus.NewDesc(Namespace+"_io_size_trace_keys",
 		fmt.Sprintf("Device/operation/bucket combinations the I/O-size tracer counts; at %d new ones are not counted.", nvmetrace.IOSizeMaxKeys), nil, nil)

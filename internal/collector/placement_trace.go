@@ -51,7 +51,7 @@ var (
 	traceUpDesc = prometheus.NewDesc(Namespace+"_placement_trace_up",
 		"1 if the per-command placement tracer runs, 0 if it cannot (walab_placement_trace_error_info says why).", nil, nil)
 	traceErrDesc = prometheus.NewDesc(Namespace+"_placement_trace_error_info",
-		"Why the placement tracer does not run: no_tracefs, no_tracepoint (nvme driver not loaded), permission (CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN, needed), no_bpf, other.",
+		"Why the placement tracer does not run: no_tracefs (not mounted at placement_trace.tracefs and nowhere to mount it), tracefs_permission (not mounted and mounting it refused: CAP_SYS_ADMIN needed; or mounted and root's: CAP_DAC_READ_SEARCH needed), no_tracepoint (nvme driver not loaded), permission (CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN, needed), no_bpf, other.",
 		[]string{"reason"}, nil)
 	traceKeysDesc = prometheus.NewDesc(Namespace+"_placement_trace_keys",
 		fmt.Sprintf("Controller/namespace/directive/id combinations the tracer counts; at %d new ones are not counted.", nvmetrace.MaxKeys), nil, nil)

@@ -19,6 +19,7 @@ type ProfileSource interface {
 	Top(n int) []cpuprof.FuncCount
 	Totals() (samples uint64, errs map[string]uint64, processes int)
 	Frequency() int
+	Unnamed() map[string]string
 }
 
 // MaxProfileTop bounds --collector.profile.top: the function series;
@@ -39,20 +40,26 @@ var (
 	profFreqDesc = prometheus.NewDesc(Namespace+"_profile_sampling_frequency_hertz",
 		"Samples per second per CPU the profiler takes while a sampled process runs on it (--collector.profile.frequency).", nil, nil)
 	profErrorsDesc = prometheus.NewDesc(Namespace+"_profile_errors_total",
-		"Samples or rounds that went wrong: stack_lost (the stack map was full or its bucket taken: the sample has no stack), unsymbolized (its leaf function could not be named), drain (reading the maps failed), processes (listing the processes failed).",
+		"Samples or rounds that went wrong: stack_lost (the stack map was full or its bucket taken: the sample has no stack), unsymbolized (its leaf function could not be named), counts_full (samples not counted at all: the counts map was full), drain (rounds in which reading or emptying the maps failed: their counts stay in the map for the next round), processes (listing the processes failed).",
 		[]string{"kind"}, nil)
 	profProcsDesc = prometheus.NewDesc(Namespace+"_profile_processes",
 		"Processes the profiler samples now (their comm name is one of --collector.profile.process).", nil, nil)
+	profUnnamedDesc = prometheus.NewDesc(Namespace+"_profile_frames_unnamed_info",
+		"Present, 1, while the profiler cannot name frames of a kind (frames: kernel or user), and why: "+
+			"needs_cap_syslog (/proc/kallsyms shows the exporter zeros; CAP_SYSLOG would show it the addresses), "+
+			"kptr_restrict (kernel.kptr_restrict is 2: no process is shown them), unreadable (/proc/kallsyms could not be read), "+
+			"needs_cap_sys_ptrace (a sampled process's /proc/PID/maps is refused: another user's process). Such frames count as [unknown].",
+		[]string{"frames", "reason"}, nil)
 	profUpDesc = prometheus.NewDesc(Namespace+"_profile_up",
 		"1 if the CPU profiler samples, 0 if it cannot (walab_profile_error_info says why).", nil, nil)
 	profErrInfoDesc = prometheus.NewDesc(Namespace+"_profile_error_info",
-		"Why the CPU profiler does not run: permission (CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN, needed), no_bpf, no_perf (the kernel refused a CPU-clock perf event), other.",
+		"Why the CPU profiler does not run: permission (CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN, needed), kernel_too_old (Linux before 4.9, without BPF programs on perf events), no_bpf (the kernel refused the maps or the program), no_perf (the kernel refused a CPU-clock perf event), other.",
 		[]string{"reason"}, nil)
 )
 
 // profileErrKinds are every kind walab_profile_errors_total has, each
 // always exported.
-var profileErrKinds = []string{cpuprof.ErrDrain, cpuprof.ErrProcesses, cpuprof.ErrStackLost, cpuprof.ErrUnsymbolized}
+var profileErrKinds = []string{cpuprof.ErrCountsFull, cpuprof.ErrDrain, cpuprof.ErrProcesses, cpuprof.ErrStackLost, cpuprof.ErrUnsymbolized}
 
 type profileCollector struct {
 	src    ProfileSource
@@ -91,6 +98,12 @@ func (c *profileCollector) Update(_ context.Context, ch chan<- prometheus.Metric
 	sort.Strings(kinds)
 	for _, k := range kinds {
 		ch <- prometheus.MustNewConstMetric(profErrorsDesc, prometheus.CounterValue, float64(errs[k]), k)
+	}
+	unnamed := c.src.Unnamed()
+	for _, kind := range []string{"kernel", "user"} {
+		if r, ok := unnamed[kind]; ok {
+			ch <- prometheus.MustNewConstMetric(profUnnamedDesc, prometheus.GaugeValue, 1, kind, r)
+		}
 	}
 	for _, f := range c.src.Top(c.top) {
 		ch <- prometheus.MustNewConstMetric(profFuncDesc, prometheus.CounterValue, float64(f.Total), validLabel(f.Function), validLabel(f.Module))

@@ -26,10 +26,14 @@ func (manyFuncs) Top(n int) []cpuprof.FuncCount {
 }
 
 func (manyFuncs) Totals() (uint64, map[string]uint64, int) {
-	return 123456, map[string]uint64{cpuprof.ErrStackLost: 7}, 2
+	return 123456, map[string]uint64{cpuprof.ErrStackLost: 7, cpuprof.ErrCountsFull: 5}, 2
 }
 
 func (manyFuncs) Frequency() int { return 99 }
+
+func (manyFuncs) Unnamed() map[string]string {
+	return map[string]string{"kernel": cpuprof.UnnamedNeedsSyslog}
+}
 
 // TestProfileSeriesBounded: at most --collector.profile.top function
 // series, whatever the profile holds, beside the totals and every error
@@ -44,8 +48,12 @@ func TestProfileSeriesBounded(t *testing.T) {
 	require.Contains(t, out, "walab_profile_samples_total 123456")
 	require.Contains(t, out, `walab_profile_errors_total{kind="stack_lost"} 7`)
 	require.Contains(t, out, `walab_profile_errors_total{kind="drain"} 0`)
+	require.Contains(t, out, `walab_profile_errors_total{kind="counts_full"} 5`, "samples the full map could not count")
 	require.Contains(t, out, "walab_profile_sampling_frequency_hertz 99")
 	require.Contains(t, out, "walab_profile_up 1")
+	require.Contains(t, out, `walab_profile_frames_unnamed_info{frames="kernel",reason="needs_cap_syslog"} 1`)
+	require.NotContains(t, out, `frames="user"`, "user frames are named")
+	promtoolClean(t, out)
 
 	_, err = newProfileCollector(Env{Profile: manyFuncs{}, ProfileTop: MaxProfileTop + 1})
 	require.ErrorContains(t, err, "must be 1 to")
@@ -54,11 +62,14 @@ func TestProfileSeriesBounded(t *testing.T) {
 // TestProfileDown: a profiler that could not start is up 0 with its
 // reason, and no sample count is made up.
 func TestProfileDown(t *testing.T) {
-	c, err := newProfileCollector(Env{ProfileDown: cpuprof.ReasonPermission, ProfileTop: 20})
-	require.NoError(t, err)
-	out, err := hostScrape(t, c)
-	require.NoError(t, err)
-	require.Contains(t, out, "walab_profile_up 0")
-	require.Contains(t, out, `walab_profile_error_info{reason="permission"} 1`)
-	require.NotContains(t, out, "walab_profile_samples_total")
+	for _, reason := range []string{cpuprof.ReasonPermission, cpuprof.ReasonKernel} {
+		c, err := newProfileCollector(Env{ProfileDown: reason, ProfileTop: 20})
+		require.NoError(t, err)
+		out, err := hostScrape(t, c)
+		require.NoError(t, err)
+		require.Contains(t, out, "walab_profile_up 0")
+		require.Contains(t, out, `walab_profile_error_info{reason="`+reason+`"} 1`)
+		require.NotContains(t, out, "walab_profile_samples_total")
+		promtoolClean(t, out)
+	}
 }

@@ -14,20 +14,37 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
 	"golang.org/x/sys/unix"
+
+	"github.com/walab/walab/internal/irq"
+	"github.com/walab/walab/internal/placement"
 )
 
 // Reasons sampling is impossible, for the exporter's metric.
 const (
-	ReasonPermission = "permission" // no CAP_BPF/CAP_PERFMON (or CAP_SYS_ADMIN), or perf_event_paranoid
-	ReasonNoBPF      = "no_bpf"     // a kernel without BPF perf-event programs or stack maps
-	ReasonNoPerf     = "no_perf"    // perf_event_open refused the CPU clock
+	ReasonPermission = "permission"     // no CAP_BPF/CAP_PERFMON (or CAP_SYS_ADMIN), or perf_event_paranoid
+	ReasonNoBPF      = "no_bpf"         // a kernel without BPF perf-event programs or stack maps
+	ReasonNoPerf     = "no_perf"        // perf_event_open refused the CPU clock
+	ReasonKernel     = "kernel_too_old" // a kernel before MinKernel
 	ReasonOther      = "other"
 )
+
+// MinKernel is the first Linux with what the program needs: BPF programs
+// on perf events (4.9; stack maps and per-CPU hashes came in 4.6).
+var MinKernel = placement.KernelVersion{Major: 4, Minor: 9}
+
+// checkKernel refuses a kernel older than MinKernel by the release in
+// procfs/sys/kernel/osrelease; one it cannot read is left to the loader.
+func checkKernel(procfs string) error {
+	v, err := placement.ReadKernelVersion(procfs)
+	if err != nil || v.AtLeast(MinKernel.Major, MinKernel.Minor) {
+		return nil
+	}
+	return &Error{ReasonKernel, fmt.Errorf("Linux %s is older than %s, the first with BPF programs on perf events", v, MinKernel)}
+}
 
 // Error says why the sampler could not start.
 type Error struct {
@@ -56,9 +73,11 @@ const (
 // Program is the BPF program run on every CPU-clock sample: if the
 // current thread group is in pidsFD's map, it takes the kernel and the
 // user stack ids (negative: none or lost) from stacksFD and adds one to
-// the key's count in countsFD (a per-CPU hash).
-func Program(pidsFD, stacksFD, countsFD int) asm.Instructions {
-	return asm.Instructions{
+// the key's count in countsFD (a per-CPU hash). A sample whose key cannot
+// be inserted (the counts map is full) adds one to lostFD's entry 0 (a
+// per-CPU array) instead: counted as lost, never silently gone.
+func Program(pidsFD, stacksFD, countsFD, lostFD int) asm.Instructions {
+	insns := asm.Instructions{
 		asm.Mov.Reg(asm.R6, asm.R1),
 		asm.FnGetCurrentPidTgid.Call(),
 		asm.RSh.Imm(asm.R0, 32),
@@ -83,15 +102,10 @@ func Program(pidsFD, stacksFD, countsFD int) asm.Instructions {
 		asm.StoreMem(asm.RFP, -32, asm.R7, asm.Word),
 		asm.Mov.Imm(asm.R1, 0),
 		asm.StoreMem(asm.RFP, -20, asm.R1, asm.Word),
-		// v = lookup(key); if found, add one in place (per CPU).
-		asm.LoadMapPtr(asm.R1, countsFD),
-		asm.Mov.Reg(asm.R2, asm.RFP),
-		asm.Add.Imm(asm.R2, -32),
-		asm.FnMapLookupElem.Call(),
-		asm.JEq.Imm(asm.R0, 0, "insert"),
-		asm.LoadMem(asm.R1, asm.R0, 0, asm.DWord),
-		asm.Add.Imm(asm.R1, 1),
-		asm.StoreMem(asm.R0, 0, asm.R1, asm.DWord),
+	}
+	// v = lookup(key); if found, add one in place (per CPU).
+	insns = append(insns, addOne(countsFD, -32, "insert")...)
+	insns = append(insns,
 		asm.Ja.Label("exit"),
 		asm.Mov.Imm(asm.R1, 1).WithSymbol("insert"),
 		asm.StoreMem(asm.RFP, -40, asm.R1, asm.DWord),
@@ -102,17 +116,59 @@ func Program(pidsFD, stacksFD, countsFD int) asm.Instructions {
 		asm.Add.Imm(asm.R3, -40),
 		asm.Mov.Imm(asm.R4, 0), // BPF_ANY
 		asm.FnMapUpdateElem.Call(),
+		asm.JEq.Imm(asm.R0, 0, "exit"),
+		// Not inserted: lost[0]++.
+		asm.Mov.Imm(asm.R1, 0),
+		asm.StoreMem(asm.RFP, -44, asm.R1, asm.Word),
+	)
+	insns = append(insns, addOne(lostFD, -44, "exit")...)
+	return append(insns,
 		asm.Mov.Imm(asm.R0, 0).WithSymbol("exit"),
 		asm.Return(),
+	)
+}
+
+// addOne looks up the key on the stack at keyOff in mapFD's map and adds
+// one to its u64 value in place; a key it does not hold jumps to missing.
+func addOne(mapFD int, keyOff int32, missing string) asm.Instructions {
+	return asm.Instructions{
+		asm.LoadMapPtr(asm.R1, mapFD),
+		asm.Mov.Reg(asm.R2, asm.RFP),
+		asm.Add.Imm(asm.R2, keyOff),
+		asm.FnMapLookupElem.Call(),
+		asm.JEq.Imm(asm.R0, 0, missing),
+		asm.LoadMem(asm.R1, asm.R0, 0, asm.DWord),
+		asm.Add.Imm(asm.R1, 1),
+		asm.StoreMem(asm.R0, 0, asm.R1, asm.DWord),
 	}
 }
 
 // Sampler is the loaded program, its maps and one perf event per CPU.
 type Sampler struct {
-	pids, stacks, counts *ebpf.Map
-	prog                 *ebpf.Program
-	events               []int // perf event fds, one per online CPU
+	pids, stacks, counts, lost *ebpf.Map
+	prog                       *ebpf.Program
+	events                     []int // perf event fds, one per online CPU
+	cpus                       []int // the CPUs of events
+
+	// lookupAndDelete takes one count out of the map (the counts map's
+	// LookupAndDelete; a test's stand-in for an older kernel's).
+	lookupAndDelete func(key, valueOut any) error
+	// drain is how Drain takes the counts: DrainLookupAndDelete until the
+	// kernel refuses it, then DrainIterateDelete.
+	drain string
 }
+
+// How Drain takes the counts out of the map.
+const (
+	// DrainLookupAndDelete reads and deletes each key in one call
+	// (BPF_MAP_LOOKUP_AND_DELETE_ELEM on a hash map: Linux 5.14+).
+	DrainLookupAndDelete = "lookup_and_delete"
+	// DrainIterateDelete reads each key, then deletes it: for kernels
+	// without the above. A sample counted into a key between its read and
+	// its delete is lost, as one added in place to an element that
+	// LookupAndDelete has just taken is.
+	DrainIterateDelete = "iterate_delete"
+)
 
 // Open loads the program and starts sampling every CPU at freq Hz; no
 // process is sampled until SetPIDs names some.
@@ -133,8 +189,13 @@ func Open(freq int) (*Sampler, error) {
 		s.Close()
 		return nil, classify(err)
 	}
+	s.lookupAndDelete, s.drain = s.counts.LookupAndDelete, DrainLookupAndDelete
+	if s.lost, err = ebpf.NewMap(&ebpf.MapSpec{Name: "walab_prof_lost", Type: ebpf.PerCPUArray, KeySize: 4, ValueSize: 8, MaxEntries: 1}); err != nil {
+		s.Close()
+		return nil, classify(err)
+	}
 	if s.prog, err = ebpf.NewProgram(&ebpf.ProgramSpec{Name: "walab_prof", Type: ebpf.PerfEvent, License: "GPL",
-		Instructions: Program(s.pids.FD(), s.stacks.FD(), s.counts.FD())}); err != nil {
+		Instructions: Program(s.pids.FD(), s.stacks.FD(), s.counts.FD(), s.lost.FD())}); err != nil {
 		s.Close()
 		return nil, classify(err)
 	}
@@ -145,9 +206,32 @@ func Open(freq int) (*Sampler, error) {
 	return s, nil
 }
 
-// attach opens a CPU-clock event on every CPU, sampling at freq Hz, and
-// runs the program on each sample.
+// OnlineCPUs is the kernel's list of online CPUs: the profiler samples
+// every one, whatever CPUs the exporter itself may run on.
+var OnlineCPUs = "/sys/devices/system/cpu/online"
+
+// onlineCPUs reads OnlineCPUs.
+func onlineCPUs() ([]int, error) {
+	b, err := os.ReadFile(OnlineCPUs)
+	if err != nil {
+		return nil, &Error{ReasonOther, fmt.Errorf("the online CPUs: %w", err)}
+	}
+	cpus, err := irq.ParseCPUList(string(b))
+	if err != nil {
+		return nil, &Error{ReasonOther, fmt.Errorf("the online CPUs (%s): %w", OnlineCPUs, err)}
+	}
+	return cpus, nil
+}
+
+// attach opens a CPU-clock event on every online CPU, sampling at freq
+// Hz, and runs the program on each sample. The CPUs are the kernel's
+// online set, not runtime.NumCPU (the CPUs the exporter may run on): an
+// exporter pinned off the database's cores still samples them.
 func (s *Sampler) attach(freq int) error {
+	cpus, err := onlineCPUs()
+	if err != nil {
+		return err
+	}
 	attr := unix.PerfEventAttr{
 		Type:   unix.PERF_TYPE_SOFTWARE,
 		Config: unix.PERF_COUNT_SW_CPU_CLOCK,
@@ -155,10 +239,10 @@ func (s *Sampler) attach(freq int) error {
 		Sample: uint64(freq),
 		Bits:   unix.PerfBitFreq | unix.PerfBitDisabled,
 	}
-	for cpu := range runtime.NumCPU() {
+	for _, cpu := range cpus {
 		fd, err := unix.PerfEventOpen(&attr, -1, cpu, -1, unix.PERF_FLAG_FD_CLOEXEC)
 		if err != nil {
-			if errors.Is(err, unix.ENODEV) { // an offline CPU
+			if errors.Is(err, unix.ENODEV) { // gone offline since the list was read
 				continue
 			}
 			r := ReasonNoPerf
@@ -167,7 +251,7 @@ func (s *Sampler) attach(freq int) error {
 			}
 			return &Error{r, fmt.Errorf("perf_event_open on CPU %d: %w", cpu, err)}
 		}
-		s.events = append(s.events, fd)
+		s.events, s.cpus = append(s.events, fd), append(s.cpus, cpu)
 		if err := unix.IoctlSetInt(fd, unix.PERF_EVENT_IOC_SET_BPF, s.prog.FD()); err != nil {
 			return classify(fmt.Errorf("attaching to the perf event of CPU %d: %w", cpu, err))
 		}
@@ -236,7 +320,8 @@ type RawSample struct {
 
 // Drain takes and removes every count, with its stacks, and frees the
 // stacks it read. A sample counted while the drain runs is kept for the
-// next one.
+// next one. A count that could not be taken is left in the map and the
+// error says how many (the samples are not made up).
 func (s *Sampler) Drain() ([]RawSample, error) {
 	var (
 		k    [keySize]byte
@@ -250,11 +335,20 @@ func (s *Sampler) Drain() ([]RawSample, error) {
 	if err := it.Err(); err != nil {
 		return nil, fmt.Errorf("cpu profile: reading the counts: %w", err)
 	}
-	var out []RawSample
+	var (
+		out    []RawSample
+		failed int
+		last   error
+	)
 	ids := map[int32]bool{}
 	for _, k := range keys {
-		if err := s.counts.LookupAndDelete(k, &vals); err != nil {
+		err := s.take(k, &vals)
+		if errors.Is(err, ebpf.ErrKeyNotExist) {
 			continue // the key went between the two reads: nothing to count
+		}
+		if err != nil {
+			failed, last = failed+1, err
+			continue
 		}
 		r := RawSample{PID: binary.NativeEndian.Uint32(k[0:]),
 			KernelID: int32(binary.NativeEndian.Uint32(k[4:])), UserID: int32(binary.NativeEndian.Uint32(k[8:]))}
@@ -271,7 +365,48 @@ func (s *Sampler) Drain() ([]RawSample, error) {
 			_ = s.stacks.Delete(uint32(id)) // already gone: nothing to free
 		}
 	}
+	if failed > 0 {
+		return out, fmt.Errorf("cpu profile: %d of %d counts not taken (%s): %w", failed, len(keys), s.drain, last)
+	}
 	return out, nil
+}
+
+// take reads and removes key's count: in one call while the kernel has
+// it, else (ErrNotSupported: a hash map before Linux 5.14; EINVAL: no such
+// command before 4.20) by a lookup and a delete, from then on.
+func (s *Sampler) take(key [keySize]byte, vals *[]uint64) error {
+	if s.drain == DrainLookupAndDelete {
+		err := s.lookupAndDelete(key, vals)
+		if !errors.Is(err, ebpf.ErrNotSupported) && !errors.Is(err, unix.EINVAL) {
+			return err
+		}
+		s.drain = DrainIterateDelete
+	}
+	if err := s.counts.Lookup(key, vals); err != nil {
+		return err
+	}
+	if err := s.counts.Delete(key); err != nil && !errors.Is(err, ebpf.ErrKeyNotExist) {
+		return err
+	}
+	return nil
+}
+
+// DrainMethod is how Drain takes the counts: DrainLookupAndDelete, or
+// DrainIterateDelete once the kernel refused the former.
+func (s *Sampler) DrainMethod() string { return s.drain }
+
+// Lost is the samples the program could not count since it was loaded:
+// their key was new and the counts map full.
+func (s *Sampler) Lost() (uint64, error) {
+	var vals []uint64
+	if err := s.lost.Lookup(uint32(0), &vals); err != nil {
+		return 0, fmt.Errorf("cpu profile: reading the lost samples: %w", err)
+	}
+	var n uint64
+	for _, v := range vals {
+		n += v
+	}
+	return n, nil
 }
 
 // stack reads stack id (nil for a negative id); lost is set when the map
@@ -301,7 +436,7 @@ func (s *Sampler) Close() error {
 	if s.prog != nil {
 		errs = append(errs, s.prog.Close())
 	}
-	for _, m := range []*ebpf.Map{s.counts, s.stacks, s.pids} {
+	for _, m := range []*ebpf.Map{s.counts, s.lost, s.stacks, s.pids} {
 		if m != nil {
 			errs = append(errs, m.Close())
 		}

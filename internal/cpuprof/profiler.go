@@ -31,6 +31,7 @@ const (
 	ErrUnsymbolized = "unsymbolized" // the sample's own function could not be named
 	ErrDrain        = "drain"        // reading the maps failed
 	ErrProcesses    = "processes"    // finding the processes failed
+	ErrCountsFull   = "counts_full"  // the counts map was full: the sample was not counted
 )
 
 // Sample is the samples of one process with one stack.
@@ -86,6 +87,9 @@ func Start(o Options) (*Profiler, error) {
 	}
 	if len(o.Comms) == 0 {
 		return nil, &Error{ReasonOther, fmt.Errorf("no process names to sample")}
+	}
+	if err := checkKernel(o.ProcFS); err != nil {
+		return nil, err
 	}
 	s, err := Open(o.Frequency)
 	if err != nil {
@@ -168,10 +172,20 @@ func (p *Profiler) findProcesses() {
 // drain takes the sampler's counts, symbolizes them and adds them to the
 // totals and to every recording (caller holds mu).
 func (p *Profiler) drain() {
+	method := p.sampler.DrainMethod()
 	raw, err := p.sampler.Drain()
 	if err != nil {
 		p.errs[ErrDrain]++
 		p.opts.Logger.Warn("cpu profile", "err", err)
+	}
+	if m := p.sampler.DrainMethod(); m != method {
+		p.opts.Logger.Info("cpu profile: the kernel has no lookup-and-delete for hash maps (before Linux 5.14); the counts are read, then deleted", "drain", m)
+	}
+	if lost, err := p.sampler.Lost(); err != nil {
+		p.errs[ErrDrain]++
+		p.opts.Logger.Warn("cpu profile", "err", err)
+	} else {
+		p.errs[ErrCountsFull] = lost
 	}
 	for _, r := range raw {
 		s := p.symbolize(r)
@@ -223,6 +237,10 @@ func (p *Profiler) Totals() (samples uint64, errs map[string]uint64, processes i
 	}
 	return p.total, errs, len(p.pids)
 }
+
+// Unnamed is why frames of each kind ("kernel", "user") cannot be named
+// (Symbolizer.Unnamed); a kind that can be is absent.
+func (p *Profiler) Unnamed() map[string]string { return p.sym.Unnamed() }
 
 // Top is the n functions with the most self samples in the last Window
 // intervals and the current one (ties by name), with their totals since

@@ -3,7 +3,6 @@ package cpuprof
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -22,11 +21,7 @@ import (
 func startOrMissing(t *testing.T, comms ...string) *Profiler {
 	t.Helper()
 	p, err := Start(Options{Frequency: 99, Comms: comms, Interval: time.Second})
-	var pe *Error
-	if errors.As(err, &pe) && (pe.Reason == ReasonPermission || pe.Reason == ReasonNoBPF || pe.Reason == ReasonNoPerf) {
-		testenv.Missing(t, "BPF CPU sampling on this machine: %v", err)
-	}
-	require.NoError(t, err)
+	missingBPF(t, err)
 	t.Cleanup(func() { require.NoError(t, p.Close()) })
 	return p
 }
@@ -46,13 +41,7 @@ func buildBusy(t *testing.T) (bin, comm string) {
 // TestProgramPassesTheVerifier loads the sampling program into this
 // machine's kernel.
 func TestProgramPassesTheVerifier(t *testing.T) {
-	s, err := Open(99)
-	var pe *Error
-	if errors.As(err, &pe) && (pe.Reason == ReasonPermission || pe.Reason == ReasonNoBPF) {
-		testenv.Missing(t, "BPF CPU sampling on this machine: %v", err)
-	}
-	require.NoError(t, err)
-	require.NoError(t, s.Close())
+	openOrMissing(t)
 }
 
 // TestFindsTheBusyFunction runs a program that spends its CPU in

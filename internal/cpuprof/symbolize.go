@@ -2,6 +2,7 @@ package cpuprof
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -52,13 +53,30 @@ func readMaps(procfs string, pid uint32) ([]mapping, error) {
 // (by path, size and modification time) and each process's maps until
 // Forget.
 type Symbolizer struct {
-	procfs string
-	kernel table
-	kErr   error
-	mu     sync.Mutex
-	files  map[string]*elfFile
-	maps   map[uint32][]mapping
+	procfs  string
+	kernel  table
+	kErr    error
+	kReason string // why kernel frames are unnamed ("": they are named)
+	mu      sync.Mutex
+	files   map[string]*elfFile
+	maps    map[uint32][]mapping
+	denied  bool // the last maps read was refused: user frames unnamed
 }
+
+// Why frames of a kind cannot be named: a bounded set.
+const (
+	// UnnamedNeedsSyslog: /proc/kallsyms shows this process zeros, and
+	// CAP_SYSLOG would show it the addresses (kernel.kptr_restrict 0 or 1).
+	UnnamedNeedsSyslog = "needs_cap_syslog"
+	// UnnamedKptrRestrict: kernel.kptr_restrict is 2: no process is shown
+	// the addresses, whatever its capabilities.
+	UnnamedKptrRestrict = "kptr_restrict"
+	// UnnamedNeedsPtrace: a sampled process's /proc/PID/maps is refused
+	// (another user's process: reading it needs CAP_SYS_PTRACE).
+	UnnamedNeedsPtrace = "needs_cap_sys_ptrace"
+	// UnnamedUnreadable: /proc/kallsyms could not be read at all.
+	UnnamedUnreadable = "unreadable"
+)
 
 type elfFile struct {
 	size  int64
@@ -71,11 +89,36 @@ type elfFile struct {
 func NewSymbolizer(procfs string) *Symbolizer {
 	s := &Symbolizer{procfs: procfs, files: map[string]*elfFile{}, maps: map[uint32][]mapping{}}
 	s.kernel, s.kErr = ReadKallsyms(filepath.Join(procfs, "kallsyms"))
+	switch {
+	case s.kErr == nil:
+	case errors.Is(s.kErr, errZeroAddresses):
+		s.kReason = UnnamedNeedsSyslog
+		if b, err := os.ReadFile(filepath.Join(procfs, "sys/kernel/kptr_restrict")); err == nil && strings.TrimSpace(string(b)) == "2" {
+			s.kReason = UnnamedKptrRestrict
+		}
+	default:
+		s.kReason = UnnamedUnreadable
+	}
 	return s
 }
 
 // KernelErr is why kernel frames cannot be named (nil: they can).
 func (s *Symbolizer) KernelErr() error { return s.kErr }
+
+// Unnamed is why frames of each kind ("kernel", "user") cannot be named
+// now; a kind that can be is absent.
+func (s *Symbolizer) Unnamed() map[string]string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string]string{}
+	if s.kReason != "" {
+		out["kernel"] = s.kReason
+	}
+	if s.denied {
+		out["user"] = UnnamedNeedsPtrace
+	}
+	return out
+}
 
 // Kernel symbolizes a kernel program counter.
 func (s *Symbolizer) Kernel(pc uint64) Frame {
@@ -94,8 +137,12 @@ func (s *Symbolizer) User(pid uint32, pc uint64) (Frame, bool) {
 	defer s.mu.Unlock()
 	maps, ok := s.maps[pid]
 	if !ok {
-		maps, _ = readMaps(s.procfs, pid) // gone: its frames are unknown
+		var err error
+		maps, err = readMaps(s.procfs, pid) // gone: its frames are unknown
 		s.maps[pid] = maps
+		if err == nil || errors.Is(err, os.ErrPermission) {
+			s.denied = err != nil
+		}
 	}
 	for _, m := range maps {
 		if pc < m.start || pc >= m.end {

@@ -57,6 +57,9 @@ func (t table) find(addr uint64) (symbol, bool) {
 	return s, true
 }
 
+// errZeroAddresses is kallsyms shown without its addresses.
+var errZeroAddresses = errors.New("no kernel text addresses readable (kernel.kptr_restrict hides them from a process without CAP_SYSLOG, or from every process at 2)")
+
 // ReadKallsyms reads the kernel's text symbols. Addresses all zero mean
 // kptr_restrict hides them from this user: refused, not guessed.
 func ReadKallsyms(path string) (table, error) {
@@ -85,7 +88,7 @@ func ReadKallsyms(path string) (table, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if len(t) == 0 || !nonzero {
-		return nil, fmt.Errorf("%s: no kernel text addresses readable (kptr_restrict hides them from this user)", path)
+		return nil, fmt.Errorf("%s: %w", path, errZeroAddresses)
 	}
 	return t.sorted(), nil
 }

@@ -68,3 +68,44 @@ func TestFuncName(t *testing.T) {
 	require.Equal(t, "Item_func_concat::val_str", funcName("_ZN16Item_func_concat7val_strEP6String"))
 	require.Equal(t, "ut_delay", funcName("ut_delay"))
 }
+
+// TestUnnamedReasons: why kernel frames cannot be named, from a procfs
+// whose kallsyms shows zeros: CAP_SYSLOG would show the addresses at
+// kptr_restrict 0 or 1, nothing at 2; a kallsyms that cannot be read is
+// unreadable; one with addresses names them (no reason).
+func TestUnnamedReasons(t *testing.T) {
+	for kptr, want := range map[string]string{"1": UnnamedNeedsSyslog, "2": UnnamedKptrRestrict, "": UnnamedUnreadable, "0 with addresses": ""} {
+		proc := t.TempDir()
+		require.NoError(t, os.MkdirAll(filepath.Join(proc, "sys", "kernel"), 0o755))
+		addr := "0000000000000000"
+		if kptr == "0 with addresses" {
+			addr, kptr = "ffffffff81000000", "0"
+		}
+		if kptr != "" {
+			require.NoError(t, os.WriteFile(filepath.Join(proc, "kallsyms"), []byte(addr+" T _stext\n"+addr+" T queued_spin_lock_slowpath\n"), 0o644))
+			require.NoError(t, os.WriteFile(filepath.Join(proc, "sys", "kernel", "kptr_restrict"), []byte(kptr+"\n"), 0o644))
+		}
+		got := NewSymbolizer(proc).Unnamed()
+		if want == "" {
+			require.Empty(t, got, kptr)
+			continue
+		}
+		require.Equal(t, map[string]string{"kernel": want}, got, kptr)
+	}
+}
+
+// TestUnnamedUserFrames: as another user without a capability, a root
+// process's /proc/PID/maps is refused, and the symbolizer says user
+// frames need CAP_SYS_PTRACE.
+func TestUnnamedUserFrames(t *testing.T) {
+	if testenv.Rerun(t) != "" {
+		s := NewSymbolizer("/proc")
+		f, ok := s.User(1, 0x1000)
+		require.False(t, ok)
+		require.Equal(t, Unknown, f.Function)
+		require.Equal(t, UnnamedNeedsPtrace, s.Unnamed()["user"])
+		return
+	}
+	testenv.RerunAs(t, "nobody", "--reuid=65534", "--regid=65534", "--clear-groups",
+		"--inh-caps=-all", "--ambient-caps=-all", "--bounding-set=-all")
+}

@@ -168,22 +168,17 @@ type IOSizeTracer struct {
 	link   io.Closer
 }
 
-// OpenIOSize reads block_bio_queue's format under tracefs, loads the
-// program and attaches it. The error is an *Error with a reason.
+// OpenIOSize reads block_bio_queue's format under tracefs (mounting it
+// there for the time if it may, see withTracefs), loads the program and
+// attaches it. The error is an *Error with a reason.
 func OpenIOSize(tracefs string) (*IOSizeTracer, error) {
 	spec := &ebpf.MapSpec{Name: "walab_io_size", Type: ebpf.PerCPUHash, KeySize: ioKeySize, ValueSize: ioValueSize, MaxEntries: IOSizeMaxKeys}
-	m, prog, err := load(tracefs, "block", "block_bio_queue", spec, func(fields map[string]Field, mapFD int) (asm.Instructions, error) {
+	m, prog, lk, err := loadAttached(tracefs, "block", "block_bio_queue", spec, func(fields map[string]Field, mapFD int) (asm.Instructions, error) {
 		l, err := BlockLayoutOf(fields)
 		return IOSizeProgram(l, mapFD), err
 	})
 	if err != nil {
 		return nil, err
-	}
-	lk, err := attachTracepoint(tracefs, "block", "block_bio_queue", prog)
-	if err != nil {
-		prog.Close()
-		m.Close()
-		return nil, classify(err)
 	}
 	return &IOSizeTracer{counts: m, prog: prog, link: lk}, nil
 }

@@ -86,22 +86,72 @@ func TestIOSizeTracerCountsDirectIO(t *testing.T) {
 	require.GreaterOrEqual(t, got["R/4096"], uint64(n), "4 KiB direct reads")
 }
 
-// openIOSize attaches the I/O-size tracer to this machine's kernel,
-// mounting tracefs on a temporary directory when none is mounted.
+// openIOSize attaches the I/O-size tracer to this machine's kernel, with
+// an empty directory for tracefs: the tracer mounts tracefs there for its
+// opening and unmounts it.
 func openIOSize(t testing.TB) *IOSizeTracer {
-	tracefs := "/sys/kernel/tracing"
-	if _, err := os.Stat(filepath.Join(tracefs, "events")); err != nil {
-		tracefs = t.TempDir()
-		if err := unix.Mount("nodev", tracefs, "tracefs", 0, ""); err != nil {
-			testenv.Missing(t, "tracefs (mount on %s: %v)", tracefs, err)
-		}
-		t.Cleanup(func() { _ = unix.Unmount(tracefs, 0) })
-	}
-	tr, err := OpenIOSize(tracefs)
+	tr, err := OpenIOSize(t.TempDir())
 	if err != nil {
 		testenv.Missing(t, "the I/O-size tracer on this machine: %v", err)
 	}
 	return tr
+}
+
+// TestIOSizeTracerMountsTracefs: with tracefs not mounted at its
+// directory (an empty one), the tracer mounts it, reads the event's format
+// and id, attaches, and unmounts it, leaving the directory as it was; the
+// tracer counts. Before, it said no_tracefs.
+func TestIOSizeTracerMountsTracefs(t *testing.T) {
+	if os.Geteuid() != 0 {
+		testenv.Missing(t, "root, to mount tracefs")
+	}
+	dir := t.TempDir()
+	tr, err := OpenIOSize(dir)
+	require.NoError(t, err)
+	defer tr.Close()
+	ents, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Empty(t, ents, "tracefs unmounted after the attach")
+	directIO(t, filepath.Join(t.TempDir(), "f"), 4)
+	counts, err := tr.Counts()
+	require.NoError(t, err)
+	require.NotEmpty(t, counts)
+}
+
+// TestIOSizeTracerUnprivileged runs the opening as uid 65534: with no
+// capability, mounting tracefs is refused; with the packaged unit's
+// CAP_SYS_ADMIN it mounts, but tracefs is root's (mode 0700) and the
+// event formats cannot be read. Either way the reason is
+// tracefs_permission and the error names what is missing; nothing stays
+// mounted.
+func TestIOSizeTracerUnprivileged(t *testing.T) {
+	if caps := testenv.Rerun(t); caps != "" {
+		dir := os.Getenv("WALAB_TRACEFS_DIR")
+		_, err := OpenIOSize(dir)
+		var te *Error
+		require.ErrorAs(t, err, &te)
+		require.Equal(t, ReasonTracefsPermission, te.Reason, "%v", err)
+		t.Logf("caps %s: %v", caps, err)
+		want := map[string]string{"none": "needs CAP_SYS_ADMIN", "sys_admin": "need root or CAP_DAC_READ_SEARCH"}[caps]
+		require.ErrorContains(t, err, want)
+		ents, err := os.ReadDir(dir)
+		require.NoError(t, err)
+		require.Empty(t, ents, "nothing stays mounted")
+		return
+	}
+	for _, caps := range []string{"none", "sys_admin"} {
+		dir := t.TempDir()
+		require.NoError(t, os.Chmod(dir, 0o755))
+		require.NoError(t, os.Chmod(filepath.Dir(dir), 0o755))
+		set := "-all"
+		if caps != "none" {
+			set += ",+" + caps
+		}
+		t.Setenv("WALAB_TRACEFS_DIR", dir)
+		out := testenv.RerunAs(t, caps, "--reuid=65534", "--regid=65534", "--clear-groups",
+			"--inh-caps="+set, "--ambient-caps="+set, "--bounding-set="+set)
+		t.Log(out)
+	}
 }
 
 // BenchmarkIOSizeTracer is the program's own cost per bio: direct 4 KiB

@@ -4,13 +4,13 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
 
 	"github.com/cilium/ebpf"
 	"github.com/cilium/ebpf/asm"
-	"github.com/cilium/ebpf/link"
 )
 
 // opWrite is the NVM command set's Write opcode.
@@ -43,11 +43,12 @@ const (
 
 // Reasons tracing is impossible, for the exporter's metric.
 const (
-	ReasonNoTracefs    = "no_tracefs"
-	ReasonNoTracepoint = "no_tracepoint" // nvme driver not loaded, or a kernel without the event
-	ReasonPermission   = "permission"    // no CAP_BPF/CAP_PERFMON (or CAP_SYS_ADMIN)
-	ReasonNoBPF        = "no_bpf"        // a kernel without BPF or tracepoint programs
-	ReasonOther        = "other"
+	ReasonNoTracefs         = "no_tracefs"         // not mounted, and nowhere to mount it (or a kernel without it)
+	ReasonTracefsPermission = "tracefs_permission" // not mounted and mounting it refused, or mounted and not readable by this user
+	ReasonNoTracepoint      = "no_tracepoint"      // nvme driver not loaded, or a kernel without the event
+	ReasonPermission        = "permission"         // no CAP_BPF/CAP_PERFMON (or CAP_SYS_ADMIN)
+	ReasonNoBPF             = "no_bpf"             // a kernel without BPF or tracepoint programs
+	ReasonOther             = "other"
 )
 
 // Error says why the tracer could not start.
@@ -56,14 +57,14 @@ type Error struct {
 	Err    error
 }
 
-func (e *Error) Error() string { return fmt.Sprintf("placement trace (%s): %v", e.Reason, e.Err) }
+func (e *Error) Error() string { return fmt.Sprintf("BPF tracer (%s): %v", e.Reason, e.Err) }
 func (e *Error) Unwrap() error { return e.Err }
 
 // Tracer is a loaded, attached program and its map.
 type Tracer struct {
 	counts *ebpf.Map
 	prog   *ebpf.Program
-	link   link.Link
+	link   io.Closer
 }
 
 // Program builds the BPF program for a layout of the tracepoint record,
@@ -121,33 +122,43 @@ func loadLE32(dst asm.Register, off int) asm.Instructions {
 	return out
 }
 
-// Open reads the tracepoint's format under tracefs, loads the program and
-// attaches it to nvme:nvme_setup_cmd. The error is an *Error with a reason.
+// Open reads the tracepoint's format under tracefs (mounting it there
+// for the time if it may, see withTracefs), loads the program and
+// attaches it to nvme:nvme_setup_cmd. The error is an *Error with a
+// reason.
 func Open(tracefs string) (*Tracer, error) {
 	spec := &ebpf.MapSpec{Name: "walab_nvme_wr", Type: ebpf.PerCPUHash, KeySize: keySize, ValueSize: valueSize, MaxEntries: MaxKeys}
-	m, prog, err := load(tracefs, "nvme", "nvme_setup_cmd", spec, func(fields map[string]Field, mapFD int) (asm.Instructions, error) {
+	m, prog, lk, err := loadAttached(tracefs, "nvme", "nvme_setup_cmd", spec, func(fields map[string]Field, mapFD int) (asm.Instructions, error) {
 		l, err := LayoutOf(fields)
 		return Program(l, mapFD), err
 	})
 	if err != nil {
 		return nil, err
 	}
-	lk, err := link.Tracepoint("nvme", "nvme_setup_cmd", prog, nil)
-	if err != nil {
-		prog.Close()
-		m.Close()
-		return nil, classify(err)
-	}
 	return &Tracer{counts: m, prog: prog, link: lk}, nil
+}
+
+// loadAttached loads group:event's program (load) and attaches it, with
+// tracefs at tracefs for the time.
+func loadAttached(tracefs, group, event string, spec *ebpf.MapSpec, build func(map[string]Field, int) (asm.Instructions, error)) (m *ebpf.Map, prog *ebpf.Program, lk io.Closer, err error) {
+	err = withTracefs(tracefs, func() error {
+		if m, prog, err = load(tracefs, group, event, spec, build); err != nil {
+			return err
+		}
+		if lk, err = attachTracepoint(tracefs, group, event, prog); err != nil {
+			prog.Close()
+			m.Close()
+			return classify(err)
+		}
+		return nil
+	})
+	return m, prog, lk, err
 }
 
 // load reads group:event's format under tracefs, creates the map of spec
 // and loads the program build makes for the format's fields and the map.
 // The error is an *Error with a reason.
 func load(tracefs, group, event string, spec *ebpf.MapSpec, build func(map[string]Field, int) (asm.Instructions, error)) (*ebpf.Map, *ebpf.Program, error) {
-	if _, err := os.Stat(filepath.Join(tracefs, "events")); err != nil {
-		return nil, nil, &Error{ReasonNoTracefs, fmt.Errorf("tracefs at %s: %w", tracefs, err)}
-	}
 	b, err := os.ReadFile(filepath.Join(tracefs, "events", group, event, "format"))
 	if err != nil {
 		return nil, nil, &Error{ReasonNoTracepoint, err}

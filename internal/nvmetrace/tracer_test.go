@@ -3,6 +3,7 @@ package nvmetrace
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/cilium/ebpf"
@@ -42,11 +43,20 @@ func TestProgramPassesTheVerifier(t *testing.T) {
 	require.NoError(t, prog.Close())
 }
 
+// TestOpenWithoutTracepoint: no directory to find or mount tracefs at,
+// or one that holds other files (never mounted over), is no_tracefs; a
+// tracefs without the event is no_tracepoint.
 func TestOpenWithoutTracepoint(t *testing.T) {
-	_, err := Open(t.TempDir())
+	_, err := Open(filepath.Join(t.TempDir(), "absent"))
 	var te *Error
 	require.ErrorAs(t, err, &te)
 	require.Equal(t, ReasonNoTracefs, te.Reason)
+	full := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(full, "mine"), nil, 0o644))
+	_, err = Open(full)
+	require.ErrorAs(t, err, &te)
+	require.Equal(t, ReasonNoTracefs, te.Reason)
+	require.ErrorContains(t, err, "neither tracefs (no events/) nor empty")
 	dir := t.TempDir()
 	require.NoError(t, os.MkdirAll(dir+"/events", 0o755))
 	_, err = Open(dir)

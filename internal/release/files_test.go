@@ -52,15 +52,16 @@ func TestPackagedConfig(t *testing.T) {
 	require.Equal(t, StateDir, filepath.Dir(c.StateFile))
 }
 
-// TestUnitSandbox: the unit runs as walab with CAP_SYS_ADMIN as its only
-// capability, the hardening the issue names, and without the settings
+// TestUnitSandbox: the unit runs as walab with CAP_SYS_ADMIN and
+// CAP_SYSLOG as its only capabilities, the hardening the issue names, and without the settings
 // that would stop the exporter reading what it reads (PrivateDevices hides
 // /dev/nvme*, ProtectProc=invisible hides mysqld's /proc entries).
 func TestUnitSandbox(t *testing.T) {
 	u := unitOptions(t)
 	for k, v := range map[string]string{
 		"Service.User": "walab", "Service.Group": "walab",
-		"Service.AmbientCapabilities": "CAP_SYS_ADMIN", "Service.CapabilityBoundingSet": "CAP_SYS_ADMIN",
+		"Service.AmbientCapabilities": "CAP_SYS_ADMIN CAP_SYSLOG", "Service.CapabilityBoundingSet": "CAP_SYS_ADMIN CAP_SYSLOG",
+		"Service.SystemCallFilter": "~syslog", "Service.InaccessiblePaths": "-/dev/kmsg -/proc/kmsg",
 		"Service.NoNewPrivileges": "yes", "Service.ProtectSystem": "strict", "Service.ProtectHome": "yes",
 		"Service.PrivateTmp": "yes", "Service.EnvironmentFile": "-/etc/default/walab-exporter",
 		"Service.ExecStart":   "/usr/bin/walab-exporter --config.file=/etc/walab/exporter.yml $ARGS",
@@ -68,7 +69,9 @@ func TestUnitSandbox(t *testing.T) {
 	} {
 		require.Equal(t, []string{v}, u[k], k)
 	}
-	for _, k := range []string{"Service.PrivateDevices", "Service.ProtectProc", "Service.DynamicUser", "Service.PrivateUsers"} {
+	// ProtectKernelLogs drops CAP_SYSLOG from the bounding set: its other
+	// effects (no syslog(2), no /dev/kmsg) are above.
+	for _, k := range []string{"Service.PrivateDevices", "Service.ProtectProc", "Service.DynamicUser", "Service.PrivateUsers", "Service.ProtectKernelLogs"} {
 		require.NotContains(t, u, k)
 	}
 	def, err := embedded.ReadFile("files/walab-exporter.default")
