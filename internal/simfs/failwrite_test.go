@@ -125,3 +125,33 @@ func TestFSTrimCountsWrittenPagesOnly(t *testing.T) {
 	require.Equal(t, uint64(2*4096), sumTrimmed(f.Stats()), "the two written pages, not the eight held")
 	require.Equal(t, uint64(2), rec.trimmed)
 }
+
+// TestFSStatfsIsTheDrive (issue 55 item 4): statfs on the mount (df,
+// MariaDB, walab's free_space check) reports the simulated drive: its
+// size in its pages, free what no file holds (fallocate's reservations
+// count as used); never more free than the backing filesystem can take.
+func TestFSStatfsIsTheDrive(t *testing.T) {
+	_, _, _, mnt := mount(t, 4096)
+	var st unix.Statfs_t
+	require.NoError(t, unix.Statfs(mnt, &st))
+	require.Equal(t, [5]uint64{4096, 4096, 4096, 4096, 4096},
+		[5]uint64{uint64(st.Bsize), uint64(st.Frsize), st.Blocks, st.Bfree, st.Bavail})
+	fd, err := os.OpenFile(filepath.Join(mnt, "t.ibd"), os.O_CREATE|os.O_RDWR, 0o644)
+	require.NoError(t, err)
+	defer fd.Close()
+	_, err = fd.WriteAt(make([]byte, 10*4096), 0)
+	require.NoError(t, err)
+	require.NoError(t, unix.Fallocate(int(fd.Fd()), 0, 0, 15*4096))
+	require.NoError(t, unix.Statfs(filepath.Join(mnt, "."), &st))
+	require.Equal(t, [3]uint64{4096, 4081, 4081}, [3]uint64{st.Blocks, st.Bfree, st.Bavail})
+
+	// A backing filesystem smaller than the drive's free space bounds it.
+	testenv.RequireFUSE(t)
+	dir := t.TempDir()
+	back := backingOn(t, dir, "-t", "tmpfs", "-o", "size=256k,mode=0755", "tmpfs")
+	_, _, small := mountOver(t, dir, back, 4096)
+	require.NoError(t, unix.Statfs(small, &st))
+	require.Equal(t, uint64(4096), st.Blocks)
+	require.LessOrEqual(t, st.Bavail, uint64(64))
+	require.LessOrEqual(t, st.Bfree, uint64(64))
+}
