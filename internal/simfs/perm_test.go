@@ -80,17 +80,23 @@ func TestFSGrantsNothingARealFilesystemWouldNot(t *testing.T) {
 	require.NoError(t, os.Chmod(suid, 0o777|os.ModeSetuid))
 
 	for _, script := range []string{
-		"cat " + mnt + "/secret",                     // a 0600 root file
-		"echo x > " + mnt + "/private/x",             // a 0700 root directory
-		"echo x > " + mnt + "/x",                     // the root's 0755 root directory
-		"echo x >> " + mnt + "/secret",               // append to it
-		"ls " + back,                                 // the backing files, past the mount's checks
-		"rm " + mnt + "/shared/rootsuid",             // another user's file in a sticky directory
-		"chmod 777 " + mnt + "/secret",               // another user's mode
-		"ln " + mnt + "/secret " + mnt + "/shared/l", // a hard link to another user's file
+		"cat " + mnt + "/secret",         // a 0600 root file
+		"echo x > " + mnt + "/private/x", // a 0700 root directory
+		"echo x > " + mnt + "/x",         // the root's 0755 root directory
+		"echo x >> " + mnt + "/secret",   // append to it
+		"ls " + back,                     // the backing files, past the mount's checks
+		"rm " + mnt + "/shared/rootsuid", // another user's file in a sticky directory
+		"chmod 777 " + mnt + "/secret",   // another user's mode
 	} {
 		out, err := asNobody(t, script)
 		require.Error(t, err, "as nobody, %q succeeded: %s", script, out)
+	}
+
+	// A hard link to another user's file, where the kernel forbids it
+	// on every filesystem (fs.protected_hardlinks).
+	if b, err := os.ReadFile("/proc/sys/fs/protected_hardlinks"); err == nil && strings.TrimSpace(string(b)) == "1" {
+		out, err := asNobody(t, "ln "+mnt+"/secret "+mnt+"/shared/l")
+		require.Error(t, err, "nobody linked root's 0600 file: %s", out)
 	}
 
 	x := filepath.Join(mnt, "shared", "x")
