@@ -34,8 +34,14 @@ func asNobody(t *testing.T, script string) (string, error) {
 func permDirs(t *testing.T) (back, mnt string) {
 	base, err := os.MkdirTemp("", "simfsperm")
 	require.NoError(t, err)
-	t.Cleanup(func() { _ = os.RemoveAll(base) })
 	require.NoError(t, os.Chmod(base, 0o755))
+	if _, err := asNobody(t, "cd "+base); err != nil { // $TMPDIR is private: /tmp is not
+		require.NoError(t, os.Remove(base))
+		base, err = os.MkdirTemp("/tmp", "simfsperm")
+		require.NoError(t, err)
+		require.NoError(t, os.Chmod(base, 0o755))
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(base) })
 	back, mnt = filepath.Join(base, "private", "backing"), filepath.Join(base, "mnt")
 	require.NoError(t, os.MkdirAll(back, 0o755))
 	require.NoError(t, os.Chmod(filepath.Dir(back), 0o700))
