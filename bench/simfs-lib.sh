@@ -25,7 +25,7 @@ build_bins() {
 # mounted on DIR/mnt over DIR/backing; sets exp_addr and exp_pid.
 start_exporter() {
 	local d=$1
-	mkdir -p "$d/mnt" "$d/backing"
+	mkdir -p "$d/mnt" "$d/backing" && chmod 0700 "$d" # the exporter refuses a backing directory other users can reach
 	cat >"$d/walab.yml" <<YML
 wa:
   persist: false

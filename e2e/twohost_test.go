@@ -319,7 +319,7 @@ func assertDBHostFacts(t *testing.T, r string) {
 		// The datadir (on the mount) is on the database host, on the
 		// exporter's filesystem over its backing directory.
 		`\| baseline \| datadir \| PASS \| [^|]*/simfs/mnt/data/? on ` + dbHostname + `: [^ |]*/simfs/backing \(fuse\.walabsim\); drive ` + simDevice + ` is simulated`,
-		`\| baseline \| free_space \| PASS \| [^|]* on ` + dbHostname + `: [0-9.]+ [KMGT]iB free \(need 1\.0 GiB\) \|`,
+		`\| baseline \| free_space \| PASS \| [^|]* on ` + dbHostname + `: [0-9.]+ [KMGT]iB free \(need 96\.0 MiB\) \|`,
 		`\| baseline \| irqbalance \| (PASS|WARN) \| [^|]*` + dbHostname,
 		`\| baseline \| placement \| PASS \| simulated placement: off`,
 		`\| streams \| placement \| PASS \| simulated placement: on`,

@@ -19,7 +19,8 @@ func (a *App) mountSimFS(logger *slog.Logger) error {
 		fs, err := simfs.Mount(simfs.Options{
 			Backing: fc.Backing, Mountpoint: fc.Mountpoint, Drive: d,
 			LogicalPages: d.LogicalPages(), PageSize: uint32(d.Config().PageSize), NoDiscard: !fc.Discards(),
-			Logger: logger.With("component", "simfs"),
+			AllowOther: fc.AllowOther,
+			Logger:     logger.With("component", "simfs"),
 		})
 		if err != nil {
 			return err

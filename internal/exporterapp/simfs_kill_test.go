@@ -2,6 +2,7 @@ package exporterapp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -105,7 +106,11 @@ func TestKillFilesystemProcess(t *testing.T) {
 	require.Regexp(t, `operating system error 107|Transport endpoint is not connected`, string(log))
 
 	in.Kill()
-	require.NoError(t, unix.Unmount(mnt, unix.MNT_DETACH))
+	// The next mount of any exporter detaches a dead mount (simfs's
+	// detachDead): one in another test process may have done it already.
+	if err := unix.Unmount(mnt, unix.MNT_DETACH); !errors.Is(err, unix.EINVAL) {
+		require.NoError(t, err)
+	}
 	again := testenv.StartMariaDBAt(t, filepath.Join(back, "data"))
 	db2, _ := again.Open("")
 	var note string

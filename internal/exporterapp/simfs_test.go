@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/walab/walab/internal/collector"
+	"github.com/walab/walab/internal/hostapi"
 	"github.com/walab/walab/internal/promql"
 	"github.com/walab/walab/internal/testenv"
 )
@@ -70,4 +71,34 @@ func TestNewMountsSimFS(t *testing.T) {
 	closed = true
 	require.NoError(t, a.Close())
 	require.False(t, isFUSE(t, mnt), "unmounted when the exporter stops")
+}
+
+// TestHostFactsSeeTheSimulatedDrive (issue 55 item 4): the host facts of
+// a datadir on the drive's filesystem, which walab's free_space check
+// reads, give the simulated drive's size and free space, not the backing
+// disk's.
+func TestHostFactsSeeTheSimulatedDrive(t *testing.T) {
+	testenv.RequireFUSE(t)
+	dir := t.TempDir()
+	back, mnt := filepath.Join(dir, "backing"), filepath.Join(dir, "mnt")
+	require.NoError(t, os.Mkdir(back, 0o755))
+	require.NoError(t, os.Mkdir(mnt, 0o755))
+	cfg := filepath.Join(dir, "walab.yml")
+	require.NoError(t, os.WriteFile(cfg, fmt.Appendf(nil, "wa:\n  persist: false\nsim:\n  capacity: 64MiB\n  block_pages: 64\n  tick: 0s\n  fs:\n    mountpoint: %s\n    backing: %s\nhost:\n  data_dirs: [%s]\n", mnt, back, filepath.Join(mnt, "data")), 0o644))
+	a, err := New(Options{TelemetryPath: "/metrics", ConfigFile: cfg, Paths: collector.Paths{ProcFS: "/proc", SysFS: t.TempDir(), DevFS: t.TempDir()}}, quiet())
+	require.NoError(t, err)
+	defer a.Close()
+	require.NoError(t, os.Mkdir(filepath.Join(mnt, "data"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(mnt, "data", "ibdata1"), make([]byte, 4<<20), 0o644))
+	srv := httptest.NewServer(a.Handler())
+	defer srv.Close()
+	f, err := hostapi.Get(t.Context(), srv.Client(), srv.URL)
+	require.NoError(t, err)
+	m, err := f.MountOf(filepath.Join(mnt, "data"))
+	require.NoError(t, err)
+	require.Equal(t, mnt, m.MountPoint)
+	require.NotNil(t, m.SizeBytes)
+	require.NotNil(t, m.AvailBytes)
+	require.Equal(t, uint64(64<<20), *m.SizeBytes)
+	require.Equal(t, uint64(60<<20), *m.AvailBytes)
 }

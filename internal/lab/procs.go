@@ -15,7 +15,9 @@ import (
 
 // proc is a service the lab started: its own process group, so that
 // stopping it stops whatever it started too; Pdeathsig kills it should the
-// lab itself die without stopping it.
+// lab itself die without stopping it (SIGTERM for the exporter, which then
+// unmounts its filesystem; the next exporter's mount detaches what a
+// SIGKILL leaves).
 type proc struct {
 	name string
 	cmd  *exec.Cmd
@@ -36,7 +38,11 @@ func start(dir, name, bin string, args ...string) (*proc, error) {
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = f, f
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	death := syscall.SIGKILL
+	if name == "exporter" {
+		death = syscall.SIGTERM // it unmounts the drive's filesystem: a killed lab leaves no dead mount
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: death}
 	if err := cmd.Start(); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("start %s (%s): %w", name, bin, err)

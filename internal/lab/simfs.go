@@ -91,10 +91,18 @@ func SimFS(out string) (config, mountpoint, dataDir string, err error) {
 	return config, filepath.Join(out, "simfs", "mnt"), simfsDataDir(out), nil
 }
 
-// simfsDirs makes the mountpoint and the backing directory.
+// simfsDirs makes the mountpoint, the backing directory and the private
+// mariadbd's run directory in out/simfs, each 0700 like out/simfs itself:
+// only the lab's user (root) reaches the mount, the backing files (where
+// the mount's permission checks do not apply) and the server's socket.
+// The lab's mariadbd runs as root, so the mount needs no allow_other.
 func simfsDirs(out string) error {
-	for _, d := range []string{"mnt", "backing", "mariadb"} {
-		if err := os.MkdirAll(filepath.Join(out, "simfs", d), 0o755); err != nil {
+	for _, d := range []string{"", "mnt", "backing", "mariadb"} {
+		p := filepath.Join(out, "simfs", d)
+		if err := os.MkdirAll(p, 0o700); err != nil {
+			return err
+		}
+		if err := os.Chmod(p, 0o700); err != nil {
 			return err
 		}
 	}

@@ -50,25 +50,42 @@ func (f *FS) Stats() Stats {
 func (f *FS) WithLive(fn func(live []alloc.Ext) error) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return fn(f.al.Live())
-}
-
-// allocate maps a write's byte range to logical pages before the backing
-// file is written, so a full drive is ENOSPC and nothing is written.
-func (f *FS) allocate(ino alloc.File, off, n uint64) ([]alloc.Ext, syscall.Errno) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	exts, err := f.al.Write(ino, off, n)
-	if err != nil {
-		return nil, syscall.ENOSPC
+	if err := fn(f.al.Live()); err != nil {
+		return err
 	}
-	return exts, 0
+	f.al.MarkAllWritten() // the drive was given every held page
+	return nil
 }
 
-// wrote counts a served write of n bytes and sends its pages to the drive.
-func (f *FS) wrote(ino alloc.File, off, n uint64, exts []alloc.Ext) {
+// prepare maps a write's byte range to logical pages before the backing
+// file is written, so a full drive is ENOSPC and nothing is written.
+func (f *FS) prepare(ino alloc.File, off, n uint64) (alloc.Pending, syscall.Errno) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	p, err := f.al.Prepare(ino, off, n)
+	if err != nil {
+		return p, syscall.ENOSPC
+	}
+	return p, 0
+}
+
+// unreserve gives back the pages a refused fallocate allocated.
+func (f *FS) unreserve(p alloc.Pending) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.al.Commit(p, 0)
+}
+
+// wrote ends a prepared write of which the backing file took n bytes (0
+// when it failed): the pages no byte reached are given back, and a write
+// that took bytes is counted and its pages sent to the drive.
+func (f *FS) wrote(ino alloc.File, off, n uint64, p alloc.Pending) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	exts := f.al.Commit(p, n)
+	if n == 0 {
+		return
+	}
 	name := f.al.Name(ino)
 	c := fileclass.Of(name, off)
 	st := &f.st[c]
@@ -139,8 +156,10 @@ func (f *FS) adopt() error {
 		if st.Nlink > 1 && len(f.al.Extents(ino)) > 0 {
 			return nil // another link of a file laid out already
 		}
-		exts, errno := f.allocate(ino, 0, uint64(st.Size))
-		if errno != 0 {
+		f.mu.Lock()
+		exts, err := f.al.Write(ino, 0, uint64(st.Size))
+		f.mu.Unlock()
+		if err != nil {
 			return fmt.Errorf("simfs: the files in %s do not fit the drive's %d pages of %d bytes: raise sim.capacity", f.opts.Backing, f.opts.LogicalPages, f.opts.PageSize)
 		}
 		f.mu.Lock()

@@ -32,20 +32,19 @@ var (
 )
 
 // Write allocates the pages first (a full drive is ENOSPC and the backing
-// file is untouched), writes the backing file, then reports the bytes
-// written to the drive.
+// file is untouched), writes the backing file, then reports the bytes it
+// took to the drive. A failed write counts nothing and gives its new pages
+// back (go-fuse's loopback returns uint32(-1) bytes with the error).
 func (h *handle) Write(ctx context.Context, data []byte, off int64) (uint32, syscall.Errno) {
-	exts, errno := h.fs.allocate(h.ino, uint64(off), uint64(len(data)))
+	p, errno := h.fs.prepare(h.ino, uint64(off), uint64(len(data)))
 	if errno != 0 {
 		return 0, errno
 	}
 	n, errno := h.lf.Write(ctx, data, off)
-	if n > 0 {
-		if int(n) < len(data) { // a short write touched fewer pages
-			exts, _ = h.fs.allocate(h.ino, uint64(off), uint64(n))
-		}
-		h.fs.wrote(h.ino, uint64(off), uint64(n), exts)
+	if errno != 0 || int(n) > len(data) {
+		n = 0
 	}
+	h.fs.wrote(h.ino, uint64(off), uint64(n), p)
 	return n, errno
 }
 
@@ -61,7 +60,8 @@ const fallocPunchHole = 0x02 // FALLOC_FL_PUNCH_HOLE
 
 // Allocate is fallocate: a punch-hole frees (TRIMs) the pages wholly
 // inside the range; the other modes reserve pages without writing them,
-// as a filesystem's unwritten extents.
+// as a filesystem's unwritten extents, and give them back if the backing
+// filesystem refuses.
 func (h *handle) Allocate(ctx context.Context, off, size uint64, mode uint32) syscall.Errno {
 	if mode&fallocPunchHole != 0 {
 		errno := h.lf.Allocate(ctx, off, size, mode)
@@ -70,13 +70,14 @@ func (h *handle) Allocate(ctx context.Context, off, size uint64, mode uint32) sy
 		}
 		return errno
 	}
-	h.fs.mu.Lock()
-	_, err := h.fs.al.Reserve(h.ino, off, size)
-	h.fs.mu.Unlock()
-	if err != nil {
-		return syscall.ENOSPC
+	p, errno := h.fs.prepare(h.ino, off, size)
+	if errno != 0 {
+		return errno
 	}
-	return h.lf.Allocate(ctx, off, size, mode)
+	if errno = h.lf.Allocate(ctx, off, size, mode); errno != 0 {
+		h.fs.unreserve(p) // the backing filesystem refused: nothing reserved
+	}
+	return errno
 }
 
 // Release closes the backing file; a file unlinked while open loses the

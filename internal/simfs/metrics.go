@@ -22,7 +22,7 @@ var (
 	descFsyncs = prometheus.NewDesc(promql.SimFSFsyncs,
 		"fsync and fdatasync calls the simulated drive's filesystem served, by file class.", []string{"device", "class"}, nil)
 	descTrimmed = prometheus.NewDesc(promql.SimFSTrimmedBytes,
-		"Bytes freed on the simulated drive (TRIM) by unlink, truncate, punch-hole and rename-over, by file class; none with sim.fs.discard false (the pages stay valid on the drive).",
+		"Bytes freed on the simulated drive (TRIM) by unlink, truncate, punch-hole and rename-over, by file class: written pages only (a page fallocate reserved and nothing wrote was never on the drive); none with sim.fs.discard false (the pages stay valid on the drive).",
 		[]string{"device", "class"}, nil)
 )
 

@@ -25,6 +25,7 @@ var (
 	_ fs.NodeRenamer        = (*node)(nil)
 	_ fs.NodeSetattrer      = (*node)(nil)
 	_ fs.NodeCopyFileRanger = (*node)(nil)
+	_ fs.NodeStatfser       = (*node)(nil)
 )
 
 // rel is the node's path inside the filesystem.
@@ -125,4 +126,26 @@ func (n *node) Setattr(ctx context.Context, f fs.FileHandle, in *fuse.SetAttrIn,
 // which this filesystem sees.
 func (n *node) CopyFileRange(context.Context, fs.FileHandle, uint64, *fs.Inode, fs.FileHandle, uint64, uint64, uint64) (uint32, syscall.Errno) {
 	return 0, syscall.ENOSYS
+}
+
+// Statfs reports the simulated drive (df, MariaDB, walab's free_space
+// check see it, not the backing disk): its logical pages as the blocks,
+// the pages no file holds as free (fallocate's reservations are held),
+// bounded by what the backing filesystem can still take. The inode
+// counts are the backing filesystem's.
+func (n *node) Statfs(ctx context.Context, out *fuse.StatfsOut) syscall.Errno {
+	if errno := n.LoopbackNode.Statfs(ctx, out); errno != 0 {
+		return errno
+	}
+	bs := uint64(out.Frsize)
+	if bs == 0 {
+		bs = uint64(out.Bsize)
+	}
+	n.fs.mu.Lock()
+	ps, total, free := n.fs.al.PageSize(), uint64(n.fs.opts.LogicalPages), uint64(n.fs.al.FreePages())
+	n.fs.mu.Unlock()
+	out.Bfree = min(free, out.Bfree*bs/ps)
+	out.Bavail = min(free, out.Bavail*bs/ps)
+	out.Blocks, out.Bsize, out.Frsize = total, uint32(ps), uint32(ps)
+	return 0
 }

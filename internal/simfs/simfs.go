@@ -8,7 +8,6 @@
 package simfs
 
 import (
-	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -47,7 +46,11 @@ type Options struct {
 	// filesystem mounted without the discard option (XFS's and ext4's
 	// default).
 	NoDiscard bool
-	Logger    *slog.Logger
+	// AllowOther lets users other than the exporter's reach the mount
+	// (another user's mysqld); the kernel still checks every access
+	// against the files' modes and owners.
+	AllowOther bool
+	Logger     *slog.Logger
 }
 
 // FS is a mounted filesystem.
@@ -78,20 +81,10 @@ func Mount(o Options) (*FS, error) {
 	if err != nil {
 		return nil, err
 	}
-	var st syscall.Stat_t
-	for _, d := range []string{o.Backing, o.Mountpoint} {
-		if err := syscall.Stat(d, &st); err != nil {
-			if errors.Is(err, syscall.ENOTCONN) {
-				return nil, fmt.Errorf("simfs: %s is a dead FUSE mount (a previous exporter was killed?): umount -l %s", d, d)
-			}
-			return nil, fmt.Errorf("simfs: %s: %w", d, err)
-		}
-		if st.Mode&syscall.S_IFMT != syscall.S_IFDIR {
-			return nil, fmt.Errorf("simfs: %s is not a directory", d)
-		}
-	}
-	if err := syscall.Stat(o.Backing, &st); err != nil {
-		return nil, fmt.Errorf("simfs: %s: %w", o.Backing, err)
+	detachDead(o.Logger)
+	st, err := checkDirs(o)
+	if err != nil {
+		return nil, err
 	}
 	f := &FS{opts: o, al: al, done: make(chan struct{})}
 	if err := f.adopt(); err != nil {
@@ -105,7 +98,12 @@ func Mount(o Options) (*FS, error) {
 	timeout := time.Second
 	f.server, err = fs.Mount(o.Mountpoint, root.RootNode, &fs.Options{
 		MountOptions: fuse.MountOptions{
-			AllowOther: true, FsName: o.Backing, Name: "walabsim", DirectMount: true,
+			// The kernel checks every access against the files' modes and
+			// owners (default_permissions): the daemon, root, does the
+			// operations with its own rights. nosuid and nodev are go-fuse's
+			// default for a direct mount; named so no change of it drops them.
+			Options:    []string{"default_permissions", "nosuid", "nodev"},
+			AllowOther: o.AllowOther, FsName: o.Backing, Name: "walabsim", DirectMount: true,
 			MaxWrite: 512 << 10, // below the 1 MiB pipe go-fuse splices reads through
 		},
 		EntryTimeout: &timeout, AttrTimeout: &timeout,

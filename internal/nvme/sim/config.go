@@ -98,6 +98,10 @@ type FS struct {
 	// on the drive until the filesystem reuses them, as a filesystem
 	// mounted without the discard option (XFS's and ext4's default).
 	Discard *bool `yaml:"discard"`
+	// AllowOther (default false) lets users other than the exporter's
+	// reach the mount, for a mysqld that runs as its own user; the kernel
+	// then checks every access against the files' modes and owners.
+	AllowOther bool `yaml:"allow_other"`
 }
 
 // Discards reports whether freed pages reach the drive as TRIM.

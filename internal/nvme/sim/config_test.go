@@ -218,5 +218,11 @@ func TestFSDiscard(t *testing.T) {
 		var c Config
 		require.NoError(t, f.Decode(Section, &c))
 		require.Equal(t, want, c.FS.Discards(), yml)
+		require.False(t, c.FS.AllowOther, "only the exporter's user reaches the mount unless the file says otherwise")
 	}
+	f, err := config.Parse([]byte("sim:\n  fs:\n    mountpoint: /m\n    backing: /b\n    allow_other: true\n"))
+	require.NoError(t, err)
+	var c Config
+	require.NoError(t, f.Decode(Section, &c))
+	require.True(t, c.FS.AllowOther)
 }

@@ -3,7 +3,8 @@
 // write, next to the file's previous page when that one is free (so files
 // form extents), an overwrite lands on the file's own live page, and
 // unlink, truncate and punch-hole free pages, which the drive sees as
-// TRIM. No logical page is ever live in two files. It does no I/O: the
+// TRIM when they were written (a page fallocate reserved and nothing wrote
+// was never on the drive). No logical page is ever live in two files. It does no I/O: the
 // FUSE filesystem (internal/simfs) calls it and forwards the extents to
 // the drive.
 package alloc
@@ -28,6 +29,7 @@ type File uint64
 type Allocator struct {
 	pageSize uint64
 	owner    []uint32 // LPN -> file slot + 1; 0 = free
+	written  []uint64 // bit per LPN: its owner wrote it (the drive maps it)
 	files    map[File]*file
 	slots    map[uint32]File // slot -> file
 	nextSlot uint32
@@ -46,7 +48,7 @@ func New(pages uint32, pageSize uint32) (*Allocator, error) {
 	if pages == 0 || pageSize == 0 {
 		return nil, fmt.Errorf("alloc: %d pages of %d bytes is no drive", pages, pageSize)
 	}
-	return &Allocator{pageSize: uint64(pageSize), owner: make([]uint32, pages), files: map[File]*file{},
+	return &Allocator{pageSize: uint64(pageSize), owner: make([]uint32, pages), written: make([]uint64, (pages+63)/64), files: map[File]*file{},
 		slots: map[uint32]File{}, free: pages}, nil
 }
 
@@ -90,14 +92,82 @@ func (a *Allocator) pageRange(off, n uint64) (uint64, uint64) {
 	return off / a.pageSize, (off+n-1)/a.pageSize + 1
 }
 
-// Write maps the bytes [off, off+n) of f to logical pages and returns
-// them in file order, coalesced into extents: the pages the drive writes.
-// Pages the file already holds are overwritten in place; the others are
-// allocated. If the free pages cannot hold them, nothing changes and the
-// error is ErrNoSpace.
+// Write maps the bytes [off, off+n) of f to logical pages, marks them
+// written and returns them in file order, coalesced into extents: the
+// pages the drive writes. Pages the file already holds are overwritten in
+// place; the others are allocated. If the free pages cannot hold them,
+// nothing changes and the error is ErrNoSpace.
 func (a *Allocator) Write(f File, off, n uint64) ([]Ext, error) {
+	p, err := a.Prepare(f, off, n)
+	if err != nil {
+		return nil, err
+	}
+	return a.Commit(p, n), nil
+}
+
+// Pending is a write whose pages are mapped but not yet written.
+type Pending struct {
+	f      File
+	off, n uint64
+	fresh  []uint64 // the file pages Prepare allocated
+}
+
+// Prepare maps the pages of a write of [off, off+n) before it is made, so
+// a full drive refuses it untouched (ErrNoSpace). Commit then says how
+// much of it was written.
+func (a *Allocator) Prepare(f File, off, n uint64) (Pending, error) {
 	first, end := a.pageRange(off, n)
-	return a.mapPages(f, first, end)
+	_, fresh, err := a.mapPages(f, first, end)
+	return Pending{f: f, off: off, n: n, fresh: fresh}, err
+}
+
+// Commit ends a prepared write of which the first done bytes were written
+// (0 when it failed): their pages are marked written and returned, as
+// Write's; the pages Prepare allocated that no byte reached are given
+// back, unless another write has written them meanwhile.
+func (a *Allocator) Commit(p Pending, done uint64) []Ext {
+	done = min(done, p.n)
+	first, end := a.pageRange(p.off, done)
+	x := a.files[p.f]
+	for _, pg := range p.fresh {
+		if lpn, ok := x.pages[pg]; ok && (pg < first || pg >= end) && !a.isWritten(lpn) {
+			a.unmap(x, pg, lpn)
+		}
+	}
+	if done == 0 {
+		return nil
+	}
+	// All held, unless a failed write gave back a page both shared.
+	exts, _, err := a.mapPages(p.f, first, end)
+	if err != nil {
+		return nil
+	}
+	for _, e := range exts {
+		for l := e.LPN; l < e.LPN+e.Pages; l++ {
+			a.written[l/64] |= 1 << (l % 64)
+		}
+	}
+	return exts
+}
+
+func (a *Allocator) isWritten(lpn uint32) bool { return a.written[lpn/64]&(1<<(lpn%64)) != 0 }
+
+// unmap frees file page pg of x, at lpn.
+func (a *Allocator) unmap(x *file, pg uint64, lpn uint32) {
+	delete(x.pages, pg)
+	a.owner[lpn] = 0
+	a.written[lpn/64] &^= 1 << (lpn % 64)
+	a.free++
+}
+
+// MarkAllWritten marks every held page written: the drive has been given
+// them all (a precondition's copy of the files).
+func (a *Allocator) MarkAllWritten() {
+	for lpn, o := range a.owner {
+		if o != 0 {
+			a.written[lpn/64] |= 1 << (lpn % 64)
+		}
+	}
 }
 
 // Reserve allocates the pages of [off, off+n) that f does not hold yet
@@ -105,13 +175,15 @@ func (a *Allocator) Write(f File, off, n uint64) ([]Ext, error) {
 // write. It returns how many pages it allocated.
 func (a *Allocator) Reserve(f File, off, n uint64) (uint32, error) {
 	before := a.free
-	if _, err := a.mapPages(f, off/a.pageSize, (off+n+a.pageSize-1)/a.pageSize); err != nil {
+	if _, _, err := a.mapPages(f, off/a.pageSize, (off+n+a.pageSize-1)/a.pageSize); err != nil {
 		return 0, err
 	}
 	return before - a.free, nil
 }
 
-func (a *Allocator) mapPages(f File, first, end uint64) ([]Ext, error) {
+// mapPages maps file pages [first, end) of f and returns their LPNs as
+// extents and the pages it allocated.
+func (a *Allocator) mapPages(f File, first, end uint64) ([]Ext, []uint64, error) {
 	x := a.get(f)
 	var missing uint64
 	for p := first; p < end; p++ {
@@ -120,17 +192,19 @@ func (a *Allocator) mapPages(f File, first, end uint64) ([]Ext, error) {
 		}
 	}
 	if missing > uint64(a.free) {
-		return nil, ErrNoSpace
+		return nil, nil, ErrNoSpace
 	}
 	var out []Ext
+	var fresh []uint64
 	for p := first; p < end; p++ {
 		lpn, ok := x.pages[p]
 		if !ok {
 			lpn = a.take(x, p)
+			fresh = append(fresh, p)
 		}
 		out = appendPage(out, lpn)
 	}
-	return out, nil
+	return out, fresh, nil
 }
 
 // take allocates one logical page for file page p of x: right after the
@@ -181,20 +255,21 @@ func appendPage(out []Ext, lpn uint32) []Ext {
 }
 
 // Punch frees the pages wholly inside [off, off+n) (fallocate
-// PUNCH_HOLE) and returns them: the drive's TRIM.
+// PUNCH_HOLE) and returns the written ones: the drive's TRIM.
 func (a *Allocator) Punch(f File, off, n uint64) []Ext {
 	first := (off + a.pageSize - 1) / a.pageSize
 	end := (off + n) / a.pageSize
 	return a.release(f, func(p uint64) bool { return p >= first && p < end })
 }
 
-// Truncate frees the pages at or past size and returns them.
+// Truncate frees the pages at or past size and returns the written ones.
 func (a *Allocator) Truncate(f File, size uint64) []Ext {
 	keep := (size + a.pageSize - 1) / a.pageSize
 	return a.release(f, func(p uint64) bool { return p >= keep })
 }
 
-// Remove frees every page of f (its last link is gone) and forgets it.
+// Remove frees every page of f (its last link is gone), forgets it and
+// returns the written ones.
 func (a *Allocator) Remove(f File) []Ext {
 	x := a.files[f]
 	if x == nil {
@@ -214,10 +289,10 @@ func (a *Allocator) release(f File, drop func(p uint64) bool) []Ext {
 	var lpns []uint32
 	for p, lpn := range x.pages {
 		if drop(p) {
-			lpns = append(lpns, lpn)
-			delete(x.pages, p)
-			a.owner[lpn] = 0
-			a.free++
+			if a.isWritten(lpn) {
+				lpns = append(lpns, lpn)
+			}
+			a.unmap(x, p, lpn)
 		}
 	}
 	slices.Sort(lpns)
@@ -276,9 +351,11 @@ func (a *Allocator) Check() error {
 		}
 	}
 	owned := 0
-	for _, o := range a.owner {
+	for lpn, o := range a.owner {
 		if o != 0 {
 			owned++
+		} else if a.isWritten(uint32(lpn)) {
+			return fmt.Errorf("alloc: free LPN %d is marked written", lpn)
 		}
 	}
 	if owned != seen || uint32(len(a.owner)-owned) != a.free {
