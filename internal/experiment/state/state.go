@@ -98,6 +98,10 @@ type RunRecord struct {
 	Transactions *uint64  `json:"transactions,omitempty"`
 	Errors       *uint64  `json:"errors,omitempty"`
 	P95Ms        *float64 `json:"latency_p95_ms_max,omitempty"`
+	// WriteIOPS is an I/O workload's (loadgen fileio) write requests per
+	// second, summed over targets: its fsyncs are not I/Os of the disk's
+	// IOPS (TPS counts them as events).
+	WriteIOPS *float64 `json:"write_iops,omitempty"`
 	// From the drive's counters at start and end (fingerprints).
 	HostBytes  *float64             `json:"host_written_bytes,omitempty"`
 	MediaBytes *float64             `json:"media_written_bytes,omitempty"`
