@@ -107,7 +107,13 @@ type Check struct {
 	// IOPSFrom (io_capacity) is the plan's fio or loadgen fileio run whose
 	// measured IOPS innodb_io_capacity is held to.
 	IOPSFrom string `yaml:"iops_from"`
-	Line     int    `yaml:"-"`
+	// Paths (drive_data): the data filesystems, one per namespace of the
+	// drive under test.
+	Paths []string `yaml:"paths"`
+	// Timeout bounds the check in place of its kind's budget (a check
+	// whose work grows with the data: docs/experiment.md).
+	Timeout Duration `yaml:"timeout"`
+	Line    int      `yaml:"-"`
 }
 
 // Run is one measured configuration.

@@ -57,7 +57,10 @@ type State struct {
 	// run's checks found, by set-up and target (check_same_data.go).
 	ResetDiscard map[string]*DiscardSnapshot   `json:"reset_discard,omitempty"`
 	Datasets     map[string]map[string]Dataset `json:"datasets,omitempty"`
-	Finished     *time.Time                    `json:"finished,omitempty"`
+	// DriveData is what each set-up's checks found on the drive's data
+	// filesystems: used bytes by path (check_drive_data.go).
+	DriveData map[string]map[string]uint64 `json:"drive_data,omitempty"`
+	Finished  *time.Time                   `json:"finished,omitempty"`
 }
 
 // StepState is one item's progress.
