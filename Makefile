@@ -9,8 +9,13 @@ LDFLAGS := -X $(BUILDINFO).revision=$(shell git rev-parse HEAD 2>/dev/null) -X $
 # The main job: the lab's whole loop on this machine, on loopback. The exporter
 # on a small simulated drive, Prometheus with walab's rules, and seed 000's plan
 # in a short form (baseline vs streams under TPC-C on the local MariaDB); prints
-# the verdict and the HTML report's path, then stays up until Ctrl-C.
-run: build
+# the verdict and the HTML report's path, then stays up until Ctrl-C. First
+# installs what the lab runs that is missing (scripts/setup.sh --lab: the
+# packages marked lab in scripts/apt-packages.txt; one line and a stop where
+# it cannot, without root).
+run:
+	bash scripts/setup.sh --lab
+	$(MAKE) build
 	bin/walab lab
 
 # The exporter alone on 127.0.0.1:10131 (what a real database host runs).

@@ -150,6 +150,8 @@ func TestSeed000NVMeQEMU(t *testing.T) {
 		`\| namespaces \| discard \| PASS \| /data2 on ` + qemu.DBHostName + `: reset discarded`,
 		`\| baseline \| fill \| PASS \| fill [0-9.]+% \(filesystem of /data/mysql-1/data/? on ` + qemu.DBHostName + `\)`,
 		`\| namespaces \| same_data \| PASS \| mysql-1, mysql-2: [0-9]+ tables, checksum [0-9a-f]{12}, as at baseline's checks`,
+		// Both arms hold two copies on the drive, split differently (no idle copy).
+		`\| namespaces \| drive_data \| PASS \| on ` + qemu.DBHostName + `: /data [0-9.]+ MiB, /data2 [0-9.]+ MiB \([0-9.]+ MiB in all\), as baseline held`,
 		`\| baseline \| mysqld_cpus \| PASS \| mariadbd pid [0-9]+ on CPUs 0 \(policy interleave:0\)`,
 		`\| baseline \| placement \| PASS \| [^|]*FDP enabled=true: on[^|]*no file write reaches an FDP placement handle`,
 		`\| baseline \| placement \| PASS \| [^|]*observed: mysql-1 \(/data/mysql-1/data/?\) on nvme0n1 → handle [0-9]+, mysql-2 \(/data/mysql-2/data/?\) on nvme0n1 → handle [0-9]+;[^|]*one handle shared \(scenario baseline\)`,

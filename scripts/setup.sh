@@ -1,8 +1,15 @@
 #!/usr/bin/env bash
 # Installs and starts what walab's tests and lab need on a fresh Debian machine.
 # Idempotent: installs only missing packages, starts MariaDB only if it is down.
+# --lab (make run): only the packages marked "lab" in apt-packages.txt, what
+# walab lab runs; no MariaDB service (the lab starts its own mariadbd) and no
+# Go-built tools. Without root, a missing package stops it with one line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+lab=no
+[[ "${1:-}" == --lab ]] && lab=yes
+# WALAB_SETUP_PACKAGES: another package list (the set-up step's own test).
+list=${WALAB_SETUP_PACKAGES:-scripts/apt-packages.txt}
 
 # A line "pkg bookworm-backports" in apt-packages.txt: on Debian bookworm the
 # package must come from bookworm-backports (its version carries ~bpo); the
@@ -10,14 +17,20 @@ cd "$(dirname "$0")/.."
 codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
 backports_list=/etc/apt/sources.list.d/walab-bookworm-backports.sources
 pkgs=() bpo=()
-while read -r p rel _; do
+while read -r p rest; do
   [[ -z "$p" || "$p" == \#* ]] && continue
-  if [[ "$rel" == bookworm-backports && "$codename" == bookworm ]]; then
+  [[ $lab == yes && " $rest " != *" lab "* ]] && continue
+  if [[ " $rest " == *" bookworm-backports "* && "$codename" == bookworm ]]; then
     dpkg-query -W -f='${Version}' "$p" 2>/dev/null | grep -q '~bpo' || bpo+=("$p")
     continue
   fi
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || pkgs+=("$p")
-done < scripts/apt-packages.txt
+done < "$list"
+if ((${#pkgs[@]} + ${#bpo[@]})) && [[ $(id -u) != 0 ]]; then
+  missing=("${pkgs[@]}" "${bpo[@]}")
+  echo "setup: cannot install ${missing[*]}: apt-get needs root (run: sudo bash scripts/setup.sh${1:+ $1})" >&2
+  exit 1
+fi
 if ((${#bpo[@]})) && ! grep -rqs '^Suites:.*bookworm-backports' /etc/apt/sources.list.d/ && ! grep -qs 'bookworm-backports' /etc/apt/sources.list; then
   # The mirror the machine already uses for bookworm serves its backports.
   mirror=$(awk '/^URIs:/ {u = $2} /^Suites:/ && / bookworm( |$)/ {print u; exit}' /etc/apt/sources.list.d/*.sources 2>/dev/null || true)
@@ -28,16 +41,22 @@ if ((${#bpo[@]})) && ! grep -rqs '^Suites:.*bookworm-backports' /etc/apt/sources
 fi
 if ((${#pkgs[@]} + ${#bpo[@]})); then
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
+  # Another apt-get (unattended upgrades, a second set-up) holds dpkg's lock:
+  # wait for it rather than fail.
+  apt_get() { apt-get -o DPkg::Lock::Timeout=600 "$@"; }
+  apt_get update -qq
   if ((${#pkgs[@]})); then
     echo "setup: installing ${pkgs[*]}"
-    apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
+    apt_get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
   fi
   if ((${#bpo[@]})); then
     echo "setup: installing ${bpo[*]} from bookworm-backports"
-    apt-get install -y -qq --no-install-recommends -t bookworm-backports "${bpo[@]}" >/dev/null
+    apt_get install -y -qq --no-install-recommends -t bookworm-backports "${bpo[@]}" >/dev/null
   fi
+else
+  echo "setup: nothing to install"
 fi
+[[ $lab == yes ]] && exit 0
 
 # The machine's MariaDB (127.0.0.1:3306, root without password).
 if ! mariadb -uroot -h127.0.0.1 -e 'SELECT 1' >/dev/null 2>&1; then

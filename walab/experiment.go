@@ -23,13 +23,13 @@ import (
 
 // experimentCmd is `walab experiment run|resume`.
 type experimentCmd struct {
-	run, resume    *kingpin.CmdClause
-	plan           *string
-	out, resumeOut *string
-	dryRun         *bool
-	listen         map[string]*string
-	progress       map[string]*time.Duration
-	skip, redo     *[]string
+	run, resume     *kingpin.CmdClause
+	plan            *string
+	out, resumeOut  *string
+	dryRun, verbose *bool
+	listen          map[string]*string
+	progress        map[string]*time.Duration
+	skip, redo      *[]string
 }
 
 func defineExperiment(app *kingpin.Application) *experimentCmd {
@@ -38,7 +38,8 @@ func defineExperiment(app *kingpin.Application) *experimentCmd {
 	c.run = exp.Command("run", "Start the experiment of a plan file.")
 	c.plan = c.run.Arg("plan", "The plan file (YAML).").Required().String()
 	c.out = c.run.Flag("out", "Output directory: state, plan copy, logs, runs, report (new or empty; default walab-experiment-<name>-<time>).").String()
-	c.dryRun = c.run.Flag("dry-run", "Validate the plan and show every step's command, destructive ones flagged; run nothing.").Bool()
+	c.dryRun = c.run.Flag("dry-run", "Validate the plan and show every step's host and command, destructive ones flagged; run nothing.").Bool()
+	c.verbose = c.run.Flag("verbose", "With --dry-run: each remote step's full command line, the session guard and the transport's quoting included, and the line its remote shell runs.").Bool()
 	c.resume = exp.Command("resume", "Continue an interrupted experiment from the step it reached.")
 	c.resumeOut = c.resume.Flag("out", "The experiment's output directory.").Required().String()
 	c.skip = c.resume.Flag("skip", "Treat this interrupted destructive step as done (step id, repeatable).").Strings()
@@ -74,7 +75,7 @@ func (c *experimentCmd) execute(cmd string, stdout, stderr io.Writer) int {
 			return fail(2, fmt.Errorf("%s:\n%w", *c.plan, err))
 		}
 		if *c.dryRun {
-			if err := experiment.DryRunFile(src, stdout); err != nil {
+			if err := experiment.DryRunFile(src, stdout, *c.verbose); err != nil {
 				return fail(1, err)
 			}
 			return 0

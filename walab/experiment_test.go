@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -63,13 +64,25 @@ func TestSeed000NVMeDryRun(t *testing.T) {
 	} {
 		require.Contains(t, out.String(), want)
 	}
-	// A remote step prints its ssh line, then the line its remote shell
-	// runs, which carries the mark.
-	for _, re := range []string{`baseline/reset/2-mkfs-1 .*mkfs\.xfs -f /dev/nvme0n1.*\n +remote shell runs: .*mkfs\.xfs -f /dev/nvme0n1.*\[DESTRUCTIVE\]`,
-		`namespaces/reset/3-mkfs-2 .*mkfs\.xfs -f /dev/nvme0n2.*\n +remote shell runs: .*mkfs\.xfs -f /dev/nvme0n2.*\[DESTRUCTIVE\]`,
+	// A remote step shows its host and the plan's own command, with its
+	// mark; the transport and the session guard are said once, at the top
+	// (issue 56: each step printed the 600-character guard twice).
+	for _, re := range []string{`(?m)^ +6 reset +baseline/reset/2-mkfs-1 +on db: umount /data 2>/dev/null; mkfs\.xfs -f /dev/nvme0n1  \[DESTRUCTIVE\]$`,
+		`(?m)^ +17 reset +namespaces/reset/3-mkfs-2 +on db: umount /data2 2>/dev/null; mkfs\.xfs -f /dev/nvme0n2  \[DESTRUCTIVE\]$`,
 		`namespaces/checks +checks: target_loaded\(stop\), same_data\(stop\), datadir\(stop\), discard\(stop\), discard\(stop\), fill\(stop\), placement\(stop\), placement\(warn\)`} {
 		require.Regexp(t, re, out.String())
 	}
+	require.Equal(t, 1, strings.Count(out.String(), "ssh -o BatchMode=yes root@192.168.1.10"), "the transport, once")
+	require.Equal(t, 1, strings.Count(out.String(), "session guard"))
+	require.NotContains(t, out.String(), "walab-remote-session")
+	for _, l := range strings.Split(out.String(), "\n") {
+		require.LessOrEqual(t, len(l), 800, "no step line carries the guard: %s", l)
+	}
+	// --verbose: each remote step's full ssh line and the line its remote
+	// shell runs, which carries the mark.
+	out.Reset()
+	require.Equal(t, 0, run([]string{"experiment", "run", plan, "--dry-run", "--verbose"}, &out, &errb), errb.String())
+	require.Regexp(t, `baseline/reset/2-mkfs-1 +ssh -o BatchMode=yes root@192\.168\.1\.10 .*walab-remote-session.*mkfs\.xfs -f /dev/nvme0n1.*\n +remote shell runs: .*mkfs\.xfs -f /dev/nvme0n1.*\[DESTRUCTIVE\]`, out.String())
 
 	os.Unsetenv("WALAB_DB_HOST")
 	out.Reset()

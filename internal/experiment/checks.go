@@ -31,7 +31,7 @@ func (e *Executor) runChecks(ctx context.Context, it Item, logPath string) error
 	e.setup = check.SetupKey(it.ID)
 	var stops []string
 	for _, c := range e.Plan.Checks {
-		cctx, cancel := context.WithTimeout(ctx, check.Timeout(c.Check))
+		cctx, cancel := context.WithTimeout(ctx, check.Budget(ctx, e.checkEnv(), c))
 		reason, err := check.Run(cctx, e.checkEnv(), c, it.Run)
 		cancel()
 		if errors.Is(err, check.ErrNotRun) {

@@ -172,11 +172,19 @@ func TestFioRefusesMountedDevice(t *testing.T) {
 
 // TestSeed002PlanDryRun: the shipped plan carries seed 002's five fio
 // lines verbatim (with its defaults), and the dry run prints each with the
-// sweep's numjobs and fio's JSON output.
+// sweep's numjobs and fio's JSON output. The test states the free space it
+// assumes (1 TiB) instead of reading this machine's: 64G × 1 shared file
+// was refused on a machine with 63.5 GiB free (issue 56), and is, below.
 func TestSeed002PlanDryRun(t *testing.T) {
 	data, err := os.ReadFile("../../deploy/experiments/seed002-fio.yml")
 	require.NoError(t, err)
-	p, err := ParseEnv(data, func(string) (string, bool) { return "", false })
+	noEnv := func(string) (string, bool) { return "", false }
+	free := func(n uint64) plan.Settings {
+		return plan.Settings{FreeSpace: func(string) (uint64, bool) { return n, true }}
+	}
+	_, err = plan.Load(plan.Source{Raw: data, Getenv: noEnv, Set: free(68144791552)}, CheckKinds())
+	require.ErrorContains(t, err, "size=64G × 1 job(s) is more than the 68144791552 bytes free under ./testfile")
+	p, err := plan.Load(plan.Source{Raw: data, Getenv: noEnv, Set: free(1 << 40)}, CheckKinds())
 	require.NoError(t, err)
 	var out bytes.Buffer
 	require.NoError(t, DryRun(p, &out))

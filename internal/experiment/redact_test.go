@@ -123,7 +123,7 @@ func TestRedact(t *testing.T) {
 func TestDryRunHidesSecrets(t *testing.T) {
 	t.Setenv("WALAB_TEST_DB_PW", testSecret)
 	var b strings.Builder
-	require.NoError(t, DryRunFile(plan.Source{Raw: []byte(secretPlan), Getenv: os.LookupEnv}, &b))
+	require.NoError(t, DryRunFile(plan.Source{Raw: []byte(secretPlan), Getenv: os.LookupEnv}, &b, false))
 	require.NotContains(t, b.String(), testSecret)
 	require.Contains(t, b.String(), ": -uroot -p***;")
 	require.Contains(t, b.String(), "--target 'db=root:***@tcp(127.0.0.1:1)/x?timeout=1s'")

@@ -110,9 +110,12 @@ func readResult(path string, rec *RunRecord) error {
 	if len(doc.Results) == 0 {
 		return fmt.Errorf("%s: no results", path)
 	}
-	var tps, tpmC, tpmT, p95 float64
+	var tps, tpmC, tpmT, p95, wiops float64
 	var txn, errs uint64
 	for _, r := range doc.Results {
+		if r.IO && r.TotalSeconds > 0 {
+			wiops += float64(r.Writes) / r.TotalSeconds
+		}
 		tps += r.TPS
 		tpmC += r.TpmC
 		tpmT += r.TpmTotal
@@ -121,6 +124,9 @@ func readResult(path string, rec *RunRecord) error {
 		p95 = max(p95, r.All.LatP95Ms)
 	}
 	rec.TPS, rec.Transactions, rec.Errors, rec.P95Ms = &tps, &txn, &errs, &p95
+	if doc.Results[0].IO {
+		rec.WriteIOPS = &wiops
+	}
 	if doc.Results[0].NewOrderType != "" {
 		rec.TpmC, rec.TpmTotal = &tpmC, &tpmT
 	}

@@ -118,3 +118,17 @@ func exporterServer(t *testing.T, config, replay string) string {
 	t.Cleanup(srv.Close)
 	return strings.TrimPrefix(srv.URL, "http://")
 }
+
+// TestSeed000NVMeDryRunGolden: the dry run of the shipped real-hardware
+// plan, as an operator reads it before hours of prepare: each step's host,
+// the plan's own command and its mark, the transport and the session guard
+// said once.
+func TestSeed000NVMeDryRunGolden(t *testing.T) {
+	raw, err := os.ReadFile("../../deploy/experiments/seed000-nvme.yml")
+	require.NoError(t, err)
+	p, err := ParseEnv(raw, func(k string) (string, bool) { return "db.example", k == "WALAB_DB_HOST" })
+	require.NoError(t, err)
+	var b strings.Builder
+	require.NoError(t, DryRun(p, &b))
+	assertGolden(t, "dry-run-seed000-nvme.txt", []byte(b.String()))
+}

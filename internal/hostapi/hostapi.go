@@ -100,14 +100,16 @@ type Process struct {
 	Dir string `json:"dir,omitempty"`
 }
 
-// Sysctls are the kernel settings the seeds record (seed 000 and 002):
-// dirty page writeback and swappiness, the keys of Tuning.Sysctls.
+// Sysctls are the kernel settings of dirty page writeback and swapping a
+// host's tuning changes (no seed sets them), the keys of Tuning.Sysctls.
 var Sysctls = []string{
 	"vm.dirty_ratio", "vm.dirty_background_ratio", "vm.dirty_bytes", "vm.dirty_background_bytes",
 	"vm.dirty_expire_centisecs", "vm.dirty_writeback_centisecs", "vm.swappiness",
 }
 
-// Tuning is what seeds 000 and 002 set on the database host by hand. Each
+// Tuning is what a database host's tuning sets by hand: seed 000's STEAL
+// (§4.1), NIC channels (§4.3) and dropped page cache (§2.4), and the
+// sysctls and transparent huge pages no seed sets. Each
 // field is absent (nil, empty) when it could not be read or is not set
 // there, never a kernel default filled in.
 type Tuning struct {

@@ -13,9 +13,10 @@ import (
 // MaxNICs bounds the interfaces whose channel counts are listed.
 const MaxNICs = 16
 
-// readTuning reads the tuning facts seed 000 and 002 set by hand: the
-// scheduler's STEAL feature and its node limit, the sysctls, transparent
-// huge pages, the NICs' channel counts and the page cache size. Each is
+// readTuning reads the tuning facts set by hand on a database host: the
+// scheduler's STEAL feature and its node limit, the NICs' channel counts
+// and the page cache size (seed 000), the sysctls and transparent huge
+// pages (no seed sets them). Each is
 // absent when its file is not there (no debugfs, a kernel without STEAL,
 // a parameter not on the command line), never a default filled in.
 func readTuning(o Options, f *hostapi.Facts, errf func(string, ...any)) {

@@ -168,11 +168,11 @@ func (h *DBHostGuest) waitReady(t testing.TB) {
 	t.Helper()
 	deadline := time.Now().Add(dbHostBootTimeout)
 	for !strings.Contains(h.Guest.Serial2(), DBHostReady) {
-		if done, err := h.Guest.Exited(); done {
-			t.Fatalf("the database host stopped before it was ready: %v\n%s", err, Tail(h.Guest.Console(), 4000))
+		if done, _ := h.Guest.Exited(); done {
+			t.Fatalf("the database host stopped before it was ready:\n%s", h.Guest.Diagnosis())
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the database host was not ready within %s:\n%s", dbHostBootTimeout, Tail(h.Guest.Console(), 4000))
+			t.Fatalf("the database host was not ready within %s:\n%s", dbHostBootTimeout, h.Guest.Diagnosis())
 		}
 		time.Sleep(time.Second)
 	}
@@ -186,7 +186,7 @@ func (h *DBHostGuest) waitReady(t testing.TB) {
 		}
 		time.Sleep(2 * time.Second)
 	}
-	t.Fatalf("ssh to the database host: %v: %s\n%s", err, out, Tail(h.Guest.Console(), 3000))
+	t.Fatalf("ssh to the database host: %v: %s\n%s", err, out, h.Guest.Diagnosis())
 }
 
 // RequireQEMU is qemu-system-x86_64 of at least MinQEMU.

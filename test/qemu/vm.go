@@ -6,6 +6,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +15,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/walab/walab/internal/testenv"
 )
 
 // Controller is one emulated NVMe controller with its own raw disk images.
@@ -225,7 +229,7 @@ func sparseDisk(path string, mib int) (string, error) {
 // command is QEMU's process for this VM: its own process group (a
 // timeout kills QEMU and anything it forked) and Pdeathsig (a test binary
 // killed by `go test -timeout` takes QEMU along).
-func (v VM) command(ctx context.Context, stderr *bytes.Buffer) (*exec.Cmd, error) {
+func (v VM) command(ctx context.Context, stderr io.Writer) (*exec.Cmd, error) {
 	args, err := v.Args()
 	if err != nil {
 		return nil, err
@@ -279,7 +283,8 @@ type Guest struct {
 	cmd    *exec.Cmd
 	done   chan struct{}
 	err    error
-	stderr bytes.Buffer
+	stderr testenv.Buffer // QEMU's output, read while QEMU runs
+	start  time.Time
 }
 
 // Start boots the VM and returns while it runs; ctx's end kills it.
@@ -292,7 +297,7 @@ func (v VM) Start(ctx context.Context) (*Guest, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	g.cmd = cmd
+	g.cmd, g.start = cmd, time.Now()
 	go func() { g.err = cmd.Wait(); close(g.done) }()
 	return g, nil
 }
@@ -305,6 +310,71 @@ func (g *Guest) Exited() (bool, error) {
 	default:
 		return false, nil
 	}
+}
+
+// Diagnosis says why a guest may not have come up: whether QEMU still
+// runs and how much CPU it got in the time it ran (a TCG guest starved by
+// a busy machine gets a small share), QEMU's own output, the forwarded
+// ports it was to hold, and the ends of both serial ports.
+func (g *Guest) Diagnosis() string {
+	var b strings.Builder
+	wall := time.Since(g.start).Round(time.Second)
+	if done, err := g.Exited(); done {
+		fmt.Fprintf(&b, "QEMU: %v\n", err)
+	} else if cpu, ok := processCPU(g.cmd.Process.Pid); ok {
+		fmt.Fprintf(&b, "QEMU (pid %d) still runs: %s of CPU in %s of wall time (a starved TCG guest gets a small share)\n", g.cmd.Process.Pid, cpu.Round(time.Second), wall)
+	} else {
+		fmt.Fprintf(&b, "QEMU (pid %d) still runs, for %s; its CPU time could not be read\n", g.cmd.Process.Pid, wall)
+	}
+	fmt.Fprintf(&b, "QEMU's own output: %s\n", orNone(g.stderr.String()))
+	if g.Net != nil {
+		for _, f := range g.Net.Forwards {
+			state := "accepts connections"
+			if c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", f.Host), time.Second); err != nil {
+				state = err.Error()
+			} else {
+				c.Close()
+			}
+			fmt.Fprintf(&b, "forward: 127.0.0.1:%d -> guest port %d: %s\n", f.Host, f.Guest, state)
+		}
+	}
+	fmt.Fprintf(&b, "console (serial 1): %s\n", orNone(Tail(g.Console(), 4000)))
+	fmt.Fprintf(&b, "serial 2: %s", orNone(Tail(g.Serial2(), 1000)))
+	return b.String()
+}
+
+func orNone(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "(empty)"
+	}
+	return s
+}
+
+// processCPU is the user and system CPU time of a process and its waited
+// children, from /proc/PID/stat (fields 14-17, in clock ticks of 100 Hz,
+// Linux's USER_HZ on every architecture it exports).
+func processCPU(pid int) (time.Duration, bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := strings.Fields(string(b[i+1:])) // f[0] is field 3 (state)
+	if len(f) < 15 {
+		return 0, false
+	}
+	var ticks int64
+	for _, s := range f[11:15] {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return 0, false
+		}
+		ticks += n
+	}
+	return time.Duration(ticks) * 10 * time.Millisecond, true
 }
 
 // Stop kills QEMU's process group and waits for it.

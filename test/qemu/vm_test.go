@@ -3,9 +3,11 @@
 package qemu
 
 import (
+	"context"
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -92,4 +94,31 @@ func FuzzParseVersion(f *testing.F) {
 			t.Fatalf("%q: a version without the banner", out)
 		}
 	})
+}
+
+// TestGuestDiagnosis: a guest that does not come up is reported with what
+// QEMU said, the console (empty, here), the forwarded ports and whether QEMU
+// still runs with its CPU time, not only an empty console (issue 56: "not
+// ready within 5m0s" and nothing else). A script stands in for QEMU: one
+// that prints and stays up, one that prints and ends.
+func TestGuestDiagnosis(t *testing.T) {
+	dir := t.TempDir()
+	fake := dir + "/qemu"
+	require.NoError(t, os.WriteFile(fake, []byte("#!/bin/sh\necho 'qemu: warning: host forwarding rule' >&2\n[ \"$WALAB_FAKE_QEMU\" = exit ] && exit 1\nexec sleep 60\n"), 0o755))
+	vm := VM{QEMU: fake, Kernel: Kernel{Image: "/k"}, Initramfs: "/i", Dir: dir, Net: &UserNet{Forwards: []Forward{{Host: 1, Guest: 22}}}}
+	g, err := vm.Start(context.Background())
+	require.NoError(t, err)
+	defer g.Stop()
+	require.Eventually(t, func() bool { return strings.Contains(g.Diagnosis(), "host forwarding rule") }, 10*time.Second, 50*time.Millisecond)
+	d := g.Diagnosis()
+	require.Regexp(t, `QEMU \(pid \d+\) still runs: \d+s of CPU in \d+s of wall time`, d)
+	require.Contains(t, d, "forward: 127.0.0.1:1 -> guest port 22: dial tcp 127.0.0.1:1: connect: connection refused")
+	require.Contains(t, d, "console (serial 1): (empty)")
+
+	t.Setenv("WALAB_FAKE_QEMU", "exit")
+	g2, err := vm.Start(context.Background())
+	require.NoError(t, err)
+	defer g2.Stop()
+	require.Eventually(t, func() bool { done, _ := g2.Exited(); return done }, 10*time.Second, 50*time.Millisecond)
+	require.Regexp(t, `QEMU: qemu ended: exit status 1: qemu: warning: host forwarding rule`, g2.Diagnosis())
 }

@@ -101,10 +101,43 @@ func (e *Env) checkSameData(ctx context.Context, c plan.Check) (string, error) {
 var sameDataCheck = checkKind{
 	keys:     "targets",
 	validate: func(_ *plan.Plan, c plan.Check) []string { return needTargets(c) },
-	timeout:  10 * time.Minute, // CHECKSUM TABLE reads every row
+	timeout:  10 * time.Minute, // the least budget; CHECKSUM TABLE reads every row
+	scale:    (*Env).sameDataBudget,
 	run: func(e *Env, ctx context.Context, c plan.Check, _ *plan.Run) (string, error) {
 		return e.checkSameData(ctx, c)
 	},
+}
+
+// checksumBytesPerSecond is the rate same_data's budget assumes CHECKSUM
+// TABLE reads a table at (one table at a time, one thread, from a cold
+// buffer pool): a slow NVMe read, so that the budget is not the bound.
+const checksumBytesPerSecond = 100e6
+
+// sameDataBudget is the time CHECKSUM TABLE needs over every target's
+// data, from its tables' size (information_schema's data + index length),
+// twice over at checksumBytesPerSecond: seed 000's 4,050 warehouses, about
+// 800 GB in both instances, get 4 h 27 min.
+func (e *Env) sameDataBudget(ctx context.Context, c plan.Check) (time.Duration, error) {
+	var total float64
+	for _, name := range c.Targets {
+		db, err := e.openTarget(name)
+		if err != nil {
+			return 0, err
+		}
+		var n sql.NullFloat64
+		err = db.QueryRowContext(ctx, "SELECT SUM(data_length + index_length) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_type = 'BASE TABLE'").Scan(&n)
+		db.Close()
+		if err != nil {
+			return 0, fmt.Errorf("target %s: size of its tables: %w", name, err)
+		}
+		total += n.Float64
+	}
+	return checksumBudget(total), nil
+}
+
+// checksumBudget: twice the time to read bytes at checksumBytesPerSecond.
+func checksumBudget(bytes float64) time.Duration {
+	return time.Duration(2 * bytes / checksumBytesPerSecond * float64(time.Second)).Round(time.Second)
 }
 
 func needTargets(c plan.Check) []string {

@@ -11,8 +11,8 @@ import (
 )
 
 // sysctlCheck: the database host's vm.dirty_* and vm.swappiness are the
-// planned values (seed 000 writes them by hand), each option a
-// "name=value".
+// planned values (host tuning that changes what reaches the drive; no
+// seed sets them), each option a "name=value".
 var sysctlCheck = checkKind{
 	keys:  "options (name=value, e.g. vm.swappiness=1)",
 	needs: needs{exporter: true},

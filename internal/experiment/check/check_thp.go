@@ -8,7 +8,7 @@ import (
 )
 
 // thpCheck: transparent huge pages' enabled mode on the database host is
-// the planned one (never, for InnoDB's buffer pool; seed 000), and with
+// the planned one (never, for InnoDB's buffer pool; no seed sets it), and with
 // options [DEFRAG], the defrag mode too.
 var thpCheck = checkKind{
 	keys:  "expect (always|madvise|never), options ([defrag mode])",

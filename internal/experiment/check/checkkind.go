@@ -26,6 +26,9 @@ type checkKind struct {
 	validate func(p *plan.Plan, c plan.Check) []string
 	run      func(e *Env, ctx context.Context, c plan.Check, run *plan.Run) (string, error)
 	timeout  time.Duration // default 30 s
+	// scale, for a check whose work grows with the data, gives the budget
+	// its data needs (at least timeout), asked before the check runs.
+	scale func(e *Env, ctx context.Context, c plan.Check) (time.Duration, error)
 }
 
 // needs are the plan-level fields a check kind reads.
@@ -67,6 +70,7 @@ var checkKinds = map[string]checkKind{
 	"page_cache":    pageCacheCheck,
 	"discard":       discardCheck,
 	"same_data":     sameDataCheck,
+	"drive_data":    driveDataCheck,
 }
 
 // Kinds are the check kinds as the plan's validation receives them:

@@ -52,6 +52,24 @@ func Timeout(kind string) time.Duration {
 	return 30 * time.Second
 }
 
+// Budget bounds check c: the plan's timeout for it when it gives one;
+// else, for a kind whose work grows with the data, what the data needs
+// (asked within 30 s; never below the kind's own); else the kind's.
+func Budget(ctx context.Context, e *Env, c plan.Check) time.Duration {
+	if c.Timeout > 0 {
+		return c.Timeout.D()
+	}
+	d := Timeout(c.Check)
+	if k, ok := checkKinds[c.Check]; ok && k.scale != nil {
+		sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		if s, err := k.scale(e, sctx, c); err == nil {
+			d = max(d, s)
+		}
+	}
+	return d
+}
+
 func runningWord(b bool) string {
 	if b {
 		return "running"

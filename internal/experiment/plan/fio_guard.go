@@ -140,8 +140,9 @@ var fioWrites = map[string]string{
 var unresolvedValue = regexp.MustCompile(`\$\{|\$(pagesize|mb_memory|ncpus)`)
 
 // guard resolves the line's targets and writes; numjobs is the most jobs
-// one run starts (a sweep's largest).
-func (f *fioLine) guard(numjobs int) fioGuard {
+// one run starts (a sweep's largest); free gives a path's free bytes (nil:
+// statfs).
+func (f *fioLine) guard(numjobs int, free func(string) (uint64, bool)) fioGuard {
 	var g fioGuard
 	opts, problems := f.cmdlineOptions()
 	g.problems = problems
@@ -183,7 +184,7 @@ func (f *fioLine) guard(numjobs int) fioGuard {
 		}
 	}
 	g.targets(files, dirs)
-	if n := g.freeSpace(size, files, dirs, numjobs); n != "" {
+	if n := g.freeSpace(size, files, dirs, numjobs, free); n != "" {
 		g.needs = append(g.needs, n)
 	}
 	return g
@@ -243,7 +244,7 @@ func isDevPath(p string) bool { return p == "/dev" || strings.HasPrefix(p, "/dev
 
 // freeSpace: a --size (bytes; fio's suffixes, base 1024), times the jobs
 // when each job makes its own file, above the free space of the file system that holds the files.
-func (g *fioGuard) freeSpace(size string, files, dirs []string, numjobs int) string {
+func (g *fioGuard) freeSpace(size string, files, dirs []string, numjobs int, free func(string) (uint64, bool)) string {
 	n, ok := fioBytes(size)
 	if !ok {
 		return ""
@@ -258,21 +259,29 @@ func (g *fioGuard) freeSpace(size string, files, dirs []string, numjobs int) str
 		jobs = 1
 	}
 	total := n * uint64(jobs)
+	if free == nil {
+		free = statfsFree
+	}
 	for _, w := range where {
-		var st unix.Statfs_t
-		for d := w; ; d = filepath.Dir(d) {
-			if unix.Statfs(d, &st) == nil {
-				break
-			}
-			if d == filepath.Dir(d) {
-				return ""
-			}
-		}
-		if free := st.Bavail * uint64(st.Bsize); total > free {
-			return fmt.Sprintf("size=%s × %d job(s) is more than the %d bytes free under %s: it fills the file system", size, jobs, free, w)
+		if avail, ok := free(w); ok && total > avail {
+			return fmt.Sprintf("size=%s × %d job(s) is more than the %d bytes free under %s: it fills the file system", size, jobs, avail, w)
 		}
 	}
 	return ""
+}
+
+// statfsFree is the bytes free to an unprivileged writer on the file system
+// holding path, or of its nearest existing parent; false when none is found.
+func statfsFree(path string) (uint64, bool) {
+	var st unix.Statfs_t
+	for d := path; ; d = filepath.Dir(d) {
+		if unix.Statfs(d, &st) == nil {
+			return st.Bavail * uint64(st.Bsize), true
+		}
+		if d == filepath.Dir(d) {
+			return 0, false
+		}
+	}
 }
 
 // fioBytes reads a size as fio does with its default kb_base (1024):

@@ -66,7 +66,7 @@ func parseFio(line string) (*fioLine, []string) {
 
 // devices are the raw devices the line's jobs open (fio_guard.go).
 func (f *fioLine) devices() ([]string, error) {
-	g := f.guard(1)
+	g := f.guard(1, nil)
 	if len(g.problems) > 0 {
 		return nil, fmt.Errorf("fio: %s", strings.Join(g.problems, "; "))
 	}
@@ -155,7 +155,7 @@ func (v *validator) fioRun(what string, r Run) {
 	if r.Sweep != nil {
 		numjobs = slices.Max(append(r.Sweep.Threads, 1))
 	}
-	g := f.guard(numjobs)
+	g := f.guard(numjobs, v.free)
 	for _, m := range g.problems {
 		v.add(r.Line, "%s: %s", what, m)
 	}

@@ -107,7 +107,13 @@ type Check struct {
 	// IOPSFrom (io_capacity) is the plan's fio or loadgen fileio run whose
 	// measured IOPS innodb_io_capacity is held to.
 	IOPSFrom string `yaml:"iops_from"`
-	Line     int    `yaml:"-"`
+	// Paths (drive_data): the data filesystems, one per namespace of the
+	// drive under test.
+	Paths []string `yaml:"paths"`
+	// Timeout bounds the check in place of its kind's budget (a check
+	// whose work grows with the data: docs/experiment.md).
+	Timeout Duration `yaml:"timeout"`
+	Line    int      `yaml:"-"`
 }
 
 // Run is one measured configuration.
@@ -282,6 +288,11 @@ type Source struct {
 type Settings struct {
 	Round     time.Duration `json:"round,omitempty"`      // the plan's round
 	RunLength time.Duration `json:"run_length,omitempty"` // every run whose duration the plan gives
+	// FreeSpace gives the bytes free on the file system holding a path,
+	// for the fio guard's size check; nil reads it with statfs. A test of
+	// a shipped plan states the free space it assumes here, so that it
+	// does not pass or fail with the disk of the machine running it.
+	FreeSpace func(path string) (uint64, bool) `json:"-"`
 }
 
 // CheckKinds are the pre-run check kinds a plan may name, each with its
@@ -384,7 +395,7 @@ func parse(data []byte, getenv func(string) (string, bool), set Settings, kinds 
 	}
 	decoded := len(errs) == 0
 	p.apply(set)
-	for _, e := range p.validate(kinds) {
+	for _, e := range p.validate(kinds, set.FreeSpace) {
 		if decoded || !lines[e.Line] && e.Line > 0 {
 			errs = append(errs, e)
 		}

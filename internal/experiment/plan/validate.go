@@ -15,10 +15,11 @@ type validator struct {
 	errs    Errors
 	targets map[string]bool
 	runs    map[string]bool
+	free    func(path string) (uint64, bool) // Settings.FreeSpace
 }
 
-func (p *Plan) validate(kinds CheckKinds) Errors {
-	v := &validator{p: p, kinds: kinds, targets: map[string]bool{}, runs: map[string]bool{}}
+func (p *Plan) validate(kinds CheckKinds, free func(string) (uint64, bool)) Errors {
+	v := &validator{p: p, kinds: kinds, targets: map[string]bool{}, runs: map[string]bool{}, free: free}
 	if !nameRe.MatchString(p.Name) {
 		v.add(0, "name: %q must be 1-48 letters, digits, '_', '.', '-' (it is part of every run id)", p.Name)
 	}

@@ -110,3 +110,17 @@ type RemoteSession struct {
 	StartTicks uint64 `json:"start_ticks"` // the leader's start time there, /proc/PID/stat field 22
 	BootID     string `json:"boot_id"`     // the host's boot id: a session id means nothing after a reboot
 }
+
+// WriteIOPS is a fio run's write IOPS over its jobs; false when a job
+// reported its directions only mixed (--unified_rw_reporting=mixed), so
+// that its writes cannot be told from its reads.
+func (f *FioRecord) WriteIOPS() (float64, bool) {
+	var sum float64
+	for _, j := range f.Jobs {
+		if j.MixedOnly {
+			return 0, false
+		}
+		sum += j.Write.IOPS
+	}
+	return sum, true
+}

@@ -57,7 +57,10 @@ type State struct {
 	// run's checks found, by set-up and target (check_same_data.go).
 	ResetDiscard map[string]*DiscardSnapshot   `json:"reset_discard,omitempty"`
 	Datasets     map[string]map[string]Dataset `json:"datasets,omitempty"`
-	Finished     *time.Time                    `json:"finished,omitempty"`
+	// DriveData is what each set-up's checks found on the drive's data
+	// filesystems: used bytes by path (check_drive_data.go).
+	DriveData map[string]map[string]uint64 `json:"drive_data,omitempty"`
+	Finished  *time.Time                   `json:"finished,omitempty"`
 }
 
 // StepState is one item's progress.
@@ -98,6 +101,10 @@ type RunRecord struct {
 	Transactions *uint64  `json:"transactions,omitempty"`
 	Errors       *uint64  `json:"errors,omitempty"`
 	P95Ms        *float64 `json:"latency_p95_ms_max,omitempty"`
+	// WriteIOPS is an I/O workload's (loadgen fileio) write requests per
+	// second, summed over targets: its fsyncs are not I/Os of the disk's
+	// IOPS (TPS counts them as events).
+	WriteIOPS *float64 `json:"write_iops,omitempty"`
 	// From the drive's counters at start and end (fingerprints).
 	HostBytes  *float64             `json:"host_written_bytes,omitempty"`
 	MediaBytes *float64             `json:"media_written_bytes,omitempty"`

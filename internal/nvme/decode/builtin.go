@@ -182,8 +182,8 @@ func memblazeCA() Layout {
 // generation: the models nvme-cli sorts before P5920), read by position as
 // nvme-cli's show_memblaze_smart_log_old reads it: 12-byte items {id[3],
 // nmval[2], rawval[6], resv}, item 0 total (NAND) writes, item 8 host
-// writes (id 0xF5), each a 48-bit little-endian count of
-// MemblazeOldCAUnitBytes.
+// writes, each a 48-bit little-endian count of MemblazeOldCAUnitBytes.
+// Item 8 is read only when its id is 0xF5, as nvme-cli checks it.
 func memblazeCAOld() Layout {
 	return Layout{
 		Name:   "memblaze_ca_old",
@@ -194,10 +194,13 @@ func memblazeCAOld() Layout {
 		Format: FormatFixed,
 		Fields: []Field{
 			{Meaning: MeaningMediaWritten, Offset: 0*12 + 5, Width: 6, UnitBytes: MemblazeOldCAUnitBytes},
-			{Meaning: MeaningHostWritten, Offset: 8*12 + 5, Width: 6, UnitBytes: MemblazeOldCAUnitBytes},
+			{Meaning: MeaningHostWritten, Offset: 8*12 + 5, Width: 6, UnitBytes: MemblazeOldCAUnitBytes, ID: &memblazeHostWriteID, IDOffset: 8 * 12},
 		},
 	}
 }
+
+// memblazeHostWriteID is the id of Memblaze's host writes item.
+var memblazeHostWriteID uint8 = 0xF5
 
 // ssstcCA is SSSTC "additional SMART" 0xCA: nvme-cli's SSSTC plugin reads
 // 23 items of 10 bytes {key, norm, raw[6], 2 reserved} by position: item 5

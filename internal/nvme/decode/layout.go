@@ -51,6 +51,12 @@ type Field struct {
 	Width     uint8  `yaml:"width"`      // fixed: 2, 4, 6, 8 or 16 bytes, little-endian
 	Key       uint8  `yaml:"key"`        // kv12: item key to scan for
 	UnitBytes uint64 `yaml:"unit_bytes"` // bytes per count
+	// ID (fixed): the item's id byte at IDOffset, checked before the value
+	// is read; a page carrying another id there is refused (a firmware that
+	// moved its items), as nvme-cli checks the id of an item it reads by
+	// position.
+	ID       *uint8 `yaml:"id,omitempty"`
+	IDOffset uint32 `yaml:"id_offset,omitempty"`
 }
 
 // VendorCounters are a vendor page's write counters in bytes; nil when the
@@ -171,6 +177,9 @@ func (f Field) validate(format string, length uint32) error {
 	}
 	if uint64(f.Offset)+uint64(f.Width) > uint64(length) {
 		return fmt.Errorf("%s: bytes %d..%d lie beyond the %d-byte length", f.Meaning, f.Offset, uint64(f.Offset)+uint64(f.Width)-1, length)
+	}
+	if f.ID != nil && f.IDOffset >= length {
+		return fmt.Errorf("%s: id_offset %d lies beyond the %d-byte length", f.Meaning, f.IDOffset, length)
 	}
 	return nil
 }
@@ -387,8 +396,11 @@ func (l Layout) readField(what layoutWhat, page []byte, f Field) (U128, bool, er
 			return U128{}, false, fmt.Errorf("decode %s: field %s has width %d", what, f.Meaning, f.Width)
 		}
 		end := uint64(f.Offset) + uint64(f.Width)
-		if end > uint64(len(page)) {
-			return U128{}, false, &ShortBufferError{What: fmt.Sprintf("%s field %s", what, f.Meaning), Need: int(end), Got: len(page)}
+		if end > uint64(len(page)) || f.ID != nil && uint64(f.IDOffset) >= uint64(len(page)) {
+			return U128{}, false, &ShortBufferError{What: fmt.Sprintf("%s field %s", what, f.Meaning), Need: int(max(end, uint64(f.IDOffset)+1)), Got: len(page)}
+		}
+		if f.ID != nil && page[f.IDOffset] != *f.ID {
+			return U128{}, false, fmt.Errorf("decode %s: field %s: the item at byte %d has id 0x%02X, not 0x%02X: not the page this layout reads", what, f.Meaning, f.IDOffset, page[f.IDOffset], *f.ID)
 		}
 		return LE128(page[f.Offset:end]), true, nil
 	case FormatKV12:
@@ -442,6 +454,9 @@ func (l Layout) Append(b []byte, counts map[string]uint64) ([]byte, error) {
 			}
 			p[off], p[off+3] = f.Key, 100
 			off += kv12RawOffset
+		}
+		if f.ID != nil && l.format() == FormatFixed {
+			p[f.IDOffset] = *f.ID
 		}
 		if width < 8 && v>>(8*width) != 0 {
 			return nil, fmt.Errorf("layout %s: %s count %d does not fit %d bytes", l.Name, f.Meaning, v, width)

@@ -219,6 +219,11 @@ func TestMemblazeCAOld(t *testing.T) {
 	require.Equal(t, gib(44447), vc.HostWritten)
 	require.Nil(t, vc.GCWritten)
 	require.False(t, l.UnitConfirmed, "no capture from the drive confirms the unit")
+	// Item 8 with another id (a firmware whose items moved) is refused, not
+	// read as host writes (issue 56).
+	page[8*12] = 0xF4
+	_, err = l.Decode(page)
+	require.ErrorContains(t, err, "field host_written: the item at byte 96 has id 0xF4, not 0xF5: not the page this layout reads")
 }
 
 // TestMemblazeModelSplit: memblaze_ca and memblaze_ca_old split Memblaze's
