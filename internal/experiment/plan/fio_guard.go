@@ -4,9 +4,11 @@ import (
 	"bufio"
 	_ "embed"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -123,6 +125,30 @@ type fioGuard struct {
 	problems []string // refused whatever the run says
 }
 
+// fioLocalEngines are the I/O engines of fio 3.33 (engines/*.c) that
+// reach only this host's files and devices. Any other name is refused: the
+// network and storage-cluster engines (net, netsplice, nbd, http, rdma,
+// rados, rbd, nfs, libiscsi, gfapi, libhdfs, dfs, xnvme's fabrics),
+// libcufile (a GPU), external:PATH and any name fio would load as a
+// library (dlopen). exec runs a program: it needs destructive: true.
+var fioLocalEngines = map[string]bool{
+	"sync": true, "psync": true, "vsync": true, "pvsync": true, "pvsync2": true, "libaio": true,
+	"io_uring": true, "io_uring_cmd": true, "posixaio": true, "mmap": true, "null": true, "splice": true,
+	"sg": true, "cpuio": true, "falloc": true, "ftruncate": true, "e4defrag": true, "filecreate": true,
+	"filestat": true, "filedelete": true, "dircreate": true, "dirstat": true, "dirdelete": true,
+	"libzbc": true, "mtd": true, "dev-dax": true, "libpmem": true, "exec": true,
+}
+
+// engineProblem refuses an ioengine= that is not a local engine.
+func engineProblem(o fioOpt) string {
+	if fioLocalEngines[o.val] {
+		return ""
+	}
+	names := slices.Sorted(maps.Keys(fioLocalEngines))
+	return fmt.Sprintf("fio: ioengine=%s (%s): walab runs fio with local I/O engines only (%s): fio talks to no other host and loads no library",
+		o.val, o.where, strings.Join(names, ", "))
+}
+
 // fioWrites are options that write, delete or run something beyond the
 // files fio creates for its jobs.
 var fioWrites = map[string]string{
@@ -159,6 +185,8 @@ func (f *fioLine) guard(numjobs int) fioGuard {
 		switch {
 		case fioRemote[o.name]:
 			g.problems = append(g.problems, fmt.Sprintf("fio: %s (%s): walab runs fio on this host only", o.name, o.where))
+		case o.name == "ioengine" && engineProblem(o) != "":
+			g.problems = append(g.problems, engineProblem(o))
 		case fioWrites[o.name] != "" && !(strings.HasPrefix(o.name, "unlink") && (o.val == "0" || o.val == "false")):
 			g.needs = append(g.needs, fmt.Sprintf("%s (%s) %s", o.name, o.where, fioWrites[o.name]))
 		case o.name == "ioengine" && o.val == "exec":

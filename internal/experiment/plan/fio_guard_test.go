@@ -113,3 +113,41 @@ func TestFioOptionsFixture(t *testing.T) {
 	}
 	require.Greater(t, n, 200, "fio --cmdhelp=all lists its options")
 }
+
+// TestFioGuardEngines: fio runs its jobs through local I/O engines only;
+// an engine that reaches another host (net, nbd, http, rdma, rados, ...)
+// or loads a library (external:, a name fio would dlopen) is refused at
+// validation, destructive or not (issue 54 item 2).
+func TestFioGuardEngines(t *testing.T) {
+	dir := t.TempDir()
+	job := filepath.Join(dir, "net.fio")
+	require.NoError(t, os.WriteFile(job, []byte("[global]\nioengine = nbd\n[x]\nsize=1M\n"), 0o644))
+	for _, line := range []string{
+		"fio --ioengine=net --hostname=192.0.2.1 --port=8765 --name=x",
+		"fio --ioengine=netsplice --hostname=h --name=x",
+		"fio --ioengine=nbd --uri=nbd://h --name=x",
+		"fio --ioengine=http --http_host=h --name=x",
+		"fio --ioengine=external:/tmp/lib.so --name=x",
+		"fio --ioengine=/tmp/lib.so --name=x",
+		"fio -ioengine=rdma --name=x",
+		"fio --ioengine=rados --name=x",
+		"fio --ioengine=rbd --name=x",
+		"fio --ioengine=libcufile --name=x",
+		"fio --ioengine=nfs --name=x",
+		"fio --ioengine=libiscsi --name=x",
+		"fio --ioengine=${ENGINE} --name=x",
+		"fio --ioengine=LIBAIO --name=x",
+		"fio " + job,
+	} {
+		for _, d := range []bool{false, true} {
+			_, err := Parse(fioRunPlan(line, d))
+			require.ErrorContains(t, err, "local I/O engines only", "%s (destructive: %v)", line, d)
+		}
+	}
+	for _, e := range []string{"sync", "psync", "vsync", "pvsync", "pvsync2", "libaio", "io_uring", "io_uring_cmd",
+		"posixaio", "mmap", "null", "splice", "sg", "cpuio", "falloc", "ftruncate", "filecreate", "filestat",
+		"filedelete", "dircreate", "dirstat", "dirdelete"} {
+		_, err := Parse(fioRunPlan("fio --ioengine="+e+" --size=1M --name=x --directory="+dir, false))
+		require.NoError(t, err, e)
+	}
+}
