@@ -159,6 +159,19 @@ var fioWrites = map[string]string{
 	"bandwidth-log": "writes log files", "aux-path": "writes its files there",
 	"exec_prerun": "runs a command", "exec_postrun": "runs a command", "trigger": "runs a command",
 	"replay_redirect": "redirects a replay's writes to a device", "fill_device": "fills the file system",
+	"ioscheduler": "switches the disk's I/O scheduler and leaves it switched after fio ends",
+	"cgroup":      "creates a cgroup under /sys/fs/cgroup", "cgroup_weight": "creates a cgroup under /sys/fs/cgroup",
+	"cgroup_nodelete":   "leaves its cgroup behind",
+	"verify_state_save": "writes verify state files into walab's working directory",
+	"verify_state_load": "reads verify state files from walab's working directory",
+}
+
+// fioSwitchOff: a flag of fioWrites set to 0 writes nothing.
+var fioSwitchOff = map[string]bool{"unlink": true, "unlink_each_loop": true, "cgroup_nodelete": true,
+	"verify_state_save": true, "verify_state_load": true}
+
+func fioWritesSomething(o fioOpt) bool {
+	return fioWrites[o.name] != "" && !(fioSwitchOff[o.name] && (o.val == "0" || o.val == "false"))
 }
 
 // unresolvedValue: ${VAR} is the environment of fio's process
@@ -187,7 +200,7 @@ func (f *fioLine) guard(numjobs int) fioGuard {
 			g.problems = append(g.problems, fmt.Sprintf("fio: %s (%s): walab runs fio on this host only", o.name, o.where))
 		case o.name == "ioengine" && engineProblem(o) != "":
 			g.problems = append(g.problems, engineProblem(o))
-		case fioWrites[o.name] != "" && !(strings.HasPrefix(o.name, "unlink") && (o.val == "0" || o.val == "false")):
+		case fioWritesSomething(o):
 			g.needs = append(g.needs, fmt.Sprintf("%s (%s) %s", o.name, o.where, fioWrites[o.name]))
 		case o.name == "ioengine" && o.val == "exec":
 			g.needs = append(g.needs, fmt.Sprintf("ioengine=exec (%s) runs a program", o.where))

@@ -56,6 +56,14 @@ func TestFioGuardResolvesTargets(t *testing.T) {
 		"fio --size=1000000T --directory=" + dir + " --name=x":  "free",
 		"fio --trigger=reboot --name=x":                         "trigger",
 		"fio " + job("log.fio", "[x]\nwrite_hist_log=/var/h\n"): "write_hist_log",
+		// issue 54 item 5: the disk's scheduler, cgroups, verify state files
+		"fio --ioscheduler=none --name=x":                             "ioscheduler",
+		"fio --cgroup=walab --name=x":                                 "cgroup",
+		"fio --cgroup_weight=500 --name=x":                            "cgroup_weight",
+		"fio --cgroup_nodelete=1 --name=x":                            "cgroup_nodelete",
+		"fio --verify=crc32c --verify_state_save=1 --name=x":          "verify_state_save",
+		"fio --verify=crc32c --verify_state_load=1 --name=x":          "verify_state_load",
+		"fio " + job("sched.fio", "[x]\nioscheduler = mq-deadline\n"): "ioscheduler",
 	}
 	for line, want := range needDestructive {
 		_, err := Parse(fioRunPlan(line, false))
