@@ -261,7 +261,7 @@ func (g *fioGuard) targets(files, dirs []string) {
 	}
 	if len(files) == 0 {
 		for _, d := range dirs {
-			if isDevPath(filepath.Clean(d)) {
+			if isRawDevPath(filepath.Clean(d)) {
 				g.devices = append(g.devices, filepath.Clean(d))
 			}
 		}
@@ -272,7 +272,7 @@ func (g *fioGuard) targets(files, dirs []string) {
 		}
 		fi, err := os.Stat(p)
 		switch {
-		case isDevPath(p) || err == nil && fi.Mode()&os.ModeDevice != 0:
+		case isRawDevPath(p) || err == nil && fi.Mode()&os.ModeDevice != 0:
 			g.devices = append(g.devices, p)
 		case err == nil && fi.Mode().IsRegular():
 			g.needs = append(g.needs, fmt.Sprintf("overwrites the existing file %s", p))
@@ -281,6 +281,25 @@ func (g *fioGuard) targets(files, dirs []string) {
 }
 
 func isDevPath(p string) bool { return p == "/dev" || strings.HasPrefix(p, "/dev/") }
+
+// isRawDevPath: a path under /dev that is not in a file system of its
+// own mounted there (/dev/shm's tmpfs): fio's files in /dev/shm are files.
+func isRawDevPath(p string) bool {
+	if !isDevPath(p) {
+		return false
+	}
+	var dev unix.Stat_t
+	if unix.Stat("/dev", &dev) != nil {
+		return true
+	}
+	for d := p; d != "/dev" && d != "/"; d = filepath.Dir(d) {
+		var st unix.Stat_t
+		if unix.Stat(d, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR && st.Dev != dev.Dev {
+			return false
+		}
+	}
+	return true
+}
 
 // freeSpace: a --size (bytes; fio's suffixes, base 1024), times the jobs
 // when each job makes its own file, above the free space of the file system that holds the files.

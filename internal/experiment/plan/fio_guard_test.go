@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 
 	"github.com/walab/walab/internal/testenv"
 )
@@ -93,10 +94,26 @@ func TestFioGuardResolvesTargets(t *testing.T) {
 		"fio --name=x --rw=randwrite --size=1M --directory=" + dir,
 		"fio --name=x --filename=" + filepath.Join(dir, "new.dat") + " --size=1M",
 		"fio --name=x --bs=4k --iodepth=32 --ioengine=libaio --hipri",
+
 		"fio " + job("ok.fio", "; comment\n[global]\nbs=4k\n[x]\nfilename="+filepath.Join(dir, "f")+"\nsize=1M\n"),
 	} {
 		_, err := Parse(fioRunPlan(line, false))
 		require.NoError(t, err, line)
+	}
+	// A directory of its own file system under /dev (/dev/shm's tmpfs) is
+	// a directory, not a raw device (issue 54).
+	var devSt, shmSt unix.Stat_t
+	if unix.Stat("/dev", &devSt) == nil && unix.Stat("/dev/shm", &shmSt) == nil && shmSt.Dev != devSt.Dev {
+		for _, line := range []string{
+			"fio --name=x --size=1M --directory=/dev/shm",
+			"fio --name=x --size=1M --directory=/dev/shm --filename=walab-fio-test",
+			"fio --name=x --size=1M --filename=/dev/shm/walab-fio-test",
+		} {
+			_, err := Parse(fioRunPlan(line, false))
+			require.NoError(t, err, line)
+		}
+	} else {
+		t.Log("/dev/shm is not a file system of its own here: its lines are not tried")
 	}
 	_, err := Parse(fioRunPlan("fio "+filepath.Join(dir, "missing.fio"), true))
 	require.ErrorContains(t, err, "missing.fio", "a missing job file is found at validation")
