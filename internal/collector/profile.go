@@ -19,6 +19,8 @@ type ProfileSource interface {
 	Top(n int) []cpuprof.FuncCount
 	Totals() (samples uint64, errs map[string]uint64, processes int)
 	Frequency() int
+	// Unsampled: processes of the sampled names that are not sampled.
+	Unsampled() int
 }
 
 // MaxProfileTop bounds --collector.profile.top: the function series;
@@ -43,6 +45,8 @@ var (
 		[]string{"kind"}, nil)
 	profProcsDesc = prometheus.NewDesc(Namespace+"_profile_processes",
 		"Processes the profiler samples now (their comm name is one of --collector.profile.process).", nil, nil)
+	profUnsampledDesc = prometheus.NewDesc(Namespace+"_profile_unsampled_processes",
+		"Processes whose comm name is one of --collector.profile.process that the profiler does not sample: beyond the 1024 its pid map holds (the lowest pids are sampled), or refused by the kernel. Not counted in walab_profile_processes.", nil, nil)
 	profUpDesc = prometheus.NewDesc(Namespace+"_profile_up",
 		"1 if the CPU profiler samples, 0 if it cannot (walab_profile_error_info says why).", nil, nil)
 	profErrInfoDesc = prometheus.NewDesc(Namespace+"_profile_error_info",
@@ -87,6 +91,7 @@ func (c *profileCollector) Update(_ context.Context, ch chan<- prometheus.Metric
 	n, errs, procs := c.src.Totals()
 	ch <- prometheus.MustNewConstMetric(profSamplesDesc, prometheus.CounterValue, float64(n))
 	ch <- prometheus.MustNewConstMetric(profProcsDesc, prometheus.GaugeValue, float64(procs))
+	ch <- prometheus.MustNewConstMetric(profUnsampledDesc, prometheus.GaugeValue, float64(c.src.Unsampled()))
 	kinds := append([]string(nil), profileErrKinds...)
 	sort.Strings(kinds)
 	for _, k := range kinds {

@@ -31,6 +31,8 @@ func (manyFuncs) Totals() (uint64, map[string]uint64, int) {
 
 func (manyFuncs) Frequency() int { return 99 }
 
+func (manyFuncs) Unsampled() int { return 76 }
+
 // TestProfileSeriesBounded: at most --collector.profile.top function
 // series, whatever the profile holds, beside the totals and every error
 // kind.
@@ -46,6 +48,8 @@ func TestProfileSeriesBounded(t *testing.T) {
 	require.Contains(t, out, `walab_profile_errors_total{kind="drain"} 0`)
 	require.Contains(t, out, "walab_profile_sampling_frequency_hertz 99")
 	require.Contains(t, out, "walab_profile_up 1")
+	require.Contains(t, out, "walab_profile_processes 2")
+	require.Contains(t, out, "walab_profile_unsampled_processes 76", "processes of a sampled name the pid map cannot hold are named")
 
 	_, err = newProfileCollector(Env{Profile: manyFuncs{}, ProfileTop: MaxProfileTop + 1})
 	require.ErrorContains(t, err, "must be 1 to")
