@@ -72,6 +72,9 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 		// let one hung device hold the WA sampler and run-starts for ever.
 		err = errors.New("--nvme.read-timeout must be positive (0 would wait for a hung device for ever)")
 	}
+	if err == nil {
+		err = o.CheckProfileFlags()
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "exporter: %v (try --help)\n", err)
 		return 2

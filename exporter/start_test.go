@@ -63,13 +63,17 @@ func TestUnknownConfigSection(t *testing.T) {
 }
 
 // TestFlagsThatMeanNothing (issue 42, low): a zero --nvme.read-timeout
-// (wait for a hung device for ever) and an empty --web.mutations-host are
+// (wait for a hung device for ever), a zero profile frequency or top, and
+// an empty --web.mutations-host are
 // refused before anything starts, naming the flag.
 func TestFlagsThatMeanNothing(t *testing.T) {
 	for args, want := range map[string]string{
 		"--nvme.read-timeout=0":    "--nvme.read-timeout must be positive",
 		"--web.mutations-host=":    "--web.mutations-host",
 		"--web.mutations-host=a:1": "without a port",
+		// issue 54: 0 is refused as -1 is, not taken as the default
+		"--collector.profile.frequency=0": "--collector.profile.frequency=0: must be 1 to",
+		"--collector.profile.top=0":       "--collector.profile.top=0: must be 1 to",
 	} {
 		logs := &syncBuffer{}
 		code := run(context.Background(), []string{args, "--web.listen-address=127.0.0.1:0"}, logs)

@@ -62,6 +62,16 @@ func (c *experimentCmd) execute(cmd string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "walab experiment:", err)
 		return code
 	}
+	// The address is taken before the output directory is made: one that
+	// is in use leaves nothing behind.
+	var l net.Listener
+	if listen := *c.listen[cmd]; listen != "" && (cmd != c.run.FullCommand() || !*c.dryRun) {
+		var err error
+		if l, err = net.Listen("tcp", listen); err != nil {
+			return fail(2, fmt.Errorf("--web.listen-address: %w", err))
+		}
+		defer l.Close()
+	}
 	var e *experiment.Executor
 	if cmd == c.run.FullCommand() {
 		raw, err := plan.ReadPlan(*c.plan)
@@ -95,13 +105,9 @@ func (c *experimentCmd) execute(cmd string, stdout, stderr io.Writer) int {
 		e.Skip, e.Redo = set(*c.skip), set(*c.redo)
 	}
 	e.Stdout, e.ProgressEvery = stdout, *c.progress[cmd]
-	if listen := *c.listen[cmd]; listen != "" {
+	if l != nil {
 		reg := prometheus.NewRegistry()
 		e.Metrics = experiment.NewMetrics(reg, e.Plan.Name)
-		l, err := net.Listen("tcp", listen)
-		if err != nil {
-			return fail(2, fmt.Errorf("--web.listen-address: %w", err))
-		}
 		srv := &http.Server{Handler: promhttp.HandlerFor(reg, promhttp.HandlerOpts{}), ReadHeaderTimeout: 10 * time.Second}
 		go func() { _ = srv.Serve(l) }()
 		defer srv.Close()

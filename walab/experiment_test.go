@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,4 +90,23 @@ func TestSeed000NVMeDryRun(t *testing.T) {
 	errb.Reset()
 	require.Equal(t, 2, run([]string{"experiment", "run", plan, "--dry-run"}, &out, &errb))
 	require.Contains(t, errb.String(), "${WALAB_DB_HOST} is not set and has no default (write ${WALAB_DB_HOST:-value})")
+}
+
+// TestExperimentTakenListenAddress: a --web.listen-address another
+// process holds is refused before the output directory is made (issue 54,
+// a residual of issue 42: the directory was left behind, and a second
+// try was refused as "already holds an experiment").
+func TestExperimentTakenListenAddress(t *testing.T) {
+	dir := t.TempDir()
+	plan := filepath.Join(dir, "plan.yml")
+	require.NoError(t, os.WriteFile(plan, []byte("name: l\nruns:\n  - {name: a, command: 'true'}\n"), 0o644))
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer l.Close()
+	o := filepath.Join(dir, "out")
+	var out, errb bytes.Buffer
+	require.Equal(t, 2, run([]string{"experiment", "run", plan, "--out", o, "--web.listen-address", l.Addr().String()}, &out, &errb))
+	require.Contains(t, errb.String(), "--web.listen-address")
+	_, err = os.Stat(o)
+	require.True(t, os.IsNotExist(err), "no output directory is left behind")
 }

@@ -20,6 +20,8 @@ type ProfileSource interface {
 	Totals() (samples uint64, errs map[string]uint64, processes int)
 	Frequency() int
 	Unnamed() map[string]string
+	// Unsampled: processes of the sampled names that are not sampled.
+	Unsampled() int
 }
 
 // MaxProfileTop bounds --collector.profile.top: the function series;
@@ -50,6 +52,8 @@ var (
 			"kptr_restrict (kernel.kptr_restrict is 2: no process is shown them), unreadable (/proc/kallsyms could not be read), "+
 			"needs_cap_sys_ptrace (a sampled process's /proc/PID/maps is refused: another user's process). Such frames count as [unknown].",
 		[]string{"frames", "reason"}, nil)
+	profUnsampledDesc = prometheus.NewDesc(Namespace+"_profile_unsampled_processes",
+		"Processes whose comm name is one of --collector.profile.process that the profiler does not sample: beyond the 1024 its pid map holds (the lowest pids are sampled), or refused by the kernel. Not counted in walab_profile_processes.", nil, nil)
 	profUpDesc = prometheus.NewDesc(Namespace+"_profile_up",
 		"1 if the CPU profiler samples, 0 if it cannot (walab_profile_error_info says why).", nil, nil)
 	profErrInfoDesc = prometheus.NewDesc(Namespace+"_profile_error_info",
@@ -94,6 +98,7 @@ func (c *profileCollector) Update(_ context.Context, ch chan<- prometheus.Metric
 	n, errs, procs := c.src.Totals()
 	ch <- prometheus.MustNewConstMetric(profSamplesDesc, prometheus.CounterValue, float64(n))
 	ch <- prometheus.MustNewConstMetric(profProcsDesc, prometheus.GaugeValue, float64(procs))
+	ch <- prometheus.MustNewConstMetric(profUnsampledDesc, prometheus.GaugeValue, float64(c.src.Unsampled()))
 	kinds := append([]string(nil), profileErrKinds...)
 	sort.Strings(kinds)
 	for _, k := range kinds {

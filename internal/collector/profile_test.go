@@ -34,6 +34,7 @@ func (manyFuncs) Frequency() int { return 99 }
 func (manyFuncs) Unnamed() map[string]string {
 	return map[string]string{"kernel": cpuprof.UnnamedNeedsSyslog}
 }
+func (manyFuncs) Unsampled() int { return 76 }
 
 // TestProfileSeriesBounded: at most --collector.profile.top function
 // series, whatever the profile holds, beside the totals and every error
@@ -54,6 +55,8 @@ func TestProfileSeriesBounded(t *testing.T) {
 	require.Contains(t, out, `walab_profile_frames_unnamed_info{frames="kernel",reason="needs_cap_syslog"} 1`)
 	require.NotContains(t, out, `frames="user"`, "user frames are named")
 	promtoolClean(t, out)
+	require.Contains(t, out, "walab_profile_processes 2")
+	require.Contains(t, out, "walab_profile_unsampled_processes 76", "processes of a sampled name the pid map cannot hold are named")
 
 	_, err = newProfileCollector(Env{Profile: manyFuncs{}, ProfileTop: MaxProfileTop + 1})
 	require.ErrorContains(t, err, "must be 1 to")

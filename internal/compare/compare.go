@@ -34,6 +34,17 @@ func Compare(ctx context.Context, src Source, o Options) (*Result, error) {
 	return res, nil
 }
 
+// noRound says why a run has no round to compare: none with host writes,
+// or rounds without trustworthy figures (a NaN NAND counter is not idle).
+func noRound(id, subject string, hours []Hour) error {
+	bad := MissingHours(hours)
+	if len(bad) == 0 {
+		return fmt.Errorf("run %s: no round with host writes on %s", id, subject)
+	}
+	return fmt.Errorf("run %s: no complete round with host writes on %s: %d of %d round(s) have no trustworthy figures (round %d: %s)",
+		id, subject, len(bad), len(hours), bad[0].Hour, bad[0].Missing)
+}
+
 // readRun fills run i's side of res: it finds the run and reads its
 // table, selects the compared rounds (WA's from its steady state, the
 // performance figures' from throughput's), and reads the facts of those
@@ -53,7 +64,7 @@ func readRun(ctx context.Context, src Source, o Options, res *Result, i int) err
 	res.SteadyAt[i], from = o.steadyFrom(table)
 	res.Last[i] = LastNonZero(table[from:], o.LastHours)
 	if len(res.Last[i]) == 0 {
-		return fmt.Errorf("run %s: no round with host writes on %s", run.ID, o.subject())
+		return noRound(run.ID, o.subject(), table[from:])
 	}
 	res.Perf[i] = res.Last[i]
 	if o.Select == SelectSteady {

@@ -60,3 +60,26 @@ func TestCompareNonFiniteRounds(t *testing.T) {
 		require.NoError(t, res.WriteJSON(&js), "JSON of a comparison with non-finite input")
 	}
 }
+
+// TestCompareAllNANDNonFinite: a run whose every NAND round is NaN has
+// host writes but no trustworthy round: compare says so with the reason,
+// not "no round with host writes" (issue 54, a residual of issue 33).
+func TestCompareAllNANDNonFinite(t *testing.T) {
+	t0 := time.Now().Add(-72 * time.Hour).Truncate(time.Hour).UTC()
+	bad := map[int]float64{}
+	for h := 1; h <= 6; h++ {
+		bad[h] = math.NaN()
+	}
+	runs := []comparetest.Run{
+		{ID: "b1", Scenario: "baseline", Start: t0, WA: comparetest.RepeatWA(2.5, 6), BadNAND: bad},
+		{ID: "c1", Scenario: "streams", Start: t0.Add(20 * time.Hour), WA: comparetest.RepeatWA(2.2, 6)},
+	}
+	papi := comparetest.StartPrometheus(t, runs)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, err := compare.Compare(ctx, compare.Source{API: papi}, compare.Options{Baseline: "b1", Candidate: "c1", Device: "nvme0",
+		From: t0.Add(-time.Hour), To: time.Now()})
+	require.Error(t, err)
+	require.NotContains(t, err.Error(), "no round with host writes")
+	require.Contains(t, err.Error(), "not a finite number")
+}

@@ -276,8 +276,9 @@ func classify(err error) error {
 }
 
 // SetPIDs makes the sampled processes exactly pids (thread group ids);
-// beyond maxPIDs the rest are not sampled and the error says so.
-func (s *Sampler) SetPIDs(pids []uint32) error {
+// failed are those the map did not take (beyond maxPIDs), and the error
+// says why.
+func (s *Sampler) SetPIDs(pids []uint32) (failed []uint32, err error) {
 	want := map[uint32]bool{}
 	for _, p := range pids {
 		want[p] = true
@@ -295,17 +296,20 @@ func (s *Sampler) SetPIDs(pids []uint32) error {
 		delete(want, k)
 	}
 	if err := it.Err(); err != nil {
-		return fmt.Errorf("cpu profile: reading the pid map: %w", err)
+		return nil, fmt.Errorf("cpu profile: reading the pid map: %w", err)
 	}
 	for _, p := range gone {
 		_ = s.pids.Delete(p) // exited and deleted meanwhile: nothing to do
 	}
 	for p := range want {
-		if err := s.pids.Update(p, uint8(1), ebpf.UpdateAny); err != nil {
-			return fmt.Errorf("cpu profile: sampling pid %d: %w", p, err)
+		if uerr := s.pids.Update(p, uint8(1), ebpf.UpdateAny); uerr != nil {
+			failed = append(failed, p)
+			if err == nil {
+				err = fmt.Errorf("cpu profile: sampling pid %d: %w", p, uerr)
+			}
 		}
 	}
-	return nil
+	return failed, err
 }
 
 // RawSample is one counted key of the map: the samples of one process

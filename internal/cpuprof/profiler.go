@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -64,10 +65,12 @@ type Profiler struct {
 	pending map[FuncKey]uint64   // self samples since the last interval
 	ring    []map[FuncKey]uint64 // of the last Window intervals
 	errs    map[string]uint64
-	pids    map[uint32]string // pid -> comm
-	records map[*[]Sample]bool
-	stop    chan struct{}
-	done    chan struct{}
+	pids    map[uint32]string // pid -> comm, the processes sampled
+	// unsampled are the processes of the names that are not sampled.
+	unsampled int
+	records   map[*[]Sample]bool
+	stop      chan struct{}
+	done      chan struct{}
 }
 
 // Start opens the sampler (an *Error when it cannot) and drains it every
@@ -162,11 +165,36 @@ func (p *Profiler) findProcesses() {
 			pids = append(pids, uint32(pid))
 		}
 	}
-	if err := p.sampler.SetPIDs(pids); err != nil {
+	// The pid map holds maxPIDs: the lowest pids are sampled, the rest
+	// are counted as unsampled, never as sampled.
+	slices.Sort(pids)
+	p.unsampled = 0
+	if len(pids) > maxPIDs {
+		for _, pid := range pids[maxPIDs:] {
+			delete(found, pid)
+		}
+		p.unsampled, pids = len(pids)-maxPIDs, pids[:maxPIDs]
+		p.opts.Logger.Warn("cpu profile: more processes of the sampled names than the pid map holds: the rest are not sampled",
+			"processes", len(pids)+p.unsampled, "sampled", maxPIDs)
+	}
+	failed, err := p.sampler.SetPIDs(pids)
+	if err != nil {
 		p.errs[ErrProcesses]++
 		p.opts.Logger.Warn("cpu profile", "err", err)
 	}
+	for _, pid := range failed {
+		delete(found, pid)
+		p.unsampled++
+	}
 	p.pids = found
+}
+
+// Unsampled is the processes of the sampled names the profiler does not
+// sample: beyond what its pid map holds, or refused by the kernel.
+func (p *Profiler) Unsampled() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.unsampled
 }
 
 // drain takes the sampler's counts, symbolizes them and adds them to the

@@ -110,3 +110,27 @@ func TestTopIsBounded(t *testing.T) {
 	require.Equal(t, FuncCount{FuncKey{"f49", "m"}, 5000, 50}, top[1])
 	require.Equal(t, "f46", top[4].Function)
 }
+
+// TestMoreProcessesThanThePIDMap: 1,100 processes of a sampled name (a
+// /proc of this test's own) against a pid map of 1,024: the profiler
+// samples 1,024, says 76 are not sampled, and does not count them among
+// the sampled (issue 54: it said 1,100).
+func TestMoreProcessesThanThePIDMap(t *testing.T) {
+	proc := t.TempDir()
+	const n = 1100
+	for pid := 1; pid <= n; pid++ {
+		d := filepath.Join(proc, fmt.Sprint(4000000+pid))
+		require.NoError(t, os.Mkdir(d, 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(d, "comm"), []byte("wlmany\n"), 0o644))
+	}
+	p, err := Start(Options{Frequency: 99, Comms: []string{"wlmany"}, ProcFS: proc, Interval: time.Hour})
+	var pe *Error
+	if errors.As(err, &pe) && (pe.Reason == ReasonPermission || pe.Reason == ReasonNoBPF || pe.Reason == ReasonNoPerf) {
+		testenv.Missing(t, "BPF CPU sampling on this machine: %v", err)
+	}
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, p.Close()) })
+	_, _, procs := p.Totals()
+	require.Equal(t, maxPIDs, procs)
+	require.Equal(t, n-maxPIDs, p.Unsampled())
+}

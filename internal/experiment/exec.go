@@ -252,21 +252,40 @@ func (e *Executor) Execute(ctx context.Context) error {
 			e.printf("[%s] %s FAILED: %v (log %s)", it.Phase, it.ID, err, filepath.Join(e.Out, st.Log))
 			return fmt.Errorf("step %s: %w", it.ID, err)
 		}
-		st.Status = StatusDone
-		if rec != nil {
-			e.state.Runs = append(e.state.Runs, *rec)
-			e.Metrics.runDone(e.Plan, rec)
-		}
-		if it.Phase == PhaseReport {
-			now := time.Now().UTC()
-			e.state.Finished = &now
-		}
-		if err := state.Save(e.Out, e.state); err != nil {
+		if err := e.recordDone(it, st, rec); err != nil {
 			return err
 		}
-		e.Metrics.stepDone()
 		e.printf("[%s] %s done in %s", it.Phase, it.ID, st.End.Sub(st.Start).Round(time.Millisecond))
 	}
+	return nil
+}
+
+// recordDone records a step that ended well, and its run. A record the
+// state file cannot hold fails the step with the reason (it does not
+// stay "started"), and its run is not counted.
+func (e *Executor) recordDone(it Item, st *StepState, rec *RunRecord) error {
+	st.Status = StatusDone
+	runs, finished := e.state.Runs, e.state.Finished
+	if rec != nil {
+		e.state.Runs = append(e.state.Runs, *rec)
+	}
+	if it.Phase == PhaseReport {
+		now := time.Now().UTC()
+		e.state.Finished = &now
+	}
+	if err := state.Save(e.Out, e.state); err != nil {
+		e.state.Runs, e.state.Finished = runs, finished
+		st.Status, st.Error = StatusFailed, fmt.Sprintf("walab could not record the step's result: %v", err)
+		if serr := state.Save(e.Out, e.state); serr != nil {
+			return serr
+		}
+		e.printf("[%s] %s FAILED: %s (log %s)", it.Phase, it.ID, st.Error, filepath.Join(e.Out, st.Log))
+		return fmt.Errorf("step %s: %s", it.ID, st.Error)
+	}
+	if rec != nil {
+		e.Metrics.runDone(e.Plan, rec)
+	}
+	e.Metrics.stepDone()
 	return nil
 }
 

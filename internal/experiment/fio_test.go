@@ -3,6 +3,7 @@ package experiment
 import (
 	"github.com/walab/walab/internal/experiment/plan"
 	"github.com/walab/walab/internal/experiment/report"
+	"github.com/walab/walab/internal/experiment/state"
 
 	"bytes"
 	"context"
@@ -335,4 +336,52 @@ func TestFioInterruptedNotCounted(t *testing.T) {
 	rec, err := w.after(dir, "runs/x", time.Now(), time.Now())
 	require.ErrorContains(t, err, "fio was stopped by signal 2: its figures are of a shortened run")
 	require.Nil(t, rec)
+}
+
+// TestFioReportIOErrors: a job that went on after I/O errors
+// (continue_on_error: total_err 12, error 0) is counted, and the report's
+// job errors column says so (issue 54; it said 0).
+func TestFioReportIOErrors(t *testing.T) {
+	out, err := fio.Parse([]byte(`{"fio version":"fio-3.33","jobs":[{"jobname":"c","error":0,"total_err":12,` +
+		`"write":{"iops":100,"io_bytes":4096,"io_kbytes":4,"bw_bytes":409600,"total_ios":1}}]}`))
+	require.NoError(t, err)
+	p, err := Parse(fioPlan("fio --name=c"))
+	require.NoError(t, err)
+	md := report.Markdown(report.Input{Plan: p, Out: t.TempDir(), State: &State{Steps: map[string]*StepState{}, Runs: []RunRecord{{RunID: "f-w-r1", Run: "w",
+		Fio: &FioRecord{Version: out.Version, Total: out.Total(), Jobs: out.Jobs}}}}})
+	require.Contains(t, md, "| 1 (12 I/O errors, continue_on_error) |")
+}
+
+// TestUnrecordableRunFailsStep: a run whose figures cannot be recorded
+// (fio jobs whose IOPS sum past a float64; a command's result whose
+// targets' TPS do) fails its step with the reason; before, the state file
+// could not be written (json: unsupported value: +Inf) and the step
+// stayed "started" (issue 54).
+func TestUnrecordableRunFailsStep(t *testing.T) {
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "bin", "fio")
+	require.NoError(t, os.MkdirAll(filepath.Dir(fake), 0o755))
+	job := `{\"jobname\":\"j\",\"error\":0,\"write\":{\"iops\":1.7e308,\"io_bytes\":1,\"io_kbytes\":0,\"bw_bytes\":1,\"total_ios\":1}}`
+	require.NoError(t, os.WriteFile(fake, []byte("#!/bin/sh\nfor a; do case $a in --output=*) printf '%s' \"{\\\"jobs\\\":["+job+","+job+"]}\" > \"${a#--output=}\";; esac; done\n"), 0o755))
+	script := filepath.Join(dir, "bin", "twotargets")
+	require.NoError(t, os.WriteFile(script, []byte("#!/bin/sh\necho '{\"results\":[{\"tps\":1.7e308,\"transactions\":1},{\"tps\":1.7e308,\"transactions\":1}]}' > \"$WALAB_RESULT_JSON\"\n"), 0o755))
+	for i, tc := range []struct{ plan, want string }{
+		{string(fioPlan(fake + " --name=x")), "overflow when summed"},
+		{"name: f\nruns:\n  - {name: w, duration: 1s, command: " + script + "}\n", "TPS"},
+	} {
+		out := filepath.Join(dir, "out"+string(rune('a'+i)))
+		e, err := create([]byte(tc.plan), out)
+		require.NoError(t, err)
+		err = e.Execute(context.Background())
+		require.ErrorContains(t, err, tc.want)
+		st, err := state.Load(out)
+		require.NoError(t, err)
+		for id, s := range st.Steps {
+			if strings.HasPrefix(id, "run/") || strings.Contains(id, "/r1") {
+				require.Equal(t, StatusFailed, s.Status, "step %s", id)
+				require.Contains(t, s.Error, tc.want)
+			}
+		}
+		require.Empty(t, st.Runs, "nothing of it is counted")
+	}
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"strings"
@@ -95,6 +97,12 @@ func (e *Executor) run(ctx context.Context, i int, it Item, st *StepState, logPa
 	return rec, nil
 }
 
+// addCarry adds b to a, and counts a wrap in carry.
+func addCarry(a, b, carry uint64) (uint64, uint64) {
+	v, c := bits.Add64(a, b, 0)
+	return v, carry + c
+}
+
 // readResult sums loadgen's per-target results into the record.
 func readResult(path string, rec *RunRecord) error {
 	b, err := os.ReadFile(path)
@@ -112,6 +120,7 @@ func readResult(path string, rec *RunRecord) error {
 	}
 	var tps, tpmC, tpmT, p95, wiops float64
 	var txn, errs uint64
+	var wrapped, wrapped2 uint64
 	for _, r := range doc.Results {
 		if r.IO && r.TotalSeconds > 0 {
 			wiops += float64(r.Writes) / r.TotalSeconds
@@ -119,9 +128,17 @@ func readResult(path string, rec *RunRecord) error {
 		tps += r.TPS
 		tpmC += r.TpmC
 		tpmT += r.TpmTotal
-		txn += r.Transactions
-		errs += r.Errors
+		txn, wrapped = addCarry(txn, r.Transactions, wrapped)
+		errs, wrapped2 = addCarry(errs, r.Errors, wrapped2)
 		p95 = max(p95, r.All.LatP95Ms)
+	}
+	for _, x := range []float64{tps, tpmC, tpmT, p95} {
+		if math.IsInf(x, 0) || math.IsNaN(x) {
+			return fmt.Errorf("%s: the targets' TPS, tpmC or p95 latency sum past what a 64-bit number holds: not a result walab records", path)
+		}
+	}
+	if wrapped+wrapped2 > 0 {
+		return fmt.Errorf("%s: the targets' transaction or error counts sum past what a 64-bit number holds: not a result walab records", path)
 	}
 	rec.TPS, rec.Transactions, rec.Errors, rec.P95Ms = &tps, &txn, &errs, &p95
 	if doc.Results[0].IO {

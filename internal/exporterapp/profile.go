@@ -39,11 +39,8 @@ func (o *Options) profileOptions() (freq, top int, procs []string, err error) {
 	if len(procs) == 0 {
 		procs = DefaultProfileProcesses
 	}
-	switch {
-	case freq < 1 || freq > maxProfileFrequency:
-		return 0, 0, nil, fmt.Errorf("--collector.profile.frequency=%d: must be 1 to %d Hz", freq, maxProfileFrequency)
-	case top < 1 || top > collector.MaxProfileTop:
-		return 0, 0, nil, fmt.Errorf("--collector.profile.top=%d: must be 1 to %d", top, collector.MaxProfileTop)
+	if err := checkProfileBounds(freq, top); err != nil {
+		return 0, 0, nil, err
 	}
 	for _, p := range procs {
 		if err := collector.CheckCommName(p); err != nil {
@@ -51,6 +48,23 @@ func (o *Options) profileOptions() (freq, top int, procs []string, err error) {
 		}
 	}
 	return freq, top, procs, nil
+}
+
+// CheckProfileFlags refuses the profile flags as given on a command line,
+// where 0 is a value typed (the flags' defaults are 99 and 20), not unset:
+// 0 is refused as -1 is.
+func (o *Options) CheckProfileFlags() error {
+	return checkProfileBounds(o.ProfileFrequency, o.ProfileTop)
+}
+
+func checkProfileBounds(freq, top int) error {
+	switch {
+	case freq < 1 || freq > maxProfileFrequency:
+		return fmt.Errorf("--collector.profile.frequency=%d: must be 1 to %d Hz", freq, maxProfileFrequency)
+	case top < 1 || top > collector.MaxProfileTop:
+		return fmt.Errorf("--collector.profile.top=%d: must be 1 to %d", top, collector.MaxProfileTop)
+	}
+	return nil
 }
 
 // startProfile starts the CPU profiler when the profile collector is on.

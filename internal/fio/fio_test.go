@@ -2,6 +2,7 @@ package fio
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -139,6 +140,12 @@ func FuzzParse(f *testing.F) {
 				}
 			}
 		}
+		tot := o.Total()
+		for _, x := range []float64{tot.IOPS, tot.BytesPerSecond, tot.ReadIOPS, tot.WriteIOPS, tot.TrimIOPS, tot.ReadBytesPerSecond, tot.WriteBytesPerSecond} {
+			require.False(t, math.IsInf(x, 0) || math.IsNaN(x), "total %v", x)
+		}
+		_, err = json.Marshal(tot)
+		require.NoError(t, err)
 		b, err := json.Marshal(o)
 		require.NoError(t, err)
 		var back Output
@@ -253,4 +260,37 @@ func TestParseNormalAfterJSON(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, o.Notes, "fio-3.33")
 	require.Regexp(t, `^\d+ lines after the JSON \(fio's normal or terse output\), not read$`, o.Notes[len(o.Notes)-1])
+}
+
+// twoJobs is a report of two write jobs with the given iops and total_ios.
+func twoJobs(iops string, ios string) []byte {
+	j := `{"jobname":"j%d","error":0,"write":{"iops":` + iops + `,"io_bytes":1,"io_kbytes":0,"bw_bytes":1,"total_ios":` + ios + `}}`
+	return []byte(`{"fio version":"fio-3.33","jobs":[` + fmt.Sprintf(j, 1) + "," + fmt.Sprintf(j, 2) + `]}`)
+}
+
+// TestParseRefusesOverflowingSums: jobs whose IOPS sum past a float64, or
+// whose I/O counts sum past a uint64, are refused with the reason: no
+// +Inf and no wrapped count reaches the run's record (issue 54).
+func TestParseRefusesOverflowingSums(t *testing.T) {
+	_, err := Parse(twoJobs("1.7e308", "1"))
+	require.ErrorContains(t, err, "write IOPS")
+	require.ErrorContains(t, err, "overflow")
+	_, err = Parse(twoJobs("1", "18446744073709551615"))
+	require.ErrorContains(t, err, "write I/Os")
+	o, err := Parse(twoJobs("8.5e307", "9223372036854775807"))
+	require.NoError(t, err, "sums that fit are read")
+	tot := o.Total()
+	require.Equal(t, 1.7e308, tot.WriteIOPS)
+	require.Equal(t, uint64(math.MaxUint64-1), tot.WriteIOs)
+}
+
+// TestTotalCountsIOErrors: a job that went on after I/O errors
+// (continue_on_error: total_err > 0, error 0) is a job with errors.
+func TestTotalCountsIOErrors(t *testing.T) {
+	o, err := Parse([]byte(`{"jobs":[{"jobname":"c","error":0,"total_err":12,"write":{"iops":1,"io_bytes":1,"io_kbytes":0,"bw_bytes":1,"total_ios":1}},` +
+		`{"jobname":"d","error":0,"total_err":0,"write":{"iops":1,"io_bytes":1,"io_kbytes":0,"bw_bytes":1,"total_ios":1}}]}`))
+	require.NoError(t, err)
+	tot := o.Total()
+	require.Equal(t, 1, tot.JobsWithError)
+	require.Equal(t, uint64(12), tot.IOErrors)
 }

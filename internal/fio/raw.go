@@ -126,6 +126,9 @@ func Parse(data []byte) (*Output, error) {
 		}
 		out.Jobs = append(out.Jobs, j)
 	}
+	if _, err := out.sum(); err != nil {
+		return nil, fmt.Errorf("fio report (%s): %w", versionText(raw.Version), err)
+	}
 	return out, nil
 }
 

@@ -4,9 +4,11 @@ import (
 	"bufio"
 	_ "embed"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -123,6 +125,30 @@ type fioGuard struct {
 	problems []string // refused whatever the run says
 }
 
+// fioLocalEngines are the I/O engines of fio 3.33 (engines/*.c) that
+// reach only this host's files and devices. Any other name is refused: the
+// network and storage-cluster engines (net, netsplice, nbd, http, rdma,
+// rados, rbd, nfs, libiscsi, gfapi, libhdfs, dfs, xnvme's fabrics),
+// libcufile (a GPU), external:PATH and any name fio would load as a
+// library (dlopen). exec runs a program: it needs destructive: true.
+var fioLocalEngines = map[string]bool{
+	"sync": true, "psync": true, "vsync": true, "pvsync": true, "pvsync2": true, "libaio": true,
+	"io_uring": true, "io_uring_cmd": true, "posixaio": true, "mmap": true, "null": true, "splice": true,
+	"sg": true, "cpuio": true, "falloc": true, "ftruncate": true, "e4defrag": true, "filecreate": true,
+	"filestat": true, "filedelete": true, "dircreate": true, "dirstat": true, "dirdelete": true,
+	"libzbc": true, "mtd": true, "dev-dax": true, "libpmem": true, "exec": true,
+}
+
+// engineProblem refuses an ioengine= that is not a local engine.
+func engineProblem(o fioOpt) string {
+	if fioLocalEngines[o.val] {
+		return ""
+	}
+	names := slices.Sorted(maps.Keys(fioLocalEngines))
+	return fmt.Sprintf("fio: ioengine=%s (%s): walab runs fio with local I/O engines only (%s): fio talks to no other host and loads no library",
+		o.val, o.where, strings.Join(names, ", "))
+}
+
 // fioWrites are options that write, delete or run something beyond the
 // files fio creates for its jobs.
 var fioWrites = map[string]string{
@@ -133,6 +159,19 @@ var fioWrites = map[string]string{
 	"bandwidth-log": "writes log files", "aux-path": "writes its files there",
 	"exec_prerun": "runs a command", "exec_postrun": "runs a command", "trigger": "runs a command",
 	"replay_redirect": "redirects a replay's writes to a device", "fill_device": "fills the file system",
+	"ioscheduler": "switches the disk's I/O scheduler and leaves it switched after fio ends",
+	"cgroup":      "creates a cgroup under /sys/fs/cgroup", "cgroup_weight": "creates a cgroup under /sys/fs/cgroup",
+	"cgroup_nodelete":   "leaves its cgroup behind",
+	"verify_state_save": "writes verify state files into walab's working directory",
+	"verify_state_load": "reads verify state files from walab's working directory",
+}
+
+// fioSwitchOff: a flag of fioWrites set to 0 writes nothing.
+var fioSwitchOff = map[string]bool{"unlink": true, "unlink_each_loop": true, "cgroup_nodelete": true,
+	"verify_state_save": true, "verify_state_load": true}
+
+func fioWritesSomething(o fioOpt) bool {
+	return fioWrites[o.name] != "" && !(fioSwitchOff[o.name] && (o.val == "0" || o.val == "false"))
 }
 
 // unresolvedValue: ${VAR} is the environment of fio's process
@@ -160,7 +199,9 @@ func (f *fioLine) guard(numjobs int, free func(string) (uint64, bool)) fioGuard 
 		switch {
 		case fioRemote[o.name]:
 			g.problems = append(g.problems, fmt.Sprintf("fio: %s (%s): walab runs fio on this host only", o.name, o.where))
-		case fioWrites[o.name] != "" && !(strings.HasPrefix(o.name, "unlink") && (o.val == "0" || o.val == "false")):
+		case o.name == "ioengine" && engineProblem(o) != "":
+			g.problems = append(g.problems, engineProblem(o))
+		case fioWritesSomething(o):
 			g.needs = append(g.needs, fmt.Sprintf("%s (%s) %s", o.name, o.where, fioWrites[o.name]))
 		case o.name == "ioengine" && o.val == "exec":
 			g.needs = append(g.needs, fmt.Sprintf("ioengine=exec (%s) runs a program", o.where))
@@ -221,7 +262,7 @@ func (g *fioGuard) targets(files, dirs []string) {
 	}
 	if len(files) == 0 {
 		for _, d := range dirs {
-			if isDevPath(filepath.Clean(d)) {
+			if isRawDevPath(filepath.Clean(d)) {
 				g.devices = append(g.devices, filepath.Clean(d))
 			}
 		}
@@ -232,7 +273,7 @@ func (g *fioGuard) targets(files, dirs []string) {
 		}
 		fi, err := os.Stat(p)
 		switch {
-		case isDevPath(p) || err == nil && fi.Mode()&os.ModeDevice != 0:
+		case isRawDevPath(p) || err == nil && fi.Mode()&os.ModeDevice != 0:
 			g.devices = append(g.devices, p)
 		case err == nil && fi.Mode().IsRegular():
 			g.needs = append(g.needs, fmt.Sprintf("overwrites the existing file %s", p))
@@ -241,6 +282,25 @@ func (g *fioGuard) targets(files, dirs []string) {
 }
 
 func isDevPath(p string) bool { return p == "/dev" || strings.HasPrefix(p, "/dev/") }
+
+// isRawDevPath: a path under /dev that is not in a file system of its
+// own mounted there (/dev/shm's tmpfs): fio's files in /dev/shm are files.
+func isRawDevPath(p string) bool {
+	if !isDevPath(p) {
+		return false
+	}
+	var dev unix.Stat_t
+	if unix.Stat("/dev", &dev) != nil {
+		return true
+	}
+	for d := p; d != "/dev" && d != "/"; d = filepath.Dir(d) {
+		var st unix.Stat_t
+		if unix.Stat(d, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR && st.Dev != dev.Dev {
+			return false
+		}
+	}
+	return true
+}
 
 // freeSpace: a --size (bytes; fio's suffixes, base 1024), times the jobs
 // when each job makes its own file, above the free space of the file system that holds the files.

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 
 	"github.com/walab/walab/internal/testenv"
 )
@@ -56,6 +57,14 @@ func TestFioGuardResolvesTargets(t *testing.T) {
 		"fio --size=1000000T --directory=" + dir + " --name=x":  "free",
 		"fio --trigger=reboot --name=x":                         "trigger",
 		"fio " + job("log.fio", "[x]\nwrite_hist_log=/var/h\n"): "write_hist_log",
+		// issue 54 item 5: the disk's scheduler, cgroups, verify state files
+		"fio --ioscheduler=none --name=x":                             "ioscheduler",
+		"fio --cgroup=walab --name=x":                                 "cgroup",
+		"fio --cgroup_weight=500 --name=x":                            "cgroup_weight",
+		"fio --cgroup_nodelete=1 --name=x":                            "cgroup_nodelete",
+		"fio --verify=crc32c --verify_state_save=1 --name=x":          "verify_state_save",
+		"fio --verify=crc32c --verify_state_load=1 --name=x":          "verify_state_load",
+		"fio " + job("sched.fio", "[x]\nioscheduler = mq-deadline\n"): "ioscheduler",
 	}
 	for line, want := range needDestructive {
 		_, err := Parse(fioRunPlan(line, false))
@@ -85,10 +94,26 @@ func TestFioGuardResolvesTargets(t *testing.T) {
 		"fio --name=x --rw=randwrite --size=1M --directory=" + dir,
 		"fio --name=x --filename=" + filepath.Join(dir, "new.dat") + " --size=1M",
 		"fio --name=x --bs=4k --iodepth=32 --ioengine=libaio --hipri",
+
 		"fio " + job("ok.fio", "; comment\n[global]\nbs=4k\n[x]\nfilename="+filepath.Join(dir, "f")+"\nsize=1M\n"),
 	} {
 		_, err := Parse(fioRunPlan(line, false))
 		require.NoError(t, err, line)
+	}
+	// A directory of its own file system under /dev (/dev/shm's tmpfs) is
+	// a directory, not a raw device (issue 54).
+	var devSt, shmSt unix.Stat_t
+	if unix.Stat("/dev", &devSt) == nil && unix.Stat("/dev/shm", &shmSt) == nil && shmSt.Dev != devSt.Dev {
+		for _, line := range []string{
+			"fio --name=x --size=1M --directory=/dev/shm",
+			"fio --name=x --size=1M --directory=/dev/shm --filename=walab-fio-test",
+			"fio --name=x --size=1M --filename=/dev/shm/walab-fio-test",
+		} {
+			_, err := Parse(fioRunPlan(line, false))
+			require.NoError(t, err, line)
+		}
+	} else {
+		t.Log("/dev/shm is not a file system of its own here: its lines are not tried")
 	}
 	_, err := Parse(fioRunPlan("fio "+filepath.Join(dir, "missing.fio"), true))
 	require.ErrorContains(t, err, "missing.fio", "a missing job file is found at validation")
@@ -112,4 +137,42 @@ func TestFioOptionsFixture(t *testing.T) {
 		require.Contains(t, fioOptionNames, name, "fio's option %s is missing from fio-%s-options.txt", name, fioOptionsVersion)
 	}
 	require.Greater(t, n, 200, "fio --cmdhelp=all lists its options")
+}
+
+// TestFioGuardEngines: fio runs its jobs through local I/O engines only;
+// an engine that reaches another host (net, nbd, http, rdma, rados, ...)
+// or loads a library (external:, a name fio would dlopen) is refused at
+// validation, destructive or not (issue 54 item 2).
+func TestFioGuardEngines(t *testing.T) {
+	dir := t.TempDir()
+	job := filepath.Join(dir, "net.fio")
+	require.NoError(t, os.WriteFile(job, []byte("[global]\nioengine = nbd\n[x]\nsize=1M\n"), 0o644))
+	for _, line := range []string{
+		"fio --ioengine=net --hostname=192.0.2.1 --port=8765 --name=x",
+		"fio --ioengine=netsplice --hostname=h --name=x",
+		"fio --ioengine=nbd --uri=nbd://h --name=x",
+		"fio --ioengine=http --http_host=h --name=x",
+		"fio --ioengine=external:/tmp/lib.so --name=x",
+		"fio --ioengine=/tmp/lib.so --name=x",
+		"fio -ioengine=rdma --name=x",
+		"fio --ioengine=rados --name=x",
+		"fio --ioengine=rbd --name=x",
+		"fio --ioengine=libcufile --name=x",
+		"fio --ioengine=nfs --name=x",
+		"fio --ioengine=libiscsi --name=x",
+		"fio --ioengine=${ENGINE} --name=x",
+		"fio --ioengine=LIBAIO --name=x",
+		"fio " + job,
+	} {
+		for _, d := range []bool{false, true} {
+			_, err := Parse(fioRunPlan(line, d))
+			require.ErrorContains(t, err, "local I/O engines only", "%s (destructive: %v)", line, d)
+		}
+	}
+	for _, e := range []string{"sync", "psync", "vsync", "pvsync", "pvsync2", "libaio", "io_uring", "io_uring_cmd",
+		"posixaio", "mmap", "null", "splice", "sg", "cpuio", "falloc", "ftruncate", "filecreate", "filestat",
+		"filedelete", "dircreate", "dirstat", "dirdelete"} {
+		_, err := Parse(fioRunPlan("fio --ioengine="+e+" --size=1M --name=x --directory="+dir, false))
+		require.NoError(t, err, e)
+	}
 }

@@ -158,19 +158,26 @@ type Compare struct {
 	Line      int    `yaml:"-"`
 }
 
+// valueError is a value that does not decode, as a *yaml.TypeError: the
+// decoder records it and goes on with the rest of the plan, so that every
+// problem comes in one report (another error stops the decoding there).
+func valueError(format string, args ...any) error {
+	return &yaml.TypeError{Errors: []string{fmt.Sprintf(format, args...)}}
+}
+
 // Duration is a time.Duration written as "90s", "12h", "720m".
 type Duration time.Duration
 
 func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	v, err := time.ParseDuration(n.Value)
 	if err != nil || n.Kind != yaml.ScalarNode {
-		return fmt.Errorf("line %d: %q is not a duration (write e.g. 90s, 30m, 12h)", n.Line, n.Value)
+		return valueError("line %d: %q is not a duration (write e.g. 90s, 30m, 12h)", n.Line, n.Value)
 	}
 	if v < 0 {
-		return fmt.Errorf("line %d: duration %s is negative", n.Line, n.Value)
+		return valueError("line %d: duration %s is negative", n.Line, n.Value)
 	}
 	if v > maxDuration {
-		return fmt.Errorf("line %d: duration %s is longer than 30 days (%s)", n.Line, n.Value, maxDuration)
+		return valueError("line %d: duration %s is longer than 30 days (%s)", n.Line, n.Value, maxDuration)
 	}
 	*d = Duration(v)
 	return nil
@@ -199,16 +206,16 @@ var sizeRe = regexp.MustCompile(`^([0-9]+)\s*(|B|KiB|MiB|GiB|TiB|KB|MB|GB|TB)$`)
 func (b *ByteSize) UnmarshalYAML(n *yaml.Node) error {
 	m := sizeRe.FindStringSubmatch(strings.TrimSpace(n.Value))
 	if m == nil || n.Kind != yaml.ScalarNode {
-		return fmt.Errorf("line %d: %q is not a size (write e.g. 500MiB, 20GiB)", n.Line, n.Value)
+		return valueError("line %d: %q is not a size (write e.g. 500MiB, 20GiB)", n.Line, n.Value)
 	}
 	var v uint64
 	if _, err := fmt.Sscan(m[1], &v); err != nil {
-		return fmt.Errorf("line %d: size %q: %v", n.Line, n.Value, err)
+		return valueError("line %d: size %q: %v", n.Line, n.Value, err)
 	}
 	mult := map[string]uint64{"": 1, "B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40,
 		"KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12}[m[2]]
 	if v > (1<<63)/mult {
-		return fmt.Errorf("line %d: size %q is too large", n.Line, n.Value)
+		return valueError("line %d: size %q is too large", n.Line, n.Value)
 	}
 	*b = ByteSize(v * mult)
 	return nil
@@ -553,9 +560,10 @@ func checkKeys(n *yaml.Node, t reflect.Type, path string, errs *Errors) {
 		// reported, not only the first the decoder meets.
 		if u, ok := reflect.New(t).Interface().(yaml.Unmarshaler); ok && n.Tag != "!!null" {
 			if err := u.UnmarshalYAML(n); err != nil {
-				le := lineError(err.Error())
-				le.Msg = where(path) + ": " + le.Msg
-				*errs = append(*errs, le)
+				for _, le := range decodeErrors(err) {
+					le.Msg = where(path) + ": " + le.Msg
+					*errs = append(*errs, le)
+				}
 			}
 		}
 	}

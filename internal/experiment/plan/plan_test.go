@@ -60,3 +60,15 @@ func TestExpand(t *testing.T) {
 	_, err = expand([]byte("\nexporter: ${OTHER:-http://${MISSING}:10131}\n"), get)
 	require.EqualError(t, err, "line 2: ${MISSING} is not set and has no default (write ${MISSING:-value})")
 }
+
+// TestPlanErrorsInOneRound: a value that is not a duration stops neither
+// the decoding of the rest nor the validation: the plan's other type
+// errors and its runs' problems come in the same report (issue 54, a
+// residual of issue 42: they came only after the duration was fixed).
+func TestPlanErrorsInOneRound(t *testing.T) {
+	_, err := Parse([]byte("name: t\nruns:\n  - {name: r, command: \"true\", duration: abc, repeat: x}\n  - {name: q, fio: \"fio --ioengine=net --name=x\"}\n  - {name: s, command: \"true\", duration: 1s}\nprecondition:\n  - {command: \"true\", written: lots}\n"))
+	require.Error(t, err)
+	for _, want := range []string{`"abc" is not a duration`, "line 4: runs[0] (q): fio: ioengine=net", "line 7: cannot unmarshal !!str `lots`"} {
+		require.Contains(t, err.Error(), want)
+	}
+}

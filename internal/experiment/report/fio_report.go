@@ -28,8 +28,8 @@ func (in *Input) reportFio(b *strings.Builder) {
 	w("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, r := range recs {
 		f, t := r.Fio, r.Fio.Total
-		w("| %s | %s | %s | %s | %s | %s | %s | %s | %d | %s |", r.RunID, numjobsText(r.Threads), apart(f, t.ReadIOPS, 0), apart(f, t.WriteIOPS, 0),
-			apart(f, t.ReadBytesPerSecond/(1<<20), 2), apart(f, t.WriteBytesPerSecond/(1<<20), 2), clatText(f.Jobs, readDir), clatText(f.Jobs, writeDir), t.JobsWithError, steadyText(f))
+		w("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |", r.RunID, numjobsText(r.Threads), apart(f, t.ReadIOPS, 0), apart(f, t.WriteIOPS, 0),
+			apart(f, t.ReadBytesPerSecond/(1<<20), 2), apart(f, t.WriteBytesPerSecond/(1<<20), 2), clatText(f.Jobs, readDir), clatText(f.Jobs, writeDir), jobErrorsText(t), steadyText(f))
 		if len(f.Block) == 0 {
 			w(" (not found) | — | — | — | — | — | — | — |\n")
 			continue
@@ -51,6 +51,15 @@ func (in *Input) reportFio(b *strings.Builder) {
 		}
 	}
 	in.reportFioPeak(b)
+}
+
+// jobErrorsText: the jobs that ended with an errno or went on after I/O
+// errors, and how many I/O errors (continue_on_error's total_err).
+func jobErrorsText(t fio.Total) string {
+	if t.IOErrors > 0 {
+		return fmt.Sprintf("%d (%d I/O errors, continue_on_error)", t.JobsWithError, t.IOErrors)
+	}
+	return fmt.Sprint(t.JobsWithError)
 }
 
 // reportFioPeak names a swept fio run's numjobs of highest mean IOPS

@@ -127,8 +127,17 @@ func TestInterruptedPrepareOnDevice(t *testing.T) {
 	}})
 	require.ErrorIs(t, err, context.Canceled)
 	require.ErrorContains(t, w.Init(context.Background()), "did not finish")
+	// From another --file-dir too: the device's marker is the host's, not
+	// the directory's (issue 54, a residual of issue 42).
+	o2 := o
+	o2.Dir = t.TempDir()
+	w2, err := New(o2)
+	require.NoError(t, err)
+	require.ErrorContains(t, w2.Init(context.Background()), "did not finish")
 
 	require.NoError(t, w.Prepare(context.Background(), workload.PrepareOptions{}))
 	require.NoError(t, w.Init(context.Background()))
 	require.NoError(t, w.closeLocked())
+	require.NoError(t, w2.Init(context.Background()))
+	require.NoError(t, w2.closeLocked())
 }

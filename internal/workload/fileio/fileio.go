@@ -177,12 +177,16 @@ func humanSize(n int64) string {
 func (w *Workload) Prepare(ctx context.Context, opts workload.PrepareOptions) error {
 	mp := filepath.Join(w.o.Dir, markerName)
 	if w.o.Device != "" {
-		// A device has no folder of its own: its marker sits in --file-dir,
-		// so that a run from there sees a prepare that did not finish.
+		// A device has no folder of its own: its marker sits in the
+		// host's DeviceStateDir, so that a run from any directory sees a
+		// prepare that did not finish.
 		mp = w.deviceMarker()
 		b, _ := json.Marshal(marker{Files: 1, FileSize: w.fileSize})
+		if err := os.MkdirAll(DeviceStateDir, 0o700); err != nil {
+			return fmt.Errorf("fileio prepare: %w", err)
+		}
 		if err := safefile.WriteAtomic(mp, b, nil); err != nil {
-			return fmt.Errorf("fileio prepare: --file-dir: %w", err)
+			return fmt.Errorf("fileio prepare: %w", err)
 		}
 	} else {
 		if err := w.claimDir(); err != nil {
@@ -250,17 +254,22 @@ func (w *Workload) Prepare(ctx context.Context, opts workload.PrepareOptions) er
 	return safefile.WriteAtomic(mp, b, nil)
 }
 
-// deviceMarker is the marker of a raw device's prepare, in --file-dir,
+// DeviceStateDir holds the markers of raw-device prepares: the host's,
+// not a --file-dir's, so that a run from any directory sees a prepare
+// that did not finish.
+var DeviceStateDir = "/var/lib/walab/fileio"
+
+// deviceMarker is the marker of a raw device's prepare, in DeviceStateDir,
 // named by the device's number.
 func (w *Workload) deviceMarker() string {
 	var st unix.Stat_t
 	_ = unix.Stat(w.o.Device, &st) // CheckDevice stat'ed it
-	return filepath.Join(w.o.Dir, fmt.Sprintf(".walab-fileio-device-%d-%d.json", unix.Major(st.Rdev), unix.Minor(st.Rdev)))
+	return filepath.Join(DeviceStateDir, fmt.Sprintf("device-%d-%d.json", unix.Major(st.Rdev), unix.Minor(st.Rdev)))
 }
 
-// devicePrepared refuses a run on a device whose last prepare from this
-// --file-dir did not finish. No marker: prepared elsewhere, or never; the
-// run goes on.
+// devicePrepared refuses a run on a device whose last prepare on this
+// host did not finish. No marker: prepared by another host or before
+// markers, or never; the run goes on.
 func (w *Workload) devicePrepared() error {
 	b, err := os.ReadFile(w.deviceMarker())
 	if err != nil {

@@ -18,6 +18,19 @@ import (
 	"github.com/walab/walab/internal/workload"
 )
 
+// TestMain keeps the raw-device prepare markers of the tests out of the
+// host's /var/lib/walab/fileio.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "walab-fileio-state-")
+	if err != nil {
+		panic(err)
+	}
+	DeviceStateDir = filepath.Join(dir, "state")
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
 func opts(dir, mode string) Options {
 	return Options{FileNum: 4, BlockSize: 4096, TotalSize: 1 << 20, TestMode: mode, IOMode: "sync",
 		FsyncFreq: 10, FsyncEnd: true, FsyncMode: "fsync", RWRatio: 1.5, Dir: dir}

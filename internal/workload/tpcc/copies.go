@@ -96,12 +96,14 @@ func (c *Copies) Check(ctx context.Context, db *sql.DB) ([]workload.CheckResult,
 	return out, nil
 }
 
-// Cleanup drops every copy's tables.
+// Cleanup drops every copy's tables: those in the database, whatever
+// their number (dropEvery), not the --tables asked.
 func (c *Copies) Cleanup(ctx context.Context, db *sql.DB) error {
-	for k, w := range c.copies {
-		if err := w.Cleanup(ctx, db); err != nil {
-			return fmt.Errorf("copy %d: %w", k+1, err)
-		}
+	if err := dropEvery(ctx, db); err != nil {
+		return err
+	}
+	for _, w := range c.copies {
+		w.forget()
 	}
 	return nil
 }

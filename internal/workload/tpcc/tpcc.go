@@ -142,17 +142,22 @@ func (w *Workload) Name() string { return "tpcc" }
 // TxTypes lists the five transaction labels.
 func (w *Workload) TxTypes() []string { return append([]string(nil), txTypes...) }
 
-// Cleanup drops the ten tables.
+// Cleanup drops the ten tables of this schema and of every copy of it
+// (sysbench-tpcc's --tables) walab made in the database: a cleanup with
+// another --tables than the prepare's leaves none behind (dropEvery).
 func (w *Workload) Cleanup(ctx context.Context, db *sql.DB) error {
-	for i := len(Tables) - 1; i >= 0; i-- {
-		if _, err := db.ExecContext(ctx, "DROP TABLE IF EXISTS "+w.names.sql(Tables[i])); err != nil {
-			return fmt.Errorf("drop %s: %w", Tables[i], err)
-		}
+	if err := dropEvery(ctx, db); err != nil {
+		return err
 	}
+	w.forget()
+	return nil
+}
+
+// forget drops the state read from bmsql_config.
+func (w *Workload) forget() {
 	w.mu.Lock()
 	w.state = nil
 	w.mu.Unlock()
-	return nil
 }
 
 // Init reads bmsql_config and fixes the run's C constants. Call it before a

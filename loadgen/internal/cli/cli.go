@@ -27,6 +27,10 @@ import (
 )
 
 // flags holds loadgen's own options; each workload's are in its FlagSet.
+// maxTimeSec bounds --time: 100 years, far inside a time.Duration
+// (292 years), so that the run time never wraps to a negative one.
+const maxTimeSec = 100 * 365 * 24 * 3600
+
 type flags struct {
 	run             runFlags
 	runFS           *workload.FlagSet
@@ -85,7 +89,7 @@ type runFlags struct {
 
 func defineRunFlags(fs *workload.FlagSet, r *runFlags) {
 	r.threadsF = fs.Int(&r.threads, "threads", 1, "Client threads (terminals) per target.").Range(1, maxThreads)
-	r.timeF = fs.Int(&r.timeSec, "time", 10, "Run time in seconds (0: no limit); overrides a props file's runMins.").Min(0)
+	r.timeF = fs.Int(&r.timeSec, "time", 10, "Run time in seconds (0: no limit, at most 100 years); overrides a props file's runMins.").Range(0, maxTimeSec)
 	r.eventsF = fs.Int64(&r.events, "events", 0, "Total transactions per target (0: no limit).").Min(0)
 	r.rateF = fs.Float(&r.rate, "rate", 0, "Transactions per second per target, scheduled at fixed intended start times (0: unlimited; at most 10000000).").Range(0, maxRate)
 	fs.Int(&r.reportInterval, "report-interval", 0, "Seconds between report lines (0: none).").Min(0)

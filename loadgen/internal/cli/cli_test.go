@@ -189,6 +189,8 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"oltp_read_write", "run", "--rate=NaN", "--web.disable"}, "not a finite number"},
 		{[]string{"oltp_read_write", "run", "--rate=+Inf", "--web.disable"}, "not a finite number"},
 		{[]string{"oltp_read_write", "run", "--percentile=nan", "--web.disable"}, "not a finite number"},
+		// Issue 54: --time=1e10 overflowed the duration (a negative run time).
+		{[]string{"oltp_read_write", "run", "--time=1e10", "--web.disable"}, "--time="},
 	} {
 		var stderr strings.Builder
 		code := Main(tc.args, io.Discard, &stderr)
