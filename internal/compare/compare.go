@@ -13,14 +13,26 @@ func Compare(ctx context.Context, src Source, o Options) (*Result, error) {
 	if o.Select != SelectSteady && o.Select != SelectLastNonZero {
 		return nil, fmt.Errorf("selection %q: want %s or %s", o.Select, SelectSteady, SelectLastNonZero)
 	}
-	if err := o.Steady.Validate(); err != nil {
+	err := o.Steady.Validate()
+	if err != nil {
 		return nil, err
 	}
 	answers := &warnAPI{API: src.API}
 	src.API = answers
 	res := newResult(o)
+	var devices [2][]string
 	for i := range roles {
-		if err := readRun(ctx, src, o, res, i); err != nil {
+		if devices[i], err = readTable(ctx, src, o, res, i); err != nil {
+			return nil, err
+		}
+	}
+	sel, err := o.selectWindows(res.Tables)
+	if err != nil {
+		return nil, fmt.Errorf("runs %s and %s: %w", res.Runs[0].ID, res.Runs[1].ID, err)
+	}
+	res.Last, res.SteadyAt, res.Trend = sel.Rounds, sel.SteadyAt, sel.Trend
+	for i := range roles {
+		if err := readFacts(ctx, src, o, res, i, devices[i]); err != nil {
 			return nil, err
 		}
 	}
@@ -34,30 +46,30 @@ func Compare(ctx context.Context, src Source, o Options) (*Result, error) {
 	return res, nil
 }
 
-// readRun fills run i's side of res: it finds the run and reads its
-// table, selects the compared rounds (WA's from its steady state, the
-// performance figures' from throughput's), and reads the facts of those
-// rounds.
-func readRun(ctx context.Context, src Source, o Options, res *Result, i int) error {
+// readTable finds run i and reads its per-round table into res; it
+// returns the run's devices.
+func readTable(ctx context.Context, src Source, o Options, res *Result, i int) ([]string, error) {
 	run, err := src.runOf(ctx, o, i)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	table, devices, err := src.tableOf(ctx, run, o)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	res.Runs[i], res.Tables[i] = run, table
 	res.Missing[i] = MissingHours(table)
-	var from int
-	res.SteadyAt[i], from = o.steadyFrom(table)
-	res.Last[i] = LastNonZero(table[from:], o.LastHours)
-	if len(res.Last[i]) == 0 {
-		return fmt.Errorf("run %s: no round with host writes on %s", run.ID, o.subject())
-	}
+	return devices, nil
+}
+
+// readFacts selects run i's performance rounds (from throughput's steady
+// state within the compared rounds) and reads the facts of its rounds.
+func readFacts(ctx context.Context, src Source, o Options, res *Result, i int, devices []string) error {
+	var err error
+	run := res.Runs[i]
 	res.Perf[i] = res.Last[i]
 	if o.Select == SelectSteady {
-		if res.Perf[i], res.ThroughputSteady[i], err = src.selectSteadyThroughput(ctx, run, table[from:], o); err != nil {
+		if res.Perf[i], res.ThroughputSteady[i], err = src.selectSteadyThroughput(ctx, run, res.Last[i], o); err != nil {
 			return err
 		}
 	}

@@ -58,6 +58,9 @@ func (o Options) withDefaults() Options {
 	if o.Steady == (Steady{}) {
 		o.Steady = d.Steady
 	}
+	if o.Steady.Drift == 0 {
+		o.Steady.Drift = DefaultDrift
+	}
 	o.Checks = o.Checks.withDefaults()
 	return o
 }
