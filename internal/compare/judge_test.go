@@ -106,3 +106,33 @@ func TestTrendSaysWhichWay(t *testing.T) {
 	require.True(t, flat.HasCI && flat.Lo < flat.Drift && flat.Drift < flat.Hi)
 	require.False(t, trendOf([]float64{2.5}, 1, 1, 0.03).Held(), "one round: no line, not held")
 }
+
+// TestOneRunEachNoPerfInterval: the rounds of one run per arm give the
+// throughput no interval, however tight their spread, and the change is
+// never significant; a caller with repetitions is pointed at its own
+// interval between them.
+func TestOneRunEachNoPerfInterval(t *testing.T) {
+	o := DefaultOptions()
+	o.LastHours, o.Checks.Placement = 8, PlacementOff
+	res := newResult(o)
+	for i, tps := range []float64{100, 110} {
+		for h := 1; h <= 8; h++ {
+			res.Tables[i] = append(res.Tables[i], Hour{Hour: h, HostBytes: 1 << 30, NANDBytes: 2.5 * (1 << 30)})
+			v := tps * (1 + 0.001*float64(h%2))
+			res.Facts[i].Txn = append(res.Facts[i].Txn, &v)
+		}
+	}
+	sel, err := o.selectWindows(res.Tables)
+	require.NoError(t, err)
+	res.Last, res.SteadyAt, res.Trend, res.Perf = sel.Rounds, sel.SteadyAt, sel.Trend, sel.Rounds
+	v := judge(res, o)
+	require.InDelta(t, 0.10, v.Throughput.Est, 0.002)
+	require.False(t, v.Throughput.OK)
+	require.False(t, v.Throughput.Significant())
+	require.Equal(t, OneRunEach, v.Throughput.Why)
+	require.Contains(t, fmtInterval(v.Throughput), "one run each: give the plan `cycles: 3` for an interval")
+	o.Reps = 3
+	v = judge(res, o)
+	require.False(t, v.Throughput.OK)
+	require.Contains(t, v.Throughput.Why, "the interval between the 3 repetitions is the report's")
+}

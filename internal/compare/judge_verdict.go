@@ -195,6 +195,9 @@ func judge(r *Result, o Options) Verdict {
 	why := r.noSteadyThroughput(o.Steady.Drift)
 	if why == "" {
 		why = OneRunEach
+		if o.Reps >= 2 {
+			why = fmt.Sprintf("this pair of runs only: the interval between the %d repetitions is the report's", o.Reps)
+		}
 	}
 	for _, iv := range []*Interval{&v.Throughput, &v.TpmC, &v.P95, &v.P99} {
 		*iv = withoutInterval(*iv, why)
