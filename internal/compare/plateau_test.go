@@ -59,6 +59,7 @@ func TestCompareStillRising(t *testing.T) {
 	}
 
 	res, out := judge("climb-b", "climb-c")
+	t.Log(out)
 	require.Equal(t, [2]int{4, 2}, res.SteadyAt, "SNIA's rule alone passes the climb\n%s", out)
 	require.False(t, res.Verdict.Valid, out)
 	require.True(t, strings.HasPrefix(out, "NOT VALID"), out)
