@@ -96,3 +96,12 @@ func (t Trend) String() string {
 	return fmt.Sprintf("%s: %+.1f%%%s over rounds %d–%d (linear fit; limit %g%% of the window's mean)",
 		word, 100*t.Drift, ci, t.First, t.Last, 100*t.Limit)
 }
+
+// Holds reports whether ys, one window of rounds numbered from first, is
+// steady under s and shows no trend beyond s.Drift: the rule a run's
+// until_steady ends on (internal/experiment), the same code as the
+// verdict's.
+func (s Steady) Holds(ys []float64, first int) (bool, Trend) {
+	t := trendOf(ys, first, first+len(ys)-1, s.Drift)
+	return s.WindowSteady(ys) && t.Held(), t
+}
