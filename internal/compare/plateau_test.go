@@ -134,3 +134,34 @@ func perRoundDrift(t *testing.T, report string) map[string]float64 {
 	}
 	return out
 }
+
+// TestCompareThroughputStillFalling: throughput gets the same rule. A
+// candidate whose transactions per round fall 1 % a round passes SNIA's
+// rule from its first round (each 5-round window moves 4 %), but over the
+// compared rounds its line falls about 11 %: the check warns "still
+// falling", and the performance changes have no interval for that reason.
+// The WA verdict stands.
+func TestCompareThroughputStillFalling(t *testing.T) {
+	t0 := time.Now().Add(-72 * time.Hour).Truncate(time.Hour).UTC()
+	falling := map[int]float64{}
+	for h := 1; h <= 12; h++ {
+		falling[h] = 1 - 0.01*float64(h-1)
+	}
+	runs := []comparetest.Run{
+		{ID: "b", Scenario: "baseline", Start: t0, WA: comparetest.RepeatWA(2.5, 12), TxnPerMin: 600, Terminals: 4},
+		{ID: "c", Scenario: "streams", Start: t0.Add(14 * time.Hour), WA: comparetest.RepeatWA(2.2, 12), TxnPerMin: 600, Terminals: 4, TxnScale: falling},
+	}
+	papi := comparetest.StartPrometheus(t, runs)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := compare.Compare(ctx, compare.Source{API: papi}, compare.Options{Baseline: "b", Candidate: "c", Device: "nvme0",
+		From: t0.Add(-time.Hour), To: time.Now(), Checks: compare.CheckOptions{Placement: "off"}})
+	require.NoError(t, err)
+	var out bytes.Buffer
+	require.NoError(t, res.Write(&out, true))
+	require.True(t, res.Verdict.Valid, out.String())
+	require.Equal(t, 1, res.ThroughputSteady[1].From, "SNIA's rule passes the fall")
+	require.Contains(t, out.String(), "warn    candidate TPS steady   transactions per hour still falling: -11.", out.String())
+	require.Equal(t, "candidate throughput not steady", res.Verdict.Throughput.Why)
+	require.False(t, res.Verdict.Throughput.Significant())
+}
