@@ -178,6 +178,13 @@ type Verdict struct {
 	// quantiles (the table's figure is the quantile of the whole window).
 	P95 Interval `json:"p95_change"`
 	P99 Interval `json:"p99_change"`
+	// ThroughputRounds and P99Rounds are the throughput and p99 changes
+	// with the interval from the spread of rounds within each run: never
+	// printed (one run each measures the machine's load, not the setting;
+	// docs/compare.md), kept for the pipeline's error-rate bench, which
+	// measures how often that interval misleads.
+	ThroughputRounds Interval `json:"throughput_rounds_change"`
+	P99Rounds        Interval `json:"p99_rounds_change"`
 }
 
 func judge(r *Result, o Options) Verdict {
@@ -192,6 +199,7 @@ func judge(r *Result, o Options) Verdict {
 	v.TpmC = o.Interval.RelChange(countPairs(j.b.NewOrder), countPairs(j.c.NewOrder))
 	v.P95 = o.Interval.RelChange(countPairs(j.b.P95Rounds), countPairs(j.c.P95Rounds))
 	v.P99 = o.Interval.RelChange(countPairs(j.b.P99Rounds), countPairs(j.c.P99Rounds))
+	v.ThroughputRounds, v.P99Rounds = v.Throughput, v.P99
 	why := r.noSteadyThroughput(o.Steady.Drift)
 	if why == "" {
 		why = OneRunEach
