@@ -126,7 +126,7 @@ func (h *ratesLab) judge(t *testing.T, kind string, o compare.Options) pairResul
 	res, err := compare.Compare(ctx, h.src, o)
 	require.NoError(t, err)
 	v := res.Verdict
-	p := pairResult{kind: kind, valid: v.Valid, reasons: strings.Join(v.Reasons, "; "), wa: v.WA, tput: v.Throughput, p99: v.P99}
+	p := pairResult{kind: kind, valid: v.Valid, reasons: strings.Join(v.Reasons, "; "), wa: v.WA, tput: v.ThroughputRounds, p99: v.P99Rounds}
 	for i := range 2 {
 		for _, r := range res.Last[i] {
 			p.nand[i] += r.NANDBytes

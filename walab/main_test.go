@@ -95,8 +95,8 @@ func TestCompareCommand(t *testing.T) {
 	require.Equal(t, 3, code, errOut.String())
 	require.True(t, strings.HasPrefix(out2.String(), "NOT VALID: candidate steady: WA never reached steady state"), out2.String())
 	require.NotContains(t, out2.String(), "WA reduction")
-	require.Contains(t, out.String(), "last 12 non-zero hours (2..13): WA 2.50000")
-	require.Contains(t, out.String(), "last 12 non-zero hours (2..13): WA 2.25000")
+	require.Contains(t, out.String(), "compared 12 hours (2..13): WA 2.50000")
+	require.Contains(t, out.String(), "compared 12 hours (2..13): WA 2.25000")
 	require.Contains(t, out.String(), "WA reduction (baseline - candidate) / baseline: 10.00%")
 
 	f, err := os.Open(csvPath)

@@ -75,8 +75,8 @@ func TestCompareDriftSyncAndBlockView(t *testing.T) {
 
 // TestCompareTimeRangesServerCommits: runs given as time ranges, driven by
 // a client walab does not instrument (no loadgen counters), take their
-// throughput from the servers' COMMITs, labelled so, with the change's
-// interval; the headline carries it.
+// throughput from the servers' COMMITs, labelled so; the headline carries
+// the change, without an interval (one run each).
 func TestCompareTimeRangesServerCommits(t *testing.T) {
 	t0 := time.Now().Add(-72 * time.Hour).Truncate(time.Hour).UTC()
 	runs := []comparetest.Run{
@@ -96,8 +96,8 @@ func TestCompareTimeRangesServerCommits(t *testing.T) {
 	t.Log(out.String())
 	require.Equal(t, compare.TxnServer, res.Facts[0].TxnSource)
 	require.Equal(t, compare.TxnServer, res.Facts[1].TxnSource)
-	require.Contains(t, out.String(), "VALID  WA -12.0% [-12.0, -12.0] (steady from h1 / h1)  throughput +25.0% [+25.0, +25.0]")
-	requireRow(t, out.String(), "transactions/s (server COMMITs)", "20.00", "25.00", "+25.0%", "[+25.0,", "+25.0]")
+	require.Contains(t, out.String(), "VALID  WA -12.0% [-12.0, -12.0] (steady from h1 / h1)  throughput +25.0% (no interval: one run each: give the plan `cycles: 3` for an interval)")
+	requireRow(t, out.String(), "transactions/s (server COMMITs)", "20.00", "25.00", "+25.0%")
 	require.NotContains(t, out.String(), "New-Orders", "no TPC-C figure is made up")
 	require.NotContains(t, out.String(), "latency", "sysbench's latency is not in Prometheus")
 }
@@ -178,7 +178,9 @@ func TestCompareThroughputSteady(t *testing.T) {
 	require.Regexp(t, `(?m)^candidate +4 +2\.2000 +- `, out, "a round before the throughput's steady state has no throughput cell")
 	require.Regexp(t, `(?m)^candidate +5 +2\.2000 +10\.00 `, out)
 	require.Equal(t, compare.ThroughputSteady{Applies: true, From: 5}, res.ThroughputSteady[1])
-	require.True(t, res.Verdict.Throughput.OK, out)
+	// One run each: the change without an interval, never significant.
+	require.False(t, res.Verdict.Throughput.OK, out)
+	require.Equal(t, compare.OneRunEach, res.Verdict.Throughput.Why)
 	require.InDelta(t, 0, res.Verdict.Throughput.Est, 1e-9, out)
 	require.False(t, res.Verdict.Throughput.Significant(), out)
 

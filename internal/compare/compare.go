@@ -13,14 +13,26 @@ func Compare(ctx context.Context, src Source, o Options) (*Result, error) {
 	if o.Select != SelectSteady && o.Select != SelectLastNonZero {
 		return nil, fmt.Errorf("selection %q: want %s or %s", o.Select, SelectSteady, SelectLastNonZero)
 	}
-	if err := o.Steady.Validate(); err != nil {
+	err := o.Steady.Validate()
+	if err != nil {
 		return nil, err
 	}
 	answers := &warnAPI{API: src.API}
 	src.API = answers
 	res := newResult(o)
+	var devices [2][]string
 	for i := range roles {
-		if err := readRun(ctx, src, o, res, i); err != nil {
+		if devices[i], err = readTable(ctx, src, o, res, i); err != nil {
+			return nil, err
+		}
+	}
+	sel, err := o.selectWindows(res.Tables)
+	if err != nil {
+		return nil, fmt.Errorf("runs %s and %s: %w", res.Runs[0].ID, res.Runs[1].ID, err)
+	}
+	res.Last, res.SteadyAt, res.Trend = sel.Rounds, sel.SteadyAt, sel.Trend
+	for i := range roles {
+		if err := readFacts(ctx, src, o, res, i, devices[i]); err != nil {
 			return nil, err
 		}
 	}
@@ -34,6 +46,25 @@ func Compare(ctx context.Context, src Source, o Options) (*Result, error) {
 	return res, nil
 }
 
+// readTable finds run i and reads its per-round table into res; it
+// returns the run's devices.
+func readTable(ctx context.Context, src Source, o Options, res *Result, i int) ([]string, error) {
+	run, err := src.runOf(ctx, o, i)
+	if err != nil {
+		return nil, err
+	}
+	table, devices, err := src.tableOf(ctx, run, o)
+	if err != nil {
+		return nil, err
+	}
+	res.Runs[i], res.Tables[i] = run, table
+	res.Missing[i] = MissingHours(table)
+	if len(LastNonZero(table, 1)) == 0 {
+		return nil, noRound(run.ID, o.subject(), table)
+	}
+	return devices, nil
+}
+
 // noRound says why a run has no round to compare: none with host writes,
 // or rounds without trustworthy figures (a NaN NAND counter is not idle).
 func noRound(id, subject string, hours []Hour) error {
@@ -45,30 +76,14 @@ func noRound(id, subject string, hours []Hour) error {
 		id, subject, len(bad), len(hours), bad[0].Hour, bad[0].Missing)
 }
 
-// readRun fills run i's side of res: it finds the run and reads its
-// table, selects the compared rounds (WA's from its steady state, the
-// performance figures' from throughput's), and reads the facts of those
-// rounds.
-func readRun(ctx context.Context, src Source, o Options, res *Result, i int) error {
-	run, err := src.runOf(ctx, o, i)
-	if err != nil {
-		return err
-	}
-	table, devices, err := src.tableOf(ctx, run, o)
-	if err != nil {
-		return err
-	}
-	res.Runs[i], res.Tables[i] = run, table
-	res.Missing[i] = MissingHours(table)
-	var from int
-	res.SteadyAt[i], from = o.steadyFrom(table)
-	res.Last[i] = LastNonZero(table[from:], o.LastHours)
-	if len(res.Last[i]) == 0 {
-		return noRound(run.ID, o.subject(), table[from:])
-	}
+// readFacts selects run i's performance rounds (from throughput's steady
+// state within the compared rounds) and reads the facts of its rounds.
+func readFacts(ctx context.Context, src Source, o Options, res *Result, i int, devices []string) error {
+	var err error
+	run := res.Runs[i]
 	res.Perf[i] = res.Last[i]
 	if o.Select == SelectSteady {
-		if res.Perf[i], res.ThroughputSteady[i], err = src.selectSteadyThroughput(ctx, run, table[from:], o); err != nil {
+		if res.Perf[i], res.ThroughputSteady[i], err = src.selectSteadyThroughput(ctx, run, res.Last[i], o); err != nil {
 			return err
 		}
 	}

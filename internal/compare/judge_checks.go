@@ -32,6 +32,7 @@ func (j *judgement) add(name, status, format string, a ...any) {
 // in it.
 var comparabilityChecks = []func(*judgement){
 	checkSteady,
+	checkEqualWindows,
 	checkThroughputSteady,
 	checkComplete,
 	checkSameDrive,
@@ -46,14 +47,44 @@ var comparabilityChecks = []func(*judgement){
 	checkAnswers,
 }
 
+// checkSteady holds each run's WA to the steady-state rule: a first
+// steady window, and no drift over the compared rounds (the trend's line
+// names which rule failed and by how much).
 func checkSteady(j *judgement) {
 	for i, role := range roles {
-		if j.r.SteadyAt[i] > 0 {
-			j.add(role+" steady", Pass, "steady from %s %d (%s)", j.unit, j.r.SteadyAt[i], j.o.Steady)
-		} else {
-			j.add(role+" steady", Fail, "WA never reached steady state (%s)", j.o.Steady)
+		tr := j.r.Trend[i]
+		switch {
+		case j.r.SteadyAt[i] == 0:
+			j.add(role+" steady", Fail, "WA never reached steady state (%s); compared rounds %s", j.o.Steady, tr)
+		case !tr.Held():
+			j.add(role+" steady", Fail, "WA %s; a first steady window from %s %d (%s)", tr, j.unit, j.r.SteadyAt[i], j.o.Steady)
+		default:
+			j.add(role+" steady", Pass, "steady from %s %d (%s); WA %s", j.unit, j.r.SteadyAt[i], j.o.Steady, tr)
 		}
 	}
+}
+
+// checkEqualWindows: with the steady selection both runs are compared over
+// the same rounds (the same count at the same round numbers from their
+// reset); never a longer window on one side.
+func checkEqualWindows(j *judgement) {
+	if j.o.Select != SelectSteady {
+		return
+	}
+	a, b := j.r.Last[0], j.r.Last[1]
+	if len(a) == 0 || len(b) == 0 {
+		return
+	}
+	same := len(a) == len(b)
+	for k := 0; same && k < len(a); k++ {
+		same = a[k].Hour == b[k].Hour
+	}
+	if !same {
+		j.add("equal windows", Fail, "baseline %ss %d–%d (%d), candidate %ss %d–%d (%d): not the same rounds",
+			j.unit, a[0].Hour, a[len(a)-1].Hour, len(a), j.unit, b[0].Hour, b[len(b)-1].Hour, len(b))
+		return
+	}
+	j.add("equal windows", Pass, "%ss %d–%d in both runs (%d each), counted from each run's start", j.unit, a[0].Hour, a[len(a)-1].Hour, len(a))
 }
 
 func checkComplete(j *judgement) {
@@ -125,15 +156,51 @@ func checkFillAtStart(j *judgement) {
 	}
 }
 
+// checkWornIn holds both runs to the same wear: a fresh drive (below one
+// capacity of NAND writes at the start) against a worn-in one fails, and
+// so does a run whose host writes from its start (right after its reset)
+// to its first compared round are fewer than Checks.WornInMin drive
+// capacities, or differ from the other run's by more than
+// Checks.WornInTolerance of the larger: the drive's GC state at the window
+// follows how often its logical space was overwritten since the reset.
 func checkWornIn(j *judgement) {
 	b, c := j.b, j.c
-	if b.DriveTurns == nil || c.DriveTurns == nil {
-		j.add("drive worn in", Unknown, "NAND bytes or capacity not found at both starts")
-	} else if (*b.DriveTurns < 1) != (*c.DriveTurns < 1) {
+	if b.DriveTurns != nil && c.DriveTurns != nil && (*b.DriveTurns < 1) != (*c.DriveTurns < 1) {
 		j.add("drive worn in", Fail, "%.2f vs %.2f drive capacities written before the run: a fresh drive and a worn-in one do not compare", *b.DriveTurns, *c.DriveTurns)
-	} else {
-		j.add("drive worn in", Pass, "%.2f vs %.2f drive capacities written before the run", *b.DriveTurns, *c.DriveTurns)
+		return
 	}
+	wb, wc := j.r.writtenBefore(0), j.r.writtenBefore(1)
+	if wb == nil || wc == nil {
+		j.add("drive worn in", Unknown, "capacity or the compared rounds not known for both runs: the writes before the window are not")
+		return
+	}
+	minW, tol := *j.o.Checks.WornInMin, *j.o.Checks.WornInTolerance
+	what := fmt.Sprintf("%.2f vs %.2f drive capacities of host writes from the run's start to the first compared %s", *wb, *wc, j.unit)
+	switch lo, hi := min(*wb, *wc), max(*wb, *wc); {
+	case lo < minW:
+		j.add("drive worn in", Fail, "%s: below the minimum of %g (a window on a drive not yet overwritten)", what, minW)
+	case hi-lo > tol*hi:
+		j.add("drive worn in", Fail, "%s: they differ by %.0f%% of the larger (tolerance %.0f%%): the windows are at different wear", what, 100*(hi-lo)/hi, 100*tol)
+	default:
+		j.add("drive worn in", Pass, "%s (minimum %g, tolerance %.0f%%)", what, minW, 100*tol)
+	}
+}
+
+// writtenBefore is run i's host bytes from its start to its first
+// compared round, in drive capacities; nil without a capacity.
+func (r *Result) writtenBefore(i int) *float64 {
+	f := r.Facts[i]
+	if f.Capacity == nil || !(*f.Capacity > 0) || len(r.Last[i]) == 0 {
+		return nil
+	}
+	var sum float64
+	for _, h := range r.Tables[i] {
+		if h.Hour < r.Last[i][0].Hour && h.HostBytes > 0 {
+			sum += h.HostBytes
+		}
+	}
+	v := sum / *f.Capacity
+	return &v
 }
 
 // checkHostRate: the same offered load, seen as host bytes per round.

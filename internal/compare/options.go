@@ -28,6 +28,12 @@ type Options struct {
 	Steady    Steady        // default SNIA
 	Checks    CheckOptions
 	Interval  BatchMeans
+	// Reps is how many repetitions of each run the caller made (an
+	// experiment's cycles); the verdict compares one pair, so its
+	// performance changes never have an interval, and with Reps >= 2 they
+	// point at the caller's interval between repetitions instead of asking
+	// for cycles. 0 or 1: one run each.
+	Reps int
 }
 
 // The placement check's modes (CheckOptions.Placement).
@@ -57,6 +63,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Steady == (Steady{}) {
 		o.Steady = d.Steady
+	}
+	if o.Steady.Drift == 0 {
+		o.Steady.Drift = DefaultDrift
 	}
 	o.Checks = o.Checks.withDefaults()
 	return o

@@ -41,8 +41,13 @@ func TestCompareAgainstPrometheus(t *testing.T) {
 		require.InDelta(t, runs[0].WA[i], h.WA(), 1e-9, "baseline hour %d", h.Hour)
 	}
 	require.False(t, res.Tables[1][4].NonZero(), "candidate hour 5 is idle")
-	require.Len(t, res.Last[1], 12)
+	// Equal windows: the rounds both runs have from the later steady start
+	// (hour 3) on, the candidate's idle hour 5 left out of both: 11 rounds.
+	require.Len(t, res.Last[1], 11)
 	require.Equal(t, 3, res.Last[1][0].Hour)
+	for k := range res.Last[1] {
+		require.Equal(t, res.Last[0][k].Hour, res.Last[1][k].Hour)
+	}
 	require.InDelta(t, 2.5, res.WA[0], 1e-9)
 	require.InDelta(t, 2.2, res.WA[1], 1e-9)
 	require.InDelta(t, 0.12, res.Reduction, 1e-9)

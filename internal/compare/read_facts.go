@@ -132,6 +132,9 @@ func (s Source) driveFacts(ctx context.Context, f *RunFacts, w factWindow) error
 	if f.DriveTurns, err = s.firstScalar(ctx, fmt.Sprintf("sum(last_over_time("+promql.NVMeMediaWrittenBytes+"{%[1]s}[5m])) / sum(max by (device) (last_over_time("+promql.NVMeCapacity+"{%[1]s}[5m])))", w.dev), w.run.Start); err != nil {
 		return err
 	}
+	if f.Capacity, err = s.firstScalar(ctx, fmt.Sprintf("sum(max by (device) (last_over_time("+promql.NVMeCapacity+"{%s}[5m])))", w.dev), w.run.Start); err != nil {
+		return err
+	}
 	if f.FSServing, err = s.firstScalar(ctx, fmt.Sprintf("min(min_over_time("+promql.SimFSServing+"{%s}[%s]))", w.dev, w.runDur), w.run.End); err != nil {
 		return err
 	}

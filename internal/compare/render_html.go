@@ -34,7 +34,7 @@ img{max-width:100%;border:1px solid #ddd}
 {{range .Checks}}<tr><td class="{{.Status}}">{{.Status}}</td><td>{{.Name}}</td><td>{{.Detail}}</td></tr>
 {{end}}</table>
 <h2>WA per round</h2>
-<img alt="WA per round of both runs, steady windows shaded" src="data:image/png;base64,{{.PNG}}">
+<img alt="WA per round of both runs, the compared rounds shaded" src="data:image/png;base64,{{.PNG}}">
 <h2>Tables and performance</h2>
 <pre>{{.Text}}</pre>
 <p>Written by walab compare. Every figure is also in the JSON output (--json).</p>

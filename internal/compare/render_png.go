@@ -18,9 +18,9 @@ import (
 type Series struct {
 	Name  string
 	Hours []Hour
-	// SteadyFrom, when > 0, shades the rounds from that one on (the run's
-	// steady-state window and after).
-	SteadyFrom int
+	// Compared, when its first is > 0, shades exactly the rounds the
+	// verdict compares: first to last, both included.
+	Compared [2]int
 	// Throughput is committed transactions per second by round (the
 	// compared rounds that have it); drawn in a panel under the WA when
 	// any series has it. P95 is the transaction latency's 95th
@@ -33,7 +33,10 @@ type Series struct {
 func (r *Result) ChartSeries() []Series {
 	out := make([]Series, 2)
 	for i, role := range roles {
-		s := Series{Name: role + " " + r.Runs[i].ID, Hours: r.Tables[i], SteadyFrom: r.SteadyAt[i]}
+		s := Series{Name: role + " " + r.Runs[i].ID, Hours: r.Tables[i]}
+		if l := r.Last[i]; len(l) > 0 {
+			s.Compared = [2]int{l[0].Hour, l[len(l)-1].Hour}
+		}
 		s.Throughput = byRound(r.Perf[i], r.Facts[i].Txn, 1/r.Round.Seconds())
 		s.P95 = byRound(r.Perf[i], r.Facts[i].P95Rounds, 1000)
 		out[i] = s
@@ -67,7 +70,7 @@ var palette = []color.RGBA{{31, 119, 180, 255}, {214, 39, 40, 255}, {44, 160, 44
 
 // WritePNG draws each series' WA per round (x: rounds since the run's own
 // start) with gonum/plot. Idle and missing rounds are gaps in the line,
-// never points at 0; a steady-state span is shaded in the series' colour.
+// never points at 0; the compared rounds are shaded in the series' colour.
 // The CSV and JSON carry the exact values.
 func WritePNG(w io.Writer, series []Series) error {
 	p := plot.New()
@@ -80,7 +83,7 @@ func WritePNG(w io.Writer, series []Series) error {
 	// The frame first, so the shading can go under the lines.
 	maxX, lo, hi := waFrame(series)
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = 0, maxX+0.5, lo, hi
-	if err := shadeSteady(p, series, maxX, lo, hi); err != nil {
+	if err := shadeCompared(p, series, lo, hi); err != nil {
 		return fmt.Errorf("chart: %w", err)
 	}
 	if err := addWALines(p, series, hi); err != nil {
@@ -125,10 +128,10 @@ func waFrame(series []Series) (maxX, lo, hi float64) {
 	return maxX, lo, hi
 }
 
-// shadeSteady shades each series' steady-state span in its colour.
-func shadeSteady(p *plot.Plot, series []Series, maxX, lo, hi float64) error {
+// shadeCompared shades each series' compared rounds in its colour.
+func shadeCompared(p *plot.Plot, series []Series, lo, hi float64) error {
 	for i, s := range series {
-		if s.SteadyFrom <= 0 || float64(s.SteadyFrom) > maxX {
+		if s.Compared[0] <= 0 || s.Compared[1] < s.Compared[0] {
 			continue
 		}
 		c := palette[i%len(palette)]
@@ -143,15 +146,15 @@ func shadeSteady(p *plot.Plot, series []Series, maxX, lo, hi float64) error {
 				y1 = mid
 			}
 		}
-		x0 := float64(s.SteadyFrom) - 0.5
-		poly, err := plotter.NewPolygon(plotter.XYs{{X: x0, Y: y0}, {X: maxX + 0.5, Y: y0}, {X: maxX + 0.5, Y: y1}, {X: x0, Y: y1}})
+		x0, x1 := float64(s.Compared[0])-0.5, float64(s.Compared[1])+0.5
+		poly, err := plotter.NewPolygon(plotter.XYs{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}})
 		if err != nil {
 			return err
 		}
 		poly.Color = color.NRGBA{R: c.R, G: c.G, B: c.B, A: 35}
 		poly.LineStyle.Width = 0
 		p.Add(poly)
-		p.Legend.Add(fmt.Sprintf("%s: steady from round %d", s.Name, s.SteadyFrom), poly)
+		p.Legend.Add(fmt.Sprintf("%s: compared rounds %d–%d", s.Name, s.Compared[0], s.Compared[1]), poly)
 	}
 	return nil
 }

@@ -120,7 +120,10 @@ func (r *Result) Write(w io.Writer, allowInvalid bool) error {
 			steady = fmt.Sprintf("from %s %d", unit, r.SteadyAt[i])
 		}
 		fmt.Fprintf(w, "steady state (%s window): %s\n", r.steadyName, steady)
-		fmt.Fprintf(w, "last %d non-zero %ss (%d..%d): WA %.5f\n", len(r.Last[i]), unit, r.Last[i][0].Hour, r.Last[i][len(r.Last[i])-1].Hour, r.WA[i])
+		fmt.Fprintf(w, "compared %d %ss (%d..%d): WA %.5f, %s\n", len(r.Last[i]), unit, r.Last[i][0].Hour, r.Last[i][len(r.Last[i])-1].Hour, r.WA[i], r.Trend[i])
+		if wb := r.writtenBefore(i); wb != nil {
+			fmt.Fprintf(w, "host writes from the run's start to its first compared %s: %.2f drive capacities\n", unit, *wb)
+		}
 		if r.Array != "" {
 			raid := AggregateRAIDWA(r.Last[i])
 			if th := r.Facts[i].RAIDTheory; th != nil && raid > 0 {

@@ -5,14 +5,17 @@ import "time"
 // Result is the comparison of two runs on one device (or array): what
 // Compare read, selected and judged, and what the render_ files print.
 type Result struct {
-	Device    string
-	Array     string `json:",omitempty"`
-	Round     time.Duration
-	Runs      [2]Run    // baseline, candidate
-	Tables    [2][]Hour // per-round tables
-	Last      [2][]Hour // the compared rounds of each run: WA's
-	Missing   [2][]Hour // rounds of each run without trustworthy figures
-	SteadyAt  [2]int    // round number steady state was first reached; 0: never
+	Device   string
+	Array    string `json:",omitempty"`
+	Round    time.Duration
+	Runs     [2]Run    // baseline, candidate
+	Tables   [2][]Hour // per-round tables
+	Last     [2][]Hour // the compared rounds of each run: WA's
+	Missing  [2][]Hour // rounds of each run without trustworthy figures
+	SteadyAt [2]int    // round number steady state was first reached; 0: never
+	// Trend is the least-squares line of each run's WA over its compared
+	// rounds: the drift rule's figures (judge_trend.go).
+	Trend     [2]Trend
 	Facts     [2]RunFacts
 	WA        [2]float64
 	Reduction float64

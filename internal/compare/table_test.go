@@ -87,7 +87,7 @@ func TestWriteTextAndCSV(t *testing.T) {
 
 func TestWritePNG(t *testing.T) {
 	var buf bytes.Buffer
-	require.NoError(t, WritePNG(&buf, []Series{{Name: "baseline", Hours: hours(2, 2.5, 2.5)}, {Name: "candidate", Hours: hours(2, 0, 2.2), SteadyFrom: 2}}))
+	require.NoError(t, WritePNG(&buf, []Series{{Name: "baseline", Hours: hours(2, 2.5, 2.5)}, {Name: "candidate", Hours: hours(2, 0, 2.2), Compared: [2]int{2, 3}}}))
 	img, err := png.Decode(&buf)
 	require.NoError(t, err)
 	require.Equal(t, chartW, img.Bounds().Dx())
@@ -113,7 +113,7 @@ func FuzzWritePNG(f *testing.F) {
 		if h1 < 0 || h2 < 0 || h1 > 10000 || h2 > 10000 {
 			t.Skip()
 		}
-		s := []Series{{Name: "a", Hours: []Hour{{Hour: h1, NANDBytes: nand1, HostBytes: host1}}, SteadyFrom: h1}, {Name: "b", Hours: []Hour{{Hour: h2, NANDBytes: nand2, HostBytes: host2}}}}
+		s := []Series{{Name: "a", Hours: []Hour{{Hour: h1, NANDBytes: nand1, HostBytes: host1}}, Compared: [2]int{h1, h1}}, {Name: "b", Hours: []Hour{{Hour: h2, NANDBytes: nand2, HostBytes: host2}}}}
 		var buf bytes.Buffer
 		if err := WritePNG(&buf, s); err != nil {
 			t.Fatal(err)

@@ -54,7 +54,7 @@ func (e *Executor) compare(ctx context.Context, logPath string) error {
 	to := latest(base.End, cand.End).Add(time.Minute)
 	res, err := compare.Compare(cctx, compare.Source{API: v1.NewAPI(client), Step: time.Second}, compare.Options{
 		Baseline: base.RunID, Candidate: cand.RunID, Device: e.Plan.Device, From: from, To: to, LastHours: 12,
-		Round: time.Duration(e.Plan.Round),
+		Round: time.Duration(e.Plan.Round), Reps: e.Plan.Cycles,
 	})
 	if err == nil && e.OnCompare != nil {
 		e.OnCompare(res)

@@ -121,6 +121,10 @@ func dryRunLine(p *Plan, it plan.Item, r redactor, verbose bool) (string, error)
 		}
 		line += fmt.Sprintf("   (fingerprint at start and end%s%s)", prof, durNote(it.Expected))
 	}
+	if it.Run != nil && it.Run.UntilSteady != nil {
+		u := it.Run.UntilSteady
+		line += fmt.Sprintf("   (ends once WA holds for %d rounds within %g%% drift, at most %s)", u.WindowOrDefault(), 100*u.DriftOrDefault(), u.Max.D())
+	}
 	if it.Step != nil && it.Step.Written > 0 {
 		line += fmt.Sprintf("   (stopped once the drive took %.3g capacities of host writes)", it.Step.Written)
 	}

@@ -57,8 +57,12 @@ func (e *Executor) run(ctx context.Context, i int, it Item, st *StepState, logPa
 		}
 		endSpan = e.Metrics.runSpan(e.Plan, it, runID)
 	}
+	watch, stop, err := e.untilSteady(ctx, it.Run)
+	if err != nil {
+		return nil, fmt.Errorf("run %s: %w", runID, err)
+	}
 	profile := e.startProfile(ctx, it, abs, dir)
-	start, end, _, err := e.command(ctx, it, st.Attempts, argv, e.env(it, st.Attempts, resultJSON), logPath, 0, nil, tick)
+	start, end, _, err := e.command(ctx, it, st.Attempts, argv, e.env(it, st.Attempts, resultJSON), logPath, 0, stop, tick)
 	endSpan()
 	prof := profile()
 	if err != nil {
@@ -80,6 +84,7 @@ func (e *Executor) run(ctx context.Context, i int, it Item, st *StepState, logPa
 	rec := &RunRecord{Step: it.ID, Run: it.Run.Name, Scenario: it.Run.ScenarioLabel(), RunID: runID,
 		Threads: it.Threads, Rep: it.Rep, Attempt: st.Attempts, Start: start, End: end, Dir: dir,
 		WA: fingerprint.WA(fpStart, fpEnd), Drift: fingerprint.Diff(fpStart, fpEnd), Profile: prof}
+	e.noteSteady(rec, watch)
 	if fpStart.Drive != nil && fpEnd.Drive != nil {
 		rec.HostBytes = fingerprint.Delta(fpStart.Drive.HostWrittenBytes, fpEnd.Drive.HostWrittenBytes)
 		rec.MediaBytes = fingerprint.Delta(fpStart.Drive.MediaWrittenBytes, fpEnd.Drive.MediaWrittenBytes)

@@ -144,6 +144,8 @@ type Run struct {
 	Fio string `yaml:"fio"`
 	// Destructive: the run writes a raw device (fio --filename=/dev/...).
 	Destructive bool `yaml:"destructive"`
+	// UntilSteady ends the run once its WA holds (untilsteady.go).
+	UntilSteady *UntilSteady `yaml:"until_steady"`
 }
 
 // Sweep runs the workload at each value and reports the peak.

@@ -145,6 +145,7 @@ func (v *validator) runList() {
 			v.add(r.Line, "%s: scenario %q must be letters, digits, '_', '.', '-'", what, r.Scenario)
 		}
 		v.runKind(what, r)
+		v.untilSteady(what, r)
 		for _, c := range []struct{ key, cmd string }{{"command", r.Command}, {"restart", r.Restart}} {
 			if d := Destructive(c.cmd); d != "" {
 				v.add(r.Line, "%s: %s %q looks destructive (%s): a run or restart may not destroy data; put it in reset with destructive: true", what, c.key, c.cmd, d)

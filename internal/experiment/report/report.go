@@ -56,6 +56,7 @@ func (in *Input) reportVerdict(b *strings.Builder, groups []Group) {
 		return
 	}
 	w("## Comparison: %s (baseline) vs %s (candidate)\n\n", c.Baseline, c.Candidate)
+	reportUntilSteady(b, in.State.Runs)
 	// The drive-counter figures, over whole runs, all repetitions.
 	var ga, gb *Group
 	for i := range groups {

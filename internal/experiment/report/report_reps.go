@@ -18,19 +18,25 @@ import (
 // rounds within each run, cannot see that (docs/compare.md, "Error rates on
 // the whole pipeline"). OK is false, with Why, below 2 repetitions a side.
 func repsThroughput(base, cand *Group) compare.Interval {
-	pb, pc := tpsPairs(base.Runs), tpsPairs(cand.Runs)
+	return repsChange(base, cand, "a throughput", func(r state.RunRecord) *float64 { return r.TPS })
+}
+
+// repsChange is the change of one whole-run figure between the
+// repetitions, as repsThroughput's.
+func repsChange(base, cand *Group, what string, fig func(state.RunRecord) *float64) compare.Interval {
+	pb, pc := repPairs(base.Runs, fig), repPairs(cand.Runs, fig)
 	if len(pb) < 2 || len(pc) < 2 {
-		return compare.Interval{Why: fmt.Sprintf("%d and %d repetitions with a throughput: fewer than 2 a side", len(pb), len(pc))}
+		return compare.Interval{Why: fmt.Sprintf("%d and %d repetitions with %s: fewer than 2 a side", len(pb), len(pc), what)}
 	}
 	return compare.BatchMeans{Batch: 1}.RelChange(pb, pc)
 }
 
-// tpsPairs is one pair per repetition with a throughput: its TPS over 1.
-func tpsPairs(recs []state.RunRecord) []compare.Pair {
+// repPairs is one pair per repetition with the figure: its value over 1.
+func repPairs(recs []state.RunRecord, fig func(state.RunRecord) *float64) []compare.Pair {
 	var out []compare.Pair
 	for _, r := range recs {
-		if r.TPS != nil {
-			out = append(out, compare.Pair{Num: *r.TPS, Den: 1})
+		if v := fig(r); v != nil {
+			out = append(out, compare.Pair{Num: *v, Den: 1})
 		}
 	}
 	return out
@@ -58,11 +64,14 @@ func reportWholeRunThroughput(b *strings.Builder, ga, gb *Group) {
 	}
 	if ga.TpmC != nil && gb.TpmC != nil && ga.TpmC.Mean > 0 {
 		w("; tpmC %.0f → %.0f, %+.1f%%", ga.TpmC.Mean, gb.TpmC.Mean, 100*(gb.TpmC.Mean/ga.TpmC.Mean-1))
+		if tv := repsChange(ga, gb, "a tpmC", func(r state.RunRecord) *float64 { return r.TpmC }); tv.OK {
+			w(" [%+.1f, %+.1f] between repetitions", 100*tv.Lo, 100*tv.Hi)
+		}
 	}
 	w(".\n")
 	if iv.OK {
 		w("- The interval between repetitions comes from the spread of whole runs: unlike the verdict's (the spread of rounds within each run), it holds a load change from one run to the next.\n")
 		return
 	}
-	w("- No interval between runs (%s): the verdict's throughput interval holds the spread of rounds within each run, not a load change from one run to the next; give the plan `cycles: 3` or more (the runs alternate) for one.\n", iv.Why)
+	w("- No interval between runs (%s): %s (the runs alternate); the spread of rounds within one run measures the machine's load during it, not the setting, so the verdict gives throughput and tpmC none either.\n", iv.Why, compare.OneRunEach)
 }

@@ -87,3 +87,28 @@ func TestRepsIntervalHoldsRunLevelShifts(t *testing.T) {
 	require.LessOrEqual(t, repsCalls, trials*7/100)
 	require.GreaterOrEqual(t, repsCalls, trials*15/1000, "an interval too wide to call anything")
 }
+
+// TestOneRunEachHasNoInterval: with one run per arm (cycles: 1) the
+// whole-run throughput and tpmC changes print without an interval and ask
+// for cycles: 3; with three repetitions a side both get the interval
+// between repetitions.
+func TestOneRunEachHasNoInterval(t *testing.T) {
+	withTpmC := func(g *Group) *Group {
+		for i := range g.Runs {
+			v := *g.Runs[i].TPS * 27
+			g.Runs[i].TpmC = &v
+		}
+		g.TpmC = summarise(g.Runs, func(r state.RunRecord) *float64 { return r.TpmC })
+		return g
+	}
+	var one strings.Builder
+	reportWholeRunThroughput(&one, withTpmC(repGroup("a", 100)), withTpmC(repGroup("b", 110)))
+	require.Equal(t, "- Throughput over whole runs (loadgen's summary): 100.0 → 110.0 TPS, +10.0%; tpmC 2700 → 2970, +10.0%.\n"+
+		"- No interval between runs (1 and 1 repetitions with a throughput: fewer than 2 a side): one run each: give the plan `cycles: 3` for an interval (the runs alternate); the spread of rounds within one run measures the machine's load during it, not the setting, so the verdict gives throughput and tpmC none either.\n", one.String())
+	require.NotContains(t, one.String(), "[")
+
+	var three strings.Builder
+	reportWholeRunThroughput(&three, withTpmC(repGroup("a", 90, 100, 110)), withTpmC(repGroup("b", 99, 110, 121)))
+	require.Contains(t, three.String(), "+10.0% [-12.3, +38.0] between repetitions not significant")
+	require.Contains(t, three.String(), "tpmC 2700 → 2970, +10.0% [-12.3, +38.0] between repetitions")
+}

@@ -31,7 +31,7 @@ func TestReportThroughputHeadline(t *testing.T) {
 	require.Contains(t, r, "- Throughput over whole runs (loadgen's summary): 821.4 → 786.1 TPS, -4.3%")
 	require.NotContains(t, r, "**-4.3%**", "only the verdict's change is the headline")
 	require.Contains(t, r, "include every round from the first transaction to the last")
-	require.Contains(t, r, "- No interval between runs (1 and 1 repetitions with a throughput: fewer than 2 a side): the verdict's throughput interval holds the spread of rounds within each run, not a load change from one run to the next; give the plan `cycles: 3` or more (the runs alternate) for one.\n")
+	require.Contains(t, r, "- No interval between runs (1 and 1 repetitions with a throughput: fewer than 2 a side): one run each: give the plan `cycles: 3` for an interval (the runs alternate); the spread of rounds within one run measures the machine's load during it, not the setting, so the verdict gives throughput and tpmC none either.\n")
 
 	in.State.Compare.Rounds = nil // no per-round figures: only the whole-run line, labelled
 	b.Reset()

@@ -93,6 +93,9 @@ type RunRecord struct {
 	Start    time.Time `json:"start"`
 	End      time.Time `json:"end"`
 	Dir      string    `json:"dir"` // under the output directory
+	// UntilSteady, for a run with until_steady, says how it ended: "WA
+	// held for 5 rounds: ..." or "not steady: ..."; empty without it.
+	UntilSteady string `json:"until_steady,omitempty"`
 	// From loadgen's result JSON (summed over targets); nil when the run
 	// wrote none (an external command that does not report).
 	TPS          *float64 `json:"tps,omitempty"`

@@ -1,0 +1,124 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/walab/walab/internal/compare"
+	"github.com/walab/walab/internal/experiment/plan"
+	"github.com/walab/walab/internal/fingerprint"
+)
+
+// steadyWatch follows a run's WA round by round (the drive's host and NAND
+// counters from the exporter, read at each round's end) and ends the run
+// once the last window of rounds holds under compare's rule
+// (compare.Steady.Holds: SNIA's excursion and slope, and the drift of the
+// window's line), or at max with "not steady". It is the stop of the run's
+// command (Executor.await polls it).
+type steadyWatch struct {
+	read       func() (host, media *float64)
+	now        func() time.Time
+	crit       compare.Steady
+	round, max time.Duration
+	start      time.Time
+	host, nand float64 // the counters at the last round's end
+	rounds     int     // round ends passed
+	was        []float64
+	trend      *compare.Trend
+	held       string
+}
+
+// untilSteady is run r's watch and the stop its command polls; none
+// without until_steady.
+func (e *Executor) untilSteady(ctx context.Context, r *Run) (*steadyWatch, func() (bool, string), error) {
+	if r == nil || r.UntilSteady == nil {
+		return nil, nil, nil
+	}
+	w, err := e.newSteadyWatch(ctx, r.UntilSteady)
+	if err != nil {
+		return nil, nil, err
+	}
+	return w, w.stop, nil
+}
+
+// noteSteady records and prints how a watched run ended.
+func (e *Executor) noteSteady(rec *RunRecord, w *steadyWatch) {
+	if w == nil {
+		return
+	}
+	rec.UntilSteady = w.result()
+	e.printf("[run] %s: %s", rec.RunID, rec.UntilSteady)
+}
+
+// newSteadyWatch starts a watch on the plan's drive; its counters must be
+// readable now, or the run is refused before it starts.
+func (e *Executor) newSteadyWatch(ctx context.Context, u *plan.UntilSteady) (*steadyWatch, error) {
+	read := func() (host, media *float64) {
+		d, err := fingerprint.ReadDrive(ctx, httpClient(e.HTTP), e.Plan.Exporter, e.Plan.Device)
+		if err != nil && d == nil {
+			return nil, nil
+		}
+		return d.HostWrittenBytes, d.MediaWrittenBytes
+	}
+	crit := compare.SNIA
+	crit.Window, crit.Drift = u.WindowOrDefault(), u.DriftOrDefault()
+	return startSteadyWatch(read, time.Now, crit, time.Duration(e.Plan.Round), u.Max.D())
+}
+
+// startSteadyWatch reads the counters at the run's start.
+func startSteadyWatch(read func() (host, media *float64), now func() time.Time, crit compare.Steady, round, max time.Duration) (*steadyWatch, error) {
+	host, media := read()
+	if host == nil || media == nil {
+		return nil, fmt.Errorf("until_steady: the exporter reports no host and NAND write counters for the drive")
+	}
+	return &steadyWatch{read: read, now: now, crit: crit, round: round, max: max, start: now(), host: *host, nand: *media}, nil
+}
+
+// stop is polled while the run's command runs: at each round's end it
+// adds the round's WA (a round without host writes or counters adds
+// none) and judges the last window; at max it ends the run not steady.
+func (w *steadyWatch) stop() (bool, string) {
+	el := w.now().Sub(w.start)
+	if k := int(el / w.round); k > w.rounds {
+		w.rounds = k
+		if host, media := w.read(); host != nil && media != nil {
+			if dh := *host - w.host; dh > 0 {
+				w.was = append(w.was, (*media-w.nand)/dh)
+			}
+			w.host, w.nand = *host, *media
+		}
+		if n := len(w.was); n >= w.crit.Window {
+			ok, tr := w.crit.Holds(w.was[n-w.crit.Window:], n-w.crit.Window+1)
+			w.trend = &tr
+			if ok {
+				w.held = fmt.Sprintf("WA held for %d rounds of %s (rounds %d–%d, WA %s): %s", w.crit.Window, w.round, tr.First, tr.Last, waList(w.was[n-w.crit.Window:]), tr)
+				return true, w.held
+			}
+		}
+	}
+	if el >= w.max {
+		return true, w.result()
+	}
+	return false, ""
+}
+
+// result is how the run ended: held, or not steady and why.
+func (w *steadyWatch) result() string {
+	if w.held != "" {
+		return w.held
+	}
+	if w.trend == nil {
+		return fmt.Sprintf("not steady: %d round(s) with host writes by the end (until_steady window %d, max %s)", len(w.was), w.crit.Window, w.max)
+	}
+	return fmt.Sprintf("not steady by the end (until_steady max %s): the last %d rounds' WA %s: %s", w.max, w.crit.Window, waList(w.was[len(w.was)-w.crit.Window:]), w.trend)
+}
+
+func waList(ys []float64) string {
+	s := make([]string, len(ys))
+	for i, y := range ys {
+		s[i] = fmt.Sprintf("%.3f", y)
+	}
+	return strings.Join(s, ", ")
+}
