@@ -1,8 +1,10 @@
 package exporterapp
 
 import (
+	"bytes"
 	"context"
 	"log/slog"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"testing"
@@ -79,4 +81,28 @@ func TestNewOnTheSimulator(t *testing.T) {
 	mfs, err := a.Registry().Gather()
 	require.NoError(t, err)
 	require.NotEmpty(t, mfs)
+}
+
+// TestNoSimSectionServesNoDrive: on a host without an NVMe controller and
+// with a configuration that names no sim: section (the package's
+// /etc/walab/exporter.yml), the exporter serves no drive, says so in its
+// log, and walab_nvme_controllers says 0: no invented nvmesim0 with WA
+// series. Before, the simulated drive stood in for the missing hardware.
+func TestNoSimSectionServesNoDrive(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "walab.yml")
+	require.NoError(t, os.WriteFile(cfg, []byte("wa:\n  persist: false\n"), 0o644))
+	var logs bytes.Buffer
+	a, err := New(Options{TelemetryPath: "/metrics", ConfigFile: cfg, Paths: collector.Paths{ProcFS: "/proc", SysFS: t.TempDir(), DevFS: t.TempDir()}},
+		slog.New(slog.NewTextHandler(&logs, nil)))
+	require.NoError(t, err)
+	defer a.Close()
+	require.Empty(t, a.Fleet().Controllers)
+	require.Empty(t, a.sims)
+	require.Contains(t, logs.String(), "no NVMe controller found and no sim: section")
+	rec := httptest.NewRecorder()
+	a.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	body := rec.Body.String()
+	require.Regexp(t, `(?m)^walab_nvme_controllers 0$`, body)
+	require.NotContains(t, body, "walab_nvme_info")
+	require.NotContains(t, body, "nvmesim")
 }
