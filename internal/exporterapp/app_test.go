@@ -7,10 +7,12 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/walab/walab/internal/apiguard"
 	"github.com/walab/walab/internal/collector"
 	"github.com/walab/walab/internal/config"
 	"github.com/walab/walab/internal/nvme/probe"
@@ -105,4 +107,35 @@ func TestNoSimSectionServesNoDrive(t *testing.T) {
 	require.Regexp(t, `(?m)^walab_nvme_controllers 0$`, body)
 	require.NotContains(t, body, "walab_nvme_info")
 	require.NotContains(t, body, "nvmesim")
+}
+
+// TestMutationsNeedTheToken: with a token file, POST /api/v1/sim/precondition
+// and run-start are refused (403) without the file's token and served with
+// it. Before, any local user could post them.
+func TestMutationsNeedTheToken(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "walab.yml")
+	require.NoError(t, os.WriteFile(cfg, []byte("wa:\n  persist: false\nsim:\n  name: nvmesim9\n  capacity: 256MiB\n  scale: 1\n  tick: 0s\n"), 0o644))
+	tokenFile := filepath.Join(dir, "exporter.token")
+	a, err := New(Options{TelemetryPath: "/metrics", ConfigFile: cfg, EnableMutations: true, MutationsTokenFile: tokenFile,
+		Paths: collector.Paths{ProcFS: "/proc", SysFS: t.TempDir(), DevFS: t.TempDir()}}, quiet())
+	require.NoError(t, err)
+	defer a.Close()
+	b, err := os.ReadFile(tokenFile)
+	require.NoError(t, err)
+	for _, path := range []string{sim.PreconditionPath, "/api/v1/run-start"} {
+		post := func(token string) int {
+			req := httptest.NewRequest("POST", "http://127.0.0.1"+path, nil)
+			req.Header.Set(apiguard.Header, apiguard.HeaderValue)
+			if token != "" {
+				req.Header.Set(apiguard.TokenHeader, token)
+			}
+			rec := httptest.NewRecorder()
+			a.Handler().ServeHTTP(rec, req)
+			return rec.Code
+		}
+		require.Equal(t, 403, post(""), path)
+		require.Less(t, post(strings.TrimSpace(string(b))), 300, path)
+	}
+	require.ErrorContains(t, (&Options{MutationsTokenFile: tokenFile}).Validate(), "needs --web.enable-mutations")
 }
