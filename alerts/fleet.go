@@ -33,16 +33,24 @@ const (
 // FleetTop is how many drives the fleet's top and bottom rules keep.
 const FleetTop = 20
 
-// Placement is 1 per drive whose streams or FDP directive is enabled, 0
-// per drive that reports the state with neither on.
-var Placement = `max by (instance, job, device) (` + promql.NVMeDirectiveEnabled + `{directive=~"streams|data_placement"} or ` + promql.NVMeFDPEnabled + `)`
+// FleetDrives selects the drives of the fleet from walab_nvme_info: every
+// drive but a simulated one (simulated="true", an exporter configured with
+// a sim: section, docs/sim.md), whose invented WA would pass for a drive's
+// in the fleet's quantiles and tops. The per-drive recording rules keep
+// it: the lab measures on it.
+var FleetDrives = promql.NVMeInfo + `{simulated!="true"}`
+
+// Placement is 1 per fleet drive whose streams or FDP directive is
+// enabled, 0 per fleet drive that reports the state with neither on.
+var Placement = `(max by (instance, job, device) (` + promql.NVMeDirectiveEnabled + `{directive=~"streams|data_placement"} or ` + promql.NVMeFDPEnabled + `) and on (instance, job, device) ` + FleetDrives + `)`
 
 // WithModel labels a per-drive expression (by instance, job and device)
-// with the drive's current model and firmware. It matches on the drive,
-// not its firmware, so a drive whose firmware changed inside expr's range
-// keeps its series (under the new firmware).
+// with the drive's current model and firmware, keeping the fleet's drives
+// (FleetDrives) alone. It matches on the drive, not its firmware, so a
+// drive whose firmware changed inside expr's range keeps its series
+// (under the new firmware).
 func WithModel(expr string) string {
-	return "(" + expr + ") * on (instance, job, device) group_left (model, firmware) max by (instance, job, device, model, firmware) (" + promql.NVMeInfo + ")"
+	return "(" + expr + ") * on (instance, job, device) group_left (model, firmware) max by (instance, job, device, model, firmware) (" + FleetDrives + ")"
 }
 
 // WAChange is each drive's hourly WA now minus its own hourly WA offset

@@ -36,13 +36,16 @@ NICE=${NICE:-10}
 WARMUP=60
 
 cd "$(dirname "$0")/.."
-for b in victoria-metrics vmagent vmalert prometheus-alertmanager curl python3; do
+source bench/lib.sh
+for b in victoria-metrics vmagent vmalert prometheus-alertmanager curl python3 setpriv; do
 	command -v "$b" >/dev/null || { echo "fleet.sh: $b is not on PATH" >&2; exit 2; }
 done
 # The replay pages the simulated clock rewrites every second (two per
 # drive) and VictoriaMetrics' data go to tmpfs where there is one: on disk
 # the clock's steps took 1 ms a drive at load 30.
-if [ -w /dev/shm ]; then work=$(mktemp -d -p /dev/shm); else work=$(mktemp -d); fi
+# kill -9 of this script: its daemons die with it (spawn_orphan_safe) and
+# the next run removes the directory it left (shm_work).
+shm_work fleet
 pids=()
 # cleanup stops the processes newest first (vmagents and vmalert before the
 # store they write to: vmalert retries its remote write while the store is
@@ -64,7 +67,7 @@ trap cleanup EXIT INT TERM
 
 port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 # spawn NAME CMD...: runs CMD at niceness NICE in the background, its output in $work/NAME.log.
-spawn() { local n=$1; shift; nice -n "$NICE" "$@" >"$work/$n.log" 2>&1 & pids+=($!); }
+spawn() { local n=$1; shift; spawn_orphan_safe nice -n "$NICE" "$@" >"$work/$n.log" 2>&1; }
 ready() { for _ in $(seq 600); do curl -fs "$1" >/dev/null && return; sleep 0.2; done; echo "fleet.sh: $1 not ready" >&2; exit 1; }
 rss() { awk '/VmRSS/ {printf "%.0f", $2/1024}' "/proc/$1/status"; }
 hwm() { awk '/VmHWM/ {printf "%.0f", $2/1024}' "/proc/$1/status"; }
@@ -113,8 +116,7 @@ for i in 0 1; do
 done
 
 # The load average, every 5 s, while the stack runs.
-(while :; do cut -d' ' -f1 /proc/loadavg; sleep 5; done) >"$work/load" &
-pids+=($!)
+spawn_orphan_safe sh -c 'while :; do cut -d" " -f1 /proc/loadavg; sleep 5; done' >"$work/load"
 
 echo "fleet.sh: $HOSTS hosts x $DRIVES_PER_HOST drives, scrape every $SCRAPE_INTERVAL, rules every $EVAL_INTERVAL, nice $NICE; running ${DURATION}s"
 sleep "$WARMUP"

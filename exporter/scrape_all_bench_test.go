@@ -411,6 +411,7 @@ func TestScrapeAllSeriesCount(t *testing.T) {
 		nvme += nvmeSeriesPerKind[i%len(allDriveKinds)]
 		streams += streamsSeriesPerKind[i%len(allDriveKinds)]
 	}
+	nvme++                                 // walab_nvme_controllers, one a host
 	streams += 2*len(writehint.Labels) + 1 // one data dir: files, bytes per hint; truncated
 	streams += 2                           // kernel param, placement daemon
 	want := map[string]int{

@@ -13,13 +13,13 @@ import (
 // seriesBudget is the walab_ series one database host costs a fleet's
 // metrics store with the default collectors and the default IRQ view (one
 // interrupt counter a device, irq.per_cpu off), on the ScrapeAll fixture:
-// 256 CPUs, 24 drives with 33 queues each, a 64-queue NIC. Of its 8,456:
+// 256 CPUs, 24 drives with 33 queues each, a 64-queue NIC. Of its 8,457:
 // irq 5,460 (per-line affinity and NUMA 3 x 856, softirqs and CPU nodes
-// 256 x 11), cpu 2,048, nvme 515, streams 233, wa 160, the rest 46
+// 256 x 11), cpu 2,048, nvme 516, streams 233, wa 160, the rest 46
 // (collector success and duration, filesystem, network, build info). The Go runtime's own
 // series (about 50, set by the toolchain) are not counted. Growing it is a
 // decision: raise the number here and in docs/collectors-host.md.
-const seriesBudget = 8_456
+const seriesBudget = 8_457
 
 // TestSeriesBudget fails when the default exporter grows past the budget on
 // the worst-case fixture: interrupts on every CPU of every line (the

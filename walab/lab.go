@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/alecthomas/kingpin/v2"
@@ -30,7 +31,7 @@ func defineLab(app *kingpin.Application) *labCmd {
 	c.cmd = app.Command("lab", "Run the lab on this machine, on loopback: the exporter with a small simulated drive under a FUSE filesystem, a private mariadbd whose datadir is there (so the WA is MariaDB's own), Prometheus with walab's rules, "+
 		"and seed 000's plan in a short form (baseline vs streams under TPC-C); print the verdict and write its HTML report; "+
 		"then stay up for exploring until Ctrl-C. Exit 0 VALID, 3 NOT VALID, 1 error, 2 usage, 130 interrupted before the verdict.")
-	c.cmd.Flag("plan", "The plan file.").Default("deploy/experiments/seed000-sim.yml").StringVar(&o.Plan)
+	c.cmd.Flag("plan", "The plan file (default: "+labPlan+" in a source tree, else "+packagedPlan+", from the walab package).").StringVar(&o.Plan)
 	c.cmd.Flag("out", "Work directory, new or empty: configs, logs, Prometheus data, the experiment, report.html (default $TMPDIR/walab-lab-<time>).").StringVar(&c.out)
 	c.cmd.Flag("exporter.bin", "The exporter binary (default: exporter next to walab, else on PATH).").StringVar(&o.Exporter)
 	c.cmd.Flag("loadgen.bin", "The loadgen binary (default: loadgen next to walab, else on PATH).").StringVar(&o.Loadgen)
@@ -68,12 +69,20 @@ func (c *labCmd) execute(ctx context.Context, stdout, stderr io.Writer) int {
 	if c.printExporter {
 		return c.printExporterCommand(o, stdout, stderr)
 	}
+	if o.Plan == "" {
+		p, err := defaultPlan([]string{labPlan, packagedPlan})
+		if err != nil {
+			fmt.Fprintln(stderr, "walab lab:", err)
+			return 2
+		}
+		o.Plan = p
+	}
 	for _, b := range []struct {
 		flag, name, hint string
 		bin              *string
 	}{
-		{"--exporter.bin", "exporter", "make run builds it into bin/", &o.Exporter},
-		{"--loadgen.bin", "loadgen", "make run builds it into bin/", &o.Loadgen},
+		{"--exporter.bin", "exporter", "make run builds it into bin/; the walab-exporter package installs it", &o.Exporter},
+		{"--loadgen.bin", "loadgen", "make run builds it into bin/; the walab package installs it", &o.Loadgen},
 		{"--prometheus.bin", "prometheus", "Debian package prometheus; bash scripts/setup.sh installs it", &o.Prometheus},
 	} {
 		p, err := findBinary(*b.bin, b.name)
@@ -130,8 +139,27 @@ func (c *labCmd) printExporterCommand(o lab.Options, stdout, stderr io.Writer) i
 	return 0
 }
 
+// The lab's plan: the source tree's, else the walab package's copy.
+const (
+	labPlan      = "deploy/experiments/seed000-sim.yml"
+	packagedPlan = "/usr/share/walab/experiments/seed000-sim.yml"
+)
+
+// defaultPlan is the first of candidates that exists, or an error that
+// names them all.
+func defaultPlan(candidates []string) (string, error) {
+	for _, p := range candidates {
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("no plan: neither %s (a walab source tree) nor %s (the walab package) exists; give --plan",
+		candidates[0], strings.Join(candidates[1:], " nor "))
+}
+
 // findBinary resolves a binary: the flag's value if given (a path or a name
-// on PATH), else name next to this executable, else name on PATH.
+// on PATH), else name or its packaged name walab-<name> next to this
+// executable, else either on PATH.
 func findBinary(flag, name string) (string, error) {
 	if flag != "" {
 		p, err := exec.LookPath(flag)
@@ -140,15 +168,19 @@ func findBinary(flag, name string) (string, error) {
 		}
 		return filepath.Abs(p)
 	}
+	names := []string{name, "walab-" + name}
 	if self, err := os.Executable(); err == nil {
-		p := filepath.Join(filepath.Dir(self), name)
-		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
-			return p, nil
+		for _, n := range names {
+			p := filepath.Join(filepath.Dir(self), n)
+			if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+				return p, nil
+			}
 		}
 	}
-	p, err := exec.LookPath(name)
-	if err != nil {
-		return "", fmt.Errorf("%s: not next to walab nor on PATH", name)
+	for _, n := range names {
+		if p, err := exec.LookPath(n); err == nil {
+			return filepath.Abs(p)
+		}
 	}
-	return filepath.Abs(p)
+	return "", fmt.Errorf("neither %s nor %s next to walab nor on PATH", names[0], names[1])
 }

@@ -50,6 +50,9 @@ type Options struct {
 	// DefaultRate; Burst 0 means DefaultBurst.
 	Rate  rate.Limit
 	Burst int
+	// Token, when set, must come in TokenHeader on every mutating request
+	// (the exporter's token file, WriteTokenFile).
+	Token string
 }
 
 // Defaults: a run mark or a placement switch is a human- or script-paced
@@ -71,6 +74,7 @@ type Guard struct {
 	hosts   map[string]bool
 	rate    rate.Limit
 	burst   int
+	token   string
 
 	mu      sync.Mutex
 	buckets map[string]*rate.Limiter // by client address
@@ -84,7 +88,7 @@ func New(o Options) *Guard {
 	if o.Burst == 0 {
 		o.Burst = DefaultBurst
 	}
-	g := &Guard{enabled: o.Enabled, hosts: map[string]bool{}, rate: o.Rate, burst: o.Burst, buckets: map[string]*rate.Limiter{}}
+	g := &Guard{enabled: o.Enabled, hosts: map[string]bool{}, rate: o.Rate, burst: o.Burst, token: o.Token, buckets: map[string]*rate.Limiter{}}
 	for _, h := range o.Hosts {
 		g.hosts[normalHost(h)] = true
 	}
@@ -191,6 +195,10 @@ func (g *Guard) Wrap(h http.Handler) http.Handler {
 		}
 		if r.Header.Get(Header) != HeaderValue {
 			refuse(w, http.StatusForbidden, fmt.Sprintf("missing header %s: %s (required on state-changing requests, so that a cross-origin form cannot send one)", Header, HeaderValue))
+			return
+		}
+		if !g.tokenOK(r.Header) {
+			refuse(w, http.StatusForbidden, fmt.Sprintf("missing or wrong header %s: state-changing requests need the token in the exporter's token file (%s), which its user alone can read", TokenHeader, TokenFileFlag))
 			return
 		}
 		if res := g.bucket(r.RemoteAddr).Reserve(); !res.OK() || res.Delay() > 0 {

@@ -49,8 +49,9 @@ func newNVMeCollector(env Env) (Collector, error) {
 }
 
 func (c *nvmeCollector) Update(ctx context.Context, ch chan<- prometheus.Metric) error {
+	ch <- prometheus.MustNewConstMetric(nvmeControllersDesc, prometheus.GaugeValue, float64(len(c.ctrls)))
 	if len(c.ctrls) == 0 {
-		return ErrNoData
+		return nil
 	}
 	// Devices are read in parallel: one slow controller must not delay the rest.
 	var wg sync.WaitGroup

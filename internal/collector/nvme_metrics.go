@@ -15,6 +15,9 @@ var (
 	nvmeInfoDesc = prometheus.NewDesc(promql.NVMeInfo,
 		"NVMe controller identity and the NAND counter source walab chose for it (always 1); unit_confirmed is false for a vendor layout whose byte unit no two public sources agree on (its byte counters may be off by that unit, its WA is not).",
 		[]string{"device", "model", "serial", "firmware", "source", "simulated", "unit_confirmed"}, nil)
+	nvmeControllersDesc = prometheus.NewDesc(Namespace+"_nvme_controllers",
+		"NVMe controllers the exporter watches (found, listed, replayed or the configured simulated drive). 0: discovery found none and the configuration names no sim: section, so no drive is served (the exporter log says so).",
+		nil, nil)
 	nvmeUpDesc = prometheus.NewDesc(Namespace+"_nvme_up",
 		"1 if the controller's SMART log (and NAND source) was read for this scrape, 0 if the read failed (see the exporter log).",
 		[]string{"device"}, nil)

@@ -162,7 +162,11 @@ func TestNVMeWithoutCapSysAdmin(t *testing.T) {
 func TestNVMeFactory(t *testing.T) {
 	c, err := newNVMeCollector(Env{Config: config.Empty()})
 	require.NoError(t, err)
-	require.ErrorIs(t, c.Update(context.Background(), make(chan prometheus.Metric, 1)), ErrNoData, "no fleet: nothing to report")
+	ch := make(chan prometheus.Metric, 1)
+	require.NoError(t, c.Update(context.Background(), ch), "no fleet: the controller count alone")
+	var m dto.Metric
+	require.NoError(t, (<-ch).Write(&m))
+	require.Equal(t, 0.0, m.GetGauge().GetValue(), "walab_nvme_controllers 0")
 	// The nvme: section is the composition root's to read (exporterapp's
 	// TestOpenFleetBadConfig); the collector takes the fleet's pollers.
 }

@@ -81,6 +81,10 @@ func (e *Executor) run(ctx context.Context, i int, it Item, st *StepState, logPa
 		return nil, fmt.Errorf("run %s: the end fingerprint could not read %s in %d tries (%s): the run's WA and drift are unknown, so it is not counted; resume runs it again",
 			runID, strings.Join(lost, ", "), endFingerprintTries, why)
 	}
+	if why := fingerprint.Disturbed(fpStart, fpEnd); len(why) > 0 {
+		return nil, fmt.Errorf("run %s: %s: its WA is not the workload's, so it is not counted; resume runs it again",
+			runID, strings.Join(why, "; "))
+	}
 	rec := &RunRecord{Step: it.ID, Run: it.Run.Name, Scenario: it.Run.ScenarioLabel(), RunID: runID,
 		Threads: it.Threads, Rep: it.Rep, Attempt: st.Attempts, Start: start, End: end, Dir: dir,
 		WA: fingerprint.WA(fpStart, fpEnd), Drift: fingerprint.Diff(fpStart, fpEnd), Profile: prof}

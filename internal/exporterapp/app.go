@@ -2,6 +2,7 @@ package exporterapp
 
 import (
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 
@@ -130,7 +131,14 @@ func (a *App) build(o Options, cfg *config.File, logger *slog.Logger) error {
 
 	mux := http.NewServeMux()
 	mux.Handle(o.TelemetryPath, metrics)
-	guard := apiguard.New(apiguard.Options{Enabled: o.EnableMutations, Hosts: o.mutationHosts()})
+	gopts := apiguard.Options{Enabled: o.EnableMutations, Hosts: o.mutationHosts()}
+	if o.MutationsTokenFile != "" {
+		if gopts.Token, err = apiguard.WriteTokenFile(o.MutationsTokenFile); err != nil {
+			return fmt.Errorf("%s: %w", apiguard.TokenFileFlag, err)
+		}
+		logger.Info("state-changing requests need the token in the token file", "file", o.MutationsTokenFile, "header", apiguard.TokenHeader)
+	}
+	guard := apiguard.New(gopts)
 	if a.sampler != nil {
 		mux.Handle(wa.RunStartPath, guard.Wrap(a.sampler.Handler()))
 	}

@@ -1,14 +1,18 @@
 package exporterapp
 
 import (
+	"bytes"
 	"context"
 	"log/slog"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/walab/walab/internal/apiguard"
 	"github.com/walab/walab/internal/collector"
 	"github.com/walab/walab/internal/config"
 	"github.com/walab/walab/internal/nvme/probe"
@@ -79,4 +83,59 @@ func TestNewOnTheSimulator(t *testing.T) {
 	mfs, err := a.Registry().Gather()
 	require.NoError(t, err)
 	require.NotEmpty(t, mfs)
+}
+
+// TestNoSimSectionServesNoDrive: on a host without an NVMe controller and
+// with a configuration that names no sim: section (the package's
+// /etc/walab/exporter.yml), the exporter serves no drive, says so in its
+// log, and walab_nvme_controllers says 0: no invented nvmesim0 with WA
+// series. Before, the simulated drive stood in for the missing hardware.
+func TestNoSimSectionServesNoDrive(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "walab.yml")
+	require.NoError(t, os.WriteFile(cfg, []byte("wa:\n  persist: false\n"), 0o644))
+	var logs bytes.Buffer
+	a, err := New(Options{TelemetryPath: "/metrics", ConfigFile: cfg, Paths: collector.Paths{ProcFS: "/proc", SysFS: t.TempDir(), DevFS: t.TempDir()}},
+		slog.New(slog.NewTextHandler(&logs, nil)))
+	require.NoError(t, err)
+	defer a.Close()
+	require.Empty(t, a.Fleet().Controllers)
+	require.Empty(t, a.sims)
+	require.Contains(t, logs.String(), "no NVMe controller found and no sim: section")
+	rec := httptest.NewRecorder()
+	a.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	body := rec.Body.String()
+	require.Regexp(t, `(?m)^walab_nvme_controllers 0$`, body)
+	require.NotContains(t, body, "walab_nvme_info")
+	require.NotContains(t, body, "nvmesim")
+}
+
+// TestMutationsNeedTheToken: with a token file, POST /api/v1/sim/precondition
+// and run-start are refused (403) without the file's token and served with
+// it. Before, any local user could post them.
+func TestMutationsNeedTheToken(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "walab.yml")
+	require.NoError(t, os.WriteFile(cfg, []byte("wa:\n  persist: false\nsim:\n  name: nvmesim9\n  capacity: 256MiB\n  scale: 1\n  tick: 0s\n"), 0o644))
+	tokenFile := filepath.Join(dir, "exporter.token")
+	a, err := New(Options{TelemetryPath: "/metrics", ConfigFile: cfg, EnableMutations: true, MutationsTokenFile: tokenFile,
+		Paths: collector.Paths{ProcFS: "/proc", SysFS: t.TempDir(), DevFS: t.TempDir()}}, quiet())
+	require.NoError(t, err)
+	defer a.Close()
+	b, err := os.ReadFile(tokenFile)
+	require.NoError(t, err)
+	for _, path := range []string{sim.PreconditionPath, "/api/v1/run-start"} {
+		post := func(token string) int {
+			req := httptest.NewRequest("POST", "http://127.0.0.1"+path, nil)
+			req.Header.Set(apiguard.Header, apiguard.HeaderValue)
+			if token != "" {
+				req.Header.Set(apiguard.TokenHeader, token)
+			}
+			rec := httptest.NewRecorder()
+			a.Handler().ServeHTTP(rec, req)
+			return rec.Code
+		}
+		require.Equal(t, 403, post(""), path)
+		require.Less(t, post(strings.TrimSpace(string(b))), 300, path)
+	}
+	require.ErrorContains(t, (&Options{MutationsTokenFile: tokenFile}).Validate(), "needs --web.enable-mutations")
 }

@@ -37,6 +37,10 @@ type Options struct {
 	ReadTimeout            time.Duration
 	EnableMutations        bool     // the state-changing endpoints
 	MutationHosts          []string // Host values they accept besides loopback and the listen hosts
+	// MutationsTokenFile, when set, is where the exporter writes a new
+	// token at start (0600): the state-changing endpoints then need it
+	// (apiguard.TokenHeader), so another local user cannot post.
+	MutationsTokenFile string
 
 	// The profile collector's: samples per second per CPU, the comm names
 	// sampled and the function series exported (0/nil: the defaults).
@@ -65,6 +69,9 @@ func (o *Options) Validate() error {
 	}
 	if _, _, _, err := o.profileOptions(); err != nil {
 		return err
+	}
+	if o.MutationsTokenFile != "" && !o.EnableMutations {
+		return fmt.Errorf("%s needs %s (it guards the state-changing endpoints)", apiguard.TokenFileFlag, apiguard.EnableFlag)
 	}
 	for _, h := range o.MutationHosts {
 		if err := checkHostValue(h); err != nil {

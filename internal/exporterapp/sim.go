@@ -22,11 +22,22 @@ func configuredSimulator(f *config.File, logger *slog.Logger) (*sim.Drive, error
 
 // simFallback is the fleet's Fallback: the simulated drive, always labelled
 // simulated="true", remembered in *drives so the app can mount its
-// placement switch and reload it.
+// placement switch and reload it. The drive stands in only where it was
+// asked for: a configuration with a sim: section (or a program that hands
+// its own Options.Simulator). Otherwise a host without a controller serves
+// no drive, says why in the log, and walab_nvme_controllers is 0; before,
+// the packaged exporter served an invented nvmesim0 on such a host.
 func simFallback(o Options, f *config.File, logger *slog.Logger, drives *[]*sim.Drive) func() ([]*fleet.Controller, error) {
 	build := o.Simulator
 	if build == nil {
 		build = configuredSimulator
+	}
+	if o.Simulator == nil && !f.Has(sim.Section) {
+		return func() ([]*fleet.Controller, error) {
+			logger.Warn("no NVMe controller found and no sim: section in the configuration: serving no drive " +
+				"(walab_nvme_controllers 0); on a host without NVMe, configure the simulated drive with a sim: section (docs/sim.md)")
+			return nil, nil
+		}
 	}
 	return func() ([]*fleet.Controller, error) {
 		d, err := build(f, logger)

@@ -167,6 +167,9 @@ type SimState struct {
 	Placement bool    `json:"placement"`
 	Fill      float64 `json:"fill_ratio"`
 	LastError string  `json:"last_error"`
+	// Precondition is what re-preconditioning wrote since the exporter
+	// started; nil from an exporter that does not say.
+	Precondition *float64 `json:"precondition_written_bytes"`
 }
 
 // GetSim reads the simulated drive's state from the exporter.
@@ -205,6 +208,7 @@ func ReadDrive(ctx context.Context, client *http.Client, base, device string) (*
 		}
 		d.SimPlacement = ptr(st.Placement)
 		d.Fill = ptr(st.Fill)
+		d.PreconditionWrittenBytes = st.Precondition
 	}
 	return d, nil
 }
@@ -304,6 +308,7 @@ func driveOf(fams Families, device string) (*Drive, error) {
 	d.HostWrittenBytes = get(promql.NVMeHostWrittenBytes, dev)
 	d.MediaWrittenBytes = get(promql.NVMeMediaWrittenBytes, dev)
 	d.WA1h = get(promql.NVMeWriteAmplification, map[string]string{"device": device, "window": "1h"})
+	d.RunStart = get(promql.NVMeRunStart, dev)
 	for _, s := range fams.All(promql.NVMeDirectiveEnabled, dev) {
 		if d.Directives == nil {
 			d.Directives = map[string]bool{}

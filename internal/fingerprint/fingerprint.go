@@ -82,6 +82,14 @@ type Drive struct {
 	Hints string `json:"placement_hints,omitempty"`
 	// SimPlacement is the simulated drive's placement switch.
 	SimPlacement *bool `json:"sim_placement,omitempty"`
+	// PreconditionWrittenBytes is what the simulated drive's
+	// re-preconditioning (POST /api/v1/sim/precondition) has written since
+	// its exporter started; absent for a real drive.
+	PreconditionWrittenBytes *float64 `json:"precondition_written_bytes,omitempty"`
+	// RunStart is the exporter's run mark for the drive (Unix seconds,
+	// walab_nvme_run_start_timestamp_seconds): POST /api/v1/run-start
+	// moves it.
+	RunStart *float64 `json:"run_start_timestamp_seconds,omitempty"`
 	// NamespaceWritten is each namespace's own written bytes (its SMART
 	// log), by block device ("nsid N" when the block is unknown); absent
 	// for a controller that keeps SMART for itself only.
@@ -192,7 +200,7 @@ type MySQL struct {
 // Volatile keys change during any run and are not drift.
 var volatile = []string{"schema", "run", "point", "taken", "errors", "reset_discarded_bytes", "treatment.errors",
 	"drive.host_written_bytes", "drive.media_written_bytes", "drive.fill_ratio", "drive.write_amplification_1h",
-	"drive.namespace_written_bytes",
+	"drive.namespace_written_bytes", "drive.precondition_written_bytes", "drive.run_start_timestamp_seconds",
 	"host.tuning.page_cache_bytes",
 	"loadgen"}
 
@@ -370,6 +378,31 @@ func WA(start, end *Fingerprint) *float64 {
 	}
 	wa := *media / *host
 	return &wa
+}
+
+// Disturbed names what changed the drive under the run between its
+// fingerprints, each of which makes the run's WA another thing than the
+// workload's: the simulated drive re-preconditioned (its precondition
+// counter grew, or went back so that none can be ruled out), or the
+// exporter's run mark moved. Empty when neither did or the exporter
+// reports neither (a real drive has no precondition counter).
+func Disturbed(start, end *Fingerprint) []string {
+	if start == nil || end == nil || start.Drive == nil || end.Drive == nil {
+		return nil
+	}
+	s, e := start.Drive, end.Drive
+	var out []string
+	if a, b := s.PreconditionWrittenBytes, e.PreconditionWrittenBytes; a != nil && b != nil && *a != *b {
+		if *b > *a {
+			out = append(out, fmt.Sprintf("the drive %s was preconditioned during the run (%g bytes by POST /api/v1/sim/precondition)", s.Device, *b-*a))
+		} else {
+			out = append(out, fmt.Sprintf("the drive %s's precondition counter went back during the run (%g to %g bytes: the exporter restarted), so a precondition cannot be ruled out", s.Device, *a, *b))
+		}
+	}
+	if a, b := s.RunStart, e.RunStart; a != nil && b != nil && *a != *b {
+		out = append(out, fmt.Sprintf("the exporter's run mark for %s moved during the run (%g s later: POST /api/v1/run-start)", s.Device, *b-*a))
+	}
+	return out
 }
 
 // Lost names what start read and end could not: the drive's host or NAND

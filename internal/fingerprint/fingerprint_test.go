@@ -213,3 +213,27 @@ func TestLost(t *testing.T) {
 	require.Equal(t, []string{"the drive's counters (nvme0)"}, Lost(start, end), "the NAND counter alone is lost")
 	require.Empty(t, Lost(&Fingerprint{}, end), "nothing read at start: nothing lost")
 }
+
+// TestDisturbed: a run whose drive was re-preconditioned or whose run mark
+// moved between its fingerprints is named; an undisturbed one, or one
+// whose exporter reports neither, is not (absent is unknown, not moved).
+func TestDisturbed(t *testing.T) {
+	fp := func(pre, mark *float64) *Fingerprint {
+		return &Fingerprint{Drive: &Drive{Device: "nvmesim0", Simulated: true, PreconditionWrittenBytes: pre, RunStart: mark}}
+	}
+	f := func(v float64) *float64 { return &v }
+	require.Empty(t, Disturbed(fp(f(100), f(1e9)), fp(f(100), f(1e9))))
+	require.Empty(t, Disturbed(fp(nil, nil), fp(nil, nil)))
+	require.Empty(t, Disturbed(&Fingerprint{}, &Fingerprint{}))
+	got := Disturbed(fp(f(100), f(1e9)), fp(f(5e9+100), f(1e9)))
+	require.Equal(t, []string{"the drive nvmesim0 was preconditioned during the run (5e+09 bytes by POST /api/v1/sim/precondition)"}, got)
+	got = Disturbed(fp(f(0), f(1e9)), fp(f(0), f(1e9+24)))
+	require.Equal(t, []string{"the exporter's run mark for nvmesim0 moved during the run (24 s later: POST /api/v1/run-start)"}, got)
+	require.Len(t, Disturbed(fp(f(0), f(1e9)), fp(f(1), f(1e9+1))), 2)
+	// A precondition counter that went back (the exporter restarted without
+	// the drive's state) cannot say none happened: named too.
+	require.Equal(t, []string{"the drive nvmesim0's precondition counter went back during the run (100 to 0 bytes: the exporter restarted), so a precondition cannot be ruled out"},
+		Disturbed(fp(f(100), f(1e9)), fp(f(0), f(1e9))))
+	// Neither value is drift between two runs.
+	require.Empty(t, Diff(fp(f(0), f(1)), fp(f(7), f(9))))
+}

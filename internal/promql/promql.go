@@ -68,6 +68,7 @@ var (
 	NVMeFDPNamespaceHandleEvents = name("nvme_fdp_namespace_handle_events")
 	NVMeFDPUnitSize              = name("nvme_fdp_reclaim_unit_size_bytes")
 	NVMeHostWrittenBytes         = name("nvme_host_written_bytes_total")
+	NVMeRunStart                 = name("nvme_run_start_timestamp_seconds")
 	NVMeInfo                     = name("nvme_info")
 	NVMeMediaWrittenBytes        = name("nvme_media_written_bytes_total")
 	NVMeNamespaceWrittenBytes    = name("nvme_namespace_written_bytes_total")

@@ -86,6 +86,11 @@ func TestDebianChecks(t *testing.T) {
 		scripts := run(t, "rpm", "-qp", "--scripts", rpmName("walab-exporter"))
 		require.Contains(t, scripts, "useradd -r -g walab")
 		require.Contains(t, run(t, "rpm", "-qpc", rpmName("walab-exporter")), "/etc/walab/exporter.yml")
+		// %pre creates the group before rpm lays the files down: the
+		// configuration arrives 0640 root:walab.
+		require.Regexp(t, `(?m)^-rw-r-----\s+\d+\s+root\s+walab\s.*\s`+ConfigPath+`$`, run(t, "rpm", "-qlvp", rpmName("walab-exporter")))
+		require.Contains(t, scripts, "preuninstall scriptlet")
+		require.Contains(t, scripts, "disable --now walab-exporter.service")
 	})
 	t.Run("install", func(t *testing.T) { installScrapeRemovePurge(t, debName("walab-exporter"), debName("walab"), s) })
 }
@@ -185,6 +190,9 @@ func installScrapeRemovePurge(t *testing.T, exporterDeb, walabDeb string, s Sour
 	require.NoError(t, err)
 	require.Equal(t, "walab", strings.TrimSpace(run(t, "stat", "-c", "%U", StateDir)))
 	require.Equal(t, os.FileMode(0o750), st.Mode().Perm())
+	checkPermissions(t)
+	// walab lab from the package: the plan it runs without --plan.
+	require.Equal(t, "644 root root", strings.TrimSpace(run(t, "stat", "-c", "%a %U %G", LabPlan)))
 	for _, c := range []string{"walab --version", "walab-loadgen --version"} {
 		require.Contains(t, run(t, "sh", "-c", c+" 2>&1"), "version "+s.Version+" (revision: "+s.Revision)
 	}
@@ -239,6 +247,27 @@ func installScrapeRemovePurge(t *testing.T, exporterDeb, walabDeb string, s Sour
 	}
 	require.False(t, installed("walab-exporter"))
 	require.True(t, userExists("walab"), "purge keeps the system user")
+}
+
+// checkPermissions: the configuration, which may hold a database password,
+// is 0640 root:walab: the service's user reads it, another local user
+// (nobody) does not; the udev rule installed gives the controllers to the
+// user walab alone. Before, the configuration was 0644 and the rule gave
+// the controllers to group walab.
+func checkPermissions(t *testing.T) {
+	t.Helper()
+	require.Equal(t, "640 root walab", strings.TrimSpace(run(t, "stat", "-c", "%a %U %G", ConfigPath)))
+	require.Equal(t, "755 root root", strings.TrimSpace(run(t, "stat", "-c", "%a %U %G", "/etc/walab")))
+	asWalab := exec.Command("setpriv", "--reuid=walab", "--regid=walab", "--init-groups", "cat", ConfigPath)
+	out, err := asWalab.CombinedOutput()
+	require.NoError(t, err, "the service's user reads its configuration: %s", out)
+	require.Contains(t, string(out), "state_file:")
+	asNobody := exec.Command("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "cat", ConfigPath)
+	out, err = asNobody.CombinedOutput()
+	require.Error(t, err, "another local user reads %s: %s", ConfigPath, out)
+	require.Contains(t, string(out), "Permission denied")
+	rule := run(t, "cat", "/lib/udev/rules.d/60-walab-exporter.rules")
+	require.Contains(t, rule, `OWNER="walab", GROUP="root", MODE="0400"`)
 }
 
 // unitCommand is the unit's ExecStart as systemd would start it, short of

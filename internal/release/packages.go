@@ -35,6 +35,8 @@ const (
 	// lintian warns on /usr/lib); on a merged-/usr system, which every
 	// systemd distribution now is, both name the same directory.
 	UnitPath = "/lib/systemd/system/walab-exporter.service"
+	// ConfigPath is the exporter's configuration (0640 root:walab).
+	ConfigPath = "/etc/walab/exporter.yml"
 	// StateDir holds wa.state_file (StateDirectory=walab).
 	StateDir = "/var/lib/walab"
 )
@@ -45,7 +47,14 @@ type Package struct {
 	Description string // first line the synopsis
 	Programs    []Program
 	Service     bool // the exporter's unit, user, configuration and udev rule
+	// Data are files of the source tree the package ships, by source path
+	// (relative to the module root) to installed path.
+	Data map[string]string
 }
+
+// LabPlan is where the walab package ships the plan `walab lab` runs
+// without --plan (walab/lab.go packagedPlan).
+const LabPlan = "/usr/share/walab/experiments/seed000-sim.yml"
 
 // Packages are the two packages a release builds.
 func Packages() []Package {
@@ -58,7 +67,7 @@ func Packages() []Package {
 				"NAND bytes and the write amplification over rolling windows and since a\n" +
 				"run's start, with placement, IRQ, filesystem and InnoDB context.\n" +
 				"It runs as the system user walab with CAP_SYS_ADMIN and CAP_SYSLOG only."},
-		{Name: "walab", Programs: Programs[1:],
+		{Name: "walab", Programs: Programs[1:], Data: map[string]string{"deploy/experiments/seed000-sim.yml": LabPlan},
 			Description: "write-amplification lab for NVMe SSDs under MySQL\n" +
 				"walab-loadgen drives TPC-C and sysbench-style OLTP, fileio, cpu and memory\n" +
 				"load against MySQL or MariaDB. walab compares a baseline run with a\n" +
@@ -122,6 +131,9 @@ func (st stage) info(p Package, format, arch, binDir string, man map[string][]by
 		return nil, err
 	}
 	c = append(c, st.content(cp, "/usr/share/doc/"+p.Name+"/copyright", "", 0o644))
+	for _, src := range slices.Sorted(maps.Keys(p.Data)) {
+		c = append(c, st.content(filepath.Join(st.s.Root, src), p.Data[src], "", 0o644))
+	}
 	if p.Service {
 		if c, err = st.serviceFiles(c, format, in); err != nil {
 			return nil, err
@@ -146,7 +158,7 @@ func (st stage) info(p Package, format, arch, binDir string, man map[string][]by
 func (st stage) serviceFiles(c files.Contents, format string, in *nfpm.Info) (files.Contents, error) {
 	for _, f := range []struct{ src, dst, typ string }{
 		{"walab-exporter.service", UnitPath, ""},
-		{"exporter.yml", "/etc/walab/exporter.yml", files.TypeConfigNoReplace},
+		{"exporter.yml", ConfigPath, files.TypeConfigNoReplace},
 		{"walab-exporter.default", "/etc/default/walab-exporter", files.TypeConfigNoReplace},
 		{"60-walab-exporter.rules", "/lib/udev/rules.d/60-walab-exporter.rules", ""},
 	} {
@@ -154,16 +166,21 @@ func (st stage) serviceFiles(c files.Contents, format string, in *nfpm.Info) (fi
 		if err != nil {
 			return nil, err
 		}
-		c = append(c, st.content(p, f.dst, f.typ, 0o644))
+		fc := st.content(p, f.dst, f.typ, 0o644)
+		if f.dst == ConfigPath {
+			configInfo(fc.FileInfo, format)
+		}
+		c = append(c, fc)
 	}
 	scripts := map[string]*string{}
 	switch format {
 	case "deb":
 		in.Depends = []string{"adduser"}
-		scripts = map[string]*string{"deb-postinst": &in.Scripts.PostInstall, "deb-postrm": &in.Scripts.PostRemove}
+		scripts = map[string]*string{"deb-postinst": &in.Scripts.PostInstall, "deb-prerm": &in.Scripts.PreRemove, "deb-postrm": &in.Scripts.PostRemove}
 	case "rpm":
 		in.RPM.Requires.Post = []string{"shadow-utils"}
-		scripts = map[string]*string{"rpm-pre": &in.Scripts.PreInstall, "rpm-post": &in.Scripts.PostInstall, "rpm-postun": &in.Scripts.PostRemove}
+		scripts = map[string]*string{"rpm-pre": &in.Scripts.PreInstall, "rpm-post": &in.Scripts.PostInstall,
+			"rpm-preun": &in.Scripts.PreRemove, "rpm-postun": &in.Scripts.PostRemove}
 	}
 	for name, field := range scripts {
 		p, err := st.embedded(name)
@@ -173,6 +190,18 @@ func (st stage) serviceFiles(c files.Contents, format string, in *nfpm.Info) (fi
 		*field = p
 	}
 	return c, nil
+}
+
+// configInfo makes the configuration readable by root and the service's
+// group alone (0640): it is where an InnoDB DSN with a password goes. rpm
+// runs %pre, which creates the group, before it lays down files, so the
+// .rpm names group walab; dpkg unpacks before the postinst creates it, so
+// the .deb ships root:root and its postinst gives the group.
+func configInfo(fi *files.ContentFileInfo, format string) {
+	fi.Mode = 0o640
+	if format == "rpm" {
+		fi.Group = "walab"
+	}
 }
 
 // changelog writes the Debian changelog's one entry: this version, dated

@@ -16,7 +16,7 @@ var (
 	resetsDesc = prometheus.NewDesc(promql.Prefix+"_nvme_wa_resets_total",
 		"Times the device's counters stayed below their last sample for several readings or changed source (e.g. drive swapped), which restarts its WA windows and leaves the run window without WA until the next run-start.",
 		[]string{"device"}, nil)
-	runStartDesc = prometheus.NewDesc(promql.Prefix+"_nvme_run_start_timestamp_seconds",
+	runStartDesc = prometheus.NewDesc(promql.NVMeRunStart,
 		"Start of the current run for the run window: the first sample or POST /api/v1/run-start. A counter reset never moves it; the run window then has no WA until the next run-start.",
 		[]string{"device"}, nil)
 	glitchesDesc = prometheus.NewDesc(promql.Prefix+"_nvme_wa_glitches_total",
