@@ -56,6 +56,18 @@ func (t *terminal) keepHistory(ctx context.Context) (int64, error) {
 	return n, err
 }
 
+// commitPayment commits a Payment and, with KeepSize, counts its history
+// row for the next Delivery to delete.
+func (t *terminal) commitPayment(ctx context.Context) error {
+	if err := t.commit(ctx); err != nil {
+		return err
+	}
+	if t.w.opts.KeepSize {
+		t.w.paymentsToTrim.Add(1)
+	}
+	return nil
+}
+
 // keptSizeConditions are the consistency conditions that sum over rows a
 // KeepSize run deletes (payments, delivered order lines): after such a
 // run Check reports them as not applicable.

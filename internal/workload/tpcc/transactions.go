@@ -331,13 +331,7 @@ func (t *terminal) payment(ctx context.Context) error {
 	if _, err := t.exec(ctx, stPayHistory, cID, cD, cW, d, w, amt, wName+"    "+dName); err != nil {
 		return err
 	}
-	if err := t.commit(ctx); err != nil {
-		return err
-	}
-	if t.w.opts.KeepSize {
-		t.w.paymentsToTrim.Add(1)
-	}
-	return nil
+	return t.commitPayment(ctx)
 }
 
 // orderStatus is spec 2.6 (read-only): the customer's newest order and its lines.
