@@ -167,6 +167,9 @@ type SimState struct {
 	Placement bool    `json:"placement"`
 	Fill      float64 `json:"fill_ratio"`
 	LastError string  `json:"last_error"`
+	// CapacityBytes is the drive's logical capacity (walab lab's growth
+	// projection; no fingerprint field).
+	CapacityBytes float64 `json:"capacity_bytes"`
 }
 
 // GetSim reads the simulated drive's state from the exporter.
