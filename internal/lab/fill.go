@@ -24,8 +24,8 @@ import (
 // time. The lab samples the fill every second during each run, refuses a
 // run whose growth, at the rate measured in the runs before it, would
 // take the drive past maxFill, stops a run that is on course to pass it
-// (the first run's projection, once its first round, the warm-up, has
-// measured its rate), and prints the fill per round beside WA.
+// (the first run's projection, from the end of its second round: the
+// first is the warm-up), and prints the fill per round beside WA.
 
 // maxFill is the highest fill a run may reach: at 100 % the filesystem
 // answers ENOSPC and MariaDB stops writing; the margin holds the binary
@@ -47,18 +47,33 @@ type runFill struct {
 	samples  []fillSample
 }
 
-// rate is the run's growth in bytes per second from its first sample to
-// its last; ok false before two samples a second apart.
-func (r *runFill) rate() (float64, bool) {
-	if len(r.samples) < 2 {
+// rate is the run's growth in bytes per second: the least-squares slope
+// of its fill over the samples from the end of its first round on (the
+// warm-up: InnoDB extends its files before the first deletes catch up,
+// and the binary logs' rotation moves the fill up and down, which a slope
+// over many samples averages out), over all its samples while those
+// after the warm-up span less than a second; ok false without two
+// samples a second apart.
+func (r *runFill) rate(warmup time.Duration) (float64, bool) {
+	var after []fillSample
+	for _, s := range r.samples {
+		if s.at.Sub(r.start) >= warmup {
+			after = append(after, s)
+		}
+	}
+	if len(after) < 2 || after[len(after)-1].at.Sub(after[0].at) < time.Second {
+		after = r.samples
+	}
+	if len(after) < 2 || after[len(after)-1].at.Sub(after[0].at) < time.Second {
 		return 0, false
 	}
-	a, b := r.samples[0], r.samples[len(r.samples)-1]
-	dt := b.at.Sub(a.at).Seconds()
-	if dt < 1 {
-		return 0, false
+	var st, sf, stt, stf float64
+	for _, s := range after {
+		t := s.at.Sub(after[0].at).Seconds()
+		st, sf, stt, stf = st+t, sf+s.fill, stt+t*t, stf+t*s.fill
 	}
-	return (b.fill - a.fill) * r.capacity / dt, true
+	n := float64(len(after))
+	return (n*stf - st*sf) / (n*stt - st*st) * r.capacity, true
 }
 
 // readFill reads the lab's drive's fill and capacity from its exporter.
@@ -108,7 +123,7 @@ func (g *growth) fastest() (rate float64, r *runFill) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for _, x := range g.runs {
-		if v, ok := x.rate(); ok && (r == nil || v > rate) {
+		if v, ok := x.rate(g.round); ok && (r == nil || v > rate) {
 			rate, r = v, x
 		}
 	}
@@ -151,8 +166,8 @@ func (g *growth) beforeRun(ctx context.Context, it experiment.Item) error {
 const mib = 1 << 20
 
 // sample reads the fill every g.every until the run's planned end or ctx
-// is done. From the end of the first round on it
-// projects the fill at the run's end from the growth since its start, and
+// is done. From the end of its second round on it projects the fill at
+// the run's end from the growth since the first round's end (rate), and
 // stops the experiment when that passes maxFill.
 func (g *growth) sample(ctx context.Context, r *runFill) {
 	defer g.wg.Done()
@@ -172,15 +187,15 @@ func (g *growth) sample(ctx context.Context, r *runFill) {
 			}
 			g.mu.Lock()
 			r.samples = append(r.samples, fillSample{now, fill})
-			rate, ok := r.rate()
+			rate, ok := r.rate(g.round)
 			g.mu.Unlock()
 			elapsed := now.Sub(r.start)
-			if !ok || elapsed < g.round || elapsed >= r.expected {
+			if !ok || elapsed < 2*g.round || elapsed >= r.expected {
 				continue
 			}
 			left := (r.expected - elapsed).Seconds()
 			if at := fill + rate*left/r.capacity; at > maxFill {
-				g.stop(fmt.Errorf("run %s stopped after %s: the database grew %.2f MiB/s since the run started "+
+				g.stop(fmt.Errorf("run %s stopped after %s: the database grew %.2f MiB/s since the run's first round "+
 					"(the drive's fill %.1f%% -> %.1f%% of %.0f MiB), so the drive would pass its %.0f%% limit (%.1f%%) before the run's end in %s. "+
 					"Shorten the runs (walab lab --run), give the drive more room, or hold the tables' size (loadgen tpcc --keep-size)",
 					r.name, elapsed.Round(time.Second), rate/mib, 100*r.samples[0].fill, 100*fill, r.capacity/mib,

@@ -113,3 +113,37 @@ func TestFillTable(t *testing.T) {
 	require.Equal(t, []string{"1", "1.00", "75.1%", "1.10", "75.2%"}, strings.Fields(lines[2]))
 	require.Equal(t, []string{"2", "1.25", "75.3%", "-", "-"}, strings.Fields(lines[3]))
 }
+
+// TestGrowthWarmupNotCounted: a run whose fill rises in its first round
+// (InnoDB extending its files) and then swings with the binary logs around
+// a level (issue 55's lab with --keep-size) has no growth to project, so
+// a 12 h run after it starts; the same first round followed by a steady
+// climb is refused.
+func TestGrowthWarmupNotCounted(t *testing.T) {
+	t0 := time.Date(2026, 12, 7, 3, 0, 0, 0, time.UTC)
+	run := func(after func(i int) float64) *runFill {
+		r := &runFill{name: "baseline/r1/run", start: t0, expected: 20 * time.Minute, capacity: testCapacity}
+		for i := 0; i <= 1200; i++ {
+			f := 0.75 + 0.02*float64(min(i, 60))/60
+			if i > 60 {
+				f = after(i)
+			}
+			r.samples = append(r.samples, fillSample{t0.Add(time.Duration(i) * time.Second), f})
+		}
+		return r
+	}
+	swinging := func(i int) float64 { return 0.77 + 0.005*float64(i%50-25)/25 }
+	climbing := func(i int) float64 { return 0.77 + 0.0001*float64(i-60) }
+
+	g := &growth{read: constantFill(0.75), round: time.Minute, every: time.Hour, stop: func(error) {}}
+	g.runs = []*runFill{run(swinging)}
+	rate, ok := g.runs[0].rate(g.round)
+	require.True(t, ok)
+	require.Less(t, rate/mib, 0.002, "MiB/s after the warm-up")
+	require.NoError(t, g.beforeRun(context.Background(), runItem("streams/r1/run", 12*time.Hour)))
+	g.close()
+
+	g = &growth{read: constantFill(0.75), round: time.Minute, every: time.Hour, stop: func(error) {}}
+	g.runs = []*runFill{run(climbing)}
+	require.ErrorContains(t, g.beforeRun(context.Background(), runItem("streams/r1/run", 12*time.Hour)), "refused: it would outgrow the drive")
+}
