@@ -43,7 +43,7 @@ func defineLab(app *kingpin.Application) *labCmd {
 	c.cmd.Flag("mysql.port-2", "With --no-simfs: port of instance 2 (the same server as instance 1 by default, another database).").Default("3306").IsSetByUser(&c.portSet[1]).IntVar(&o.MySQLPort2)
 	c.cmd.Flag("mysql.db-1", "Database the lab creates and loads on instance 1 (TPC-C, one warehouse; restored before each run).").Default("walab_lab_1").StringVar(&o.DB1)
 	c.cmd.Flag("mysql.db-2", "Database on instance 2.").Default("walab_lab_2").StringVar(&o.DB2)
-	c.cmd.Flag("run", "Length of each run (baseline, then streams).").Default("100s").DurationVar(&o.RunFor)
+	c.cmd.Flag("run", "Length of each run (baseline, then streams): long enough that both arms are past their climb at the lab's held fill (docs/sim.md).").Default("180s").DurationVar(&o.RunFor)
 	c.cmd.Flag("round", "One row of the WA table (the simulated drive's \"hour\").").Default("10s").DurationVar(&o.Round)
 	c.cmd.Flag("progress", "Period of progress lines during a run.").Default("15s").DurationVar(&o.Progress)
 	c.cmd.Flag("print-exporter", "Only write the lab's configuration into --out and print the exporter's command line as the lab runs it, one argument per line (bench/exporter-at-rest.sh measures that exporter).").BoolVar(&c.printExporter)

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -19,6 +20,7 @@ import (
 	"github.com/alecthomas/kingpin/v2"
 	"github.com/stretchr/testify/require"
 
+	internallab "github.com/walab/walab/internal/lab"
 	"github.com/walab/walab/internal/testenv"
 )
 
@@ -80,6 +82,7 @@ func TestLab(t *testing.T) {
 		require.NoError(t, err, "Prometheus is up while the lab holds")
 		resp.Body.Close()
 		requireHostBytesMatch(t, exporter)
+		requireFillHeld(t, filepath.Join(dir, "verdict", internallab.FillFile), 0.03)
 		require.Contains(t, []int{0, 3}, lab.stop(t), lab.out.String())
 		requireNoProcess(t, dir)
 		requireNoMount(t, dir)
@@ -117,6 +120,33 @@ func TestLab(t *testing.T) {
 		require.Equal(t, 130, lab.stop(t), lab.out.String())
 		requireNoProcess(t, dir)
 	})
+}
+
+// requireFillHeld: the lab's table of WA and fill per round (fill.txt)
+// has the drive's fill for most rounds of both runs, and within each run
+// it moves by at most band: the plan's TPC-C runs with --keep-size. A
+// run without it grows the lab's database about 0.37 MiB/s (issue 55),
+// about 5 points of the 640 MiB drive in a 90 s run.
+func requireFillHeld(t *testing.T, path string, band float64) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	require.Greater(t, len(lines), 2, string(b))
+	for arm, col := range []int{2, 4} {
+		var fills []float64
+		for _, l := range lines[2:] {
+			f := strings.Fields(l)
+			require.Len(t, f, 5, l)
+			if v, err := strconv.ParseFloat(strings.TrimSuffix(f[col], "%"), 64); err == nil {
+				fills = append(fills, v/100)
+			}
+		}
+		require.GreaterOrEqual(t, len(fills), (len(lines)-2)/2, "arm %d has the fill of most rounds: %s", arm, b)
+		lo, hi := slices.Min(fills), slices.Max(fills)
+		require.LessOrEqual(t, hi-lo, band, "arm %d's fill moved from %.3f to %.3f: %s", arm, lo, hi, b)
+		t.Logf("arm %d: fill %.1f%%-%.1f%% over %d rounds", arm, 100*lo, 100*hi, len(fills))
+	}
 }
 
 // requireHostBytesMatch holds the drive's host bytes to the bytes written

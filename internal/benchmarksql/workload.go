@@ -30,9 +30,11 @@ func init() {
 
 func defineTPCC(fs *workload.FlagSet) workload.Factory {
 	var warehouses, terminals, limit, tables int
+	var keepSize bool
 	wf := fs.Int(&warehouses, "warehouses", 0, "TPC-C warehouses (prepare: to load; run: to use, 0 = all loaded; default: the props file's).").Range(0, maxWarehouses)
 	fs.Int(&terminals, "terminals", 0, "TPC-C terminals per target (overrides --threads and the props file).").Min(0)
 	fs.Int(&tables, "tables", 1, "sysbench-tpcc's --tables: independent copies of the TPC-C schema in the database, tables suffixed 1..N (bmsql_warehouse1 ...), each with --warehouses; a transaction picks its copy at random. 1: one schema, BenchmarkSQL's table names.").Range(1, tpcc.MaxCopies)
+	fs.Bool(&keepSize, "keep-size", false, "Hold the database at its loaded size: each Delivery also deletes the delivered orders (and their order lines) older than the newest as many as the load made per district, and as many of the oldest payments as the run committed since the last Delivery, so a long run does not grow the data (and a drive sized to it does not fill). Not BenchmarkSQL's or the spec's: the consistency conditions on the sums of deleted rows are then reported as not applicable.")
 	fs.Int(&limit, "limit-txns-per-min", 0, "TPC-C rate limit per target in transactions per minute (BenchmarkSQL limitTxnsPerMin).").Min(0)
 	return workload.Factory{SQL: func(t workload.Target) (workload.SQL, error) {
 		opts := tpcc.Options{}
@@ -42,6 +44,7 @@ func defineTPCC(fs *workload.FlagSet) workload.Factory {
 			}
 		}
 		opts.Seed = t.Seed
+		opts.KeepSize = keepSize
 		if wf.Set || opts.Warehouses == 0 {
 			opts.Warehouses = warehouses
 		}

@@ -53,6 +53,11 @@ type Executor struct {
 	// OnCompare, when set, gets the verdict the compare step recorded
 	// (walab lab writes its HTML report from it).
 	OnCompare func(*compare.Result)
+	// BeforeRun, when set, is called just before a run step starts its
+	// workload (after its reset, checks and between steps); an error fails
+	// the step unrun, with that error (walab lab refuses a run that would
+	// outgrow its drive).
+	BeforeRun func(ctx context.Context, it Item) error
 
 	state  *State
 	items  []Item
@@ -426,6 +431,11 @@ func (e *Executor) do(ctx context.Context, i int, it Item, st *StepState) (*RunR
 	case PhaseReport:
 		return nil, e.WriteReport()
 	case PhaseRun:
+		if e.BeforeRun != nil {
+			if err := e.BeforeRun(ctx, it); err != nil {
+				return nil, err
+			}
+		}
 		return e.run(ctx, i, it, st, logPath)
 	}
 	argv, err := e.Plan.Argv(it, st.Attempts, "")

@@ -386,6 +386,33 @@ runs:
 	require.Contains(t, e.Report(), "| r | target_loaded | FAIL | target db: unreachable")
 }
 
+// TestBeforeRunRefuses: a BeforeRun error fails the run step before its
+// command starts, and the runs before it ran.
+func TestBeforeRunRefuses(t *testing.T) {
+	dir := t.TempDir()
+	journal := filepath.Join(dir, "journal")
+	plan := fmt.Sprintf(`name: b
+runs:
+  - {name: one, command: 'echo "$WALAB_STEP" >> %[1]s'}
+  - {name: two, command: 'echo "$WALAB_STEP" >> %[1]s'}
+`, journal)
+	e, err := create([]byte(plan), filepath.Join(dir, "out"))
+	require.NoError(t, err)
+	var seen []string
+	e.BeforeRun = func(_ context.Context, it Item) error {
+		seen = append(seen, it.ID)
+		if it.Run.Name == "two" {
+			return errors.New("would outgrow the drive")
+		}
+		return nil
+	}
+	err = e.Execute(context.Background())
+	require.ErrorContains(t, err, "would outgrow the drive")
+	require.Equal(t, []string{"one/r1/run", "two/r1/run"}, seen)
+	require.Equal(t, map[string]int{"one/r1/run": 1}, journalCounts(t, journal), "run two's command never started")
+	require.Equal(t, StatusFailed, e.State().Steps["two/r1/run"].Status)
+}
+
 func TestCreateRefusesForeignDirs(t *testing.T) {
 	dir := t.TempDir()
 	plan := []byte("name: x\nruns: [{name: r, command: 'true'}]\n")

@@ -170,6 +170,9 @@ type SimState struct {
 	// Precondition is what re-preconditioning wrote since the exporter
 	// started; nil from an exporter that does not say.
 	Precondition *float64 `json:"precondition_written_bytes"`
+	// CapacityBytes is the drive's logical capacity (walab lab's growth
+	// projection; no fingerprint field).
+	CapacityBytes float64 `json:"capacity_bytes"`
 }
 
 // GetSim reads the simulated drive's state from the exporter.

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -237,7 +238,17 @@ func (o Options) watchedExperiment(ctx context.Context, src plan.Source, procs [
 		case <-ectx.Done():
 		}
 	}()
-	res, err := o.experiment(ectx, src)
+	var g *growth
+	var stopped error
+	var stopOnce sync.Once
+	if o.SimFS {
+		g = &growth{read: readFill(&http.Client{}, "http://"+o.ExporterAddr), round: o.Round, every: time.Second,
+			stop: func(err error) { stopOnce.Do(func() { stopped = err; cancel() }) }}
+	}
+	res, err := o.experiment(ectx, src, g)
+	if g != nil {
+		g.close()
+	}
 	for _, p := range procs {
 		if !p.exited() {
 			continue
@@ -253,12 +264,17 @@ func (o Options) watchedExperiment(ctx context.Context, src plan.Source, procs [
 		return nil, fmt.Errorf("the lab's %s exited during the experiment (%s): the experiment was stopped and gives no WA; its log: %s; the experiment said: %v",
 			what, p.cmd.ProcessState, p.log, err)
 	}
+	if stopped != nil {
+		return nil, stopped
+	}
 	return res, err
 }
 
 // experiment runs the plan with the lab's values and writes compare's HTML
-// report from the verdict the experiment recorded.
-func (o Options) experiment(ctx context.Context, src plan.Source) (*Result, error) {
+// report from the verdict the experiment recorded; with g, the drive's
+// fill is followed through the runs (fill.go) and its table, beside WA per
+// round, written to the lab's fill.txt.
+func (o Options) experiment(ctx context.Context, src plan.Source, g *growth) (*Result, error) {
 	out := filepath.Join(o.Out, "experiment")
 	e, err := experiment.Create(src, out)
 	if err != nil {
@@ -267,6 +283,9 @@ func (o Options) experiment(ctx context.Context, src plan.Source) (*Result, erro
 	var verdict *compare.Result
 	e.Stdout, e.ProgressEvery = o.Stdout, o.Progress
 	e.OnCompare = func(r *compare.Result) { verdict = r }
+	if g != nil {
+		e.BeforeRun = g.beforeRun
+	}
 	o.printf("lab: running %s (%s per run, %s rounds) in %s", o.Plan, o.RunFor, o.Round, out)
 	if err := e.Execute(ctx); err != nil {
 		_ = e.WriteReport()
@@ -274,6 +293,12 @@ func (o Options) experiment(ctx context.Context, src plan.Source) (*Result, erro
 	}
 	if verdict == nil {
 		return nil, fmt.Errorf("experiment: no verdict (see %s)", filepath.Join(out, experiment.ReportFile))
+	}
+	if g != nil {
+		g.close()
+		if err := o.writeFillTable(g, verdict); err != nil {
+			return nil, err
+		}
 	}
 	res := &Result{
 		Verdict: verdict.Verdict.Headline(verdict), Valid: verdict.Verdict.Valid,

@@ -20,6 +20,7 @@ const (
 	cfgCustomers  = "walab_customers_per_district"
 	cfgItemDone   = "walab_loaded_item"
 	cfgWarePrefix = "walab_loaded_w_"
+	cfgKeptSize   = "walab_kept_size" // a --keep-size run deleted old orders and payments
 )
 
 // loadedConfig is what bmsql_config says about the data set.
@@ -32,6 +33,7 @@ type loadedConfig struct {
 	done       map[int]bool // warehouses complete
 	loaded     int          // len(done) within 1..warehouses
 	fresh      bool         // written just now by a new load: the tables are empty
+	keptSize   bool         // a KeepSize run deleted old orders and payments
 }
 
 type queryer interface {
@@ -97,6 +99,7 @@ func readConfig(ctx context.Context, q queryer) (*loadedConfig, error) {
 		cfg.walab = true
 	}
 	_, cfg.itemLoaded = kv[cfgItemDone]
+	_, cfg.keptSize = kv[cfgKeptSize]
 	for w := range cfg.done {
 		if w >= 1 && w <= cfg.warehouses {
 			cfg.loaded++

@@ -48,6 +48,10 @@ const (
 	stDelCustomerUpdate
 	stSLDistrict
 	stSLCount
+	stKeepNextOrder
+	stKeepOrderLineDelete
+	stKeepOrderDelete
+	stKeepHistoryDelete
 	numStmts
 )
 
@@ -115,4 +119,12 @@ var statements = [numStmts]struct {
 	stSLDistrict: {"stock_level.district", kindRead, "SELECT d_next_o_id FROM bmsql_district WHERE d_w_id = ? AND d_id = ?"},
 	stSLCount: {"stock_level.count", kindRead, "SELECT COUNT(DISTINCT s_i_id) FROM bmsql_order_line JOIN bmsql_stock " +
 		"ON s_w_id = ol_w_id AND s_i_id = ol_i_id WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id >= ? AND ol_o_id < ? AND s_quantity < ?"},
+
+	// Options.KeepSize (keepsize.go): inside a Delivery, after it. The
+	// deletes are range deletes on each table's primary key, at its oldest
+	// end, away from the New-Orders and Payments that insert at the newest.
+	stKeepNextOrder:       {"keep_size.district", kindRead, "SELECT d_next_o_id FROM bmsql_district WHERE d_w_id = ? AND d_id = ?"},
+	stKeepOrderLineDelete: {"keep_size.delete_order_lines", kindWrite, "DELETE FROM bmsql_order_line WHERE ol_w_id = ? AND ol_d_id = ? AND ol_o_id < ?"},
+	stKeepOrderDelete:     {"keep_size.delete_orders", kindWrite, "DELETE FROM bmsql_oorder WHERE o_w_id = ? AND o_d_id = ? AND o_id < ?"},
+	stKeepHistoryDelete:   {"keep_size.delete_history", kindWrite, "DELETE FROM bmsql_history ORDER BY hist_id LIMIT ?"},
 }

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 
 	"github.com/walab/walab/internal/workload"
 )
@@ -67,6 +68,15 @@ type Options struct {
 	KeyingTimeMultiplier, ThinkTimeMultiplier float64
 	// Seed makes the load data and the C-Run choice reproducible (0: random).
 	Seed uint64
+	// KeepSize holds the growing tables' size: each Delivery also
+	// deletes, per district it delivers, the delivered orders (and their
+	// order lines) older than the newest as many as the load made, and as
+	// many of the oldest payments (history rows) as the run committed
+	// since the last Delivery. Off by default: the spec's database grows,
+	// and BenchmarkSQL's does. A run with it records walab_kept_size in
+	// bmsql_config, and Check then reports the conditions on deleted rows
+	// as not applicable (keepsize.go).
+	KeepSize bool
 
 	// scale shrinks the data set; only tests set it (see scale).
 	scale scale
@@ -95,11 +105,16 @@ type Workload struct {
 
 	mu    sync.Mutex
 	state *runState // set by Init, or lazily by the first transaction
+
+	// paymentsToTrim counts the history rows this workload's Payments
+	// committed that no Delivery has deleted yet (Options.KeepSize).
+	paymentsToTrim atomic.Int64
 }
 
 // runState is what the run needs from the loaded database.
 type runState struct {
 	warehouses int       // warehouses this run uses
+	loaded     int       // warehouses the load made
 	scale      scale     // as loaded
 	load       Constants // C-Load from bmsql_config
 	run        Constants // C-Run derived from it
@@ -199,7 +214,12 @@ func (w *Workload) ensureState(ctx context.Context, conn *sql.Conn) (*runState, 
 	if w.opts.Seed == 0 {
 		r = rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
 	}
-	w.state = &runState{warehouses: n, scale: cfg.scale, load: cfg.c, run: NewRunConstants(r, cfg.c)}
+	if w.opts.KeepSize {
+		if err := markDone(ctx, w.names.on(conn), cfgKeptSize); err != nil {
+			return nil, err
+		}
+	}
+	w.state = &runState{warehouses: n, loaded: cfg.warehouses, scale: cfg.scale, load: cfg.c, run: NewRunConstants(r, cfg.c)}
 	return w.state, nil
 }
 

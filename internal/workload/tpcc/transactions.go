@@ -331,7 +331,7 @@ func (t *terminal) payment(ctx context.Context) error {
 	if _, err := t.exec(ctx, stPayHistory, cID, cD, cW, d, w, amt, wName+"    "+dName); err != nil {
 		return err
 	}
-	return t.commit(ctx)
+	return t.commitPayment(ctx)
 }
 
 // orderStatus is spec 2.6 (read-only): the customer's newest order and its lines.
@@ -416,8 +416,18 @@ func (t *terminal) delivery(ctx context.Context) error {
 		if _, err := t.exec(ctx, stDelCustomerUpdate, total, w, d, cID); err != nil {
 			return err
 		}
+		if err := t.keepOrders(ctx, w, d, oID); err != nil {
+			return err
+		}
 	}
-	return t.commit(ctx)
+	n, err := t.keepHistory(ctx)
+	if err == nil {
+		err = t.commit(ctx)
+	}
+	if err != nil {
+		t.w.paymentsToTrim.Add(n) // not deleted: the next Delivery does
+	}
+	return err
 }
 
 // stockLevel is spec 2.8 (read-only) on the terminal's own district.
