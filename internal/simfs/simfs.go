@@ -10,6 +10,7 @@ package simfs
 import (
 	"fmt"
 	"log/slog"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -58,6 +59,7 @@ type FS struct {
 	opts   Options
 	server *fuse.Server
 	done   chan struct{}
+	rootFd int // the backing directory (O_PATH), which the loopback's paths start from
 
 	mu        sync.Mutex
 	al        *alloc.Allocator
@@ -90,7 +92,16 @@ func Mount(o Options) (*FS, error) {
 	if err := f.adopt(); err != nil {
 		return nil, err
 	}
-	root := &fs.LoopbackRoot{Path: o.Backing, Dev: uint64(st.Dev)}
+	// The loopback resolves every path under the backing directory's
+	// descriptor, through /proc/self/fd: a caller's identity (asCaller)
+	// needs no search right on the directories above it, which are
+	// private (checkDirs).
+	rootFd, err := unix.Open(o.Backing, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("simfs: %s: %w", o.Backing, err)
+	}
+	f.rootFd = rootFd
+	root := &fs.LoopbackRoot{Path: "/proc/self/fd/" + strconv.Itoa(rootFd), Dev: uint64(st.Dev)}
 	root.NewNode = func(r *fs.LoopbackRoot, _ *fs.Inode, _ string, _ *syscall.Stat_t) fs.InodeEmbedder {
 		return &node{LoopbackNode: fs.LoopbackNode{RootData: r}, fs: f}
 	}
@@ -109,6 +120,7 @@ func Mount(o Options) (*FS, error) {
 		EntryTimeout: &timeout, AttrTimeout: &timeout,
 	})
 	if err != nil {
+		unix.Close(rootFd)
 		return nil, fmt.Errorf("simfs: mount %s on %s: %w", o.Backing, o.Mountpoint, err)
 	}
 	go f.watch()
@@ -119,6 +131,7 @@ func Mount(o Options) (*FS, error) {
 // mount died (killed, aborted, unmounted from outside) and the drive is told.
 func (f *FS) watch() {
 	f.server.Wait()
+	unix.Close(f.rootFd)
 	f.mu.Lock()
 	f.stopped = true
 	external := !f.unmounted

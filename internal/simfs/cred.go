@@ -1,0 +1,172 @@
+package simfs
+
+import (
+	"bytes"
+	"context"
+	"runtime"
+	"strconv"
+	"syscall"
+	"unsafe"
+
+	"github.com/hanwen/go-fuse/v2/fuse"
+	"golang.org/x/sys/unix"
+)
+
+// creds are a caller's filesystem identity: its fsuid, fsgid and
+// supplementary groups.
+type creds struct {
+	uid, gid uint32
+	groups   []uint32
+}
+
+// asCaller runs op, which touches the backing filesystem by path, on a
+// thread whose fsuid, fsgid and supplementary groups are the FUSE
+// caller's, so the backing filesystem checks every step of the path the
+// daemon resolves as it would the caller's own: a caller who swaps a
+// directory for a symbolic link while the daemon resolves it reaches
+// only what it could reach itself. A caller with uid 0, and a call
+// without a caller (the daemon's own), run as the daemon. A caller
+// whose groups cannot be read (gone, another pid namespace, changed its
+// identity meanwhile) is refused with EACCES.
+func asCaller(ctx context.Context, op func() syscall.Errno) syscall.Errno {
+	c, ok := fuse.FromContext(ctx)
+	if !ok || c.Uid == 0 {
+		return op()
+	}
+	cr, errno := callerCreds(c)
+	if errno != 0 {
+		return errno
+	}
+	runtime.LockOSThread()
+	if errno := cr.enter(); errno != 0 {
+		if leave() == 0 {
+			runtime.UnlockOSThread()
+		}
+		return errno
+	}
+	errno = op()
+	// A thread that cannot get root's identity back stays locked to this
+	// goroutine (Go ends it with the goroutine), never to serve another.
+	if leave() == 0 {
+		runtime.UnlockOSThread()
+	}
+	return errno
+}
+
+// daemonGroups are the daemon's supplementary groups, given back to a
+// thread after each caller's operation.
+var daemonGroups = func() []uint32 {
+	gs, _ := unix.Getgroups()
+	out := make([]uint32, len(gs))
+	for i, g := range gs {
+		out[i] = uint32(g)
+	}
+	return out
+}()
+
+// enter gives the locked thread the caller's identity: groups, then
+// fsgid, then fsuid, each checked (setfsuid and setfsgid do not fail,
+// they leave the identity as it was).
+func (cr creds) enter() syscall.Errno {
+	if errno := setThreadGroups(cr.groups); errno != 0 {
+		return errno
+	}
+	_, _ = unix.SetfsgidRetGid(int(cr.gid))
+	if g, _ := unix.SetfsgidRetGid(-1); uint32(g) != cr.gid {
+		return syscall.EPERM
+	}
+	_, _ = unix.SetfsuidRetUid(int(cr.uid))
+	if u, _ := unix.SetfsuidRetUid(-1); uint32(u) != cr.uid {
+		return syscall.EPERM
+	}
+	return 0
+}
+
+// leave gives the locked thread the daemon's identity back.
+func leave() syscall.Errno {
+	uid, gid := syscall.Geteuid(), syscall.Getegid()
+	_, _ = unix.SetfsuidRetUid(uid)
+	_, _ = unix.SetfsgidRetGid(gid)
+	u, _ := unix.SetfsuidRetUid(-1)
+	g, _ := unix.SetfsgidRetGid(-1)
+	if u != uid || g != gid {
+		return syscall.EPERM
+	}
+	return setThreadGroups(daemonGroups)
+}
+
+// setThreadGroups sets the calling thread's supplementary groups only:
+// the raw system call, where syscall.Setgroups sets every thread's.
+func setThreadGroups(gs []uint32) syscall.Errno {
+	var p unsafe.Pointer
+	if len(gs) > 0 {
+		p = unsafe.Pointer(&gs[0])
+	}
+	_, _, errno := unix.RawSyscall(unix.SYS_SETGROUPS, uintptr(len(gs)), uintptr(p), 0)
+	return errno
+}
+
+// callerCreds reads the caller's groups from /proc/<pid>/status, where
+// the kernel's FUSE request names the calling thread, and checks that
+// its fsuid and fsgid there are the request's (the pid was not reused).
+func callerCreds(c *fuse.Caller) (creds, syscall.Errno) {
+	if c.Pid == 0 {
+		return creds{}, syscall.EACCES
+	}
+	var buf [4096]byte
+	fd, err := unix.Open("/proc/"+strconv.FormatUint(uint64(c.Pid), 10)+"/status", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return creds{}, syscall.EACCES
+	}
+	n, err := unix.Read(fd, buf[:])
+	unix.Close(fd)
+	if err != nil || n <= 0 {
+		return creds{}, syscall.EACCES
+	}
+	cr, ok := parseStatus(buf[:n])
+	if !ok || cr.uid != c.Uid || cr.gid != c.Gid {
+		return creds{}, syscall.EACCES
+	}
+	return cr, 0
+}
+
+// parseStatus reads the fsuid and fsgid (the fourth field of Uid: and
+// Gid:) and the Groups: line of a /proc/<pid>/status; ok is false unless
+// all three are there and well formed.
+func parseStatus(b []byte) (creds, bool) {
+	var cr creds
+	var have int
+	for line := range bytes.Lines(b) {
+		key, val, found := bytes.Cut(bytes.TrimRight(line, "\n"), []byte(":"))
+		if !found {
+			continue
+		}
+		fields := bytes.Fields(val)
+		switch string(key) {
+		case "Uid", "Gid":
+			if len(fields) != 4 {
+				return creds{}, false
+			}
+			id, err := strconv.ParseUint(string(fields[3]), 10, 32)
+			if err != nil {
+				return creds{}, false
+			}
+			if key[0] == 'U' {
+				cr.uid, have = uint32(id), have|1
+			} else {
+				cr.gid, have = uint32(id), have|2
+			}
+		case "Groups":
+			cr.groups = make([]uint32, 0, len(fields))
+			for _, f := range fields {
+				g, err := strconv.ParseUint(string(f), 10, 32)
+				if err != nil {
+					return creds{}, false
+				}
+				cr.groups = append(cr.groups, uint32(g))
+			}
+			have |= 4
+		}
+	}
+	return cr, have == 7
+}
