@@ -5,7 +5,9 @@ import (
 	"context"
 	"runtime"
 	"strconv"
+	"sync"
 	"syscall"
+	"time"
 	"unsafe"
 
 	"github.com/hanwen/go-fuse/v2/fuse"
@@ -30,10 +32,10 @@ type creds struct {
 // identity meanwhile) is refused with EACCES.
 func asCaller(ctx context.Context, op func() syscall.Errno) syscall.Errno {
 	c, ok := fuse.FromContext(ctx)
-	if !ok || c.Uid == 0 {
+	if !ok || c.Uid == 0 || actAsRoot {
 		return op()
 	}
-	cr, errno := callerCreds(c)
+	cr, errno := groupCache.creds(c)
 	if errno != 0 {
 		return errno
 	}
@@ -52,6 +54,10 @@ func asCaller(ctx context.Context, op func() syscall.Errno) syscall.Errno {
 	}
 	return errno
 }
+
+// actAsRoot turns asCaller off: the loopback as it was before, for
+// BenchmarkCallerIdentity's comparison only.
+var actAsRoot = false
 
 // daemonGroups are the daemon's supplementary groups, given back to a
 // thread after each caller's operation.
@@ -104,6 +110,47 @@ func setThreadGroups(gs []uint32) syscall.Errno {
 	}
 	_, _, errno := unix.RawSyscall(unix.SYS_SETGROUPS, uintptr(len(gs)), uintptr(p), 0)
 	return errno
+}
+
+// credCache keeps each caller's groups a second: reading
+// /proc/<pid>/status is most of what acting as the caller costs (issue
+// 54's bench, bench/RESULTS-sim.md). A process without CAP_SETGID cannot
+// change its groups; one with it could take back any it dropped; a pid
+// reused within the second by a process of the same fsuid and fsgid
+// would need the whole pid space cycled in it.
+type credCache struct {
+	mu sync.Mutex
+	m  map[fuse.Caller]cachedCreds
+}
+
+type cachedCreds struct {
+	cr   creds
+	read time.Time
+}
+
+var groupCache = credCache{m: map[fuse.Caller]cachedCreds{}}
+
+const credTTL = time.Second
+
+func (cc *credCache) creds(c *fuse.Caller) (creds, syscall.Errno) {
+	now := time.Now()
+	cc.mu.Lock()
+	e, ok := cc.m[*c]
+	cc.mu.Unlock()
+	if ok && now.Sub(e.read) < credTTL {
+		return e.cr, 0
+	}
+	cr, errno := callerCreds(c)
+	if errno != 0 {
+		return cr, errno
+	}
+	cc.mu.Lock()
+	if len(cc.m) >= 4096 {
+		clear(cc.m)
+	}
+	cc.m[*c] = cachedCreds{cr, now}
+	cc.mu.Unlock()
+	return cr, 0
 }
 
 // callerCreds reads the caller's groups from /proc/<pid>/status, where
