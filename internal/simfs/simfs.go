@@ -49,7 +49,8 @@ type Options struct {
 	NoDiscard bool
 	// AllowOther lets users other than the exporter's reach the mount
 	// (another user's mysqld); the kernel still checks every access
-	// against the files' modes and owners.
+	// against the files' modes and owners, and the daemon acts on the
+	// backing directory with the caller's identity.
 	AllowOther bool
 	Logger     *slog.Logger
 }
@@ -110,8 +111,8 @@ func Mount(o Options) (*FS, error) {
 	f.server, err = fs.Mount(o.Mountpoint, root.RootNode, &fs.Options{
 		MountOptions: fuse.MountOptions{
 			// The kernel checks every access against the files' modes and
-			// owners (default_permissions): the daemon, root, does the
-			// operations with its own rights. nosuid and nodev are go-fuse's
+			// owners (default_permissions); the daemon resolves the backing
+			// paths with the caller's identity (asCaller). nosuid and nodev are go-fuse's
 			// default for a direct mount; named so no change of it drops them.
 			Options:    []string{"default_permissions", "nosuid", "nodev"},
 			AllowOther: o.AllowOther, FsName: o.Backing, Name: "walabsim", DirectMount: true,
