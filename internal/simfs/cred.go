@@ -26,13 +26,15 @@ type creds struct {
 // caller's, so the backing filesystem checks every step of the path the
 // daemon resolves as it would the caller's own: a caller who swaps a
 // directory for a symbolic link while the daemon resolves it reaches
-// only what it could reach itself. A caller with uid 0, and a call
-// without a caller (the daemon's own), run as the daemon. A caller
+// only what it could reach itself. A caller with uid 0 or the daemon's
+// own uid and gid, and a call without a caller (the daemon's own), run
+// as the daemon. A daemon without CAP_SETUID and CAP_SETGID refuses other
+// callers (EPERM) rather than act for them with its own rights. A caller
 // whose groups cannot be read (gone, another pid namespace, changed its
 // identity meanwhile) is refused with EACCES.
 func asCaller(ctx context.Context, op func() syscall.Errno) syscall.Errno {
 	c, ok := fuse.FromContext(ctx)
-	if !ok || c.Uid == 0 || actAsRoot {
+	if !ok || actAsRoot || !otherThanDaemon(c) {
 		return op()
 	}
 	cr, errno := groupCache.creds(c)
@@ -53,6 +55,14 @@ func asCaller(ctx context.Context, op func() syscall.Errno) syscall.Errno {
 		runtime.UnlockOSThread()
 	}
 	return errno
+}
+
+// otherThanDaemon reports whether the caller may have fewer rights than
+// the daemon: not root, nor the daemon's own uid and gid (the packaged
+// exporter runs as its own user, and without allow_other that user is the
+// only caller; it has no CAP_SETUID to change identity).
+func otherThanDaemon(c *fuse.Caller) bool {
+	return c.Uid != 0 && (c.Uid != uint32(syscall.Geteuid()) || c.Gid != uint32(syscall.Getegid()))
 }
 
 // actAsRoot turns asCaller off: the loopback as it was before, for

@@ -118,3 +118,16 @@ func TestAsCallerRefusesAnUnknownCaller(t *testing.T) {
 		require.False(t, ran, name)
 	}
 }
+
+// TestOtherThanDaemon: root and the daemon's own identity run as the
+// daemon; any other uid, or the daemon's uid with another gid, does not.
+func TestOtherThanDaemon(t *testing.T) {
+	uid, gid := uint32(os.Geteuid()), uint32(os.Getegid())
+	owner := func(u, g uint32) *fuse.Caller { return &fuse.Caller{Owner: fuse.Owner{Uid: u, Gid: g}} }
+	require.False(t, otherThanDaemon(owner(0, 5)))
+	require.False(t, otherThanDaemon(owner(uid, gid)))
+	require.True(t, otherThanDaemon(owner(nobody, nobody)))
+	if uid != 0 {
+		require.True(t, otherThanDaemon(owner(uid, gid+1)))
+	}
+}

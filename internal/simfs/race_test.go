@@ -146,3 +146,32 @@ func TestFSCallerKeepsItsRights(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "hello", string(b))
 }
+
+// TestFSServiceUserMountWorks: the packaged exporter runs as its own user
+// with CAP_SYS_ADMIN only (no CAP_SETUID): its mount, without
+// allow_other, serves that user, who is the daemon's own identity.
+func TestFSServiceUserMountWorks(t *testing.T) {
+	if testenv.Rerun(t) == "" {
+		testenv.RequireFUSE(t)
+		testenv.RerunAs(t, "svc", "--reuid=65534", "--regid=65534", "--clear-groups",
+			"--inh-caps=+sys_admin", "--ambient-caps=+sys_admin")
+		return
+	}
+	base, err := os.MkdirTemp("/tmp", "simfssvc")
+	require.NoError(t, err)
+	defer os.RemoveAll(base)
+	back, mnt := filepath.Join(base, "backing"), filepath.Join(base, "mnt")
+	require.NoError(t, os.Mkdir(back, 0o700))
+	require.NoError(t, os.Mkdir(mnt, 0o700))
+	rec := &recorder{written: map[uint32]string{}}
+	f, err := Mount(Options{Backing: back, Mountpoint: mnt, Drive: rec, LogicalPages: 4096, PageSize: 4096})
+	require.NoError(t, err)
+	defer f.Unmount()
+	p := filepath.Join(mnt, "a")
+	require.NoError(t, os.WriteFile(p, []byte("hello"), 0o600))
+	require.NoError(t, os.Rename(p, p+"2"))
+	b, err := os.ReadFile(p + "2")
+	require.NoError(t, err)
+	require.Equal(t, "hello", string(b))
+	require.Positive(t, rec.live())
+}
