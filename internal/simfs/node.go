@@ -3,10 +3,12 @@ package simfs
 import (
 	"context"
 	"path/filepath"
+	"strconv"
 	"syscall"
 
 	"github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
+	"golang.org/x/sys/unix"
 
 	"github.com/walab/walab/internal/simfs/alloc"
 )
@@ -46,7 +48,11 @@ func ino(i *fs.Inode) alloc.File { return alloc.File(i.StableAttr().Ino) }
 func noDirect(flags uint32) uint32 { return flags &^ syscall.O_DIRECT }
 
 func (n *node) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, syscall.Errno) {
-	fh, ff, errno := n.LoopbackNode.Open(ctx, noDirect(flags))
+	d, errno := callerDo(ctx, func() (dirHandle, syscall.Errno) {
+		fh, ff, errno := n.LoopbackNode.Open(ctx, noDirect(flags))
+		return dirHandle{fh, ff}, errno
+	})
+	fh, ff := d.fh, d.flags
 	if errno != 0 {
 		return nil, 0, errno
 	}
@@ -56,7 +62,11 @@ func (n *node) Open(ctx context.Context, flags uint32) (fs.FileHandle, uint32, s
 }
 
 func (n *node) Create(ctx context.Context, name string, flags uint32, mode uint32, out *fuse.EntryOut) (*fs.Inode, fs.FileHandle, uint32, syscall.Errno) {
-	ch, fh, ff, errno := n.LoopbackNode.Create(ctx, name, noDirect(flags), mode, out)
+	t, errno := callerDo(ctx, func() (tmpfile, syscall.Errno) {
+		ch, fh, ff, errno := n.LoopbackNode.Create(ctx, name, noDirect(flags), mode, out)
+		return tmpfile{ch, fh, ff}, errno
+	})
+	ch, fh, ff := t.ch, t.fh, t.flags
 	if errno != 0 {
 		return nil, nil, 0, errno
 	}
@@ -76,8 +86,12 @@ func (n *node) lastLink(name string) (alloc.File, bool) {
 }
 
 func (n *node) Unlink(ctx context.Context, name string) syscall.Errno {
-	id, last := n.lastLink(name)
-	if errno := n.LoopbackNode.Unlink(ctx, name); errno != 0 {
+	var id alloc.File
+	var last bool
+	if errno := asCaller(ctx, func() syscall.Errno {
+		id, last = n.lastLink(name)
+		return n.LoopbackNode.Unlink(ctx, name)
+	}); errno != 0 {
 		return errno
 	}
 	if last {
@@ -93,9 +107,13 @@ func (n *node) Rename(ctx context.Context, name string, newParent fs.InodeEmbedd
 	if !ok {
 		return syscall.EXDEV
 	}
-	src, _ := n.lastLink(name)
-	victim, last := np.lastLink(newName)
-	if errno := n.LoopbackNode.Rename(ctx, name, newParent, newName, flags); errno != 0 {
+	var src, victim alloc.File
+	var last bool
+	if errno := asCaller(ctx, func() syscall.Errno {
+		src, _ = n.lastLink(name)
+		victim, last = np.lastLink(newName)
+		return n.LoopbackNode.Rename(ctx, name, newParent, newName, flags)
+	}); errno != 0 {
 		return errno
 	}
 	const exchange = 2 // RENAME_EXCHANGE
@@ -112,7 +130,7 @@ func (n *node) Rename(ctx context.Context, name string, newParent fs.InodeEmbedd
 // Setattr truncates (and chmods, chowns, sets times) through the loopback
 // node; a shrink frees the pages past the new size.
 func (n *node) Setattr(ctx context.Context, f fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
-	if errno := n.LoopbackNode.Setattr(ctx, f, in, out); errno != 0 {
+	if errno := n.setattr(ctx, f, in, out); errno != 0 {
 		return errno
 	}
 	if size, ok := in.GetSize(); ok {
@@ -134,7 +152,7 @@ func (n *node) CopyFileRange(context.Context, fs.FileHandle, uint64, *fs.Inode, 
 // bounded by what the backing filesystem can still take. The inode
 // counts are the backing filesystem's.
 func (n *node) Statfs(ctx context.Context, out *fuse.StatfsOut) syscall.Errno {
-	if errno := n.LoopbackNode.Statfs(ctx, out); errno != 0 {
+	if errno := asCaller(ctx, func() syscall.Errno { return n.LoopbackNode.Statfs(ctx, out) }); errno != 0 {
 		return errno
 	}
 	bs := uint64(out.Frsize)
@@ -147,5 +165,58 @@ func (n *node) Statfs(ctx context.Context, out *fuse.StatfsOut) syscall.Errno {
 	out.Bfree = min(free, out.Bfree*bs/ps)
 	out.Bavail = min(free, out.Bavail*bs/ps)
 	out.Blocks, out.Bsize, out.Frsize = total, uint32(ps), uint32(ps)
+	return 0
+}
+
+// setattr changes an open file through its descriptor (the kernel checked
+// the change against the inode it names), any other by path with the
+// caller's identity. A caller's EPERM that only clears setuid or setgid
+// bits is the kernel's own clearing after another user's write, which a
+// real filesystem does whatever the writer's rights: killPriv.
+func (n *node) setattr(ctx context.Context, f fs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
+	if _, ok := f.(fs.FileSetattrer); ok {
+		return n.LoopbackNode.Setattr(ctx, f, in, out)
+	}
+	errno := asCaller(ctx, func() syscall.Errno { return n.LoopbackNode.Setattr(ctx, nil, in, out) })
+	const others = fuse.FATTR_FH | fuse.FATTR_LOCKOWNER | fuse.FATTR_KILL_SUIDGID | fuse.FATTR_CTIME
+	if errno == syscall.EPERM && in.Valid&^others == fuse.FATTR_MODE {
+		return n.killPriv(ctx, in.Mode&0o7777, out)
+	}
+	return errno
+}
+
+// killPriv sets the mode as the daemon if it only clears setuid and setgid
+// bits of the very inode the kernel named: the caller resolves the path
+// (O_PATH, no symlink followed), its inode must be this node's, and the
+// daemon changes it through that descriptor.
+func (n *node) killPriv(ctx context.Context, mode uint32, out *fuse.AttrOut) syscall.Errno {
+	fd := -1
+	var st syscall.Stat_t
+	errno := asCaller(ctx, func() syscall.Errno {
+		var err error
+		if fd, err = unix.Open(n.backing(""), unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0); err != nil {
+			return fs.ToErrno(err)
+		}
+		return fs.ToErrno(syscall.Fstat(fd, &st))
+	})
+	if fd >= 0 {
+		defer unix.Close(fd)
+	}
+	if errno != 0 {
+		return syscall.EPERM
+	}
+	cur := st.Mode & 0o7777
+	cleared := cur &^ mode
+	if st.Ino != n.StableAttr().Ino || cur&^cleared != mode || cleared == 0 || cleared&^(syscall.S_ISUID|syscall.S_ISGID) != 0 {
+		return syscall.EPERM
+	}
+	proc := "/proc/self/fd/" + strconv.Itoa(fd)
+	if err := syscall.Chmod(proc, mode); err != nil {
+		return fs.ToErrno(err)
+	}
+	if err := syscall.Fstat(fd, &st); err != nil {
+		return fs.ToErrno(err)
+	}
+	out.FromStat(&st)
 	return 0
 }

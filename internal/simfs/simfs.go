@@ -10,6 +10,7 @@ package simfs
 import (
 	"fmt"
 	"log/slog"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -48,7 +49,8 @@ type Options struct {
 	NoDiscard bool
 	// AllowOther lets users other than the exporter's reach the mount
 	// (another user's mysqld); the kernel still checks every access
-	// against the files' modes and owners.
+	// against the files' modes and owners, and the daemon acts on the
+	// backing directory with the caller's identity.
 	AllowOther bool
 	Logger     *slog.Logger
 }
@@ -58,6 +60,7 @@ type FS struct {
 	opts   Options
 	server *fuse.Server
 	done   chan struct{}
+	rootFd int // the backing directory (O_PATH), which the loopback's paths start from
 
 	mu        sync.Mutex
 	al        *alloc.Allocator
@@ -90,7 +93,16 @@ func Mount(o Options) (*FS, error) {
 	if err := f.adopt(); err != nil {
 		return nil, err
 	}
-	root := &fs.LoopbackRoot{Path: o.Backing, Dev: uint64(st.Dev)}
+	// The loopback resolves every path under the backing directory's
+	// descriptor, through /proc/self/fd: a caller's identity (asCaller)
+	// needs no search right on the directories above it, which are
+	// private (checkDirs).
+	rootFd, err := unix.Open(o.Backing, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("simfs: %s: %w", o.Backing, err)
+	}
+	f.rootFd = rootFd
+	root := &fs.LoopbackRoot{Path: "/proc/self/fd/" + strconv.Itoa(rootFd), Dev: uint64(st.Dev)}
 	root.NewNode = func(r *fs.LoopbackRoot, _ *fs.Inode, _ string, _ *syscall.Stat_t) fs.InodeEmbedder {
 		return &node{LoopbackNode: fs.LoopbackNode{RootData: r}, fs: f}
 	}
@@ -99,8 +111,8 @@ func Mount(o Options) (*FS, error) {
 	f.server, err = fs.Mount(o.Mountpoint, root.RootNode, &fs.Options{
 		MountOptions: fuse.MountOptions{
 			// The kernel checks every access against the files' modes and
-			// owners (default_permissions): the daemon, root, does the
-			// operations with its own rights. nosuid and nodev are go-fuse's
+			// owners (default_permissions); the daemon resolves the backing
+			// paths with the caller's identity (asCaller). nosuid and nodev are go-fuse's
 			// default for a direct mount; named so no change of it drops them.
 			Options:    []string{"default_permissions", "nosuid", "nodev"},
 			AllowOther: o.AllowOther, FsName: o.Backing, Name: "walabsim", DirectMount: true,
@@ -109,6 +121,7 @@ func Mount(o Options) (*FS, error) {
 		EntryTimeout: &timeout, AttrTimeout: &timeout,
 	})
 	if err != nil {
+		unix.Close(rootFd)
 		return nil, fmt.Errorf("simfs: mount %s on %s: %w", o.Backing, o.Mountpoint, err)
 	}
 	go f.watch()
@@ -119,6 +132,7 @@ func Mount(o Options) (*FS, error) {
 // mount died (killed, aborted, unmounted from outside) and the drive is told.
 func (f *FS) watch() {
 	f.server.Wait()
+	unix.Close(f.rootFd)
 	f.mu.Lock()
 	f.stopped = true
 	external := !f.unmounted
