@@ -110,8 +110,12 @@ func TestLabRefusesSimFSWithoutRoot(t *testing.T) {
 		return
 	}
 	var out, errOut bytes.Buffer
+	// A plan that exists (the rerun's directory has no source tree), so
+	// that the refusal is the root one, not "no plan".
+	plan := filepath.Join(t.TempDir(), "plan.yml")
+	require.NoError(t, os.WriteFile(plan, []byte("name: x\n"), 0o644))
 	code := run([]string{"lab", "--out", filepath.Join(t.TempDir(), "lab"), "--exporter.bin=/bin/true",
-		"--loadgen.bin=/bin/true", "--prometheus.bin=/bin/true"}, &out, &errOut)
+		"--loadgen.bin=/bin/true", "--prometheus.bin=/bin/true", "--plan=" + plan}, &out, &errOut)
 	require.Equal(t, 2, code, errOut.String())
 	require.Contains(t, errOut.String(), "mounts a FUSE filesystem: run as root; --no-simfs runs the drive's synthetic MySQL-like mix instead")
 	require.NotContains(t, out.String(), "starting")

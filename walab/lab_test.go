@@ -82,6 +82,7 @@ func TestLab(t *testing.T) {
 		require.NoError(t, err, "Prometheus is up while the lab holds")
 		resp.Body.Close()
 		requireHostBytesMatch(t, exporter)
+		requireMutationsNeedToken(t, exporter)
 		requireFillHeld(t, filepath.Join(dir, "verdict", internallab.FillFile), 0.03)
 		require.Contains(t, []int{0, 3}, lab.stop(t), lab.out.String())
 		requireNoProcess(t, dir)
@@ -151,6 +152,20 @@ func requireFillHeld(t *testing.T, path string, band float64) {
 
 // requireHostBytesMatch holds the drive's host bytes to the bytes written
 // through its filesystem (testenv.RequireSimFSHostBytes).
+// requireMutationsNeedToken: the lab's exporter refuses a state-changing
+// request without the token in its 0600 token file (issue 54 item 6: the
+// plan's steps posted with it, since the resets and switches went through).
+func requireMutationsNeedToken(t *testing.T, exporter string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, "http://"+exporter+"/api/v1/sim/precondition", nil)
+	require.NoError(t, err)
+	req.Header.Set("X-Walab-Request", "1")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusForbidden, resp.StatusCode, "a precondition without the lab's token")
+}
+
 func requireHostBytesMatch(t *testing.T, exporter string) {
 	t.Helper()
 	testenv.RequireSimFSHostBytes(t, func(path string) ([]byte, error) {

@@ -189,6 +189,9 @@ func (o Options) services() []service {
 			// Empty sysfs and devfs: the simulated drive even on a host with NVMe drives.
 			"--path.sysfs=" + filepath.Join(o.Out, "empty"), "--path.devfs=" + filepath.Join(o.Out, "empty"),
 			"--nvme.cache-max-age=500ms", "--web.enable-mutations", "--collector.placement_trace",
+			// The plan's curl steps present the token; other local users
+			// cannot read it (the exporter writes it 0600) and cannot post.
+			"--web.mutations-token-file=" + o.tokenFile(),
 			// The plan's host checks ask GET /api/v1/host; no scrape needs
 			// the host, filesystem or irq series.
 			"--no-collector.filesystem", "--no-collector.irq", "--no-collector.host"}},
@@ -325,9 +328,14 @@ func (o Options) planEnv() map[string]string {
 		"WALAB_LOADGEN": o.Loadgen, "WALAB_LOADGEN_LISTEN": o.LoadgenAddr,
 		"WALAB_MYSQL_1_PORT": strconv.Itoa(o.MySQLPort1), "WALAB_DB_1": o.DB1,
 		"WALAB_MYSQL_2_PORT": strconv.Itoa(o.MySQLPort2), "WALAB_DB_2": o.DB2,
-		"WALAB_BACKUP": filepath.Join(o.Out, "backup"),
+		"WALAB_BACKUP":              filepath.Join(o.Out, "backup"),
+		"WALAB_EXPORTER_TOKEN_FILE": o.tokenFile(),
 	}
 }
+
+// tokenFile is where the lab's exporter writes the token its
+// state-changing endpoints need (--web.mutations-token-file).
+func (o Options) tokenFile() string { return filepath.Join(o.Out, "exporter.token") }
 
 func (o Options) summary(r *Result) {
 	o.printf("")

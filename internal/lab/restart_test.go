@@ -3,8 +3,10 @@ package lab
 import (
 	"context"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -37,13 +39,27 @@ func TestExporterRestartKeepsHistory(t *testing.T) {
 	require.NoError(t, err)
 	base := "http://" + o.ExporterAddr
 	testenv.WaitMetric(t, base, "walab_nvme_wa_samples", time.Minute, func(v float64) bool { return v >= 2 })
-	req, err := http.NewRequest(http.MethodPost, base+wa.RunStartPath, nil)
+	post := func(token string) int {
+		req, err := http.NewRequest(http.MethodPost, base+wa.RunStartPath, nil)
+		require.NoError(t, err)
+		req.Header.Set("X-Walab-Request", "1")
+		if token != "" {
+			req.Header.Set("X-Walab-Token", token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	// The lab's exporter takes state-changing requests only with the
+	// token it wrote (0600) for the lab's plan.
+	require.Equal(t, http.StatusForbidden, post(""), "a run mark without the lab's token")
+	token, err := os.ReadFile(o.tokenFile())
 	require.NoError(t, err)
-	req.Header.Set("X-Walab-Request", "1")
-	resp, err := http.DefaultClient.Do(req)
+	st, err := os.Stat(o.tokenFile())
 	require.NoError(t, err)
-	resp.Body.Close()
-	require.Equal(t, http.StatusOK, resp.StatusCode)
+	require.Equal(t, os.FileMode(0o600), st.Mode().Perm())
+	require.Equal(t, http.StatusOK, post(strings.TrimSpace(string(token))))
 	runStart := testenv.WaitMetric(t, base, "walab_nvme_run_start_timestamp_seconds", time.Minute, func(float64) bool { return true })
 	samples := testenv.WaitMetric(t, base, "walab_nvme_wa_samples", time.Minute, func(v float64) bool { return v >= 4 })
 	p.kill()
