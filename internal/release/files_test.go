@@ -52,16 +52,17 @@ func TestPackagedConfig(t *testing.T) {
 	require.Equal(t, StateDir, filepath.Dir(c.StateFile))
 }
 
-// TestUnitSandbox: the unit runs as walab with CAP_SYS_ADMIN as its only
-// capability, the hardening the issue names, and without the settings
+// TestUnitSandbox: the unit runs as walab with CAP_SYS_ADMIN and
+// CAP_SYS_PTRACE as its only capabilities (the ptrace calls filtered out), the hardening the issue names, and without the settings
 // that would stop the exporter reading what it reads (PrivateDevices hides
 // /dev/nvme*, ProtectProc=invisible hides mysqld's /proc entries).
 func TestUnitSandbox(t *testing.T) {
 	u := unitOptions(t)
 	for k, v := range map[string]string{
 		"Service.User": "walab", "Service.Group": "walab",
-		"Service.AmbientCapabilities": "CAP_SYS_ADMIN", "Service.CapabilityBoundingSet": "CAP_SYS_ADMIN",
-		"Service.NoNewPrivileges": "yes", "Service.ProtectSystem": "strict", "Service.ProtectHome": "yes",
+		"Service.AmbientCapabilities": "CAP_SYS_ADMIN CAP_SYS_PTRACE", "Service.CapabilityBoundingSet": "CAP_SYS_ADMIN CAP_SYS_PTRACE",
+		"Service.SystemCallFilter": "~ptrace process_vm_readv process_vm_writev",
+		"Service.NoNewPrivileges":  "yes", "Service.ProtectSystem": "strict", "Service.ProtectHome": "yes",
 		"Service.PrivateTmp": "yes", "Service.EnvironmentFile": "-/etc/default/walab-exporter",
 		"Service.ExecStart":   "/usr/bin/walab-exporter --config.file=/etc/walab/exporter.yml $ARGS",
 		"Service.DeviceAllow": "char-nvme r", "Install.WantedBy": "multi-user.target",
