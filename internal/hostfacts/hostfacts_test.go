@@ -254,3 +254,14 @@ func TestIRQsAndProcessesFromFixture(t *testing.T) {
 	running := false
 	require.Equal(t, &running, f.Irqbalance)
 }
+
+// FuzzCmdlineDatadir: any command line gives "" or a clean absolute path.
+func FuzzCmdlineDatadir(f *testing.F) {
+	f.Add([]byte("mysqld\x00--datadir=/a/../b\x00"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		d := cmdlineDatadir(b)
+		if d != "" && (!filepath.IsAbs(d) || filepath.Clean(d) != d) {
+			t.Fatalf("%q: datadir %q", b, d)
+		}
+	})
+}
