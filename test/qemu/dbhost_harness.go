@@ -176,7 +176,7 @@ func ExporterDeb(t testing.TB, root, dir string) string {
 // kept), starts the service and waits for its first scrape.
 func (h *DBHostGuest) installExporter(t testing.TB, deb string) {
 	t.Helper()
-	h.Run(t, "dpkg -i /walab/"+deb+" && cat >> /etc/walab/exporter.yml <<'WALAB_EOF'\n\n# The rehearsal's database host (test/qemu).\n"+
+	h.Run(t, "set -e; dpkg -i /walab/"+deb+"; cat >> /etc/walab/exporter.yml <<'WALAB_EOF'\n\n# The rehearsal's database host (test/qemu).\n"+
 		DBHostExporterConfig+"WALAB_EOF\nsystemctl enable --now walab-exporter")
 	deadline := time.Now().Add(dbHostSystemdBootTimeout)
 	for {

@@ -95,6 +95,9 @@ func addSystemd(a *Archive, deb, services, setup string) error {
 		if err != nil {
 			return fmt.Errorf("the guest's dpkg and adduser need this machine's %s: %w", f.from, err)
 		}
+		if f.to == "var/lib/dpkg/status" {
+			b = installedOnly(b)
+		}
 		a.File(f.to, 0o644, b)
 	}
 	lists, err := filepath.Glob("/var/lib/dpkg/info/*.list")
@@ -114,4 +117,19 @@ func addSystemd(a *Archive, deb, services, setup string) error {
 	}
 	a.File("walab/"+filepath.Base(deb), 0o644, b)
 	return nil
+}
+
+// installedOnly keeps the packages of a dpkg status file that are
+// installed and configured: this machine's apt may be in the middle of
+// an upgrade when a test boots the guest, and a package it left unpacked
+// or half-configured made the guest's dpkg -i configure it too and leave
+// walab-exporter half-configured, without its conffiles.
+func installedOnly(status []byte) []byte {
+	var out []byte
+	for _, st := range strings.SplitAfter(string(status), "\n\n") {
+		if strings.Contains(st, "\nStatus: install ok installed\n") {
+			out = append(out, st...)
+		}
+	}
+	return out
 }

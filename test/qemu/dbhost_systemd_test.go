@@ -45,3 +45,12 @@ func TestQEMUDBHostSystemd(t *testing.T) {
 	require.Regexp(t, `walab_nvme_info\{device="nvme0",[^}]*serial="walabdb01"[^}]*source="fdp"[^}]*\} 1`, string(body))
 	require.Contains(t, string(body), `walab_nvme_capacity_bytes{device="nvme0"} 2.147483648e+09`)
 }
+
+// TestInstalledOnly: a package left unpacked by an upgrade in progress is
+// not in the guest's dpkg status.
+func TestInstalledOnly(t *testing.T) {
+	in := "Package: a\nStatus: install ok installed\nVersion: 1\n\n" +
+		"Package: b\nStatus: install ok half-configured\nVersion: 2\n\n" +
+		"Package: c\nStatus: install ok installed\nVersion: 3\n"
+	require.Equal(t, "Package: a\nStatus: install ok installed\nVersion: 1\n\nPackage: c\nStatus: install ok installed\nVersion: 3\n", string(installedOnly([]byte(in))))
+}
