@@ -100,16 +100,15 @@ func addSystemd(a *Archive, deb, services, setup string) error {
 		}
 		a.File(f.to, 0o644, b)
 	}
-	lists, err := filepath.Glob("/var/lib/dpkg/info/*.list")
-	if err != nil {
-		return err
+	// adduser runs chfn, which asks PAM: this machine's PAM configuration
+	// for this machine's /usr (without it, "chfn: PAM: Critical error" and
+	// the postinst failed).
+	a.Dir("etc/pam.d")
+	if err := copyGlob(a, "/etc/pam.d/*", "etc/pam.d"); err != nil {
+		return fmt.Errorf("the guest's adduser needs this machine's PAM configuration: %w", err)
 	}
-	for _, l := range lists {
-		b, err := os.ReadFile(l)
-		if err != nil {
-			return err
-		}
-		a.File("var/lib/dpkg/info/"+filepath.Base(l), 0o644, b)
+	if err := copyGlob(a, "/var/lib/dpkg/info/*.list", "var/lib/dpkg/info"); err != nil {
+		return err
 	}
 	b, err := os.ReadFile(deb)
 	if err != nil {
@@ -132,4 +131,21 @@ func installedOnly(status []byte) []byte {
 		}
 	}
 	return out
+}
+
+// copyGlob copies this machine's files matching pattern into the
+// archive's directory dir.
+func copyGlob(a *Archive, pattern, dir string) error {
+	files, err := filepath.Glob(pattern)
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		a.File(dir+"/"+filepath.Base(f), 0o644, b)
+	}
+	return nil
 }
