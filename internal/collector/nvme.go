@@ -89,7 +89,9 @@ func (c *nvmeCollector) updateOne(ctx context.Context, ctrl *fleet.Controller, p
 			model = firstNonEmpty(model, plan.Ctrl.Model)
 			serial = firstNonEmpty(serial, plan.Ctrl.Serial)
 			fw = firstNonEmpty(fw, plan.Ctrl.Firmware)
-			ch <- prometheus.MustNewConstMetric(nvmeCapacityDesc, prometheus.GaugeValue, plan.Ctrl.TNVMCAP.Float64(), dev)
+			if capacity := capacityBytes(plan); capacity > 0 {
+				ch <- prometheus.MustNewConstMetric(nvmeCapacityDesc, prometheus.GaugeValue, capacity, dev)
+			}
 			if plan.Source != probe.SourceNone {
 				for reason, n := range p.SourceErrors() {
 					ch <- prometheus.MustNewConstMetric(nvmeSourceErrsDesc, prometheus.CounterValue, float64(n), dev, plan.Source, reason)
@@ -229,4 +231,19 @@ func boolFloat(b bool) float64 {
 		return 1
 	}
 	return 0
+}
+
+// capacityBytes is the controller's TNVMCAP, or where it reports none (0:
+// an optional field, which QEMU's controller leaves 0) the sum of its
+// namespaces' sizes (NSZE x LBA data size from Identify Namespace); 0 when
+// neither is known, and the capacity is then absent, not 0.
+func capacityBytes(plan *probe.Plan) float64 {
+	if c := plan.Ctrl.TNVMCAP.Float64(); c > 0 {
+		return c
+	}
+	var sum float64
+	for _, ns := range plan.Namespaces {
+		sum += float64(ns.NSZE) * float64(ns.LBADataSize)
+	}
+	return sum
 }

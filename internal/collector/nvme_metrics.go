@@ -50,7 +50,7 @@ var (
 	nvmeCritWarnDesc = prometheus.NewDesc(Namespace+"_nvme_critical_warning",
 		"SMART critical warning bitmap (bit 0 spare, 1 temperature, 2 reliability, 3 read-only, 4 volatile backup).", []string{"device"}, nil)
 	nvmeCapacityDesc = prometheus.NewDesc(promql.NVMeCapacity,
-		"Total NVM capacity of the controller (Identify TNVMCAP).", []string{"device"}, nil)
+		"Total NVM capacity of the controller (Identify TNVMCAP); where the controller reports none (TNVMCAP 0), the sum of its namespaces' sizes (NSZE x LBA size). Absent when neither is known.", []string{"device"}, nil)
 	nvmeSourceUpDesc = prometheus.NewDesc(promql.NVMeSourceUp,
 		"1 if the device's NAND counter source was read for this scrape, 0 if the device answered but that source did not (its byte counters and WA are then absent, never frozen). The source chosen at probe time is kept; absent for source none and while the device is down.",
 		[]string{"device", "source"}, nil)

@@ -279,3 +279,41 @@ func TestNVMeZeroFilledPageCountersAbsent(t *testing.T) {
 	host, media, _ = series()
 	require.True(t, host && media, "the page is back")
 }
+
+// TestNVMeCapacityWithoutTNVMCAP: a controller that reports no TNVMCAP
+// (0, an optional field: QEMU's) exports the sum of its namespaces' sizes
+// as its capacity, not 0, so compare's "drive worn in" has a denominator;
+// with no namespace size either, the capacity is absent.
+func TestNVMeCapacityWithoutTNVMCAP(t *testing.T) {
+	capacity := func(d fixture.Drive, nsids []uint32) (float64, bool) {
+		dir := filepath.Join(t.TempDir(), "nvme0")
+		require.NoError(t, d.Write(dir))
+		dev := admin.New("nvme0", replay.NewBackend(dir))
+		p := probe.NewPoller(dev, nsids, probe.Config{}, probe.Options{MaxAge: -1})
+		var nss []fleet.Namespace
+		for _, n := range nsids {
+			nss = append(nss, fleet.Namespace{NSID: n})
+		}
+		set, err := New(Env{Fleet: &fleet.Fleet{Controllers: []*fleet.Controller{{Name: "nvme0", Device: dev, Namespaces: nss, Poller: p}}}}, "nvme")
+		require.NoError(t, err)
+		reg := prometheus.NewRegistry()
+		reg.MustRegister(set)
+		mfs, err := reg.Gather()
+		require.NoError(t, err)
+		return find(mfs, "walab_nvme_capacity_bytes", map[string]string{"device": "nvme0"})
+	}
+	d := fixture.Seed000Drive()
+	v, ok := capacity(d, []uint32{1})
+	require.True(t, ok)
+	require.Equal(t, 3_840_000_000_000.0, v, "TNVMCAP when reported")
+
+	d.TNVMCAP = 0
+	d.Namespaces = []fixture.Namespace{{NSID: 1, NSZE: 262_144}, {NSID: 2, NSZE: 262_144}}
+	v, ok = capacity(d, []uint32{1, 2})
+	require.True(t, ok)
+	require.Equal(t, float64(2<<30), v, "two namespaces of 1 GiB (4 KiB blocks)")
+
+	d.Namespaces = nil
+	_, ok = capacity(d, nil)
+	require.False(t, ok, "no TNVMCAP and no namespace: absent, not 0")
+}

@@ -224,4 +224,21 @@ func TestMysqldCPUsTwoInstances(t *testing.T) {
 	})
 	require.Equal(t, []string{`policy "interleave": want a memory policy as numa_maps prints it: interleave:0-3, bind:0, prefer:1`},
 		CheckKinds()["mysqld_cpus"](p, Check{CPUs: "0", Policy: "interleave"}))
+
+	// An exporter without ptrace read access (the packaged unit on some
+	// kernels): the facts it could not read carry the reason, and the
+	// check names the privilege missing instead of a bare "unknown".
+	const why = "/proc/12/numa_maps: permission denied: needs ptrace read access to the process (CAP_SYS_PTRACE, or running as its user)"
+	facts.Processes[1].NUMAPolicy = ""
+	facts.Processes[1].Dir = ""
+	facts.Processes[1].Unread = map[string]string{"numa_policy": why, "dir": "/proc/12/cwd: permission denied; its command line has no --datadir="}
+	runCheckCases(t, e, []checkCase{
+		{Check{Check: "mysqld_cpus", Targets: []string{"mysql-1"}, CPUs: "0-60", Policy: "interleave:0-3"}, true, "mysqld pid 11 on CPUs 0-60"},
+		{Check{Check: "mysqld_cpus", Path: "/data/mysql-2/data", CPUs: "67-127"}, false, "pid 12 in unknown (the exporter could not read it: /proc/12/cwd: permission denied; its command line has no --datadir=)"},
+		{Check{Check: "mysqld_cpus", CPUs: "67-127", Process: "mysqld", Policy: "interleave:0-3"}, false, "may run on CPUs 0-60"},
+	})
+	facts.Processes = facts.Processes[1:]
+	runCheckCases(t, e, []checkCase{
+		{Check{Check: "mysqld_cpus", CPUs: "67-127", Policy: "interleave:0-3"}, false, "mysqld pid 12 on dbhost has memory policy unknown (the exporter could not read it: " + why + "), the plan expects interleave:0-3"},
+	})
 }

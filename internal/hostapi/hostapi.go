@@ -95,9 +95,17 @@ type Process struct {
 	// numa_maps was not readable.
 	NUMAPolicy string `json:"numa_policy,omitempty"`
 	// Dir is its working directory (/proc/PID/cwd): mysqld and mariadbd
-	// chdir to their datadir, so it tells two instances apart; "" when
-	// not readable.
-	Dir string `json:"dir,omitempty"`
+	// chdir to their datadir, so it tells two instances apart. Reading
+	// another user's cwd needs ptrace read access; without it Dir is the
+	// last --datadir= of its command line (/proc/PID/cmdline, readable by
+	// every user), and DirFrom says which ("cwd", "cmdline"). "" when
+	// neither was had.
+	Dir     string `json:"dir,omitempty"`
+	DirFrom string `json:"dir_from,omitempty"`
+	// Unread names each of the facts above left empty ("dir",
+	// "numa_policy") with the reason, the privilege it needs when that was
+	// the reason.
+	Unread map[string]string `json:"unread,omitempty"`
 }
 
 // Sysctls are the kernel settings of dirty page writeback and swapping a

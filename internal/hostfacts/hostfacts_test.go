@@ -101,8 +101,26 @@ func TestDfUsage(t *testing.T) {
 func TestNUMAPolicy(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "numa_maps")
 	require.NoError(t, os.WriteFile(p, []byte("00400000 bind:1 file=/usr/sbin/mariadbd\n7f00 bind:1 anon=3\n7f10 default stack\n"), 0o644))
-	require.Equal(t, "bind:1", numaPolicy(p))
-	require.Equal(t, "", numaPolicy(filepath.Join(t.TempDir(), "gone")))
+	pol, err := numaPolicy(p)
+	require.NoError(t, err)
+	require.Equal(t, "bind:1", pol)
+	pol, err = numaPolicy(filepath.Join(t.TempDir(), "gone"))
+	require.Error(t, err)
+	require.Equal(t, "", pol)
+}
+
+// TestCmdlineDatadir: the last --datadir of mysqld's command line, in
+// either form; none, or a relative one, is no datadir.
+func TestCmdlineDatadir(t *testing.T) {
+	for in, want := range map[string]string{
+		"mariadbd\x00--no-defaults\x00--datadir=/data/mysql-1/data/\x00--port=3306\x00": "/data/mysql-1/data",
+		"mysqld\x00--datadir=/a\x00--datadir\x00/b\x00":                                 "/b",
+		"mysqld\x00--defaults-file=/etc/my.cnf\x00":                                     "",
+		"mysqld\x00--datadir=data\x00":                                                  "",
+		"":                                                                              "",
+	} {
+		require.Equal(t, want, cmdlineDatadir([]byte(in)), "%q", in)
+	}
 }
 
 func TestSystemParsers(t *testing.T) {
@@ -232,7 +250,18 @@ func TestIRQsAndProcessesFromFixture(t *testing.T) {
 		{IRQ: 41, Device: "nvme0", Action: "nvme0q2", CPUs: "1"},
 		{IRQ: 50, Device: "eth0", Action: "eth0-TxRx-0", CPUs: "0-1"},
 	}, f.IRQs)
-	require.Equal(t, []hostapi.Process{{Name: "mysqld", PID: 100, CPUs: "2-3", Mems: "0", NUMAPolicy: "bind:0", Dir: "/data/mysql-1/data"}}, f.Processes)
+	require.Equal(t, []hostapi.Process{{Name: "mysqld", PID: 100, CPUs: "2-3", Mems: "0", NUMAPolicy: "bind:0", Dir: "/data/mysql-1/data", DirFrom: "cwd"}}, f.Processes)
 	running := false
 	require.Equal(t, &running, f.Irqbalance)
+}
+
+// FuzzCmdlineDatadir: any command line gives "" or a clean absolute path.
+func FuzzCmdlineDatadir(f *testing.F) {
+	f.Add([]byte("mysqld\x00--datadir=/a/../b\x00"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		d := cmdlineDatadir(b)
+		if d != "" && (!filepath.IsAbs(d) || filepath.Clean(d) != d) {
+			t.Fatalf("%q: datadir %q", b, d)
+		}
+	})
 }

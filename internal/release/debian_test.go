@@ -216,7 +216,7 @@ func installScrapeRemovePurge(t *testing.T, exporterDeb, walabDeb string, s Sour
 	metrics := scrape(t, fmt.Sprintf("http://127.0.0.1:%d/metrics", port), logs)
 	require.Regexp(t, `walab_build_info\{goversion="go[^"]+",revision="`+s.Revision+`[^"]*",version="`+regexp.QuoteMeta(s.Version)+`"\} 1`, metrics)
 	status := run(t, "cat", fmt.Sprintf("/proc/%d/status", exporter.Process.Pid))
-	require.Regexp(t, `(?m)^CapEff:\s+0000000400200000$`, status, "CAP_SYS_ADMIN and CAP_SYSLOG alone")
+	require.Regexp(t, `(?m)^CapEff:\s+0000000400280000$`, status, "CAP_SYS_ADMIN, CAP_SYS_PTRACE and CAP_SYSLOG alone")
 	require.Regexp(t, `(?m)^Uid:\s+`+pw[2]+`\s`, status)
 	state := filepath.Join(StateDir, "wa-state.bin")
 	require.Eventually(t, func() bool { b, err := os.ReadFile(state); return err == nil && len(b) > 8 }, 30*time.Second, 200*time.Millisecond, "no %s\n%s", state, logs)

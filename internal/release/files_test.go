@@ -55,15 +55,15 @@ func TestPackagedConfig(t *testing.T) {
 }
 
 // TestUnitSandbox: the unit runs as walab with CAP_SYS_ADMIN and
-// CAP_SYSLOG as its only capabilities, the hardening the issue names, and without the settings
+// CAP_SYSLOG and CAP_SYS_PTRACE as its only capabilities (the ptrace and syslog calls filtered out), the hardening the issue names, and without the settings
 // that would stop the exporter reading what it reads (PrivateDevices hides
 // /dev/nvme*, ProtectProc=invisible hides mysqld's /proc entries).
 func TestUnitSandbox(t *testing.T) {
 	u := unitOptions(t)
 	for k, v := range map[string]string{
 		"Service.User": "walab", "Service.Group": "walab",
-		"Service.AmbientCapabilities": "CAP_SYS_ADMIN CAP_SYSLOG", "Service.CapabilityBoundingSet": "CAP_SYS_ADMIN CAP_SYSLOG",
-		"Service.SystemCallFilter": "~syslog", "Service.InaccessiblePaths": "-/dev/kmsg -/proc/kmsg",
+		"Service.AmbientCapabilities": "CAP_SYS_ADMIN CAP_SYSLOG CAP_SYS_PTRACE", "Service.CapabilityBoundingSet": "CAP_SYS_ADMIN CAP_SYSLOG CAP_SYS_PTRACE",
+		"Service.SystemCallFilter": "~syslog ptrace process_vm_readv process_vm_writev", "Service.InaccessiblePaths": "-/dev/kmsg -/proc/kmsg",
 		"Service.NoNewPrivileges": "yes", "Service.ProtectSystem": "strict", "Service.ProtectHome": "yes",
 		"Service.PrivateTmp": "yes", "Service.EnvironmentFile": "-/etc/default/walab-exporter",
 		"Service.ExecStart":   "/usr/bin/walab-exporter --config.file=/etc/walab/exporter.yml $ARGS",

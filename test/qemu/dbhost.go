@@ -50,6 +50,11 @@ type DBHost struct {
 	// log names the reclaim unit handle each namespace's writes go to.
 	FDPCtl          string
 	EventNamespaces []int
+	// Systemd boots systemd as the guest's init instead of the script
+	// that starts Exporter, and puts Deb (walab-exporter's package) in
+	// /walab for the test to install (dbhost_systemd.go).
+	Systemd bool
+	Deb     string
 }
 
 // fdpEventsInit is /init's set-up of the drive's FDP events: wait for the
@@ -79,18 +84,22 @@ export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin HOME=/root
 mkdir -p /dev/pts /dev/shm /run/sshd /var/log /var/tmp /tmp /bak /data /data2
 mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /dev/shm
-if [ -b /dev/vda ]; then mkdir -p /mnt/bakfs && mount -o ro /dev/vda /mnt/bakfs && mount --bind /mnt/bakfs/bak /bak; else mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 bak /bak; fi
+@SERVICES@
+/walab/exporter --config.file=/etc/walab/exporter.yml --web.listen-address=:@EXPORTER@ --nvme.cache-max-age=5s > /var/log/exporter.log 2>&1 &
+echo "@READY@" > /dev/ttyS1
+exec /bb/busybox sh -c 'while :; do /bb/busybox sleep 3600; done'
+`
+
+// dbHostServices is what either init sets up once /usr is there: the
+// backup at /bak, the network, sshd and the drive's FDP events.
+const dbHostServices = `if [ -b /dev/vda ]; then mkdir -p /mnt/bakfs && mount -o ro /dev/vda /mnt/bakfs && mount --bind /mnt/bakfs/bak /bak; else mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 bak /bak; fi
 hostname @HOSTNAME@
 ip link set lo up
 ip link set eth0 up
 ip addr add 10.0.2.15/24 dev eth0
 ip route add default via 10.0.2.2
 /usr/sbin/sshd -f /etc/ssh/sshd_config -E /var/log/sshd.log
-@FDPEVENTS@
-/walab/exporter --config.file=/etc/walab/exporter.yml --web.listen-address=:@EXPORTER@ --nvme.cache-max-age=5s > /var/log/exporter.log 2>&1 &
-echo "@READY@" > /dev/ttyS1
-exec /bb/busybox sh -c 'while :; do /bb/busybox sleep 3600; done'
-`
+@FDPEVENTS@`
 
 const dbHostSSHD = `Port 22
 HostKey /etc/ssh/ssh_host_ed25519_key
@@ -113,21 +122,36 @@ func BuildDBHost(k Kernel, busybox string, h DBHost) (*Archive, []string, error)
 	if h.FDPCtl != "" {
 		events = fdpEventsInit(h.EventNamespaces)
 	}
-	init := strings.NewReplacer("@HOSTNAME@", h.Hostname, "@EXPORTER@", fmt.Sprint(DBHostExporter), "@READY@", DBHostReady, "@FDPEVENTS@", events).Replace(dbHostInit)
+	r := strings.NewReplacer("@HOSTNAME@", h.Hostname, "@EXPORTER@", fmt.Sprint(DBHostExporter), "@READY@", DBHostReady, "@FDPEVENTS@", events)
+	services := r.Replace(dbHostServices)
+	init := strings.NewReplacer("@SERVICES@", services).Replace(r.Replace(dbHostInit))
 	a := NewArchive()
 	if err := AddStaticBinary(a, "bb/busybox", busybox); err != nil {
 		return nil, nil, err
 	}
-	for _, d := range []string{"proc", "sys", "dev", "usr", "etc", "etc/ssh", "etc/walab", "root", "run", "var", "tmp", "walab"} {
+	for _, d := range []string{"proc", "sys", "dev", "usr", "etc", "etc/ssh", "root", "run", "var", "tmp", "walab"} {
 		a.Dir(d)
 	}
 	for _, l := range []string{"bin", "sbin", "lib64"} {
 		a.Symlink(l, "usr/"+l)
 	}
 	a.CharDev("dev/console", 0o600, 5, 1)
-	a.File("init", 0o755, []byte(init))
-	if err := AddStaticBinary(a, "walab/exporter", h.Exporter); err != nil {
-		return nil, nil, err
+	modules := DBHostModules
+	if h.Systemd {
+		// The package makes /etc/walab: a file there before it would be
+		// a conffile dpkg asks about.
+		a.File("init", 0o755, []byte(dbHostSystemdInit))
+		if err := addSystemd(a, h.Deb, services, r.Replace(dbHostGuestSetup)); err != nil {
+			return nil, nil, err
+		}
+		modules = append(append([]string(nil), DBHostModules...), "overlay")
+	} else {
+		a.File("init", 0o755, []byte(init))
+		if err := AddStaticBinary(a, "walab/exporter", h.Exporter); err != nil {
+			return nil, nil, err
+		}
+		a.Dir("etc/walab")
+		a.File("etc/walab/exporter.yml", 0o644, []byte(h.ExporterConfig))
 	}
 	if h.FDPCtl != "" {
 		if err := AddStaticBinary(a, "walab/fdpctl", h.FDPCtl); err != nil {
@@ -153,10 +177,9 @@ func BuildDBHost(k Kernel, busybox string, h DBHost) (*Archive, []string, error)
 		{"etc/ssh/sshd_config", 0o644, dbHostSSHD},
 		{"etc/ssh/ssh_host_ed25519_key", 0o600, string(h.HostKey)},
 		{"etc/ssh/authorized_keys", 0o644, h.AuthorizedKey},
-		{"etc/walab/exporter.yml", 0o644, h.ExporterConfig},
 	} {
 		a.File(f.name, f.mode, []byte(f.data))
 	}
-	mods, err := AddModules(a, k, DBHostModules, DBHostOptional)
+	mods, err := AddModules(a, k, modules, DBHostOptional)
 	return a, mods, err
 }

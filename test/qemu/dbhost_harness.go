@@ -5,9 +5,11 @@ package qemu
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/walab/walab/internal/release"
 	"github.com/walab/walab/internal/testenv"
 )
 
@@ -42,7 +45,27 @@ process:
   names: [mariadbd]
 irq:
   interfaces: [eth0]
+innodb:
+  targets:
+    - name: mysql-1
+      dsn: "` + DBHostMySQLUser + `:` + DBHostMySQLPassword + `@tcp(127.0.0.1:3306)/"
+    - name: mysql-2
+      dsn: "` + DBHostMySQLUser + `:` + DBHostMySQLPassword + `@tcp(127.0.0.1:3307)/"
 `
+
+// The database user the exporter reads InnoDB and the settings as
+// (docs/innodb.md's grants); the rehearsal's backup carries it. The
+// targets are named as the plan's, so compare pairs their settings.
+const (
+	DBHostMySQLUser     = "walab"
+	DBHostMySQLPassword = "walab-rehearsal"
+)
+
+// DBHostMySQLGrants make that user on a server the backup is taken from.
+var DBHostMySQLGrants = []string{
+	"CREATE USER IF NOT EXISTS '" + DBHostMySQLUser + "'@'127.0.0.1' IDENTIFIED BY '" + DBHostMySQLPassword + "' WITH MAX_USER_CONNECTIONS 3",
+	"GRANT PROCESS ON *.* TO '" + DBHostMySQLUser + "'@'127.0.0.1'",
+}
 
 // dbHost is a running database host guest and how the client reaches it.
 type DBHostGuest struct {
@@ -75,16 +98,36 @@ func (h *DBHostGuest) Run(t testing.TB, cmd string) string {
 // StartDBHost boots the database host and waits for sshd and the exporter.
 func StartDBHost(t testing.TB, exporter, bak string) *DBHostGuest {
 	t.Helper()
+	return startDBHost(t, bak, DBHost{Exporter: exporter, ExporterConfig: DBHostExporterConfig}, dbHostBootTimeout)
+}
+
+// StartDBHostSystemd boots the database host with systemd as its init,
+// installs deb (walab-exporter's package) with dpkg, adds the rehearsal's
+// sections to /etc/walab/exporter.yml and starts the service with
+// systemctl enable --now, as docs/install.md tells an operator.
+func StartDBHostSystemd(t testing.TB, deb, bak string) *DBHostGuest {
+	t.Helper()
+	h := startDBHost(t, bak, DBHost{Systemd: true, Deb: deb}, dbHostSystemdBootTimeout)
+	h.installExporter(t, filepath.Base(deb))
+	return h
+}
+
+func startDBHost(t testing.TB, bak string, d DBHost, boot time.Duration) *DBHostGuest {
+	t.Helper()
 	qemuBin := RequireQEMU(t)
 	k, busybox := requireDBHostInputs(t)
 	dir := t.TempDir()
 	h := &DBHostGuest{Key: filepath.Join(dir, "id_ed25519"), KnownHosts: filepath.Join(dir, "known_hosts"), Bak: bak}
 	h.SSHPort, h.MySQL1, h.MySQL2, h.ExporterPort = testenv.FreePort(t), testenv.FreePort(t), testenv.FreePort(t), testenv.FreePort(t)
 	pub, hostKey := h.sshKeys(t, dir)
-	initrd := writeDBHostInitramfs(t, dir, k, busybox, DBHost{Hostname: DBHostName, AuthorizedKey: string(pub), HostKey: hostKey,
-		Exporter: exporter, ExporterConfig: DBHostExporterConfig,
-		FDPCtl: BuildStatic(t, dir, "fdpctl", "github.com/walab/walab/test/qemu/fdpctl"), EventNamespaces: []int{1, 2}})
-	vm := VM{QEMU: qemuBin, Kernel: k, Initramfs: initrd, Dir: dir, Cmdline: "quiet no_timer_check", MemoryMiB: 2048, SMP: 2,
+	d.Hostname, d.AuthorizedKey, d.HostKey = DBHostName, string(pub), hostKey
+	d.FDPCtl, d.EventNamespaces = BuildStatic(t, dir, "fdpctl", "github.com/walab/walab/test/qemu/fdpctl"), []int{1, 2}
+	initrd := writeDBHostInitramfs(t, dir, k, busybox, d)
+	cmdline := "quiet no_timer_check"
+	if d.Systemd {
+		cmdline += " net.ifnames=0" // udev keeps the NIC eth0, as the plan's variables name it
+	}
+	vm := VM{QEMU: qemuBin, Kernel: k, Initramfs: initrd, Dir: dir, Cmdline: cmdline, MemoryMiB: 2048, SMP: 2,
 		Controllers: []Controller{DBHostDrive},
 		Net:         &UserNet{Forwards: []Forward{{h.SSHPort, DBHostSSH}, {h.MySQL1, DBHostMySQL1}, {h.MySQL2, DBHostMySQL2}, {h.ExporterPort, DBHostExporter}}},
 		Shares:      []Share{{Tag: "usr", Path: "/usr", ReadOnly: true}}}
@@ -102,8 +145,54 @@ func StartDBHost(t testing.TB, exporter, bak string) *DBHostGuest {
 			t.Logf("guest console:\n%s", Tail(h.Guest.Console(), 4000))
 		}
 	})
-	h.waitReady(t)
+	h.waitReady(t, boot)
 	return h
+}
+
+// ExporterDeb is walab-exporter's .deb as make dist builds it from the
+// work tree at root, for this machine's architecture, in dir; or the one
+// $WALAB_EXPORTER_DEB names (make dist's, built beforehand: the archives
+// and .rpm it also builds take minutes on a loaded machine).
+func ExporterDeb(t testing.TB, root, dir string) string {
+	t.Helper()
+	if deb := os.Getenv(ExporterDebEnv); deb != "" {
+		return deb
+	}
+	root, err := filepath.Abs(root)
+	require.NoError(t, err)
+	s, err := release.ReadSource(context.Background(), root)
+	require.NoError(t, err)
+	out := filepath.Join(dir, "dist")
+	_, err = release.Dist(context.Background(), s, release.Options{Out: out, Arches: []string{runtime.GOARCH}, AllowDirty: true})
+	require.NoError(t, err)
+	debs, err := filepath.Glob(filepath.Join(out, "walab-exporter_*.deb"))
+	require.NoError(t, err)
+	require.Len(t, debs, 1)
+	return debs[0]
+}
+
+// installExporter installs the package the guest holds in /walab, appends
+// the rehearsal's sections to the installed exporter.yml (its wa section
+// kept), starts the service and waits for its first scrape.
+func (h *DBHostGuest) installExporter(t testing.TB, deb string) {
+	t.Helper()
+	h.Run(t, "set -e; dpkg -i /walab/"+deb+"; cat >> /etc/walab/exporter.yml <<'WALAB_EOF'\n\n# The rehearsal's database host (test/qemu).\n"+
+		DBHostExporterConfig+"WALAB_EOF\nsystemctl enable --now walab-exporter")
+	deadline := time.Now().Add(dbHostSystemdBootTimeout)
+	for {
+		resp, err := http.Get(h.ExporterURL() + "/metrics")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("walab-exporter did not answer within %s: %v\n%s", dbHostSystemdBootTimeout, err,
+				h.Run(t, "systemctl status walab-exporter; journalctl -b -u walab-exporter --no-pager | tail -50"))
+		}
+		time.Sleep(2 * time.Second)
+	}
 }
 
 // requireDBHostInputs finds the kernel and the programs of this machine
@@ -164,15 +253,15 @@ func writeDBHostInitramfs(t testing.TB, dir string, k Kernel, busybox string, d 
 }
 
 // waitReady waits for the guest to say it is ready, then for sshd.
-func (h *DBHostGuest) waitReady(t testing.TB) {
+func (h *DBHostGuest) waitReady(t testing.TB, boot time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(dbHostBootTimeout)
+	deadline := time.Now().Add(boot)
 	for !strings.Contains(h.Guest.Serial2(), DBHostReady) {
 		if done, _ := h.Guest.Exited(); done {
 			t.Fatalf("the database host stopped before it was ready:\n%s", h.Guest.Diagnosis())
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the database host was not ready within %s:\n%s", dbHostBootTimeout, h.Guest.Diagnosis())
+			t.Fatalf("the database host was not ready within %s:\n%s", boot, h.Guest.Diagnosis())
 		}
 		time.Sleep(time.Second)
 	}
@@ -223,8 +312,16 @@ func Tail(s string, n int) string {
 	return s
 }
 
-// dbHostBootTimeout bounds the database host's boot to sshd and the exporter.
-const dbHostBootTimeout = 5 * time.Minute
+// dbHostBootTimeout bounds the database host's boot to sshd and the
+// exporter; dbHostSystemdBootTimeout systemd's boot under TCG on a loaded
+// machine, and again the package's installation to the first scrape.
+const (
+	dbHostBootTimeout        = 5 * time.Minute
+	dbHostSystemdBootTimeout = 10 * time.Minute
+)
+
+// ExporterDebEnv names a walab-exporter .deb for ExporterDeb to use.
+const ExporterDebEnv = "WALAB_EXPORTER_DEB"
 
 // BusyboxEnv names another static busybox than /bin/busybox (busybox-static).
 const BusyboxEnv = "WALAB_QEMU_BUSYBOX"

@@ -37,9 +37,9 @@ func (e *Env) checkMysqldCPUs(ctx context.Context, c plan.Check) (string, error)
 }
 
 // instances are the processes a check judges: with targets, the mysqld
-// serving each (the one whose working directory is the target's
-// @@datadir: mysqld chdirs there) or the one in its path, else every
-// process of its name.
+// serving each (the one whose datadir, as the exporter read it, is the
+// target's @@datadir) or the one in its path, else every process of its
+// name.
 func (e *Env) instances(ctx context.Context, f *hostapi.Facts, c plan.Check) ([]hostapi.Process, error) {
 	procs := processesNamed(f, c.Process)
 	if len(procs) == 0 {
@@ -79,7 +79,7 @@ func processInDir(procs []hostapi.Process, dir string) (hostapi.Process, bool) {
 func processList(procs []hostapi.Process) string {
 	var out []string
 	for _, p := range procs {
-		out = append(out, fmt.Sprintf("pid %d in %s", p.PID, orUnknown(p.Dir)))
+		out = append(out, fmt.Sprintf("pid %d in %s", p.PID, orUnread(p.Dir, p.Unread["dir"])))
 	}
 	return strings.Join(out, ", ")
 }
@@ -101,7 +101,7 @@ func pinned(p hostapi.Process, c plan.Check, host string) (string, error) {
 		msg += fmt.Sprintf(", memory nodes %s", p.Mems)
 	}
 	if c.Policy != "" && !samePolicy(p.NUMAPolicy, c.Policy) {
-		return "", fmt.Errorf("%s pid %d on %s has memory policy %s, the plan expects %s", p.Name, p.PID, host, orUnknown(p.NUMAPolicy), c.Policy)
+		return "", fmt.Errorf("%s pid %d on %s has memory policy %s, the plan expects %s", p.Name, p.PID, host, orUnread(p.NUMAPolicy, p.Unread["numa_policy"]), c.Policy)
 	}
 	if c.Nodes != "" || c.Policy != "" {
 		msg += fmt.Sprintf(" (policy %s)", orUnknown(p.NUMAPolicy))
@@ -150,6 +150,15 @@ func orDefaultName(n string) string {
 		return "mysqld or mariadbd"
 	}
 	return n
+}
+
+// orUnread is a process fact, or why the exporter did not have it (the
+// privilege it needs, when that was the reason).
+func orUnread(s, why string) string {
+	if s == "" && why != "" {
+		return "unknown (the exporter could not read it: " + why + ")"
+	}
+	return orUnknown(s)
 }
 
 func orUnknown(s string) string {
