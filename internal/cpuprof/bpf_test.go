@@ -87,7 +87,9 @@ func TestDrainWithoutLookupAndDelete(t *testing.T) {
 		calls++
 		return fmt.Errorf("lookup and delete: %w", ebpf.ErrNotSupported)
 	}
-	require.NoError(t, s.SetPIDs([]uint32{pid}))
+	failed, err := s.SetPIDs([]uint32{pid})
+	require.NoError(t, err)
+	require.Empty(t, failed)
 	require.Eventually(t, func() bool { return keys(t, s.counts) > 0 }, 30*time.Second, 100*time.Millisecond, "no sample of the busy process")
 	stop()
 	raw, err := s.Drain()
@@ -136,7 +138,9 @@ func TestFullCountsMapIsCounted(t *testing.T) {
 		require.NoError(t, s.counts.Put(k, ones))
 	}
 	pid, _ := startBusy(t)
-	require.NoError(t, s.SetPIDs([]uint32{pid}))
+	failed, err := s.SetPIDs([]uint32{pid})
+	require.NoError(t, err)
+	require.Empty(t, failed)
 	require.Eventually(t, func() bool {
 		n, err := s.Lost()
 		require.NoError(t, err)
@@ -178,7 +182,9 @@ func pinnedSampler(t *testing.T, busyCPU string) {
 	s := openOrMissing(t)
 	require.Equal(t, online, s.cpus, "a perf event on every online CPU")
 	pid, stop := startBusy(t, testenv.RequireBinary(t, "taskset"), "-c", busyCPU)
-	require.NoError(t, s.SetPIDs([]uint32{pid}))
+	failed, err := s.SetPIDs([]uint32{pid})
+	require.NoError(t, err)
+	require.Empty(t, failed)
 	require.Eventually(t, func() bool { return keys(t, s.counts) > 0 }, 30*time.Second, 100*time.Millisecond,
 		"no sample of the busy process on CPU %s", busyCPU)
 	stop()

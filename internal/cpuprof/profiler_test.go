@@ -3,6 +3,7 @@ package cpuprof
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
