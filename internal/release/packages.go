@@ -66,7 +66,8 @@ func Packages() []Package {
 				"endurance group log) with read-only admin commands, and exports host bytes,\n" +
 				"NAND bytes and the write amplification over rolling windows and since a\n" +
 				"run's start, with placement, IRQ, filesystem and InnoDB context.\n" +
-				"It runs as the system user walab with CAP_SYS_ADMIN, CAP_SYSLOG and CAP_SYS_PTRACE only."},
+				"It runs as the system user walab with CAP_SYS_ADMIN, CAP_SYSLOG and\n" +
+				"CAP_SYS_PTRACE only."},
 		{Name: "walab", Programs: Programs[1:], Data: map[string]string{"deploy/experiments/seed000-sim.yml": LabPlan},
 			Description: "write-amplification lab for NVMe SSDs under MySQL\n" +
 				"walab-loadgen drives TPC-C and sysbench-style OLTP, fileio, cpu and memory\n" +

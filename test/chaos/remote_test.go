@@ -152,9 +152,9 @@ reset:
 runs:
   - {name: r, command: 'true'}
 `), 0o644))
-	out, err := exec.Command(walab, "experiment", "run", "--dry-run", plan).CombinedOutput()
+	out, err := exec.Command(walab, "experiment", "run", "--dry-run", "--verbose", plan).CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	require.Contains(t, string(out), "remote shell runs: /bin/sh -c", "the dry-run shows the line the database host runs")
+	require.Contains(t, string(out), "remote shell runs: /bin/sh -c", "the verbose dry-run shows the line the database host runs")
 	out, err = exec.Command(walab, "experiment", "run", "--out", filepath.Join(dir, "out"), plan).CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	require.FileExists(t, filepath.Join(work, marker))
