@@ -68,22 +68,9 @@ func (e *Executor) run(ctx context.Context, i int, it Item, st *StepState, logPa
 	if err != nil {
 		return nil, err
 	}
-	fpEnd, lost := endFingerprint(ctx, fpStart, func() *fingerprint.Fingerprint { return e.fingerprint(ctx, it, runID, "end", argv) })
-	e.recordTool(ctx, it.Run, fpEnd)
-	if err := state.WriteJSON(filepath.Join(abs, "fingerprint-end.json"), fpEnd); err != nil {
+	fpEnd, err := e.endOfRun(ctx, it, runID, abs, argv, fpStart)
+	if err != nil {
 		return nil, err
-	}
-	if len(lost) > 0 {
-		why := strings.Join(fpEnd.Errors, "; ")
-		if why == "" {
-			why = "the exporter answered without them"
-		}
-		return nil, fmt.Errorf("run %s: the end fingerprint could not read %s in %d tries (%s): the run's WA and drift are unknown, so it is not counted; resume runs it again",
-			runID, strings.Join(lost, ", "), endFingerprintTries, why)
-	}
-	if why := fingerprint.Disturbed(fpStart, fpEnd); len(why) > 0 {
-		return nil, fmt.Errorf("run %s: %s: its WA is not the workload's, so it is not counted; resume runs it again",
-			runID, strings.Join(why, "; "))
 	}
 	rec := &RunRecord{Step: it.ID, Run: it.Run.Name, Scenario: it.Run.ScenarioLabel(), RunID: runID,
 		Threads: it.Threads, Rep: it.Rep, Attempt: st.Attempts, Start: start, End: end, Dir: dir,
@@ -104,6 +91,30 @@ func (e *Executor) run(ctx context.Context, i int, it Item, st *StepState, logPa
 		}
 	}
 	return rec, nil
+}
+
+// endOfRun takes the run's end fingerprint and writes it; a run whose end
+// fingerprint lost what its start read, or whose drive was disturbed
+// between the two, is an error: it is not counted.
+func (e *Executor) endOfRun(ctx context.Context, it Item, runID, abs string, argv []string, fpStart *fingerprint.Fingerprint) (*fingerprint.Fingerprint, error) {
+	fpEnd, lost := endFingerprint(ctx, fpStart, func() *fingerprint.Fingerprint { return e.fingerprint(ctx, it, runID, "end", argv) })
+	e.recordTool(ctx, it.Run, fpEnd)
+	if err := state.WriteJSON(filepath.Join(abs, "fingerprint-end.json"), fpEnd); err != nil {
+		return nil, err
+	}
+	if len(lost) > 0 {
+		why := strings.Join(fpEnd.Errors, "; ")
+		if why == "" {
+			why = "the exporter answered without them"
+		}
+		return nil, fmt.Errorf("run %s: the end fingerprint could not read %s in %d tries (%s): the run's WA and drift are unknown, so it is not counted; resume runs it again",
+			runID, strings.Join(lost, ", "), endFingerprintTries, why)
+	}
+	if why := fingerprint.Disturbed(fpStart, fpEnd); len(why) > 0 {
+		return nil, fmt.Errorf("run %s: %s: its WA is not the workload's, so it is not counted; resume runs it again",
+			runID, strings.Join(why, "; "))
+	}
+	return fpEnd, nil
 }
 
 // addCarry adds b to a, and counts a wrap in carry.
