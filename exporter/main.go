@@ -12,7 +12,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strconv"
 	"syscall"
 
 	"github.com/alecthomas/kingpin/v2"
@@ -73,7 +72,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) int {
 		err = errors.New("--nvme.read-timeout must be positive (0 would wait for a hung device for ever)")
 	}
 	if err == nil {
-		err = o.CheckProfileFlags()
+		err = collector.CheckFlags()
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "exporter: %v (try --help)\n", err)
@@ -127,8 +126,5 @@ func addFlags(app *kingpin.Application) *exporterapp.Options {
 	app.Flag("web.enable-mutations", "Allow the state-changing endpoints (POST /api/v1/run-start, POST /api/v1/sim/placement). Off by default; when on they need the header "+apiguard.Header+": "+apiguard.HeaderValue+" (a cross-origin form cannot send it), are rate-limited, and sit behind --web.config.file's auth like every endpoint.").BoolVar(&o.EnableMutations)
 	app.Flag("web.mutations-token-file", "With --web.enable-mutations: write a new random token to this file (mode 0600, the exporter's user's) at start; the state-changing endpoints then need it in the header "+apiguard.TokenHeader+", so another local user of the host cannot post. The runner reads the file (same user or root).").StringVar(&o.MutationsTokenFile)
 	app.Flag("web.mutations-host", "A Host header value (name or address, no port) the state-changing endpoints accept besides loopback ones and the --web.listen-address hosts (repeatable); any other Host is refused, against DNS rebinding.").StringsVar(&o.MutationHosts)
-	app.Flag("collector.profile.frequency", "CPU samples per second per CPU the profile collector takes while a sampled process runs (perf's -F).").Default(strconv.Itoa(exporterapp.DefaultProfileFrequency)).IntVar(&o.ProfileFrequency)
-	app.Flag("collector.profile.process", "comm name (/proc/PID/comm) of the processes the profile collector samples (repeatable).").Default(exporterapp.DefaultProfileProcesses...).StringsVar(&o.ProfileProcesses)
-	app.Flag("collector.profile.top", fmt.Sprintf("Functions the profile collector exports (walab_profile_function_samples_total series), 1 to %d.", collector.MaxProfileTop)).Default(strconv.Itoa(exporterapp.DefaultProfileTop)).IntVar(&o.ProfileTop)
 	return o
 }

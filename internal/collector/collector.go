@@ -60,7 +60,9 @@ func (p Paths) withDefaults() Paths {
 	return p
 }
 
-// Env is what a collector factory gets.
+// Env is what a collector factory gets: the services the app runs, handed
+// over once. A collector's own options are its file's: its YAML section
+// (Config) or its flags (Flags).
 type Env struct {
 	Logger *slog.Logger
 	Paths  Paths
@@ -73,12 +75,9 @@ type Env struct {
 	// collector is enabled (IsEnabled("wa")); its series go through the
 	// wa collector.
 	WA *wa.Sampler
-	// Profile is the CPU profiler the app runs when the profile collector
-	// is on; nil with ProfileDown the reason (a cpuprof reason) when it
-	// could not start. ProfileTop bounds its function series.
-	Profile     ProfileSource
-	ProfileDown string
-	ProfileTop  int
+	// Profiler is the CPU profiler the app runs when the profile collector
+	// is on (StartProfiler).
+	Profiler Profiler
 }
 
 // PlacedWriter is a drive that knows the stream of every write it gets
@@ -103,6 +102,14 @@ type entry struct {
 	defaultEnabled bool
 	factory        Factory
 	enabled        *bool
+	flags          *ownFlags // nil: the collector has no flags of its own
+}
+
+// ownFlags are a collector's flags beside --collector.<name>: declare adds
+// them to a command line, check refuses values that mean nothing.
+type ownFlags struct {
+	declare func(app *kingpin.Application)
+	check   func() error
 }
 
 var (
@@ -121,6 +128,21 @@ func Register(name string, defaultEnabled bool, f Factory) {
 	registry[name] = &entry{defaultEnabled: defaultEnabled, factory: f, enabled: &on}
 }
 
+// Flags gives a registered collector flags of its own
+// (--collector.<name>.*), as node_exporter's collectors declare theirs in
+// their file: declare adds them to the command line (RegisterFlags), check
+// refuses values that mean nothing, naming the flag (CheckFlags). Call it
+// from the collector's init function, after Register.
+func Flags(name string, declare func(app *kingpin.Application), check func() error) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	e, ok := registry[name]
+	if !ok {
+		panic("flags for an unregistered collector: " + name)
+	}
+	e.flags = &ownFlags{declare: declare, check: check}
+}
+
 // Names lists the registered collectors in order.
 func Names() []string {
 	regMu.Lock()
@@ -133,7 +155,8 @@ func Names() []string {
 	return out
 }
 
-// RegisterFlags adds --collector.<name> (and kingpin's --no-collector.<name>) for every collector.
+// RegisterFlags adds --collector.<name> (and kingpin's --no-collector.<name>)
+// for every collector, and the flags a collector declares of its own.
 func RegisterFlags(app *kingpin.Application) {
 	for _, name := range Names() {
 		e := registry[name]
@@ -143,7 +166,24 @@ func RegisterFlags(app *kingpin.Application) {
 		}
 		app.Flag("collector."+name, fmt.Sprintf("Enable the %s collector (default: %s).", name, state)).
 			Default(strconv.FormatBool(e.defaultEnabled)).BoolVar(e.enabled)
+		if e.flags != nil {
+			e.flags.declare(app)
+		}
 	}
+}
+
+// CheckFlags refuses collectors' own flag values that mean nothing,
+// naming the flag; whether the collector is on or not, as a flag typed
+// wrong is refused whatever else the command line says.
+func CheckFlags() error {
+	for _, name := range Names() {
+		if f := registry[name].flags; f != nil {
+			if err := f.check(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // IsEnabled reports whether a collector's flag is on (false for an
@@ -210,8 +250,9 @@ func New(env Env, filter ...string) (*Set, error) {
 		if len(want) > 0 && !want[name] || len(want) == 0 && !*e.enabled {
 			continue
 		}
-		c, err := e.factory(Env{Logger: env.Logger.With("collector", name), Paths: env.Paths, Config: env.Config, Fleet: env.Fleet, PlacedWriters: env.PlacedWriters, WA: env.WA,
-			Profile: env.Profile, ProfileDown: env.ProfileDown, ProfileTop: env.ProfileTop})
+		own := env
+		own.Logger = env.Logger.With("collector", name)
+		c, err := e.factory(own)
 		if err != nil {
 			return nil, fmt.Errorf("collector %s: %w", name, err)
 		}

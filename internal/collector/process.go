@@ -43,8 +43,8 @@ var (
 
 var commName = regexp.MustCompile(`^[^/\x00]{1,15}$`)
 
-// CheckCommName refuses what cannot be a comm name (/proc/PID/comm).
-func CheckCommName(n string) error {
+// checkCommName refuses what cannot be a comm name (/proc/PID/comm).
+func checkCommName(n string) error {
 	if !commName.MatchString(n) {
 		return fmt.Errorf("a comm name is 1 to 15 characters without '/'")
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/alecthomas/kingpin/v2"
 	"github.com/stretchr/testify/require"
 
 	"github.com/walab/walab/internal/cpuprof"
@@ -40,7 +41,8 @@ func (manyFuncs) Unsampled() int { return 76 }
 // series, whatever the profile holds, beside the totals and every error
 // kind.
 func TestProfileSeriesBounded(t *testing.T) {
-	c, err := newProfileCollector(Env{Profile: manyFuncs{}, ProfileTop: 7})
+	parseFlags(t, "--collector.profile.top=7")
+	c, err := newProfileCollector(Env{Profiler: Profiler{Source: manyFuncs{}}})
 	require.NoError(t, err)
 	out, err := hostScrape(t, c)
 	require.NoError(t, err)
@@ -58,7 +60,8 @@ func TestProfileSeriesBounded(t *testing.T) {
 	require.Contains(t, out, "walab_profile_processes 2")
 	require.Contains(t, out, "walab_profile_unsampled_processes 76", "processes of a sampled name the pid map cannot hold are named")
 
-	_, err = newProfileCollector(Env{Profile: manyFuncs{}, ProfileTop: MaxProfileTop + 1})
+	parseFlags(t, fmt.Sprintf("--collector.profile.top=%d", MaxProfileTop+1))
+	_, err = newProfileCollector(Env{Profiler: Profiler{Source: manyFuncs{}}})
 	require.ErrorContains(t, err, "must be 1 to")
 }
 
@@ -66,7 +69,7 @@ func TestProfileSeriesBounded(t *testing.T) {
 // reason, and no sample count is made up.
 func TestProfileDown(t *testing.T) {
 	for _, reason := range []string{cpuprof.ReasonPermission, cpuprof.ReasonKernel} {
-		c, err := newProfileCollector(Env{ProfileDown: reason, ProfileTop: 20})
+		c, err := newProfileCollector(Env{Profiler: Profiler{Down: reason}})
 		require.NoError(t, err)
 		out, err := hostScrape(t, c)
 		require.NoError(t, err)
@@ -75,4 +78,18 @@ func TestProfileDown(t *testing.T) {
 		require.NotContains(t, out, "walab_profile_samples_total")
 		promtoolClean(t, out)
 	}
+}
+
+// parseFlags parses a command line of the collectors' flags as the
+// exporter does, and parses an empty one (the defaults) after the test.
+func parseFlags(t *testing.T, args ...string) {
+	t.Helper()
+	parse := func(args []string) error {
+		app := kingpin.New("test", "")
+		RegisterFlags(app)
+		_, err := app.Parse(args)
+		return err
+	}
+	require.NoError(t, parse(args))
+	t.Cleanup(func() { require.NoError(t, parse(nil)) })
 }

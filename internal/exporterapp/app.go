@@ -197,12 +197,8 @@ func (a *App) collectors(o Options, cfg *config.File, logger *slog.Logger) (*col
 			}
 		}
 	}
-	env, err := a.startProfile(o, logger)
-	if err != nil {
-		return nil, err
-	}
-	env.Logger, env.Paths, env.Config, env.Fleet, env.PlacedWriters, env.WA = logger, o.Paths, cfg, a.fleet, placed, a.sampler
-	set, err := collector.New(env)
+	set, err := collector.New(collector.Env{Logger: logger, Paths: o.Paths, Config: cfg,
+		Fleet: a.fleet, PlacedWriters: placed, WA: a.sampler, Profiler: a.startProfile(o, logger)})
 	if err != nil {
 		return nil, err
 	}

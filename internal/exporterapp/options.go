@@ -42,12 +42,6 @@ type Options struct {
 	// (apiguard.TokenHeader), so another local user cannot post.
 	MutationsTokenFile string
 
-	// The profile collector's: samples per second per CPU, the comm names
-	// sampled and the function series exported (0/nil: the defaults).
-	ProfileFrequency int
-	ProfileProcesses []string
-	ProfileTop       int
-
 	// Simulator builds the simulated drive served when no controller is
 	// found (neither ReplayDir nor Devices given and sysfs has none). Nil:
 	// the drive the configuration's sim: section describes.
@@ -67,7 +61,7 @@ func (o *Options) Validate() error {
 	if o.MaxRequests < 0 {
 		return fmt.Errorf("--web.max-requests must be 0 (no limit) or more (got %d)", o.MaxRequests)
 	}
-	if _, _, _, err := o.profileOptions(); err != nil {
+	if err := collector.CheckFlags(); err != nil {
 		return err
 	}
 	if o.MutationsTokenFile != "" && !o.EnableMutations {

@@ -1,7 +1,6 @@
 package exporterapp
 
 import (
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -13,86 +12,23 @@ import (
 	"github.com/walab/walab/internal/hotspots"
 )
 
-// The profile collector's defaults: perf's 99 Hz (off the timer tick's
-// multiples), mysqld and mariadbd, the top 20 functions.
+// The bounds of the profile endpoint.
 const (
-	DefaultProfileFrequency = 99
-	DefaultProfileTop       = collector.DefaultProfileTop
-	maxProfileFrequency     = 1000
-	maxProfileSeconds       = 300
-	profileMaxRecordings    = 2
+	maxProfileSeconds    = 300
+	profileMaxRecordings = 2
 )
-
-// DefaultProfileProcesses are the comm names sampled by default.
-var DefaultProfileProcesses = []string{"mysqld", "mariadbd"}
-
-// profileOptions fills the profiler's unset options with the defaults and
-// refuses values that mean nothing, naming the flag.
-func (o *Options) profileOptions() (freq, top int, procs []string, err error) {
-	freq, top, procs = o.ProfileFrequency, o.ProfileTop, o.ProfileProcesses
-	if freq == 0 {
-		freq = DefaultProfileFrequency
-	}
-	if top == 0 {
-		top = DefaultProfileTop
-	}
-	if len(procs) == 0 {
-		procs = DefaultProfileProcesses
-	}
-	if err := checkProfileBounds(freq, top); err != nil {
-		return 0, 0, nil, err
-	}
-	for _, p := range procs {
-		if err := collector.CheckCommName(p); err != nil {
-			return 0, 0, nil, fmt.Errorf("--collector.profile.process=%q: %w", p, err)
-		}
-	}
-	return freq, top, procs, nil
-}
-
-// CheckProfileFlags refuses the profile flags as given on a command line,
-// where 0 is a value typed (the flags' defaults are 99 and 20), not unset:
-// 0 is refused as -1 is.
-func (o *Options) CheckProfileFlags() error {
-	return checkProfileBounds(o.ProfileFrequency, o.ProfileTop)
-}
-
-func checkProfileBounds(freq, top int) error {
-	switch {
-	case freq < 1 || freq > maxProfileFrequency:
-		return fmt.Errorf("--collector.profile.frequency=%d: must be 1 to %d Hz", freq, maxProfileFrequency)
-	case top < 1 || top > collector.MaxProfileTop:
-		return fmt.Errorf("--collector.profile.top=%d: must be 1 to %d", top, collector.MaxProfileTop)
-	}
-	return nil
-}
 
 // startProfile starts the CPU profiler when the profile collector is on.
 // One that cannot start is no error: the collector reports why.
-func (a *App) startProfile(o Options, logger *slog.Logger) (env collector.Env, err error) {
+func (a *App) startProfile(o Options, logger *slog.Logger) collector.Profiler {
 	if !collector.IsEnabled("profile") {
-		return env, nil
+		return collector.Profiler{}
 	}
-	freq, top, procs, err := o.profileOptions()
-	if err != nil {
-		return env, err
+	a.profiler, a.profileDown = collector.StartProfiler(o.Paths.ProcFS, logger)
+	if a.profiler == nil {
+		return collector.Profiler{Down: a.profileDown}
 	}
-	env.ProfileTop = top
-	p, err := cpuprof.Start(cpuprof.Options{Frequency: freq, Comms: procs, ProcFS: o.Paths.ProcFS, Logger: logger.With("component", "profile")})
-	if err != nil {
-		var pe *cpuprof.Error
-		env.ProfileDown = cpuprof.ReasonOther
-		if errors.As(err, &pe) {
-			env.ProfileDown = pe.Reason
-		}
-		logger.Warn("cpu profiler cannot run: mysqld's functions are not sampled", "reason", env.ProfileDown, "err", err)
-		a.profileDown = env.ProfileDown
-		return env, nil
-	}
-	logger.Info("cpu profiler sampling", "frequency_hz", freq, "processes", procs)
-	a.profiler = p
-	env.Profile = p
-	return env, nil
+	return collector.Profiler{Source: a.profiler}
 }
 
 // profileEndpoint serves GET ?seconds=N: a pprof CPU profile of the next N

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/alecthomas/kingpin/v2"
 	"github.com/stretchr/testify/require"
 
 	"github.com/walab/walab/internal/collector"
@@ -23,11 +24,17 @@ import (
 // collector on or off, sampling the processes named procs.
 func profileApp(t *testing.T, on bool, procs ...string) *App {
 	t.Helper()
-	require.NoError(t, collector.SetEnabled("profile", on))
-	t.Cleanup(func() { _ = collector.SetEnabled("profile", collector.DefaultEnabled("profile")) })
+	args := []string{"--no-collector.profile"}
+	if on {
+		args = []string{"--collector.profile"}
+	}
+	for _, p := range procs {
+		args = append(args, "--collector.profile.process="+p)
+	}
+	parseFlags(t, args...)
 	cfg := filepath.Join(t.TempDir(), "walab.yml")
 	require.NoError(t, os.WriteFile(cfg, []byte("wa:\n  persist: false\nsim:\n  name: nvmesim9\n  capacity: 256MiB\n  scale: 1\n  tick: 0s\n"), 0o644))
-	a, err := New(Options{TelemetryPath: "/metrics", ConfigFile: cfg, ProfileProcesses: procs,
+	a, err := New(Options{TelemetryPath: "/metrics", ConfigFile: cfg,
 		Paths: collector.Paths{ProcFS: "/proc", SysFS: t.TempDir(), DevFS: t.TempDir()}}, quiet())
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, a.Close()) })
@@ -101,7 +108,23 @@ func TestProfileEndpointOff(t *testing.T) {
 }
 
 func TestProfileOptionsRefused(t *testing.T) {
-	for _, o := range []Options{{ProfileFrequency: 5000}, {ProfileTop: 101}, {ProfileProcesses: []string{"a/b"}}} {
-		require.ErrorContains(t, o.Validate(), "--collector.profile.")
+	for _, arg := range []string{"--collector.profile.frequency=5000", "--collector.profile.top=101", "--collector.profile.process=a/b"} {
+		parseFlags(t, arg)
+		o := Options{}
+		require.ErrorContains(t, o.Validate(), "--collector.profile.", arg)
 	}
+}
+
+// parseFlags parses a command line of the collectors' flags as the
+// exporter does, and parses an empty one (the defaults) after the test.
+func parseFlags(t *testing.T, args ...string) {
+	t.Helper()
+	parse := func(args []string) error {
+		app := kingpin.New("test", "")
+		collector.RegisterFlags(app)
+		_, err := app.Parse(args)
+		return err
+	}
+	require.NoError(t, parse(args))
+	t.Cleanup(func() { require.NoError(t, parse(nil)) })
 }
