@@ -126,16 +126,21 @@ type blockdevCollector struct {
 	resolved map[string]string // path -> block device holding it
 }
 
+// blockDeviceName refuses what is no kernel block device name.
+func blockDeviceName(d string) error {
+	if d == "" || filepath.Base(d) != d || d == "." || d == ".." {
+		return errors.New("not a kernel block device name (vda, nvme0n1, md0)")
+	}
+	return nil
+}
+
 func newBlockdevCollector(env Env) (Collector, error) {
 	var cfg blockdevConfig
 	if err := env.Config.Decode("blockdev", &cfg); err != nil {
 		return nil, err
 	}
-	if cfg.MaxDevices == 0 {
-		cfg.MaxDevices = defaultMaxBlockDevices
-	}
-	if cfg.MaxDevices < 0 {
-		return nil, fmt.Errorf("blockdev: max_devices %d: must be positive", cfg.MaxDevices)
+	if err := orDefault(&cfg.MaxDevices, defaultMaxBlockDevices, "blockdev", "max_devices"); err != nil {
+		return nil, err
 	}
 	paths := env.Paths
 	c := &blockdevCollector{
@@ -143,7 +148,7 @@ func newBlockdevCollector(env Env) (Collector, error) {
 		diskstats: filepath.Join(paths.ProcFS, "diskstats"),
 		required:  map[string]bool{},
 		max:       cfg.MaxDevices,
-		logger:    env.Logger,
+		logger:    env.log(),
 	}
 	if c.logger == nil {
 		c.logger = slog.New(slog.DiscardHandler)
@@ -157,19 +162,16 @@ func newBlockdevCollector(env Env) (Collector, error) {
 			}
 		}
 	}
+	if err := checkList("blockdev", "device", cfg.Devices, blockDeviceName); err != nil {
+		return nil, err
+	}
 	for _, d := range cfg.Devices {
-		if c.required[d] {
-			return nil, fmt.Errorf("blockdev: devices: %q is listed twice", d)
-		}
-		if d == "" || filepath.Base(d) != d || d == "." || d == ".." {
-			return nil, fmt.Errorf("blockdev: devices: %q is not a kernel block device name (vda, nvme0n1, md0)", d)
-		}
 		c.required[d] = true
 		c.roots = append(c.roots, blockdev.Root{Name: d})
 	}
 	for _, p := range cfg.Paths {
-		if !filepath.IsAbs(p) || filepath.Clean(p) != p {
-			return nil, fmt.Errorf("blockdev: paths: %q must be a clean absolute path", p)
+		if err := cleanAbsolute(p); err != nil {
+			return nil, fmt.Errorf("blockdev: path %q: %w", p, err)
 		}
 	}
 	c.paths, c.resolved = cfg.Paths, map[string]string{}

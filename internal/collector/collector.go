@@ -233,9 +233,7 @@ type Set struct {
 
 // New builds every enabled collector, or only those named in filter when it is non-empty.
 func New(env Env, filter ...string) (*Set, error) {
-	if env.Logger == nil {
-		env.Logger = slog.New(slog.DiscardHandler)
-	}
+	env.Logger = env.log()
 	if env.Config == nil {
 		env.Config = config.Empty()
 	}

@@ -3,7 +3,6 @@ package collector
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"path/filepath"
 	"sync"
@@ -55,31 +54,26 @@ var errStatfsStuck = errors.New("statfs did not return in time (hung mount?); sk
 
 func init() { Register("filesystem", true, newFilesystemCollector) }
 
+// absolute refuses a relative path.
+func absolute(p string) error {
+	if !filepath.IsAbs(p) {
+		return errors.New("not absolute")
+	}
+	return nil
+}
+
 func newFilesystemCollector(env Env) (Collector, error) {
 	var cfg filesystemConfig
 	if err := env.Config.Decode("filesystem", &cfg); err != nil {
 		return nil, err
 	}
-	seen := map[string]bool{}
-	for _, p := range cfg.Paths {
-		if !filepath.IsAbs(p) {
-			return nil, fmt.Errorf("filesystem: path %q is not absolute", p)
-		}
-		if seen[p] {
-			return nil, fmt.Errorf("filesystem: path %q is listed twice", p)
-		}
-		seen[p] = true
+	if err := checkList("filesystem", "path", cfg.Paths, absolute); err != nil {
+		return nil, err
 	}
-	if env.Logger == nil {
-		env.Logger = slog.New(slog.DiscardHandler)
+	if err := orDefault(&cfg.StatfsTimeout, defaultStatfsTimeout, "filesystem", "statfs_timeout"); err != nil {
+		return nil, err
 	}
-	if cfg.StatfsTimeout < 0 {
-		return nil, fmt.Errorf("filesystem: statfs_timeout %s must be positive", cfg.StatfsTimeout)
-	}
-	if cfg.StatfsTimeout == 0 {
-		cfg.StatfsTimeout = defaultStatfsTimeout
-	}
-	return &filesystemCollector{logger: env.Logger, paths: cfg.Paths, statfs: unix.Statfs, timeout: cfg.StatfsTimeout,
+	return &filesystemCollector{logger: env.log(), paths: cfg.Paths, statfs: unix.Statfs, timeout: cfg.StatfsTimeout,
 		failed: map[string]string{}, stuck: map[string]bool{}}, nil
 }
 

@@ -68,7 +68,7 @@ func newInnoDBCollector(env Env) (Collector, error) {
 	if err := env.Config.Decode("innodb", &cfg); err != nil {
 		return nil, err
 	}
-	c := &innodbCollector{logger: env.Logger, scrapers: innodb.Scrapers()}
+	c := &innodbCollector{logger: env.log(), scrapers: innodb.Scrapers()}
 	seen := map[string]bool{}
 	for _, tc := range cfg.Targets {
 		if tc.Timeout == 0 {

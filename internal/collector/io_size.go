@@ -55,10 +55,7 @@ func newIOSizeCollector(env Env) (Collector, error) {
 	if cfg.Tracefs == "" {
 		cfg.Tracefs = filepath.Join(env.Paths.SysFS, "kernel", "tracing")
 	}
-	if env.Logger == nil {
-		env.Logger = slog.New(slog.DiscardHandler)
-	}
-	return &ioSizeCollector{tracefs: cfg.Tracefs, sys: env.Paths.SysFS, logger: env.Logger, names: map[uint32]string{}}, nil
+	return &ioSizeCollector{tracefs: cfg.Tracefs, sys: env.Paths.SysFS, logger: env.log(), names: map[uint32]string{}}, nil
 }
 
 // start opens the tracer if it is not running, at most once per traceRetry.

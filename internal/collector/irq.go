@@ -97,7 +97,7 @@ func newIRQCollector(env Env) (Collector, error) {
 	if err := env.Config.Decode("irq", &cfg); err != nil {
 		return nil, err
 	}
-	c := &irqCollector{paths: env.Paths, logger: env.Logger,
+	c := &irqCollector{paths: env.Paths, logger: env.log(),
 		prev: map[string]cpuTotals{}, lines: map[int]*irqLineSeries{}, cpus: cpuPairs{}}
 	c.scratch = make(chan *irqScratch, 2)
 	if c.logger == nil {

@@ -34,7 +34,7 @@ type nvmeCollector struct {
 }
 
 func newNVMeCollector(env Env) (Collector, error) {
-	c := &nvmeCollector{logger: env.Logger, wa: env.WA, lastErr: map[string]string{}, lastSource: map[string]string{}, lastSrcErr: map[string]string{}}
+	c := &nvmeCollector{logger: env.log(), wa: env.WA, lastErr: map[string]string{}, lastSource: map[string]string{}, lastSrcErr: map[string]string{}}
 	if env.Fleet == nil {
 		return c, nil
 	}

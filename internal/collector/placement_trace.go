@@ -92,16 +92,10 @@ func newPlacementTraceCollector(env Env) (Collector, error) {
 	if cfg.Tracefs == "" {
 		cfg.Tracefs = filepath.Join(paths.SysFS, "kernel", "tracing")
 	}
-	if cfg.MaxPlacementIDs == 0 {
-		cfg.MaxPlacementIDs = defaultMaxPlacementIDs
+	if err := orDefault(&cfg.MaxPlacementIDs, defaultMaxPlacementIDs, "placement_trace", "max_placement_ids"); err != nil {
+		return nil, err
 	}
-	if cfg.MaxPlacementIDs < 0 {
-		return nil, fmt.Errorf("placement_trace: max_placement_ids %d: must be positive", cfg.MaxPlacementIDs)
-	}
-	if env.Logger == nil {
-		env.Logger = slog.New(slog.DiscardHandler)
-	}
-	return &placementTraceCollector{tracefs: cfg.Tracefs, sys: paths.SysFS, maxIDs: cfg.MaxPlacementIDs, logger: env.Logger, sims: env.PlacedWriters,
+	return &placementTraceCollector{tracefs: cfg.Tracefs, sys: paths.SysFS, maxIDs: cfg.MaxPlacementIDs, logger: env.log(), sims: env.PlacedWriters,
 		shown: map[string]map[uint16]bool{}, blockSize: map[string]int64{}}, nil
 }
 

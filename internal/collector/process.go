@@ -65,24 +65,14 @@ func newProcessCollector(env Env) (Collector, error) {
 	if cfg.Names == nil {
 		cfg.Names = defaultProcessNames
 	}
-	seen := map[string]bool{}
-	for _, n := range cfg.Names {
-		if !commName.MatchString(n) {
-			return nil, fmt.Errorf("process: name %q: a comm name is 1 to 15 characters without '/'", n)
-		}
-		if seen[n] {
-			return nil, fmt.Errorf("process: name %q is listed twice", n)
-		}
-		seen[n] = true
+	if err := checkList("process", "name", cfg.Names, checkCommName); err != nil {
+		return nil, err
 	}
 	fs, err := procfs.NewFS(env.Paths.ProcFS)
 	if err != nil {
 		return nil, fmt.Errorf("process: %w", err)
 	}
-	if env.Logger == nil {
-		env.Logger = slog.New(slog.DiscardHandler)
-	}
-	return &processCollector{fs: fs, names: cfg.Names, logger: env.Logger}, nil
+	return &processCollector{fs: fs, names: cfg.Names, logger: env.log()}, nil
 }
 
 func (c *processCollector) Update(_ context.Context, ch chan<- prometheus.Metric) error {

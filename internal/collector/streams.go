@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"path/filepath"
 	"strconv"
 	"time"
 
@@ -92,34 +91,20 @@ func newStreamsCollector(env Env) (Collector, error) {
 	if err := env.Config.Decode("streams", &cfg); err != nil {
 		return nil, err
 	}
-	if cfg.MaxFiles == 0 {
-		cfg.MaxFiles = defaultHintMaxFiles
+	if err := orDefault(&cfg.MaxFiles, defaultHintMaxFiles, "streams", "max_files"); err != nil {
+		return nil, err
 	}
-	if cfg.MaxFiles < 0 {
-		return nil, fmt.Errorf("streams: max_files %d must be positive", cfg.MaxFiles)
+	if err := orDefault(&cfg.RescanInterval, defaultHintRescan, "streams", "rescan_interval"); err != nil {
+		return nil, err
 	}
-	if cfg.RescanInterval == 0 {
-		cfg.RescanInterval = defaultHintRescan
+	if err := checkList("streams", "data dir", cfg.DataDirs, cleanAbsolute); err != nil {
+		return nil, err
 	}
-	if cfg.RescanInterval < 0 {
-		return nil, fmt.Errorf("streams: rescan_interval %s must be positive", cfg.RescanInterval)
-	}
-	if env.Logger == nil {
-		env.Logger = slog.New(slog.DiscardHandler)
-	}
-	c := &streamsCollector{logger: env.Logger, paths: env.Paths, daemon: defaultDaemon, pidFile: cfg.DaemonPIDFile}
+	c := &streamsCollector{logger: env.log(), paths: env.Paths, daemon: defaultDaemon, pidFile: cfg.DaemonPIDFile}
 	if cfg.Daemon != nil {
 		c.daemon = *cfg.Daemon
 	}
-	seen := map[string]bool{}
 	for _, d := range cfg.DataDirs {
-		if !filepath.IsAbs(d) || filepath.Clean(d) != d {
-			return nil, fmt.Errorf("streams: data dir %q must be a clean absolute path", d)
-		}
-		if seen[d] {
-			return nil, fmt.Errorf("streams: data dir %q is listed twice", d)
-		}
-		seen[d] = true
 		c.dirs = append(c.dirs, &writehint.Cache{Root: d, MaxFiles: cfg.MaxFiles, TTL: cfg.RescanInterval})
 	}
 	if env.Fleet != nil {
