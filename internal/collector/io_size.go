@@ -3,7 +3,6 @@ package collector
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -38,12 +37,10 @@ var (
 )
 
 type ioSizeCollector struct {
-	tracefs, sys string
-	logger       *slog.Logger
+	sys string
 
 	mu     sync.Mutex
-	tracer *nvmetrace.IOSizeTracer
-	retry  tracerTries
+	tracer tracerSlot[*nvmetrace.IOSizeTracer, nvmetrace.IOSizeCount]
 	names  map[uint32]string // dev_t -> device name, once resolved
 }
 
@@ -55,35 +52,22 @@ func newIOSizeCollector(env Env) (Collector, error) {
 	if cfg.Tracefs == "" {
 		cfg.Tracefs = filepath.Join(env.Paths.SysFS, "kernel", "tracing")
 	}
-	return &ioSizeCollector{tracefs: cfg.Tracefs, sys: env.Paths.SysFS, logger: env.log(), names: map[uint32]string{}}, nil
-}
-
-// start opens the tracer if it is not running, at most once per traceRetry.
-func (c *ioSizeCollector) start() {
-	c.retry.start(c.tracer != nil, func() error {
-		t, err := nvmetrace.OpenIOSize(c.tracefs)
-		if err == nil {
-			c.tracer = t
-		}
-		return err
-	}, c.logger, "I/O-size tracer attached to block:block_bio_queue", "I/O-size tracer cannot run: I/O sizes are not counted")
+	return &ioSizeCollector{sys: env.Paths.SysFS, names: map[uint32]string{},
+		tracer: tracerSlot[*nvmetrace.IOSizeTracer, nvmetrace.IOSizeCount]{
+			tracefs: cfg.Tracefs, open: nvmetrace.OpenIOSize, logger: env.log(),
+			attached: "I/O-size tracer attached to block:block_bio_queue", cannot: "I/O-size tracer cannot run: I/O sizes are not counted",
+			up: ioSizeUpDesc, why: ioSizeErrDesc,
+		}}, nil
 }
 
 func (c *ioSizeCollector) Update(_ context.Context, ch chan<- prometheus.Metric) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.start()
-	if c.tracer == nil {
-		down(ch, ioSizeUpDesc, ioSizeErrDesc, c.retry.lastErr.Reason)
-		return nil
+	counts, ok, err := c.tracer.counts(ch)
+	if ok {
+		c.emit(ch, counts)
 	}
-	counts, err := c.tracer.Counts()
-	if err != nil {
-		down(ch, ioSizeUpDesc, ioSizeErrDesc, nvmetrace.ReasonOther)
-		return err
-	}
-	c.emit(ch, counts)
-	return nil
+	return err
 }
 
 // emit sends the running tracer's series for its counts.

@@ -71,14 +71,13 @@ func directiveLabel(t uint8) string {
 }
 
 type placementTraceCollector struct {
-	tracefs, sys string
-	maxIDs       int
-	logger       *slog.Logger
-	sims         map[string]PlacedWriter
+	sys    string
+	maxIDs int
+	logger *slog.Logger
+	sims   map[string]PlacedWriter
 
 	mu        sync.Mutex
-	tracer    *nvmetrace.Tracer
-	retry     tracerTries
+	tracer    tracerSlot[*nvmetrace.Tracer, nvmetrace.Count]
 	shown     map[string]map[uint16]bool // device/directive -> ids with their own series
 	blockSize map[string]int64           // "ctrl/nsid" -> logical block size
 }
@@ -95,33 +94,21 @@ func newPlacementTraceCollector(env Env) (Collector, error) {
 	if err := orDefault(&cfg.MaxPlacementIDs, defaultMaxPlacementIDs, "placement_trace", "max_placement_ids"); err != nil {
 		return nil, err
 	}
-	return &placementTraceCollector{tracefs: cfg.Tracefs, sys: paths.SysFS, maxIDs: cfg.MaxPlacementIDs, logger: env.log(), sims: env.PlacedWriters,
-		shown: map[string]map[uint16]bool{}, blockSize: map[string]int64{}}, nil
-}
-
-// start opens the tracer if it is not running, at most once per traceRetry.
-func (c *placementTraceCollector) start() {
-	c.retry.start(c.tracer != nil, func() error {
-		t, err := nvmetrace.Open(c.tracefs)
-		if err == nil {
-			c.tracer = t
-		}
-		return err
-	}, c.logger, "placement tracer attached to nvme:nvme_setup_cmd", "placement tracer cannot run: the kernel's NVMe write commands are not counted")
+	return &placementTraceCollector{sys: paths.SysFS, maxIDs: cfg.MaxPlacementIDs, logger: env.log(), sims: env.PlacedWriters,
+		shown: map[string]map[uint16]bool{}, blockSize: map[string]int64{},
+		tracer: tracerSlot[*nvmetrace.Tracer, nvmetrace.Count]{
+			tracefs: cfg.Tracefs, open: nvmetrace.Open, logger: env.log(),
+			attached: "placement tracer attached to nvme:nvme_setup_cmd", cannot: "placement tracer cannot run: the kernel's NVMe write commands are not counted",
+			up: traceUpDesc, why: traceErrDesc,
+		}}, nil
 }
 
 func (c *placementTraceCollector) Update(_ context.Context, ch chan<- prometheus.Metric) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.collectSims(ch)
-	c.start()
-	if c.tracer == nil {
-		down(ch, traceUpDesc, traceErrDesc, c.retry.lastErr.Reason)
-		return nil
-	}
-	counts, err := c.tracer.Counts()
-	if err != nil {
-		down(ch, traceUpDesc, traceErrDesc, nvmetrace.ReasonOther)
+	counts, ok, err := c.tracer.counts(ch)
+	if !ok {
 		return err
 	}
 	ch <- prometheus.MustNewConstMetric(traceUpDesc, prometheus.GaugeValue, 1)

@@ -12,8 +12,6 @@ import (
 	"github.com/prometheus/procfs"
 )
 
-func init() { Register("process", true, newProcessCollector) }
-
 // processConfig is the `process:` section: the processes whose CPU and
 // memory a run is read against (mysqld per target, the placement daemon, a
 // RAID daemon), by their comm name (/proc/PID/comm, 15 characters at most).
@@ -56,6 +54,8 @@ type processCollector struct {
 	names  []string
 	logger *slog.Logger
 }
+
+func init() { Register("process", true, newProcessCollector) }
 
 func newProcessCollector(env Env) (Collector, error) {
 	var cfg processConfig

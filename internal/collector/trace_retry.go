@@ -10,9 +10,53 @@ import (
 	"github.com/walab/walab/internal/nvmetrace"
 )
 
-// tracerTries is what the BPF tracers' collectors (placement_trace,
-// io_size) keep between tries to open their tracer: when they last tried,
-// and why it failed.
+// countTracer is a BPF tracer a collector reads: T opens it on tracefs,
+// Counts reads what it counted since.
+type countTracer[N any] interface {
+	comparable
+	Counts() ([]N, error)
+}
+
+// tracerSlot is what the BPF tracers' collectors (placement_trace,
+// io_size) share: their tracer, opened at the first scrape and tried again
+// every traceRetry while it cannot run, and the series that say whether
+// it runs. Its owner holds a lock around counts.
+type tracerSlot[T countTracer[N], N any] struct {
+	tracefs          string
+	open             func(tracefs string) (T, error)
+	attached, cannot string // the log lines of an open that succeeds, fails
+	up, why          *prometheus.Desc
+	logger           *slog.Logger
+
+	tracer T // the zero T (nil) while none runs
+	tries  tracerTries
+}
+
+// counts opens the tracer if none runs and reads its counts. Without
+// counts it sends up 0 and the reason, and returns the read's error (ok
+// false); with them, the caller sends up 1.
+func (s *tracerSlot[T, N]) counts(ch chan<- prometheus.Metric) (counts []N, ok bool, err error) {
+	var none T
+	s.tries.start(s.tracer != none, func() error {
+		t, err := s.open(s.tracefs)
+		if err == nil {
+			s.tracer = t
+		}
+		return err
+	}, s.logger, s.attached, s.cannot)
+	if s.tracer == none {
+		down(ch, s.up, s.why, s.tries.lastErr.Reason)
+		return nil, false, nil
+	}
+	if counts, err = s.tracer.Counts(); err != nil {
+		down(ch, s.up, s.why, nvmetrace.ReasonOther)
+		return nil, false, err
+	}
+	return counts, true, nil
+}
+
+// tracerTries is what a tracerSlot keeps between tries to open its
+// tracer: when it last tried, and why it failed.
 type tracerTries struct {
 	lastErr *nvmetrace.Error
 	lastTry time.Time
