@@ -1,6 +1,7 @@
 package collector
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -134,12 +135,19 @@ func blockDeviceName(d string) error {
 	return nil
 }
 
+func (c *blockdevConfig) complete() error {
+	for _, p := range c.Paths {
+		if err := cleanAbsolute(p); err != nil {
+			return fmt.Errorf("blockdev: path %q: %w", p, err)
+		}
+	}
+	return cmp.Or(orDefault(&c.MaxDevices, defaultMaxBlockDevices, "blockdev", "max_devices"),
+		checkList("blockdev", "device", c.Devices, blockDeviceName))
+}
+
 func newBlockdevCollector(env Env) (Collector, error) {
 	var cfg blockdevConfig
-	if err := env.Config.Decode("blockdev", &cfg); err != nil {
-		return nil, err
-	}
-	if err := orDefault(&cfg.MaxDevices, defaultMaxBlockDevices, "blockdev", "max_devices"); err != nil {
+	if err := decodeSection(env.Config, "blockdev", &cfg); err != nil {
 		return nil, err
 	}
 	paths := env.Paths
@@ -150,9 +158,6 @@ func newBlockdevCollector(env Env) (Collector, error) {
 		max:       cfg.MaxDevices,
 		logger:    env.log(),
 	}
-	if c.logger == nil {
-		c.logger = slog.New(slog.DiscardHandler)
-	}
 	if env.Fleet != nil {
 		for _, ctrl := range env.Fleet.Controllers {
 			for _, ns := range ctrl.Namespaces {
@@ -162,17 +167,9 @@ func newBlockdevCollector(env Env) (Collector, error) {
 			}
 		}
 	}
-	if err := checkList("blockdev", "device", cfg.Devices, blockDeviceName); err != nil {
-		return nil, err
-	}
 	for _, d := range cfg.Devices {
 		c.required[d] = true
 		c.roots = append(c.roots, blockdev.Root{Name: d})
-	}
-	for _, p := range cfg.Paths {
-		if err := cleanAbsolute(p); err != nil {
-			return nil, fmt.Errorf("blockdev: path %q: %w", p, err)
-		}
 	}
 	c.paths, c.resolved = cfg.Paths, map[string]string{}
 	return c, nil

@@ -1,6 +1,7 @@
 package collector
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
@@ -62,15 +63,14 @@ func absolute(p string) error {
 	return nil
 }
 
+func (c *filesystemConfig) complete() error {
+	return cmp.Or(checkList("filesystem", "path", c.Paths, absolute),
+		orDefault(&c.StatfsTimeout, defaultStatfsTimeout, "filesystem", "statfs_timeout"))
+}
+
 func newFilesystemCollector(env Env) (Collector, error) {
 	var cfg filesystemConfig
-	if err := env.Config.Decode("filesystem", &cfg); err != nil {
-		return nil, err
-	}
-	if err := checkList("filesystem", "path", cfg.Paths, absolute); err != nil {
-		return nil, err
-	}
-	if err := orDefault(&cfg.StatfsTimeout, defaultStatfsTimeout, "filesystem", "statfs_timeout"); err != nil {
+	if err := decodeSection(env.Config, "filesystem", &cfg); err != nil {
 		return nil, err
 	}
 	return &filesystemCollector{logger: env.log(), paths: cfg.Paths, statfs: unix.Statfs, timeout: cfg.StatfsTimeout,

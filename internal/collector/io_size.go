@@ -3,7 +3,6 @@ package collector
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"sync"
 
@@ -49,15 +48,10 @@ func newIOSizeCollector(env Env) (Collector, error) {
 	if err := env.Config.Decode("io_size", &cfg); err != nil {
 		return nil, err
 	}
-	if cfg.Tracefs == "" {
-		cfg.Tracefs = filepath.Join(env.Paths.SysFS, "kernel", "tracing")
-	}
 	return &ioSizeCollector{sys: env.Paths.SysFS, names: map[uint32]string{},
-		tracer: tracerSlot[*nvmetrace.IOSizeTracer, nvmetrace.IOSizeCount]{
-			tracefs: cfg.Tracefs, open: nvmetrace.OpenIOSize, logger: env.log(),
-			attached: "I/O-size tracer attached to block:block_bio_queue", cannot: "I/O-size tracer cannot run: I/O sizes are not counted",
-			up: ioSizeUpDesc, why: ioSizeErrDesc,
-		}}, nil
+		tracer: tracerSlot[*nvmetrace.IOSizeTracer, nvmetrace.IOSizeCount]{open: nvmetrace.OpenIOSize, up: ioSizeUpDesc, why: ioSizeErrDesc,
+			attached: "I/O-size tracer attached to block:block_bio_queue", cannot: "I/O-size tracer cannot run: I/O sizes are not counted"}.on(env, cfg.Tracefs),
+	}, nil
 }
 
 func (c *ioSizeCollector) Update(_ context.Context, ch chan<- prometheus.Metric) error {

@@ -82,25 +82,20 @@ type placementTraceCollector struct {
 	blockSize map[string]int64           // "ctrl/nsid" -> logical block size
 }
 
+func (c *placementTraceConfig) complete() error {
+	return orDefault(&c.MaxPlacementIDs, defaultMaxPlacementIDs, "placement_trace", "max_placement_ids")
+}
+
 func newPlacementTraceCollector(env Env) (Collector, error) {
 	var cfg placementTraceConfig
-	if err := env.Config.Decode("placement_trace", &cfg); err != nil {
+	if err := decodeSection(env.Config, "placement_trace", &cfg); err != nil {
 		return nil, err
 	}
-	paths := env.Paths
-	if cfg.Tracefs == "" {
-		cfg.Tracefs = filepath.Join(paths.SysFS, "kernel", "tracing")
-	}
-	if err := orDefault(&cfg.MaxPlacementIDs, defaultMaxPlacementIDs, "placement_trace", "max_placement_ids"); err != nil {
-		return nil, err
-	}
-	return &placementTraceCollector{sys: paths.SysFS, maxIDs: cfg.MaxPlacementIDs, logger: env.log(), sims: env.PlacedWriters,
+	return &placementTraceCollector{sys: env.Paths.SysFS, maxIDs: cfg.MaxPlacementIDs, logger: env.log(), sims: env.PlacedWriters,
 		shown: map[string]map[uint16]bool{}, blockSize: map[string]int64{},
-		tracer: tracerSlot[*nvmetrace.Tracer, nvmetrace.Count]{
-			tracefs: cfg.Tracefs, open: nvmetrace.Open, logger: env.log(),
-			attached: "placement tracer attached to nvme:nvme_setup_cmd", cannot: "placement tracer cannot run: the kernel's NVMe write commands are not counted",
-			up: traceUpDesc, why: traceErrDesc,
-		}}, nil
+		tracer: tracerSlot[*nvmetrace.Tracer, nvmetrace.Count]{open: nvmetrace.Open, up: traceUpDesc, why: traceErrDesc,
+			attached: "placement tracer attached to nvme:nvme_setup_cmd", cannot: "placement tracer cannot run: the kernel's NVMe write commands are not counted"}.on(env, cfg.Tracefs),
+	}, nil
 }
 
 func (c *placementTraceCollector) Update(_ context.Context, ch chan<- prometheus.Metric) error {

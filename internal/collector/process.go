@@ -21,6 +21,13 @@ type processConfig struct {
 
 var defaultProcessNames = []string{"mysqld", "mariadbd", "astream"}
 
+func (c *processConfig) complete() error {
+	if c.Names == nil {
+		c.Names = defaultProcessNames
+	}
+	return checkList("process", "name", c.Names, checkCommName)
+}
+
 // maxProcessesPerName bounds the series of one name; the rest are counted
 // in walab_process_matched only.
 const maxProcessesPerName = 16
@@ -59,13 +66,7 @@ func init() { Register("process", true, newProcessCollector) }
 
 func newProcessCollector(env Env) (Collector, error) {
 	var cfg processConfig
-	if err := env.Config.Decode("process", &cfg); err != nil {
-		return nil, err
-	}
-	if cfg.Names == nil {
-		cfg.Names = defaultProcessNames
-	}
-	if err := checkList("process", "name", cfg.Names, checkCommName); err != nil {
+	if err := decodeSection(env.Config, "process", &cfg); err != nil {
 		return nil, err
 	}
 	fs, err := procfs.NewFS(env.Paths.ProcFS)

@@ -5,10 +5,25 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+
+	"github.com/walab/walab/internal/config"
 )
 
-// The checks a collector's own YAML section makes of its values, each
-// message naming the section and the key, and the logger a factory uses.
+// A collector's own YAML section, the checks it makes of its values (each
+// message naming the section and the key), and the logger a factory uses.
+
+// section is a collector's own YAML section, declared in its file:
+// complete sets its defaults and refuses values that mean nothing.
+type section interface{ complete() error }
+
+// decodeSection reads the section name of the configuration into s and
+// completes it.
+func decodeSection(cfg *config.File, name string, s section) error {
+	if err := cfg.Decode(name, s); err != nil {
+		return err
+	}
+	return s.complete()
+}
 
 // orDefault sets a section's unset (0) value to def and refuses a
 // negative one.

@@ -1,6 +1,7 @@
 package collector
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -86,18 +87,15 @@ type streamsCollector struct {
 
 func init() { Register("streams", true, newStreamsCollector) }
 
+func (c *streamsConfig) complete() error {
+	return cmp.Or(orDefault(&c.MaxFiles, defaultHintMaxFiles, "streams", "max_files"),
+		orDefault(&c.RescanInterval, defaultHintRescan, "streams", "rescan_interval"),
+		checkList("streams", "data dir", c.DataDirs, cleanAbsolute))
+}
+
 func newStreamsCollector(env Env) (Collector, error) {
 	var cfg streamsConfig
-	if err := env.Config.Decode("streams", &cfg); err != nil {
-		return nil, err
-	}
-	if err := orDefault(&cfg.MaxFiles, defaultHintMaxFiles, "streams", "max_files"); err != nil {
-		return nil, err
-	}
-	if err := orDefault(&cfg.RescanInterval, defaultHintRescan, "streams", "rescan_interval"); err != nil {
-		return nil, err
-	}
-	if err := checkList("streams", "data dir", cfg.DataDirs, cleanAbsolute); err != nil {
+	if err := decodeSection(env.Config, "streams", &cfg); err != nil {
 		return nil, err
 	}
 	c := &streamsCollector{logger: env.log(), paths: env.Paths, daemon: defaultDaemon, pidFile: cfg.DaemonPIDFile}

@@ -3,6 +3,7 @@ package collector
 import (
 	"errors"
 	"log/slog"
+	"path/filepath"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -30,6 +31,16 @@ type tracerSlot[T countTracer[N], N any] struct {
 
 	tracer T // the zero T (nil) while none runs
 	tries  tracerTries
+}
+
+// on is the slot on env's host, its tracer's tracefs the configured one
+// ("": <sysfs>/kernel/tracing).
+func (s tracerSlot[T, N]) on(env Env, tracefs string) tracerSlot[T, N] {
+	if tracefs == "" {
+		tracefs = filepath.Join(env.Paths.SysFS, "kernel", "tracing")
+	}
+	s.tracefs, s.logger = tracefs, env.log()
+	return s
 }
 
 // counts opens the tracer if none runs and reads its counts. Without
