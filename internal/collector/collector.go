@@ -1,7 +1,10 @@
 // Package collector is the exporter's collector framework, after
 // node_exporter: one file per collector, each registered by name with a
 // --collector.<name> / --no-collector.<name> flag, and every scrape reports
-// each collector's duration and success.
+// each collector's duration and success. A collector's options are its
+// file's: its YAML section (a type with complete, read by decodeSection)
+// or its own --collector.<name>.* flags (Flags); the app hands the
+// services it runs over once, in Env.
 package collector
 
 import (

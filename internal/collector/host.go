@@ -24,12 +24,6 @@ var (
 	hostInfoDesc = prometheus.NewDesc(Namespace+"_host_info",
 		"Always 1: the exporter's host (hostname, kernel release, os-release PRETTY_NAME, CPU model, cpufreq governor or empty); the full facts are GET "+hostapi.Path+".",
 		[]string{"hostname", "kernel", "os", "cpu_model", "governor"}, nil)
-	hostCPUsDesc = prometheus.NewDesc(Namespace+"_host_cpus",
-		"Online logical CPUs of the exporter's host.", nil, nil)
-	hostMemDesc = prometheus.NewDesc(Namespace+"_host_memory_bytes",
-		"MemTotal of the exporter's host.", nil, nil)
-	hostNodesDesc = prometheus.NewDesc(Namespace+"_host_numa_nodes",
-		"NUMA nodes sysfs shows on the exporter's host (absent when it shows none).", nil, nil)
 	hostMountInfoDesc = prometheus.NewDesc(Namespace+"_host_mount_info",
 		"Always 1: a filesystem at or under a configured data directory, its source, type and the whole disks under it through partitions, dm and md.",
 		[]string{"data_dir", "mount_point", "source", "fstype", "disks"}, nil)
@@ -43,6 +37,20 @@ var (
 		"1 if every partition under the filesystem starts on a 4 KiB boundary, 0 if one does not; absent without partitions.",
 		[]string{"data_dir", "mount_point"}, nil)
 )
+
+// hostNumbers are the host's three numbers, each absent when the facts
+// do not know it (0).
+var hostNumbers = []struct {
+	desc *prometheus.Desc
+	of   func(hostapi.Facts) float64
+}{
+	{prometheus.NewDesc(Namespace+"_host_cpus", "Online logical CPUs of the exporter's host.", nil, nil),
+		func(f hostapi.Facts) float64 { return float64(f.CPUs) }},
+	{prometheus.NewDesc(Namespace+"_host_memory_bytes", "MemTotal of the exporter's host.", nil, nil),
+		func(f hostapi.Facts) float64 { return float64(f.MemoryBytes) }},
+	{prometheus.NewDesc(Namespace+"_host_numa_nodes", "NUMA nodes sysfs shows on the exporter's host (absent when it shows none).", nil, nil),
+		func(f hostapi.Facts) float64 { return float64(f.NUMANodes) }},
+}
 
 func init() { Register("host", true, newHostCollector) }
 
@@ -105,14 +113,10 @@ func hostMetrics(f hostapi.Facts, ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
 	}
 	gauge(hostInfoDesc, 1, f.Hostname, f.Kernel, f.OS, f.CPUModel, f.Governor)
-	if f.CPUs > 0 {
-		gauge(hostCPUsDesc, float64(f.CPUs))
-	}
-	if f.MemoryBytes > 0 {
-		gauge(hostMemDesc, float64(f.MemoryBytes))
-	}
-	if f.NUMANodes > 0 {
-		gauge(hostNodesDesc, float64(f.NUMANodes))
+	for _, n := range hostNumbers {
+		if v := n.of(f); v > 0 {
+			gauge(n.desc, v)
+		}
 	}
 	seen := map[[2]string]bool{}
 	for _, m := range f.Mounts {
