@@ -38,7 +38,7 @@ type profileOptions struct {
 var profileFlags = &profileOptions{frequency: defaultProfileFrequency, top: DefaultProfileTop, processes: defaultProfileProcesses}
 
 func (o *profileOptions) declare(app *kingpin.Application) {
-	o.processes = nil // kingpin appends the values, or the defaults, to it
+	o.processes = nil // kingpin appends the values given, or the defaults, to it
 	app.Flag("collector.profile.frequency", "CPU samples per second per CPU the profile collector takes while a sampled process runs (perf's -F).").Default(strconv.Itoa(defaultProfileFrequency)).IntVar(&o.frequency)
 	app.Flag("collector.profile.process", "comm name (/proc/PID/comm) of the processes the profile collector samples (repeatable).").Default(defaultProfileProcesses...).StringsVar(&o.processes)
 	app.Flag("collector.profile.top", fmt.Sprintf("Functions the profile collector exports (walab_profile_function_samples_total series), 1 to %d.", MaxProfileTop)).Default(strconv.Itoa(DefaultProfileTop)).IntVar(&o.top)
@@ -74,7 +74,11 @@ type Profiler struct {
 // error: down is the reason, which the collector reports.
 func StartProfiler(procFS string, logger *slog.Logger) (p *cpuprof.Profiler, down string) {
 	o := profileFlags
-	p, err := cpuprof.Start(cpuprof.Options{Frequency: o.frequency, Comms: o.processes, ProcFS: procFS, Logger: logger.With("component", "profile")})
+	procs := o.processes
+	if len(procs) == 0 {
+		procs = defaultProfileProcesses // a command line declared but not parsed
+	}
+	p, err := cpuprof.Start(cpuprof.Options{Frequency: o.frequency, Comms: procs, ProcFS: procFS, Logger: logger.With("component", "profile")})
 	if err != nil {
 		down = cpuprof.ReasonOther
 		if pe := (*cpuprof.Error)(nil); errors.As(err, &pe) {
@@ -83,6 +87,6 @@ func StartProfiler(procFS string, logger *slog.Logger) (p *cpuprof.Profiler, dow
 		logger.Warn("cpu profiler cannot run: mysqld's functions are not sampled", "reason", down, "err", err)
 		return nil, down
 	}
-	logger.Info("cpu profiler sampling", "frequency_hz", o.frequency, "processes", o.processes)
+	logger.Info("cpu profiler sampling", "frequency_hz", o.frequency, "processes", procs)
 	return p, ""
 }

@@ -80,6 +80,20 @@ func TestProfileDown(t *testing.T) {
 	}
 }
 
+// TestProfileFlags: the profile flags' defaults, and processes given
+// replacing them (kingpin appends to what the slice holds), parse after
+// parse.
+func TestProfileFlags(t *testing.T) {
+	parseFlags(t)
+	require.Equal(t, profileOptions{frequency: 99, top: 20, processes: []string{"mysqld", "mariadbd"}}, *profileFlags)
+	for range 2 {
+		parseFlags(t, "--collector.profile.process=a", "--collector.profile.process=b", "--collector.profile.frequency=49")
+		require.Equal(t, profileOptions{frequency: 49, top: 20, processes: []string{"a", "b"}}, *profileFlags)
+	}
+	parseFlags(t, "--collector.profile.process=a/b")
+	require.ErrorContains(t, CheckFlags(), `--collector.profile.process="a/b": a comm name is`)
+}
+
 // parseFlags parses a command line of the collectors' flags as the
 // exporter does, and parses an empty one (the defaults) after the test.
 func parseFlags(t *testing.T, args ...string) {
