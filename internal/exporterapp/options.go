@@ -22,7 +22,9 @@ import (
 	"github.com/walab/walab/internal/nvme/sim"
 )
 
-// Options are everything the exporter is told on its command line.
+// Options are what the exporter is told on its command line, but the
+// collectors' own flags, which their files declare and hold
+// (collector.RegisterFlags).
 type Options struct {
 	Web                    *web.FlagConfig // listen addresses and TLS/auth file; Serve only
 	TelemetryPath          string          // "/metrics"
@@ -48,7 +50,8 @@ type Options struct {
 	Simulator func(cfg *config.File, logger *slog.Logger) (*sim.Drive, error)
 }
 
-// Validate refuses flag values that mean nothing, naming the flag.
+// Validate refuses flag values that mean nothing, naming the flag: the
+// options' and the collectors' own (collector.CheckFlags).
 func (o *Options) Validate() error {
 	for _, d := range []struct {
 		flag string
