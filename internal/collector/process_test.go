@@ -1,7 +1,9 @@
 package collector
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"testing"
@@ -9,29 +11,37 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestProcessCollectorRealProcesses watches real processes: two `sleep`
-// children (by comm name) appear with their pids, CPU modes, memory and
-// allowed CPUs; a name nothing runs under is matched 0 with no other series.
+// TestProcessCollectorRealProcesses watches real processes: two children
+// of a copy of sleep under a name nothing else runs as (by comm name) appear
+// with their pids, CPU modes, memory and allowed CPUs; a name nothing runs
+// under is matched 0 with no other series.
 func TestProcessCollectorRealProcesses(t *testing.T) {
+	const name = "walab-proctest" // a comm name: at most 15 bytes
+	bin := filepath.Join(t.TempDir(), name)
+	sleep, err := exec.LookPath("sleep")
+	require.NoError(t, err)
+	data, err := os.ReadFile(sleep)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(bin, data, 0o755))
 	var pids []string
 	for range 2 {
-		cmd := exec.Command("sleep", "60")
+		cmd := exec.Command(bin, "60")
 		require.NoError(t, cmd.Start())
 		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 		pids = append(pids, strconv.Itoa(cmd.Process.Pid))
 	}
-	c, err := newProcessCollector(Env{Paths: hostPaths, Config: hostConfig(t, "process:\n  names: [sleep, walab-nothing]\n")})
+	c, err := newProcessCollector(Env{Paths: hostPaths, Config: hostConfig(t, "process:\n  names: ["+name+", walab-nothing]\n")})
 	require.NoError(t, err)
 	out, err := hostScrape(t, c)
 	require.NoError(t, err)
 	require.Contains(t, out, `walab_process_matched{name="walab-nothing"} 0`)
-	require.Regexp(t, `walab_process_matched\{name="sleep"\} [2-9]`, out)
+	require.Contains(t, out, `walab_process_matched{name="`+name+`"} 2`)
 	for _, pid := range pids {
 		for _, mode := range []string{"user", "system"} {
-			require.Contains(t, out, `walab_process_cpu_seconds_total{mode="`+mode+`",name="sleep",pid="`+pid+`"}`)
+			require.Contains(t, out, `walab_process_cpu_seconds_total{mode="`+mode+`",name="`+name+`",pid="`+pid+`"}`)
 		}
-		require.Contains(t, out, `walab_process_resident_memory_bytes{name="sleep",pid="`+pid+`"}`)
-		require.Contains(t, out, `walab_process_allowed_cpus{name="sleep",pid="`+pid+`"} `+strconv.Itoa(runtime.NumCPU()))
+		require.Contains(t, out, `walab_process_resident_memory_bytes{name="`+name+`",pid="`+pid+`"}`)
+		require.Contains(t, out, `walab_process_allowed_cpus{name="`+name+`",pid="`+pid+`"} `+strconv.Itoa(runtime.NumCPU()))
 	}
 	require.NotContains(t, out, `name="walab-nothing",pid=`)
 }
