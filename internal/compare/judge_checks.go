@@ -3,10 +3,40 @@ package compare
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 
 	"github.com/walab/walab/internal/promql"
 )
+
+// judge makes the verdict: the comparability checks in their order,
+// then the changes of WA and of the performance figures with their
+// intervals (none for performance from one run each).
+func judge(r *Result, o Options) Verdict {
+	j := &judgement{r: r, o: o, unit: roundName(r.Round), b: r.Facts[0], c: r.Facts[1]}
+	for _, check := range comparabilityChecks {
+		check(j)
+	}
+	v := j.v
+	v.Valid = len(v.Reasons) == 0
+	v.WA = o.Interval.RelChange(WAPairs(r.Last[0]), WAPairs(r.Last[1]))
+	v.Throughput = o.Interval.RelChange(countPairs(j.b.Txn), countPairs(j.c.Txn))
+	v.TpmC = o.Interval.RelChange(countPairs(j.b.NewOrder), countPairs(j.c.NewOrder))
+	v.P95 = o.Interval.RelChange(countPairs(j.b.P95Rounds), countPairs(j.c.P95Rounds))
+	v.P99 = o.Interval.RelChange(countPairs(j.b.P99Rounds), countPairs(j.c.P99Rounds))
+	v.ThroughputRounds, v.P99Rounds = v.Throughput, v.P99
+	why := r.noSteadyThroughput(o.Steady.Drift)
+	if why == "" {
+		why = OneRunEach
+		if o.Reps >= 2 {
+			why = fmt.Sprintf("this pair of runs only: the interval between the %d repetitions is the report's", o.Reps)
+		}
+	}
+	for _, iv := range []*Interval{&v.Throughput, &v.TpmC, &v.P95, &v.P99} {
+		*iv = withoutInterval(*iv, why)
+	}
+	return v
+}
 
 // judgement is the state one comparison's checks share: the result, the
 // options, the two runs' facts, and the verdict the checks add to.
@@ -85,6 +115,28 @@ func checkEqualWindows(j *judgement) {
 		return
 	}
 	j.add("equal windows", Pass, "%ss %d–%d in both runs (%d each), counted from each run's start", j.unit, a[0].Hour, a[len(a)-1].Hour, len(a))
+}
+
+// checkThroughputSteady reports each run's throughput steady state. A run
+// whose throughput never settled leaves the WA verdict standing, but the
+// performance changes get no interval: their rounds' spread is a trend,
+// not noise (noSteadyThroughput).
+func checkThroughputSteady(j *judgement) {
+	for i, role := range roles {
+		ts := j.r.ThroughputSteady[i]
+		switch {
+		case !ts.Applies:
+		case ts.From > 0:
+			tr := j.r.tpsTrend(i, j.o.Steady.Drift)
+			if !tr.Held() {
+				j.add(role+" TPS steady", Warn, "transactions per %s %s: the performance changes have no interval", j.unit, tr)
+				continue
+			}
+			j.add(role+" TPS steady", Pass, "transactions per %s steady from %s %d (the criterion WA's steady state uses); %s", j.unit, j.unit, ts.From, tr)
+		default:
+			j.add(role+" TPS steady", Warn, "transactions per %s never steady from WA's steady state on (%s): the performance changes have no interval", j.unit, j.o.Steady)
+		}
+	}
 }
 
 func checkComplete(j *judgement) {
@@ -302,22 +354,20 @@ func checkPlacement(j *judgement) {
 		return
 	}
 	if b.PlacedShare != nil && c.PlacedShare != nil {
-		bs, cs := *b.PlacedShare, *c.PlacedShare
-		switch {
-		case cs < *o.Checks.PlacementMinShare:
-			j.add("placement (observed)", Fail, "only %.1f%% of the candidate's write bytes carried a placement id (at least %.0f%% wanted): the hint did not reach the drive", 100*cs, 100**o.Checks.PlacementMinShare)
-		case bs > *o.Checks.BaselineMaxShare:
-			j.add("placement (observed)", Fail, "%.1f%% of the baseline's write bytes carried a placement id (at most %.0f%%): it is no baseline", 100*bs, 100**o.Checks.BaselineMaxShare)
-		default:
-			j.add("placement (observed)", Pass, "%.1f%% of the candidate's and %.1f%% of the baseline's write bytes carried a placement id (%s)", 100*cs, 100*bs, placedSource(j))
-		}
+		checkObservedShares(j, *b.PlacedShare, *c.PlacedShare, *o.Checks.PlacementMinShare, "carried a placement id",
+			"carried a placement id ("+placedSource(j)+")", "the hint did not reach the drive")
 		return
 	}
 	// Both arms with FDP (or streams) on: the state cannot tell them
 	// apart; where placement is by namespace, each namespace's own write
 	// counter can.
 	if b.NamespaceShare != nil && c.NamespaceShare != nil && isTrue(b.Placement) && isTrue(c.Placement) {
-		checkNamespacePlacement(j, *b.NamespaceShare, *c.NamespaceShare)
+		// Placement by namespace, seen in each namespace's own write
+		// counter: the candidate's instances spread their writes over
+		// namespaces (each on its own reclaim unit handle), the
+		// baseline's stay on one.
+		checkObservedShares(j, *b.NamespaceShare, *c.NamespaceShare, *o.Checks.NamespaceMinShare, "went outside its busiest namespace",
+			"went outside the busiest namespace (each namespace's own SMART log: placement by namespace)", "its instances did not move to namespaces of their own")
 		return
 	}
 	switch {
@@ -332,19 +382,19 @@ func checkPlacement(j *judgement) {
 	}
 }
 
-// checkNamespacePlacement: placement by namespace, seen in each
-// namespace's own write counter: the candidate's instances spread their
-// writes over namespaces (each on its own reclaim unit handle), the
-// baseline's stay on one.
-func checkNamespacePlacement(j *judgement, bs, cs float64) {
-	o := j.o
+// checkObservedShares judges placement by the shares of write bytes seen
+// placed (what; passed: the pass line's words): at least minShare of the
+// candidate's, at most Checks.BaselineMaxShare of the baseline's; few
+// says what too small a candidate share means.
+func checkObservedShares(j *judgement, bs, cs, minShare float64, what, passed, few string) {
+	maxShare := *j.o.Checks.BaselineMaxShare
 	switch {
-	case cs < *o.Checks.NamespaceMinShare:
-		j.add("placement (observed)", Fail, "only %.1f%% of the candidate's write bytes went outside its busiest namespace (at least %.0f%% wanted): its instances did not move to namespaces of their own", 100*cs, 100**o.Checks.NamespaceMinShare)
-	case bs > *o.Checks.BaselineMaxShare:
-		j.add("placement (observed)", Fail, "%.1f%% of the baseline's write bytes went outside its busiest namespace (at most %.0f%%): it is no baseline", 100*bs, 100**o.Checks.BaselineMaxShare)
+	case cs < minShare:
+		j.add("placement (observed)", Fail, "only %.1f%% of the candidate's write bytes %s (at least %.0f%% wanted): %s", 100*cs, what, 100*minShare, few)
+	case bs > maxShare:
+		j.add("placement (observed)", Fail, "%.1f%% of the baseline's write bytes %s (at most %.0f%%): it is no baseline", 100*bs, what, 100*maxShare)
 	default:
-		j.add("placement (observed)", Pass, "%.1f%% of the candidate's and %.1f%% of the baseline's write bytes went outside the busiest namespace (each namespace's own SMART log: placement by namespace)", 100*cs, 100*bs)
+		j.add("placement (observed)", Pass, "%.1f%% of the candidate's and %.1f%% of the baseline's write bytes %s", 100*cs, 100*bs, passed)
 	}
 }
 
@@ -368,4 +418,53 @@ func placedSource(j *judgement) string {
 		return "counted by the simulated drive itself, nothing traced"
 	}
 	return "per command, BPF on nvme:nvme_setup_cmd"
+}
+
+func ptrValue(x *float64) float64 {
+	if x == nil {
+		return 0
+	}
+	return *x
+}
+
+// offered describes a run's offered load: "8 terminals, unlimited rate".
+func offered(f RunFacts) string {
+	rate := "unlimited rate"
+	if r := ptrValue(f.RateLimit); r > 0 {
+		rate = fmt.Sprintf("at most %g transactions/s", r)
+	}
+	return fmt.Sprintf("%g terminals, %s", *f.Terminals, rate)
+}
+
+func hostRate(hs []Hour) float64 {
+	var sum float64
+	for _, h := range hs {
+		sum += h.HostBytes
+	}
+	return sum / float64(len(hs))
+}
+
+func countPairs(xs []*float64) []Pair {
+	out := make([]Pair, 0, len(xs))
+	for _, x := range xs {
+		if x != nil {
+			out = append(out, Pair{Num: *x, Den: 1})
+		}
+	}
+	return out
+}
+
+func sortedUnion(a, b map[string]string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, m := range []map[string]string{a, b} {
+		for k := range m {
+			if !seen[k] {
+				seen[k] = true
+				out = append(out, k)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }

@@ -34,6 +34,19 @@ var uses = map[string][]string{
 	pipeline:  {judging, reading, rendering, pipeline},
 }
 
+// judgeOrder is the judging layer's files, bottom first: a file uses only
+// itself and the files before it, so no arrow inside judge runs back up.
+// Plain figures (tables, intervals, steady state) are at the bottom, the
+// judged vocabulary (verdict, run facts) above them, then the options and
+// the result that hold it, the window selection, and the checks with the
+// judge that runs them on top.
+var judgeOrder = []string{
+	"judge_finite.go", "judge_table.go", "judge_raid.go", "judge_rounds.go",
+	"judge_autobatch.go", "judge_interval.go", "judge_steady.go", "judge_trend.go",
+	"judge_throughput.go", "judge_verdict.go", "judge_facts.go",
+	"options.go", "result.go", "judge_window.go", "judge_checks.go",
+}
+
 func layerOf(file string) string {
 	switch base := filepath.Base(file); {
 	case strings.HasPrefix(base, "judge_"), base == "options.go", base == "result.go":
@@ -48,7 +61,8 @@ func layerOf(file string) string {
 	return ""
 }
 
-// TestLayering holds compare's three layers apart: every file is in one,
+// TestLayering holds compare's three layers apart, and the judging
+// layer's files in judgeOrder: every file is in one,
 // judging and rendering import no Prometheus or HTTP package, and no file
 // uses a declaration of a layer it may not (the type checker resolves
 // every name, so a judging file cannot call the reader through a helper
@@ -63,6 +77,9 @@ func TestLayering(t *testing.T) {
 			continue
 		}
 		require.NotEmpty(t, layerOf(name), "%s: name the file by its layer (judge_, read_, render_)", name)
+		if layerOf(name) == judging {
+			require.Contains(t, judgeOrder, name, "%s: place the file in judgeOrder, above the files it uses", name)
+		}
 		f, err := parser.ParseFile(fset, name, nil, 0)
 		require.NoError(t, err)
 		parsed = append(parsed, f)
@@ -98,6 +115,9 @@ func TestLayering(t *testing.T) {
 		n++
 		if !slices.Contains(uses[layerOf(from)], layerOf(decl)) {
 			t.Errorf("%s (%s) uses %s of %s (%s)", fset.Position(id.Pos()), layerOf(from), id.Name, decl, layerOf(decl))
+		}
+		if layerOf(from) == judging && layerOf(decl) == judging && slices.Index(judgeOrder, decl) > slices.Index(judgeOrder, from) {
+			t.Errorf("%s uses %s of %s, which judgeOrder puts above it", fset.Position(id.Pos()), id.Name, decl)
 		}
 	}
 	require.Greater(t, n, 100, "the check saw the package's own names")

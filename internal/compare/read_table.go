@@ -8,6 +8,7 @@ import (
 
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	"github.com/prometheus/common/model"
+
 	"github.com/walab/walab/internal/promql"
 )
 
@@ -129,20 +130,6 @@ func (s Source) perRound(ctx context.Context, q string, r v1.Range) (map[int64]f
 		}
 	}
 	return out, nil
-}
-
-// tableOf builds a run's table and names the drives whose facts count.
-func (s Source) tableOf(ctx context.Context, run Run, o Options) ([]Hour, []string, error) {
-	if o.Array == "" {
-		t, err := s.Table(ctx, run, o.Device, o.Round)
-		return t, []string{o.Device}, err
-	}
-	t, err := s.ArrayTable(ctx, run, o.Array, o.Round)
-	if err != nil {
-		return nil, nil, err
-	}
-	ctrls, err := s.ArrayControllers(ctx, run, o.Array)
-	return t, ctrls, err
 }
 
 // stamp is t in UTC, or "none" for the zero time.

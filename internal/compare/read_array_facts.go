@@ -87,3 +87,16 @@ func (s Source) instantScalar(ctx context.Context, q string, t time.Time) (*floa
 	}
 	return &x, nil
 }
+
+// arrayTheory reads the array's full-stripe WA at the run's end.
+func (s Source) arrayTheory(ctx context.Context, run Run, array string) (*float64, error) {
+	res, _, _, err := s.API.Query(ctx, fmt.Sprintf(`max(last_over_time(`+promql.MDTheoreticalWA+`{device=%q}[%s]))`, array, runSpan(run)), run.End)
+	if err != nil {
+		return nil, fmt.Errorf("array %s: %w", array, err)
+	}
+	if v, ok := res.(model.Vector); ok && len(v) > 0 && nonFinite(figure{"theory", float64(v[0].Value)}) == "" {
+		x := float64(v[0].Value)
+		return &x, nil
+	}
+	return nil, nil
+}
