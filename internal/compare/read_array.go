@@ -19,10 +19,7 @@ import (
 // A round is Missing when an md sync (resync, check, ...) ran in it, when a
 // member or a controller has no data, or when a leaf is no NVMe namespace.
 func (s Source) ArrayTable(ctx context.Context, run Run, array string, round time.Duration) ([]Hour, error) {
-	if !model.LabelValue(array).IsValid() || array == "" {
-		return nil, fmt.Errorf("bad array %q", array)
-	}
-	r, err := rounds(run, round)
+	r, err := namedRounds("array", array, run, round)
 	if err != nil {
 		return nil, err
 	}
@@ -34,8 +31,7 @@ func (s Source) ArrayTable(ctx context.Context, run Run, array string, round tim
 	var hours []Hour
 	seen := false
 	for at := first; !at.After(run.End); at = at.Add(round) {
-		k := int64(model.TimeFromUnixNano(at.UnixNano()))
-		h := Hour{Hour: int((at.Sub(run.Start) + round/2) / round), At: at}
+		k, h := roundAt(run, at, round)
 		av, aok := q.arrayBytes[k]
 		seen = seen || aok
 		mv, mok := q.memberBytes[k]

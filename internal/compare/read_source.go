@@ -89,12 +89,18 @@ func (s Source) instant(ctx context.Context, q string, at time.Time) (model.Vect
 // answer is empty or not a finite number.
 func (s Source) firstScalar(ctx context.Context, q string, at time.Time) (*float64, error) {
 	v, err := s.instant(ctx, q, at)
-	if err != nil || len(v) == 0 {
-		return nil, err
+	return finiteFirst(v), err
+}
+
+// finiteFirst is v's first value, nil when v is empty or the value is not
+// a finite number.
+func finiteFirst(v model.Vector) *float64 {
+	if len(v) == 0 {
+		return nil
 	}
 	x := float64(v[0].Value)
 	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return nil, nil
+		return nil
 	}
-	return &x, nil
+	return &x
 }
