@@ -17,7 +17,9 @@
 //     family: drive (identity, fill, wear, placement), targets (offered
 //     load, MySQL settings), block layer (iostat, md sync), rounds
 //     (throughput and latency per round)). The store's warnings are kept
-//     (a partial answer makes the comparison NOT VALID).
+//     (a partial answer makes the comparison NOT VALID). Reads run one
+//     way (layering_test.go's readOrder): no read file calls back into
+//     one that calls it.
 //  2. Judging, judge_*.go with options.go and result.go: plain values in,
 //     figures and checks out, no Prometheus import. Its files build on
 //     each other in one order (layering_test.go's judgeOrder): per-round
