@@ -26,8 +26,9 @@
 //     tables, intervals and steady state at the bottom; the judged
 //     vocabulary above them (Verdict and Check, judge_verdict.go;
 //     RunFacts, judge_facts.go); then Options, Result and the window
-//     selection; on top the comparability checks, in one list, and judge,
-//     which runs them (judge_checks.go). Steady state (SNIA's
+//     selection; the comparability checks by family (judge_checks_*.go:
+//     the rounds, the drive, the load); on top their one list and judge,
+//     which runs it (judge_checks.go). Steady state (SNIA's
 //     window or fio's criteria) picks each run's compared rounds; the WA of
 //     those rounds, their reduction, the batch-means intervals of WA,
 //     throughput, tpmC and latency, and the comparability checks make the

@@ -1,8 +1,6 @@
 package compare
 
-import (
-	"fmt"
-)
+import "fmt"
 
 // Selection is what selectWindows chose from both runs' tables: each run's
 // compared rounds, where each reached steady state (round number, 0:

@@ -37,13 +37,16 @@ var uses = map[string][]string{
 // judgeOrder is the judging layer's files, bottom first: plain figures
 // (tables, intervals, steady state) at the bottom, the judged vocabulary
 // (verdict, run facts) above them, then the options and the result that
-// hold it, the window selection, and the checks with the judge that runs
-// them on top.
+// hold it, the window selection, the checks by family (the rounds, the
+// drive, the load) on the judgement they add to, and on top their one list
+// with the judge that runs it.
 var judgeOrder = []string{
 	"judge_finite.go", "judge_table.go", "judge_raid.go", "judge_rounds.go",
 	"judge_autobatch.go", "judge_interval.go", "judge_steady.go", "judge_trend.go",
 	"judge_throughput.go", "judge_verdict.go", "judge_facts.go",
-	"options.go", "result.go", "judge_window.go", "judge_checks.go",
+	"options.go", "result.go", "judge_window.go",
+	"judge_judgement.go", "judge_checks_rounds.go", "judge_checks_drive.go", "judge_checks_load.go",
+	"judge_checks.go",
 }
 
 // readOrder is the reading layer's files, bottom first: the Source and its

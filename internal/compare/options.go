@@ -159,7 +159,7 @@ func (c CheckOptions) withDefaults() CheckOptions {
 		}
 	}
 	if c.Placement == "" {
-		c.Placement = "differs"
+		c.Placement = PlacementDiffers
 	}
 	return c
 }
