@@ -6,14 +6,12 @@ import (
 )
 
 // Compare is the pipeline doc.go describes: for each run, read it and
-// select its compared rounds (readRun); then judge the pair. Its callers
-// render the Result.
+// select its compared rounds (readTable); then judge the pair. Its callers
+// render the Result. Options are validated once, by Options.Validate,
+// after a zero field is read as its default.
 func Compare(ctx context.Context, src Source, o Options) (*Result, error) {
 	o = o.withDefaults()
-	if o.Select != SelectSteady && o.Select != SelectLastNonZero {
-		return nil, fmt.Errorf("selection %q: want %s or %s", o.Select, SelectSteady, SelectLastNonZero)
-	}
-	err := o.Steady.Validate()
+	err := o.Validate()
 	if err != nil {
 		return nil, err
 	}

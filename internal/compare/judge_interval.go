@@ -42,10 +42,6 @@ type BatchMeans struct {
 	Batch int
 }
 
-// Pair is one round's numerator and denominator (NAND and host bytes; or
-// transactions and 1).
-type Pair struct{ Num, Den float64 }
-
 func ratio(ps []Pair) float64 {
 	var n, d float64
 	for _, p := range ps {

@@ -6,15 +6,6 @@ import (
 	"time"
 )
 
-// RoundsTPS is run i's mean committed transactions per second over the
-// compared rounds that have a figure: the figure the verdict's throughput
-// change is about, which leaves out the same rounds (a partial round, or one
-// loadgen did not drive from end to end, has none). nil when no round has
-// one; n is the number of rounds with a figure.
-func (r *Result) RoundsTPS(i int) (tps *float64, n int) {
-	return meanPerSecond(r.Facts[i].Txn, r.Round.Seconds())
-}
-
 // meanPerSecond is the mean of the rounds' figures that are set, per second
 // of a round of secs; nil when none is.
 func meanPerSecond(xs []*float64, secs float64) (mean *float64, n int) {

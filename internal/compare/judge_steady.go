@@ -160,16 +160,8 @@ func (s Steady) From(hours []Hour) int {
 	return -1
 }
 
-// steadyFrom is where table reached steady state under o.Steady (the
-// round number, 0: never) and the index the compared rounds are taken
-// from: that round's under SelectSteady, else the first.
-func (o Options) steadyFrom(table []Hour) (steadyAt, from int) {
-	k := o.Steady.From(table)
-	if k < 0 {
-		return 0, 0
-	}
-	if o.Select == SelectSteady {
-		from = k
-	}
-	return table[k].Hour, from
-}
+// DefaultDrift is the largest drift of a compared window's WA (and
+// throughput) by its least-squares line, as a share of the window's mean:
+// 3 %, the issue's "a few percent" (docs/compare.md, "Compared rounds and
+// steady state").
+const DefaultDrift = 0.03

@@ -117,3 +117,7 @@ func AggregateRAIDWA(hours []Hour) float64 {
 	}
 	return m / a
 }
+
+// Pair is one round's numerator and denominator (NAND and host bytes; or
+// transactions and 1).
+type Pair struct{ Num, Den float64 }

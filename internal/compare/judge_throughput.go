@@ -1,9 +1,5 @@
 package compare
 
-import (
-	"fmt"
-)
-
 // ThroughputSteady is where a run's throughput (committed transactions per
 // round) reached steady state under the same criterion as WA.
 type ThroughputSteady struct {
@@ -39,66 +35,10 @@ func throughputFrom(st Steady, txn []*float64) (k int, ok bool) {
 	return -1, true
 }
 
-// checkThroughputSteady reports each run's throughput steady state. A run
-// whose throughput never settled leaves the WA verdict standing, but the
-// performance changes get no interval: their rounds' spread is a trend,
-// not noise (noSteadyThroughput).
-func checkThroughputSteady(j *judgement) {
-	for i, role := range roles {
-		ts := j.r.ThroughputSteady[i]
-		switch {
-		case !ts.Applies:
-		case ts.From > 0:
-			tr := j.r.tpsTrend(i, j.o.Steady.Drift)
-			if !tr.Held() {
-				j.add(role+" TPS steady", Warn, "transactions per %s %s: the performance changes have no interval", j.unit, tr)
-				continue
-			}
-			j.add(role+" TPS steady", Pass, "transactions per %s steady from %s %d (the criterion WA's steady state uses); %s", j.unit, j.unit, ts.From, tr)
-		default:
-			j.add(role+" TPS steady", Warn, "transactions per %s never steady from WA's steady state on (%s): the performance changes have no interval", j.unit, j.o.Steady)
-		}
-	}
-}
-
-// tpsTrend is the trend of run i's transactions per round over its
-// performance rounds (those with a figure).
-func (r *Result) tpsTrend(i int, limit float64) Trend {
-	var ys []float64
-	for _, x := range r.Facts[i].Txn {
-		if x != nil {
-			ys = append(ys, *x)
-		}
-	}
-	p := r.Perf[i]
-	if len(p) == 0 {
-		return Trend{Limit: limit}
-	}
-	return trendOf(ys, p[0].Hour, p[len(p)-1].Hour, limit)
-}
-
 // OneRunEach is why a performance change from one run per arm has no
 // interval: the spread of rounds within each run measures the machine's
 // load during it, not the setting; intervals come from repetitions.
 const OneRunEach = "one run each: give the plan `cycles: 3` for an interval"
-
-// noSteadyThroughput names the runs whose throughput never settled or
-// still drifts, "" when every run's held or the rule does not apply.
-func (r *Result) noSteadyThroughput(drift float64) string {
-	var bad []string
-	for i, ts := range r.ThroughputSteady {
-		if ts.Applies && (ts.From == 0 || !r.tpsTrend(i, drift).Held()) {
-			bad = append(bad, roles[i])
-		}
-	}
-	switch len(bad) {
-	case 0:
-		return ""
-	case 1:
-		return fmt.Sprintf("%s throughput not steady", bad[0])
-	}
-	return "throughput of both runs not steady"
-}
 
 // withoutInterval keeps iv's estimate and drops its interval for why.
 func withoutInterval(iv Interval, why string) Interval {

@@ -7,12 +7,6 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// DefaultDrift is the largest drift of a compared window's WA (and
-// throughput) by its least-squares line, as a share of the window's mean:
-// 3 %, the issue's "a few percent" (docs/compare.md, "Compared rounds and
-// steady state").
-const DefaultDrift = 0.03
-
 // Trend is the least-squares line of a window's values against the round
 // index: its drift across the window (slope × (n−1)) as a share of the
 // window's mean, the drift's 95 % interval (Student's t on the slope's

@@ -105,3 +105,17 @@ func (o Options) waTrend(rs []Hour) Trend {
 	}
 	return trendOf(ys, rs[0].Hour, rs[len(rs)-1].Hour, o.Steady.Drift)
 }
+
+// steadyFrom is where table reached steady state under o.Steady (the
+// round number, 0: never) and the index the compared rounds are taken
+// from: that round's under SelectSteady, else the first.
+func (o Options) steadyFrom(table []Hour) (steadyAt, from int) {
+	k := o.Steady.From(table)
+	if k < 0 {
+		return 0, 0
+	}
+	if o.Select == SelectSteady {
+		from = k
+	}
+	return table[k].Hour, from
+}

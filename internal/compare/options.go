@@ -105,3 +105,65 @@ func (o Options) subject() string {
 	}
 	return o.Device
 }
+
+// CheckOptions are the tolerances of the comparability checks. A nil
+// tolerance is not given and reads as DefaultOptions' value; a given 0 is
+// exact (no difference passes), never "the default".
+type CheckOptions struct {
+	// AllowDifferentDevice accepts runs on drives with another serial or
+	// firmware.
+	AllowDifferentDevice bool
+	// FillTolerance is the largest difference of filesystem fill at run
+	// start, as a share of the filesystem (default 0.10: 31% vs 45% fails).
+	FillTolerance *float64
+	// RateTolerance is the largest relative difference of the host write
+	// rate over the compared rounds (the two runs must offer the same load;
+	// default 0.25).
+	RateTolerance *float64
+	// Placement: "differs" (default: the candidate has placement on, the
+	// baseline off) or "off" (no placement check, for other comparisons).
+	Placement string
+	// AllowConfigDrift accepts runs whose MySQL variables differ (they
+	// are still listed).
+	AllowConfigDrift bool
+	// PlacementMinShare is the least share of the candidate's write bytes
+	// that must carry a placement id when the placement tracer counted
+	// them (default 0.5); the baseline may carry at most
+	// BaselineMaxShare (default 0.05).
+	PlacementMinShare, BaselineMaxShare *float64
+	// NamespaceMinShare is the least share of the candidate's write bytes
+	// that must go outside its busiest namespace when placement is by
+	// namespace (no tracer counts, each namespace's own SMART log): one of
+	// two like instances on a namespace of its own writes about half
+	// (default 0.2); the baseline may write at most BaselineMaxShare there.
+	NamespaceMinShare *float64
+	// WornInMin is the least host writes, in drive capacities, from a
+	// run's start to its first compared round (default 1); WornInTolerance
+	// the largest difference of the two runs' figures, as a share of the
+	// larger (default 0.25).
+	WornInMin, WornInTolerance *float64
+}
+
+// Tolerance is a given tolerance, for a CheckOptions field.
+func Tolerance(v float64) *float64 { return &v }
+
+// withDefaults fills the tolerances not given with fresh copies of the
+// defaults (a caller's flag may point at one and change it).
+func (c CheckOptions) withDefaults() CheckOptions {
+	for _, f := range []struct {
+		p   **float64
+		def float64
+	}{{&c.FillTolerance, 0.10}, {&c.RateTolerance, 0.25}, {&c.PlacementMinShare, 0.5}, {&c.BaselineMaxShare, 0.05}, {&c.NamespaceMinShare, 0.2}, {&c.WornInMin, 1}, {&c.WornInTolerance, 0.25}} {
+		if *f.p == nil {
+			*f.p = Tolerance(f.def)
+		}
+	}
+	if c.Placement == "" {
+		c.Placement = PlacementDiffers
+	}
+	return c
+}
+
+// ResolvedChecks are c as Compare judges with them: each tolerance not
+// given is the default, each given one (0 too) is kept.
+func ResolvedChecks(c CheckOptions) CheckOptions { return c.withDefaults() }

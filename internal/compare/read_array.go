@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/prometheus/common/model"
@@ -20,10 +19,7 @@ import (
 // A round is Missing when an md sync (resync, check, ...) ran in it, when a
 // member or a controller has no data, or when a leaf is no NVMe namespace.
 func (s Source) ArrayTable(ctx context.Context, run Run, array string, round time.Duration) ([]Hour, error) {
-	if !model.LabelValue(array).IsValid() || array == "" {
-		return nil, fmt.Errorf("bad array %q", array)
-	}
-	r, err := rounds(run, round)
+	r, err := namedRounds("array", array, run, round)
 	if err != nil {
 		return nil, err
 	}
@@ -35,8 +31,7 @@ func (s Source) ArrayTable(ctx context.Context, run Run, array string, round tim
 	var hours []Hour
 	seen := false
 	for at := first; !at.After(run.End); at = at.Add(round) {
-		k := int64(model.TimeFromUnixNano(at.UnixNano()))
-		h := Hour{Hour: int((at.Sub(run.Start) + round/2) / round), At: at}
+		k, h := roundAt(run, at, round)
 		av, aok := q.arrayBytes[k]
 		seen = seen || aok
 		mv, mok := q.memberBytes[k]
@@ -73,7 +68,7 @@ func (s Source) ArrayTable(ctx context.Context, run Run, array string, round tim
 // ArrayControllers lists the NVMe controllers at the bottom of an array's
 // stack during the run, for the drive facts (serial, firmware, placement).
 func (s Source) ArrayControllers(ctx context.Context, run Run, array string) ([]string, error) {
-	q := fmt.Sprintf(`max by (controller) (max_over_time(`+promql.BlockdevLeafInfo+`{array=%q,controller!=""}[%s]))`, array, model.Duration(max(run.End.Sub(run.Start), time.Minute)))
+	q := fmt.Sprintf(`max by (controller) (max_over_time(`+promql.BlockdevLeafInfo+`{array=%q,controller!=""}[%s]))`, array, runSpan(run))
 	res, _, _, err := s.API.Query(ctx, q, run.End)
 	if err != nil {
 		return nil, fmt.Errorf("array %s: %w", array, err)
@@ -86,28 +81,4 @@ func (s Source) ArrayControllers(ctx context.Context, run Run, array string) ([]
 	}
 	sort.Strings(out)
 	return out, nil
-}
-
-// deviceSelector is the label matcher of the drives a comparison reads
-// facts from: one device, or an array's controllers.
-func deviceSelector(devices []string) string {
-	if len(devices) == 1 {
-		return fmt.Sprintf("device=%q", devices[0])
-	}
-	quoted := make([]string, len(devices))
-	for i, d := range devices {
-		quoted[i] = regexpQuote(d)
-	}
-	return fmt.Sprintf("device=~%q", strings.Join(quoted, "|"))
-}
-
-func regexpQuote(s string) string {
-	var b strings.Builder
-	for _, c := range s {
-		if strings.ContainsRune(`\.+*?()|[]{}^$`, c) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
 }

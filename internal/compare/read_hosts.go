@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/prometheus/common/model"
 
@@ -25,7 +24,7 @@ func (s Source) onHost() string {
 // every host) would be summed, host bytes doubled and WA blended. The
 // Source's Instance picks one.
 func (s Source) oneHost(ctx context.Context, run Run, device string) error {
-	dur := model.Duration(max(run.End.Sub(run.Start), time.Minute)).String()
+	dur := runSpan(run)
 	q := fmt.Sprintf(`count by (instance, job) (count_over_time(`+promql.NVMeHostWrittenBytes+`{device=%q%s}[%s]))`, device, s.onHost(), dur)
 	res, _, _, err := s.API.Query(ctx, q, run.End)
 	if err != nil {

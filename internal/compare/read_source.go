@@ -75,18 +75,32 @@ func unixTime(sec float64) time.Time {
 	return time.UnixMilli(int64(math.Round(sec * 1000))).UTC()
 }
 
-// runOf finds run i of o (0 baseline, 1 candidate): its time range when
-// o gives one, else FindRun over [o.From, o.To].
-func (s Source) runOf(ctx context.Context, o Options, i int) (Run, error) {
-	id, r := o.Baseline, o.BaselineRange
-	if i == 1 {
-		id, r = o.Candidate, o.CandidateRange
+// instant is an instant query's vector at at (nil for another type).
+func (s Source) instant(ctx context.Context, q string, at time.Time) (model.Vector, error) {
+	res, _, _, err := s.API.Query(ctx, q, at)
+	if err != nil {
+		return nil, fmt.Errorf("query %s: %w", q, err)
 	}
-	if r == nil {
-		return s.FindRun(ctx, id, o.From, o.To)
+	v, _ := res.(model.Vector)
+	return v, nil
+}
+
+// firstScalar is the first value of an instant query at at, nil when the
+// answer is empty or not a finite number.
+func (s Source) firstScalar(ctx context.Context, q string, at time.Time) (*float64, error) {
+	v, err := s.instant(ctx, q, at)
+	return finiteFirst(v), err
+}
+
+// finiteFirst is v's first value, nil when v is empty or the value is not
+// a finite number.
+func finiteFirst(v model.Vector) *float64 {
+	if len(v) == 0 {
+		return nil
 	}
-	if !r[1].After(r[0]) {
-		return Run{}, fmt.Errorf("%s range %s..%s: the end must be after the start", roles[i], r[0].Format(time.RFC3339), r[1].Format(time.RFC3339))
+	x := float64(v[0].Value)
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil
 	}
-	return Run{ID: roles[i] + "-range", Scenario: "range", Start: r[0].UTC(), End: r[1].UTC()}, nil
+	return &x
 }

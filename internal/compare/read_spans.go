@@ -169,3 +169,8 @@ func (c cumulative) increase(from, to time.Time, gap time.Duration) (float64, bo
 	}
 	return b - a, true
 }
+
+// runSpan is the run's length as a PromQL range, at least a minute.
+func runSpan(run Run) string {
+	return model.Duration(max(run.End.Sub(run.Start), time.Minute)).String()
+}

@@ -8,6 +8,7 @@ import (
 
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 	"github.com/prometheus/common/model"
+
 	"github.com/walab/walab/internal/promql"
 )
 
@@ -28,10 +29,7 @@ func (s Source) Hourly(ctx context.Context, run Run, device string) ([]Hour, err
 // host data, or with one counter sampled for less than Coverage of the
 // other's samples, has Missing set (never NAND 0).
 func (s Source) Table(ctx context.Context, run Run, device string, round time.Duration) ([]Hour, error) {
-	if !model.LabelValue(device).IsValid() || device == "" {
-		return nil, fmt.Errorf("bad device %q", device)
-	}
-	r, err := rounds(run, round)
+	r, err := namedRounds("device", device, run, round)
 	if err != nil {
 		return nil, err
 	}
@@ -59,8 +57,7 @@ func (s Source) Table(ctx context.Context, run Run, device string, round time.Du
 	var hours []Hour
 	seen := false
 	for at := first; !at.After(run.End); at = at.Add(round) {
-		k := int64(model.TimeFromUnixNano(at.UnixNano()))
-		h := Hour{Hour: int((at.Sub(run.Start) + round/2) / round), At: at}
+		k, h := roundAt(run, at, round)
 		nv, nok := nand[k]
 		hv, hok := host[k]
 		seen = seen || nok || hok
@@ -111,6 +108,21 @@ func rounds(run Run, round time.Duration) (v1.Range, error) {
 	return v1.Range{Start: first, End: run.End, Step: round}, nil
 }
 
+// namedRounds is rounds for a device or an array (what) called name, which
+// must be a label value.
+func namedRounds(what, name string, run Run, round time.Duration) (v1.Range, error) {
+	if !model.LabelValue(name).IsValid() || name == "" {
+		return v1.Range{}, fmt.Errorf("bad %s %q", what, name)
+	}
+	return rounds(run, round)
+}
+
+// roundAt is the table row of the round ending at at, and its key in
+// perRound's answers.
+func roundAt(run Run, at time.Time, round time.Duration) (int64, Hour) {
+	return int64(model.TimeFromUnixNano(at.UnixNano())), Hour{Hour: int((at.Sub(run.Start) + round/2) / round), At: at}
+}
+
 // perRound runs a range query of one series and returns its values by
 // timestamp (milliseconds).
 func (s Source) perRound(ctx context.Context, q string, r v1.Range) (map[int64]float64, error) {
@@ -129,20 +141,6 @@ func (s Source) perRound(ctx context.Context, q string, r v1.Range) (map[int64]f
 		}
 	}
 	return out, nil
-}
-
-// tableOf builds a run's table and names the drives whose facts count.
-func (s Source) tableOf(ctx context.Context, run Run, o Options) ([]Hour, []string, error) {
-	if o.Array == "" {
-		t, err := s.Table(ctx, run, o.Device, o.Round)
-		return t, []string{o.Device}, err
-	}
-	t, err := s.ArrayTable(ctx, run, o.Array, o.Round)
-	if err != nil {
-		return nil, nil, err
-	}
-	ctrls, err := s.ArrayControllers(ctx, run, o.Array)
-	return t, ctrls, err
 }
 
 // stamp is t in UTC, or "none" for the zero time.

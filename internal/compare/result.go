@@ -1,6 +1,9 @@
 package compare
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // Result is the comparison of two runs on one device (or array): what
 // Compare read, selected and judged, and what the render_ files print.
@@ -47,3 +50,46 @@ func newResult(o Options) *Result {
 
 // Incomplete reports whether either run has missing rounds.
 func (r *Result) Incomplete() bool { return len(r.Missing[0])+len(r.Missing[1]) > 0 }
+
+// RoundsTPS is run i's mean committed transactions per second over the
+// compared rounds that have a figure: the figure the verdict's throughput
+// change is about, which leaves out the same rounds (a partial round, or one
+// loadgen did not drive from end to end, has none). nil when no round has
+// one; n is the number of rounds with a figure.
+func (r *Result) RoundsTPS(i int) (tps *float64, n int) {
+	return meanPerSecond(r.Facts[i].Txn, r.Round.Seconds())
+}
+
+// tpsTrend is the trend of run i's transactions per round over its
+// performance rounds (those with a figure).
+func (r *Result) tpsTrend(i int, limit float64) Trend {
+	var ys []float64
+	for _, x := range r.Facts[i].Txn {
+		if x != nil {
+			ys = append(ys, *x)
+		}
+	}
+	p := r.Perf[i]
+	if len(p) == 0 {
+		return Trend{Limit: limit}
+	}
+	return trendOf(ys, p[0].Hour, p[len(p)-1].Hour, limit)
+}
+
+// noSteadyThroughput names the runs whose throughput never settled or
+// still drifts, "" when every run's held or the rule does not apply.
+func (r *Result) noSteadyThroughput(drift float64) string {
+	var bad []string
+	for i, ts := range r.ThroughputSteady {
+		if ts.Applies && (ts.From == 0 || !r.tpsTrend(i, drift).Held()) {
+			bad = append(bad, roles[i])
+		}
+	}
+	switch len(bad) {
+	case 0:
+		return ""
+	case 1:
+		return fmt.Sprintf("%s throughput not steady", bad[0])
+	}
+	return "throughput of both runs not steady"
+}

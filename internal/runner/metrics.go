@@ -33,18 +33,9 @@ const ns = promql.Prefix + "_loadgen_"
 // NewMetrics creates and registers the series on reg.
 func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m := &Metrics{
-		RunInfo: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: promql.LoadgenRunInfo,
-			Help: "Constant 1 while a run is going on; its labels tell runs apart (join on target).",
-		}, []string{"run_id", "workload", "scenario", "target"}),
-		RunStart: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: ns + "run_start_timestamp_seconds",
-			Help: "Unix time the current run's measurement started.",
-		}, []string{"target"}),
-		Txns: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: promql.LoadgenTransactions,
-			Help: "Transactions by type and outcome: committed, user_rollback (a workload-intended rollback, a success), retried (deadlock or lock wait timeout, run again), error (given up).",
-		}, []string{"target", "workload", "type", "outcome"}),
+		RunInfo:  gaugeVec(promql.LoadgenRunInfo, "Constant 1 while a run is going on; its labels tell runs apart (join on target).", "run_id", "workload", "scenario", "target"),
+		RunStart: gaugeVec(ns+"run_start_timestamp_seconds", "Unix time the current run's measurement started.", "target"),
+		Txns:     counterVec(promql.LoadgenTransactions, "Transactions by type and outcome: committed, user_rollback (a workload-intended rollback, a success), retried (deadlock or lock wait timeout, run again), error (given up).", "target", "workload", "type", "outcome"),
 		Duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:                            ns + "transaction_duration_seconds",
 			Help:                            "Latency of completed transactions from their intended start (includes queueing under --rate).",
@@ -53,37 +44,26 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			NativeHistogramMaxBucketNumber:  160,
 			NativeHistogramMinResetDuration: 0,
 		}, []string{"target", "workload", "type"}),
-		Statements: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: ns + "statements_total",
-			Help: "SQL statements sent, by kind: read (SELECT), write (INSERT/UPDATE/DELETE), other (transaction control: BEGIN, SET autocommit, COMMIT, ROLLBACK).",
-		}, []string{"target", "kind"}),
-		Errors: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: ns + "errors_total",
-			Help: "Failed transaction attempts by error class: deadlock, lock_wait_timeout, connection, canceled, other.",
-		}, []string{"target", "class"}),
-		Reconnects: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: ns + "reconnects_total",
-			Help: "Connections re-established after a connection error.",
-		}, []string{"target"}),
-		ConnFailures: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: ns + "connection_failures_total",
-			Help: "Failed connection attempts (the server away or refusing); a target unreachable for long shows here, not in transactions.",
-		}, []string{"target"}),
-		Active: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: promql.LoadgenActiveTerminals,
-			Help: "Terminals (client threads) currently running.",
-		}, []string{"target"}),
-		TargetRate: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: promql.LoadgenTargetRate,
-			Help: "Configured transaction rate limit in transactions per second (0 = unlimited).",
-		}, []string{"target"}),
-		IOBytes: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: ns + "io_bytes_total",
-			Help: "Bytes an I/O workload (fileio) read or wrote, by op: the host side of a device WA measurement without a database.",
-		}, []string{"target", "op"}),
+		Statements:   counterVec(ns+"statements_total", "SQL statements sent, by kind: read (SELECT), write (INSERT/UPDATE/DELETE), other (transaction control: BEGIN, SET autocommit, COMMIT, ROLLBACK).", "target", "kind"),
+		Errors:       counterVec(ns+"errors_total", "Failed transaction attempts by error class: deadlock, lock_wait_timeout, connection, canceled, other.", "target", "class"),
+		Reconnects:   counterVec(ns+"reconnects_total", "Connections re-established after a connection error.", "target"),
+		ConnFailures: counterVec(ns+"connection_failures_total", "Failed connection attempts (the server away or refusing); a target unreachable for long shows here, not in transactions.", "target"),
+		Active:       gaugeVec(promql.LoadgenActiveTerminals, "Terminals (client threads) currently running.", "target"),
+		TargetRate:   gaugeVec(promql.LoadgenTargetRate, "Configured transaction rate limit in transactions per second (0 = unlimited).", "target"),
+		IOBytes:      counterVec(ns+"io_bytes_total", "Bytes an I/O workload (fileio) read or wrote, by op: the host side of a device WA measurement without a database.", "target", "op"),
 	}
 	reg.MustRegister(m.RunInfo, m.RunStart, m.Txns, m.Duration, m.Statements, m.Errors, m.Reconnects, m.ConnFailures, m.Active, m.TargetRate, m.IOBytes)
 	return m
+}
+
+// gaugeVec is a gauge of name with help over labels.
+func gaugeVec(name, help string, labels ...string) *prometheus.GaugeVec {
+	return prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: name, Help: help}, labels)
+}
+
+// counterVec is a counter of name with help over labels.
+func counterVec(name, help string, labels ...string) *prometheus.CounterVec {
+	return prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels)
 }
 
 // typeObservers are the series one transaction type of one target touches,
@@ -143,14 +123,8 @@ type PrepareMetrics struct {
 // NewPrepareMetrics registers the prepare progress gauges on reg.
 func NewPrepareMetrics(reg prometheus.Registerer) *PrepareMetrics {
 	m := &PrepareMetrics{
-		rows: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: ns + "prepare_rows",
-			Help: "Rows (or the workload's unit) the running prepare has loaded so far; a unit rolled back and retried is taken out again.",
-		}, []string{"target"}),
-		expected: prometheus.NewGaugeVec(prometheus.GaugeOpts{
-			Name: ns + "prepare_expected_rows",
-			Help: "Rows the running prepare will have loaded when done (the ETA is (expected - loaded) / rate(loaded)).",
-		}, []string{"target"}),
+		rows:     gaugeVec(ns+"prepare_rows", "Rows (or the workload's unit) the running prepare has loaded so far; a unit rolled back and retried is taken out again.", "target"),
+		expected: gaugeVec(ns+"prepare_expected_rows", "Rows the running prepare will have loaded when done (the ETA is (expected - loaded) / rate(loaded)).", "target"),
 	}
 	reg.MustRegister(m.rows, m.expected)
 	return m

@@ -4,9 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 )
@@ -249,14 +250,8 @@ func (r *Result) NeverConnectedTotal() int {
 	return n
 }
 
-func sortedKeys(m map[string]int) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
+// sortedKeys are m's keys in order.
+func sortedKeys(m map[string]int) []string { return slices.Sorted(maps.Keys(m)) }
 
 // WriteFileIO writes sysbench 1.0.20 fileio's final summary.
 func (r *Result) WriteFileIO(w io.Writer) {

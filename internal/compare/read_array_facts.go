@@ -3,7 +3,6 @@ package compare
 import (
 	"context"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/prometheus/common/model"
@@ -70,20 +69,22 @@ func slowestMember(array, timeMetric, countMetric, win string) string {
 // instantScalar is the one value of an instant query at t, nil when the
 // answer is empty or not a finite number.
 func (s Source) instantScalar(ctx context.Context, q string, t time.Time) (*float64, error) {
-	res, _, _, err := s.API.Query(ctx, q, t)
-	if err != nil {
-		return nil, fmt.Errorf("query %s: %w", q, err)
-	}
-	v, _ := res.(model.Vector)
-	if len(v) == 0 {
-		return nil, nil
-	}
-	if len(v) > 1 {
+	v, err := s.instant(ctx, q, t)
+	if err == nil && len(v) > 1 {
 		return nil, fmt.Errorf("query %s: %d series, want one", q, len(v))
 	}
-	x := float64(v[0].Value)
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return nil, nil
+	return finiteFirst(v), err
+}
+
+// arrayTheory reads the array's full-stripe WA at the run's end.
+func (s Source) arrayTheory(ctx context.Context, run Run, array string) (*float64, error) {
+	res, _, _, err := s.API.Query(ctx, fmt.Sprintf(`max(last_over_time(`+promql.MDTheoreticalWA+`{device=%q}[%s]))`, array, runSpan(run)), run.End)
+	if err != nil {
+		return nil, fmt.Errorf("array %s: %w", array, err)
 	}
-	return &x, nil
+	if v, ok := res.(model.Vector); ok && len(v) > 0 && nonFinite(figure{"theory", float64(v[0].Value)}) == "" {
+		x := float64(v[0].Value)
+		return &x, nil
+	}
+	return nil, nil
 }
