@@ -87,13 +87,13 @@
 // Test setup: 64 Ki logical pages, 256 pages per block, sequential fill, 3 drive turns of warm-up,
 // WA measured over the next 3 turns.
 //
-// | spare factor | α | simulated WA | analytic WA | deviation |
-// |---|---|---|---|---|
-// | 0.07 | 1.075 | 7.410 | 7.318 | +1.3 % |
-// | 0.10 | 1.111 | 5.243 | 5.179 | +1.2 % |
-// | 0.15 | 1.176 | 3.523 | 3.519 | +0.1 % |
-// | 0.20 | 1.250 | 2.720 | 2.693 | +1.0 % |
-// | 0.30 | 1.429 | 1.880 | 1.876 | +0.2 % |
+//	| spare factor | α | simulated WA | analytic WA | deviation |
+//	|---|---|---|---|---|
+//	| 0.07 | 1.075 | 7.410 | 7.318 | +1.3 % |
+//	| 0.10 | 1.111 | 5.243 | 5.179 | +1.2 % |
+//	| 0.15 | 1.176 | 3.523 | 3.519 | +0.1 % |
+//	| 0.20 | 1.250 | 2.720 | 2.693 | +1.0 % |
+//	| 0.30 | 1.429 | 1.880 | 1.876 | +0.2 % |
 //
 // The tolerance is 5 %. The formula is a limit for many pages per block. With fewer pages per
 // block, greedy does better than the limit (`TestGreedyBeatsLimitWithSmallBlocks`). With 256 pages
@@ -101,23 +101,23 @@
 // the other way: 3 of about 20 spare blocks at 7 %. The finite-block effect measured with the same
 // setup (simulated ÷ analytic):
 //
-// | spare factor | 32 pages/block | 64 | 128 | 256 |
-// |---|---|---|---|---|
-// | 0.07 | 0.830 | 0.911 | 0.973 | 1.013 |
-// | 0.10 | 0.872 | 0.940 | 0.986 | 1.013 |
-// | 0.20 | 0.936 | 0.969 | 0.991 | 1.009 |
-// | 0.40 | 0.967 | 0.983 | 0.993 | 0.998 |
+//	| spare factor | 32 pages/block | 64 | 128 | 256 |
+//	|---|---|---|---|---|
+//	| 0.07 | 0.830 | 0.911 | 0.973 | 1.013 |
+//	| 0.10 | 0.872 | 0.940 | 0.986 | 1.013 |
+//	| 0.20 | 0.936 | 0.969 | 0.991 | 1.009 |
+//	| 0.40 | 0.967 | 0.983 | 0.993 | 0.998 |
 //
 // **Placement.** All runs use deterministic seeds and measure steady state.
 //
-// | test | one stream | separated | change |
-// |---|---|---|---|
-// | greedy, skew 80/20, model level (`TestHotColdSeparationLowersWA`) | 3.746 | 3.675 | −1.9 % |
-// | greedy, skew 90/10, model level | 3.952 | 3.751 | −5.1 % |
-// | cost-benefit, skew 90/10, model level | 2.438 | 2.267 | −7.0 % |
-// | `hotcold` 90/10 generator, greedy, 10 % spare (`TestHotColdStreamsLowerWA`) | 3.219 | 3.032 | −5.8 % |
-// | `mysql` mix, astream-like rules, 7 % spare (`TestMySQLRulesLowerWA`) | 2.106 | 1.725 | −18.1 % |
-// | simulated drive, switch off then on again, 10 % spare, fill 0.70 (`TestPlacementOffRaisesWA`) | 1.679 | 1.344, then 1.337 | +25 % when switched off |
+//	| test | one stream | separated | change |
+//	|---|---|---|---|
+//	| greedy, skew 80/20, model level (`TestHotColdSeparationLowersWA`) | 3.746 | 3.675 | −1.9 % |
+//	| greedy, skew 90/10, model level | 3.952 | 3.751 | −5.1 % |
+//	| cost-benefit, skew 90/10, model level | 2.438 | 2.267 | −7.0 % |
+//	| `hotcold` 90/10 generator, greedy, 10 % spare (`TestHotColdStreamsLowerWA`) | 3.219 | 3.032 | −5.8 % |
+//	| `mysql` mix, astream-like rules, 7 % spare (`TestMySQLRulesLowerWA`) | 2.106 | 1.725 | −18.1 % |
+//	| simulated drive, switch off then on again, 10 % spare, fill 0.70 (`TestPlacementOffRaisesWA`) | 1.679 | 1.344, then 1.337 | +25 % when switched off |
 //
 // Cost-benefit against greedy on one stream with a 90/10 skew: 3.952 → 2.438.
 //
@@ -127,12 +127,12 @@
 // 5-minute steps for 12 simulated hours. "hour WA" is NAND ÷ host over the hour ending at
 // that point.
 //
-// | simulated hour | fill | hour WA, streams | hour WA, one stream |
-// |---|---|---|---|
-// | 1 | 0.72 | 1.00 | 1.05 |
-// | 4 | 0.78 | 1.18 | 1.64 |
-// | 8 | 0.87 | 1.97 | 2.71 |
-// | 12 | 0.90 | 2.19 | 3.07 |
+//	| simulated hour | fill | hour WA, streams | hour WA, one stream |
+//	|---|---|---|---|
+//	| 1 | 0.72 | 1.00 | 1.05 |
+//	| 4 | 0.78 | 1.18 | 1.64 |
+//	| 8 | 0.87 | 1.97 | 2.71 |
+//	| 12 | 0.90 | 2.19 | 3.07 |
 //
 // The whole 12 hours took under 10 s of CPU per run on the loaded box. With `speed_up: 60` it
 // runs in 12 real minutes.
@@ -143,14 +143,14 @@
 //
 // # Benchmarks
 //
-//	go test -run=^$ -bench=. -benchmem ./internal/ftl/
+//		go test -run=^$ -bench=. -benchmem ./internal/ftl/
 //
-//   - `BenchmarkUniformWrite` measures steady-state uniform random writes on a 4 GiB model
-//     (1 Mi pages, 256 pages per block, 10 % spare). It reports host pages and NAND pages per
-//     second of **process CPU time**, and WA. The shared build box runs at a load average above 20
-//     on 2 cores, so wall-clock rates understate one core by an order of magnitude.
-//   - `BenchmarkModelMemory` builds a 64 GiB model at 16 KiB pages (4 Mi pages) and reports heap
-//     bytes per page, extrapolated to 1 TiB at 16 KiB.
+//	  - `BenchmarkUniformWrite` measures steady-state uniform random writes on a 4 GiB model
+//	    (1 Mi pages, 256 pages per block, 10 % spare). It reports host pages and NAND pages per
+//	    second of **process CPU time**, and WA. The shared build box runs at a load average above 20
+//	    on 2 cores, so wall-clock rates understate one core by an order of magnitude.
+//	  - `BenchmarkModelMemory` builds a 64 GiB model at 16 KiB pages (4 Mi pages) and reports heap
+//	    bytes per page, extrapolated to 1 TiB at 16 KiB.
 //
 // The model writes about 23-28 M NAND pages per CPU-second under uniform random writes
 // and holds 8.4 bytes per logical page (about 540 MiB for 1 TiB at 16 KiB pages, extrapolated);

@@ -7,15 +7,15 @@
 //
 // What the pages say (offsets as in `nvme-layouts.md`; byte counters are full scale):
 //
-// | command | contents |
-// |---|---|
-// | Identify Controller | VID/SSVID `0x0000`; SN from `serial` (default `WALABSIM` + 8 hex digits from the seed); MN `walab simulated NVMe`; FR `SIM00001`; MDTS 5 (128 KiB); VER 2.0; CTRATT bit 4 (endurance groups, **no** FDP bit 19); OACS bit 5 (directives); LPA bit 2 (extended log data); WCTEMP 343 K, CCTEMP 358 K; TNVMCAP = capacity; MEGCAP = physical bytes; ENDGIDMAX 1; NN 1; a SUBNQN |
-// | Identify Namespace 1 | NSZE = NCAP = capacity ÷ LBA size (4096, or the page size if smaller); NUSE = mapped (untrimmed) blocks; NSFEAT thin provisioning; one LBA format; ENDGID 1 |
-// | SMART 0x02 (NSID all, 0 or 1) | temperature 313 K; spare 100 %, threshold 10 %; Percentage Used from erase counts; **Data Units Written** = ⌈host bytes ÷ 512,000⌉; Host Write Commands; Power Cycles 1; Power On Hours = simulated hours |
-// | OCP 0xC0 | **Physical Media Units Written** = NAND bytes (host + GC, byte exact, so short-window WA is precise); user data erase count max @88 and min @92; % free blocks @120; total NUSE @152; NAND average erase count @224; log page version 4 @494; the OCP GUID @496 |
-// | Endurance Group 0x09 (LSI 1) | Percentage Used; endurance estimate; Data Units Written and Media Units Written in 10⁹-byte units, rounded up; host write commands; total capacity = physical bytes |
-// | FDP, only with `fdp: true` | Identify Controller CTRATT bit 19. Get Features 0x1D (CDW11 = endurance group 1): DW0 = FDPE with configuration index 0. Log 0x20: one configuration with one reclaim group, NRUH = the model's streams (RUH i = stream i), RUNS = one erase block, every handle initially isolated. Log 0x21: handles in use (RUH 0, plus the rule streams while placement is on). Log 0x22: HBMW = host bytes, MBMW = NAND bytes (the same counter as OCP PMUW), MBE = erases × block bytes. Log 0x23: no events. Directive Identify: Data Placement supported and enabled. |
-// | Directive Receive, NSID 1 | Identify: Identify and Streams are supported, and Streams is enabled while placement is on. Streams parameters: MSL = NSSA = highest rule stream id; NSSO = NSO = the number of distinct rule streams while placement is on, 0 when off; SWS = 16 KiB; SGS = one erase block. Streams status: the open stream ids. |
+//	| command | contents |
+//	|---|---|
+//	| Identify Controller | VID/SSVID `0x0000`; SN from `serial` (default `WALABSIM` + 8 hex digits from the seed); MN `walab simulated NVMe`; FR `SIM00001`; MDTS 5 (128 KiB); VER 2.0; CTRATT bit 4 (endurance groups, **no** FDP bit 19); OACS bit 5 (directives); LPA bit 2 (extended log data); WCTEMP 343 K, CCTEMP 358 K; TNVMCAP = capacity; MEGCAP = physical bytes; ENDGIDMAX 1; NN 1; a SUBNQN |
+//	| Identify Namespace 1 | NSZE = NCAP = capacity ÷ LBA size (4096, or the page size if smaller); NUSE = mapped (untrimmed) blocks; NSFEAT thin provisioning; one LBA format; ENDGID 1 |
+//	| SMART 0x02 (NSID all, 0 or 1) | temperature 313 K; spare 100 %, threshold 10 %; Percentage Used from erase counts; **Data Units Written** = ⌈host bytes ÷ 512,000⌉; Host Write Commands; Power Cycles 1; Power On Hours = simulated hours |
+//	| OCP 0xC0 | **Physical Media Units Written** = NAND bytes (host + GC, byte exact, so short-window WA is precise); user data erase count max @88 and min @92; % free blocks @120; total NUSE @152; NAND average erase count @224; log page version 4 @494; the OCP GUID @496 |
+//	| Endurance Group 0x09 (LSI 1) | Percentage Used; endurance estimate; Data Units Written and Media Units Written in 10⁹-byte units, rounded up; host write commands; total capacity = physical bytes |
+//	| FDP, only with `fdp: true` | Identify Controller CTRATT bit 19. Get Features 0x1D (CDW11 = endurance group 1): DW0 = FDPE with configuration index 0. Log 0x20: one configuration with one reclaim group, NRUH = the model's streams (RUH i = stream i), RUNS = one erase block, every handle initially isolated. Log 0x21: handles in use (RUH 0, plus the rule streams while placement is on). Log 0x22: HBMW = host bytes, MBMW = NAND bytes (the same counter as OCP PMUW), MBE = erases × block bytes. Log 0x23: no events. Directive Identify: Data Placement supported and enabled. |
+//	| Directive Receive, NSID 1 | Identify: Identify and Streams are supported, and Streams is enabled while placement is on. Streams parameters: MSL = NSSA = highest rule stream id; NSSO = NSO = the number of distinct rule streams while placement is on, 0 when off; SWS = 16 KiB; SGS = one erase block. Streams status: the open stream ids. |
 //
 // Everything else gets the status a controller gives for something it lacks, which the
 // probe reads as "absent":
