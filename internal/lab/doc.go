@@ -1,9 +1,5 @@
-// Package lab runs walab's whole loop on one machine, on loopback only:
-// the exporter on a small simulated drive, a Prometheus with walab's rules,
-// and a seed 000 plan (baseline vs streams under TPC-C) through the
-// experiment executor, then the verdict and its HTML report. Every process
-// it starts runs in a process group of its own and is stopped when Run
-// returns, whether it succeeded, failed or was cancelled.
+// Package lab, why it is set up as it is (the detail behind docs/simfs.md,
+// "The lab on it"), and the tests that hold it:
 //
 //   - **The drive is sized to the data.** 640 MiB, the defaults otherwise (7 % spare, 256-page
 //     blocks, greedy GC). After a restore the data takes about 470 MiB of the filesystem (the two

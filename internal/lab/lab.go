@@ -1,3 +1,9 @@
+// Package lab runs walab's whole loop on one machine, on loopback only:
+// the exporter on a small simulated drive, a Prometheus with walab's rules,
+// and a seed 000 plan (baseline vs streams under TPC-C) through the
+// experiment executor, then the verdict and its HTML report. Every process
+// it starts runs in a process group of its own and is stopped when Run
+// returns, whether it succeeded, failed or was cancelled.
 package lab
 
 import (
