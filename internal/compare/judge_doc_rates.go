@@ -12,28 +12,28 @@
 // longer prints, kept in the JSON as `throughput_rounds_change` and
 // `p99_rounds_change`):
 //
-//	bench/verdict-error-rates.sh            # PAIRS=20 RATE_PAIRS=10 ROUNDS=8 ROUND_SECONDS=3
+//		bench/verdict-error-rates.sh            # PAIRS=20 RATE_PAIRS=10 ROUNDS=8 ROUND_SECONDS=3
 //
-//   - **A/A and A/B placement** come from one long loadgen run (4 terminals,
-//     unlimited rate) cut into windows of 8 compared rounds of 3 s, each after
-//     one settling round, placement alternating off, on, off, …: (off, next on)
-//     is an A/B pair, (off, next off) an A/A pair. Cutting one run is honest
-//     here because the effect is switched within the run and both windows of an
-//     A/A pair follow an "on" window alike; adjacent A/A pairs share a window,
-//     so their verdicts are not independent and the rates' error is larger than
-//     a binomial one of the same N. The simulated drive's fill does not grow in
-//     the bench (`fill_hours` very large): with the default growth WA rose about
-//     0.45 % a minute, and two windows a minute apart truly differ.
-//   - **The placement effect's reference** is the WA change of all "on" rounds
-//     against all "off" rounds pooled (the simulator's model is deterministic;
-//     its effect is a property of the model, not a closed formula).
-//   - **A/B rate** is RATE_PAIRS pairs of runs at `--rate X` and `0.9·X`
-//     (X = 0.6 × the A/A windows' mean throughput): a throughput change of
-//     exactly −10 % while loadgen keeps up.
-//   - **Rounds for a 5 % change at 80 % power** (two-sided 5 % test):
-//     `n = rounds · (2.80 · sd / 0.05)²`, with sd the spread of the A/A
-//     estimates (everything that moves a pair), and the same from the median
-//     interval width (the spread within windows only).
+//	  - **A/A and A/B placement** come from one long loadgen run (4 terminals,
+//	    unlimited rate) cut into windows of 8 compared rounds of 3 s, each after
+//	    one settling round, placement alternating off, on, off, …: (off, next on)
+//	    is an A/B pair, (off, next off) an A/A pair. Cutting one run is honest
+//	    here because the effect is switched within the run and both windows of an
+//	    A/A pair follow an "on" window alike; adjacent A/A pairs share a window,
+//	    so their verdicts are not independent and the rates' error is larger than
+//	    a binomial one of the same N. The simulated drive's fill does not grow in
+//	    the bench (`fill_hours` very large): with the default growth WA rose about
+//	    0.45 % a minute, and two windows a minute apart truly differ.
+//	  - **The placement effect's reference** is the WA change of all "on" rounds
+//	    against all "off" rounds pooled (the simulator's model is deterministic;
+//	    its effect is a property of the model, not a closed formula).
+//	  - **A/B rate** is RATE_PAIRS pairs of runs at `--rate X` and `0.9·X`
+//	    (X = 0.6 × the A/A windows' mean throughput): a throughput change of
+//	    exactly −10 % while loadgen keeps up.
+//	  - **Rounds for a 5 % change at 80 % power** (two-sided 5 % test):
+//	    `n = rounds · (2.80 · sd / 0.05)²`, with sd the spread of the A/A
+//	    estimates (everything that moves a pair), and the same from the median
+//	    interval width (the spread within windows only).
 //
 // Each run of the bench, with its command, date, machine and every figure, is
 // in [bench/RESULTS-verdict.md](../bench/RESULTS-verdict.md). The headline on the project's shared

@@ -27,6 +27,7 @@
 //     - An error that is **not** a status stops the probe. Examples are EACCES
 //     and I/O errors. The probe is retried on the next read, so a passing
 //     permission problem cannot leave the exporter on a worse source.
+//
 //  2. **Poll, at most once per `--nvme.cache-max-age`.** A poll reads SMART (0x02)
 //     and the chosen source's page:
 //     - Concurrent scrapes and the WA sampler share one read in flight. A
