@@ -28,7 +28,7 @@ import (
 	"github.com/walab/walab/internal/writehint"
 )
 
-// The whole-exporter worst case of docs/collectors-host.md: a 256-CPU host
+// The whole-exporter worst case of internal/collector/doc_bench.go: a 256-CPU host
 // on two NUMA nodes with 2,000 interrupt lines, 24 NVMe controllers with
 // 33 queues each (nvmeXq0..32) plus a 64-vector NIC as lines of interest.
 const (
@@ -393,7 +393,7 @@ var (
 
 // TestScrapeAllSeriesCount pins the whole exporter's series on the
 // worst-case fixture (no InnoDB targets, so no MariaDB needed): the IRQ
-// count is the formula of docs/collectors-host.md, the others are per
+// count is the formula of internal/collector/doc_cardinality.go, the others are per
 // device/path. Scrapes 2 and 3 (after interrupts on every device) are the
 // documented worst case and must hold exactly the same series.
 func TestScrapeAllSeriesCount(t *testing.T) {

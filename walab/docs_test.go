@@ -1,9 +1,11 @@
 package main
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"testing"
 
@@ -56,4 +58,52 @@ func TestDocsHoldNoDatedMeasurements(t *testing.T) {
 			require.NoError(t, err, "%s links bench/%s", d, m[1])
 		}
 	}
+}
+
+// TestLayoutListsEveryPackage: docs/layout.md names every package of the
+// module by its path (every directory with Go files, as `go list ./...`
+// finds them), so a new package cannot be left out of the map.
+func TestLayoutListsEveryPackage(t *testing.T) {
+	layout, err := os.ReadFile("../docs/layout.md")
+	require.NoError(t, err)
+	pkgs := modulePackages(t, "..")
+	require.Contains(t, pkgs, "internal/experiment/plan")
+	for _, p := range pkgs {
+		named := regexp.MustCompile(`(^|[^\w/.-])` + regexp.QuoteMeta(p) + `/?($|[^\w/-])`)
+		if !named.Match(layout) {
+			t.Errorf("docs/layout.md does not list the package %s", p)
+		}
+	}
+}
+
+// modulePackages is every directory under root holding a .go file, as a
+// slash path relative to root; the go tool's rules: testdata and names
+// starting with . or _ are skipped.
+func modulePackages(t *testing.T, root string) []string {
+	t.Helper()
+	seen := map[string]bool{}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() && path != root && (name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(name, ".go") {
+			rel, err := filepath.Rel(root, filepath.Dir(path))
+			if err != nil {
+				return err
+			}
+			seen[filepath.ToSlash(rel)] = true
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	pkgs := make([]string, 0, len(seen))
+	for p := range seen {
+		pkgs = append(pkgs, p)
+	}
+	sort.Strings(pkgs)
+	return pkgs
 }

@@ -124,7 +124,7 @@ func TestBlockdevConfigErrors(t *testing.T) {
 }
 
 // TestHostCardinalityBound: the worst case of the host collectors on a
-// 256-CPU host with 64 block devices (docs/collectors-host.md): 8 modes per
+// 256-CPU host with 64 block devices (internal/collector/doc_cardinality.go): 8 modes per
 // CPU, and per block device 16 counters + in-flight + info, plus the
 // omitted count; a 65th device is counted, not exported.
 func TestHostCardinalityBound(t *testing.T) {

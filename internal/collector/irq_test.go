@@ -291,7 +291,7 @@ func genIRQFixture(tb testing.TB, root string, cpus, total int, bump uint64) (in
 }
 
 // TestIRQCardinalityBound pins the worst-case formula in
-// docs/collectors-host.md on a 256-CPU, 2,000-line host:
+// internal/collector/doc_cardinality.go on a 256-CPU, 2,000-line host:
 // L*(C+3) + 2*D + C*(T+1) + 1 with L lines of interest, C CPUs, D devices, T softirq types.
 func TestIRQCardinalityBound(t *testing.T) {
 	const cpus, total, devices, types = 256, 2000, 3, 10

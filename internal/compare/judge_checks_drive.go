@@ -28,7 +28,7 @@ func checkSameDrive(j *judgement) {
 }
 
 // checkWASource says where a simulated drive's host writes came from: a
-// database's own, through the drive's filesystem (sim.fs, docs/sim.md), or
+// database's own, through the drive's filesystem (sim.fs, docs/simfs.md), or
 // the simulator's synthetic workload. Runs fed differently, or a
 // filesystem that stopped serving mid-run (the drive then missed writes),
 // do not compare. A real drive's writes are the host's: not listed.

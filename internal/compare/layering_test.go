@@ -39,8 +39,9 @@ var uses = map[string][]string{
 // (verdict, run facts) above them, then the options and the result that
 // hold it, the window selection, the checks by family (the rounds, the
 // drive, the load) on the judgement they add to, and on top their one list
-// with the judge that runs it.
+// with the judge that runs it. The doc files (no code) sit below all.
 var judgeOrder = []string{
+	"judge_doc_confidence.go", "judge_doc_rates.go", "judge_doc_rounds.go",
 	"judge_finite.go", "judge_table.go", "judge_raid.go", "judge_rounds.go",
 	"judge_autobatch.go", "judge_interval.go", "judge_steady.go", "judge_trend.go",
 	"judge_throughput.go", "judge_verdict.go", "judge_facts.go",

@@ -1,11 +1,3 @@
-// Package ftl is a page-mapped flash translation layer model: the part of an
-// SSD that decides where host writes land on NAND and what garbage collection
-// copies. It does no I/O and keeps no wall clock; the same sequence of calls
-// always gives the same counters.
-//
-// Memory is linear in the page count: one uint32 logical-to-physical entry per
-// logical page and one uint32 physical-to-logical entry per physical page
-// (about 8 bytes per page), plus a few dozen bytes per erase block.
 package ftl
 
 import (

@@ -60,7 +60,7 @@ func steadyUniformWA(t testing.TB, cfg Config, warm, measure int) float64 {
 //
 // Tolerance 5%: the analytic value is a limit for many pages per block and
 // many blocks. With 256 pages per block, greedy's finite-block advantage (it
-// beats the limit by 3-17% at 32 pages per block, see docs/sim.md) has
+// beats the limit by 3-17% at 32 pages per block, see internal/ftl/doc.go) has
 // shrunk to under 1%, and the few blocks held open or in reserve (3 of 20
 // spare blocks at 7%) push WA the other way by about as much; measured
 // deviations are within 1.5%.

@@ -15,7 +15,7 @@ import (
 )
 
 // With Options.SimFS the lab's drive sits under the exporter's FUSE
-// filesystem (sim.fs, docs/sim.md) and the lab runs a private mariadbd
+// filesystem (sim.fs, docs/simfs.md) and the lab runs a private mariadbd
 // whose datadir is on it: the drive's WA comes from MariaDB's own writes.
 
 // simfsCapacity is sized to the lab's data, as bench/simfs-wa.sh sizes its

@@ -30,7 +30,7 @@ func asNobody(t *testing.T, script string) (string, error) {
 
 // permDirs is a base directory nobody can enter, holding the mountpoint,
 // and the backing directory inside a 0700 directory of its own, as
-// docs/sim.md lays them out.
+// docs/simfs.md lays them out.
 func permDirs(t *testing.T) (back, mnt string) {
 	base, err := os.MkdirTemp("", "simfsperm")
 	require.NoError(t, err)

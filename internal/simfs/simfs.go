@@ -1,10 +1,3 @@
-// Package simfs is the filesystem the simulated drive sits under: a FUSE
-// loopback filesystem (hanwen/go-fuse v2) that keeps the files in a
-// backing directory and reports every write, truncate, fallocate,
-// punch-hole, unlink and rename-over, with the file's name, to the drive.
-// An allocator (internal/simfs/alloc) lays the files out on the drive's
-// logical space, so a database's datadir on the mountpoint becomes the
-// drive's host writes and TRIMs at their real sizes and places.
 package simfs
 
 import (

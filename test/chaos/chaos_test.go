@@ -1,5 +1,3 @@
-// Package chaos runs test/chaos/chaos.sh, the attack script anyone can run,
-// with a few kills, so that it keeps working and keeps finding nothing.
 package chaos
 
 import (

@@ -1,9 +1,3 @@
-// Package sim is a simulated NVMe drive: an admin.Backend that answers
-// Identify, SMART, OCP 0xC0, Endurance Group and Streams directive commands
-// from a page-mapped FTL model (internal/ftl) driven by synthetic or
-// MySQL-like traffic (internal/simload). Its write amplification is the
-// model's, so the whole lab - exporter, alerts, dashboards, the placement
-// switch - can run without an NVMe drive. It always says it is simulated.
 package sim
 
 import (

@@ -1,7 +1,7 @@
 // Package fileclass names the kind of write a MariaDB (or MySQL) server
 // makes from the file it goes to: redo log, doublewrite buffer, data
 // pages, undo log, binary log, the system tablespace, or other. The
-// simulated drive counts its host bytes per class (docs/sim.md has the
+// simulated drive counts its host bytes per class (docs/simfs.md has the
 // table), so a user sees where the drive's writes come from.
 package fileclass
 

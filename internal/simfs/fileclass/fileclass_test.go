@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestOf holds the table in docs/sim.md: the file names MariaDB 10.11 and
+// TestOf holds the table in docs/simfs.md: the file names MariaDB 10.11 and
 // MySQL 8 write, as mariadb-install-db and a TPC-C run leave them.
 func TestOf(t *testing.T) {
 	for _, c := range []struct {

@@ -1,0 +1,8 @@
+// Package fio: the tests of fio runs (moved from docs/fio.md).
+//
+// # Tests
+//
+// - `internal/fio`: real reports of every format fio has printed from 2.2 on, each fixture named by its version: fio 3.33 (Debian's: group, json+, steady state, `--unified_rw_reporting` mixed and both, two groups, fsync, gtod_reduce, a run stopped by SIGINT, `--output-format=normal,json`, client/server), and fio 3.16, 3.1, 2.16 and 2.2.10 built from their tags (no `N`; `bw` without `bw_bytes`; `io_bytes` in KiB and latencies in µs; duplicate `"0.00"` percentile keys). `TestParseFormats` reads each figure in base units; `FuzzParse` takes every fixture as its corpus.
+// - `internal/experiment` `TestFio*`: plan validation, the dry run, the real fio on a file, a fio that fails or writes a truncated report (nothing counted), fio on a mounted loop device refused before it starts (without `destructive: true` by the plan check, with it by the guard), a symlink to a loop device treated as the device (refused at validation); `TestFioGuardResolvesTargets` (every way fio names a target or a write, abbreviations), `TestFioOptionsFixture` (fio 3.33's option list against the installed fio); `TestSeed002PlanDryRun` and `TestSeed001PlanOnLoop` (about 7 s).
+// - `e2e/TestExperimentFioSeed002RandWrite` (about 45 s): seed 002's randwrite line on a loop device, run twice through `walab experiment` with the exporter (simulated drive, blockdev on the loop device) and a real Prometheus. The test checks fio's IOPS and latency beside the loop device's iostat view, and that walab compare finds both runs' spans inside the experiment and on its own.
+package fio
