@@ -2,6 +2,8 @@ package experiment
 
 import (
 	"context"
+	"github.com/walab/walab/internal/experiment/plan"
+	"github.com/walab/walab/internal/experiment/state"
 	"strings"
 	"testing"
 
@@ -20,16 +22,16 @@ func TestIOCapacityCheck(t *testing.T) {
 	db, dsn := testenv.MariaDB(t, "walab_test_io_capacity")
 	var capacity float64
 	require.NoError(t, db.QueryRow("SELECT @@innodb_io_capacity").Scan(&capacity))
-	p := &Plan{Targets: []Target{{Name: "m", DSN: dsn}}, Runs: []Run{{Name: "disk", Fio: "fio --name=x"}, {Name: "sb", Workload: "fileio"}, {Name: "oltp", Workload: "tpcc"}}}
-	c := Check{Check: "io_capacity", Targets: []string{"m"}, IOPSFrom: "disk"}
+	p := &plan.Plan{Targets: []plan.Target{{Name: "m", DSN: dsn}}, Runs: []plan.Run{{Name: "disk", Fio: "fio --name=x"}, {Name: "sb", Workload: "fileio"}, {Name: "oltp", Workload: "tpcc"}}}
+	c := plan.Check{Check: "io_capacity", Targets: []string{"m"}, IOPSFrom: "disk"}
 	require.Empty(t, CheckKinds()["io_capacity"](p, c))
-	e := &Executor{Plan: p, state: &State{}}
-	_, err := check.Run(context.Background(), e.checkEnv(), c, &Run{Name: "disk"})
+	e := &Executor{Plan: p, state: &state.State{}}
+	_, err := check.Run(context.Background(), e.checkEnv(), c, &plan.Run{Name: "disk"})
 	require.ErrorIs(t, err, check.ErrNotRun, "nothing measured yet")
 
 	// The reads beside the writes are not the disk's write IOPS.
-	fioRun := func(iops float64) RunRecord {
-		return RunRecord{Run: "disk", Fio: &FioRecord{Jobs: []fio.Job{{Read: fio.Dir{IOPS: 5 * iops}, Write: fio.Dir{IOPS: iops / 2}}, {Write: fio.Dir{IOPS: iops / 2}}}}}
+	fioRun := func(iops float64) state.RunRecord {
+		return state.RunRecord{Run: "disk", Fio: &state.FioRecord{Jobs: []fio.Job{{Read: fio.Dir{IOPS: 5 * iops}, Write: fio.Dir{IOPS: iops / 2}}, {Write: fio.Dir{IOPS: iops / 2}}}}}
 	}
 	for _, tc := range []struct {
 		iops float64
@@ -40,8 +42,8 @@ func TestIOCapacityCheck(t *testing.T) {
 		{20 * capacity, false, "is 0.10 x half the"},
 		{capacity, false, "is 2.00 x half the"},
 	} {
-		e.state.Runs = []RunRecord{fioRun(tc.iops), fioRun(tc.iops)}
-		got, err := check.Run(context.Background(), e.checkEnv(), c, &Run{Name: "oltp"})
+		e.state.Runs = []state.RunRecord{fioRun(tc.iops), fioRun(tc.iops)}
+		got, err := check.Run(context.Background(), e.checkEnv(), c, &plan.Run{Name: "oltp"})
 		if tc.pass {
 			require.NoError(t, err)
 			require.Contains(t, got, tc.want)
@@ -55,37 +57,37 @@ func TestIOCapacityCheck(t *testing.T) {
 	// counts its reads and fsyncs too); a record without a write figure
 	// (written before there was one) is not measured.
 	tps, writes := 7*capacity, 2*capacity
-	e.state.Runs = []RunRecord{{Run: "sb", TPS: &tps}}
-	fileio := Check{Check: "io_capacity", Targets: []string{"m"}, IOPSFrom: "sb"}
-	_, err = check.Run(context.Background(), e.checkEnv(), fileio, &Run{Name: "oltp"})
+	e.state.Runs = []state.RunRecord{{Run: "sb", TPS: &tps}}
+	fileio := plan.Check{Check: "io_capacity", Targets: []string{"m"}, IOPSFrom: "sb"}
+	_, err = check.Run(context.Background(), e.checkEnv(), fileio, &plan.Run{Name: "oltp"})
 	require.ErrorIs(t, err, check.ErrNotRun)
-	e.state.Runs = []RunRecord{{Run: "sb", TPS: &tps, WriteIOPS: &writes}}
-	got, err := check.Run(context.Background(), e.checkEnv(), fileio, &Run{Name: "oltp"})
+	e.state.Runs = []state.RunRecord{{Run: "sb", TPS: &tps, WriteIOPS: &writes}}
+	got, err := check.Run(context.Background(), e.checkEnv(), fileio, &plan.Run{Name: "oltp"})
 	require.NoError(t, err)
 	require.Contains(t, got, "is 1.00 x half the")
 
 	// A thread sweep (seed 004's test and seed 002's concurrency sweep):
 	// the peak, the mean of the repetitions at the best thread count, not
 	// the mean over the sweep (which would read 0.62 x here and pass).
-	sweep := func(th int, iops float64) RunRecord { r := fioRun(iops); r.Threads = th; return r }
-	e.state.Runs = []RunRecord{sweep(1, capacity/4), sweep(4, capacity), sweep(16, 8*capacity), sweep(16, 4*capacity), sweep(64, 3*capacity)}
-	_, err = check.Run(context.Background(), e.checkEnv(), c, &Run{Name: "oltp"})
+	sweep := func(th int, iops float64) state.RunRecord { r := fioRun(iops); r.Threads = th; return r }
+	e.state.Runs = []state.RunRecord{sweep(1, capacity/4), sweep(4, capacity), sweep(16, 8*capacity), sweep(16, 4*capacity), sweep(64, 3*capacity)}
+	_, err = check.Run(context.Background(), e.checkEnv(), c, &plan.Run{Name: "oltp"})
 	require.ErrorContains(t, err, "is 0.33 x half the")
 	require.ErrorContains(t, err, "(the peak of 4 thread counts, at 16 threads, mean of 2)")
-	e.state.Runs = []RunRecord{sweep(1, capacity/4), sweep(16, 2*capacity), sweep(64, capacity)}
-	got, err = check.Run(context.Background(), e.checkEnv(), c, &Run{Name: "oltp"})
+	e.state.Runs = []state.RunRecord{sweep(1, capacity/4), sweep(16, 2*capacity), sweep(64, capacity)}
+	got, err = check.Run(context.Background(), e.checkEnv(), c, &plan.Run{Name: "oltp"})
 	require.NoError(t, err)
 	require.Contains(t, got, "is 1.00 x half the")
 	require.Contains(t, got, "at 16 threads, mean of 1")
 
 	for _, tc := range []struct {
-		c    Check
+		c    plan.Check
 		want string
 	}{
-		{Check{Check: "io_capacity", Targets: []string{"m"}}, "iops_from missing"},
-		{Check{Check: "io_capacity", Targets: []string{"m"}, IOPSFrom: "oltp"}, `iops_from "oltp": not a fio or loadgen fileio run`},
-		{Check{Check: "io_capacity", Targets: []string{"m"}, IOPSFrom: "nope"}, `iops_from "nope": no such run`},
-		{Check{Check: "io_capacity", IOPSFrom: "disk"}, "targets missing"},
+		{plan.Check{Check: "io_capacity", Targets: []string{"m"}}, "iops_from missing"},
+		{plan.Check{Check: "io_capacity", Targets: []string{"m"}, IOPSFrom: "oltp"}, `iops_from "oltp": not a fio or loadgen fileio run`},
+		{plan.Check{Check: "io_capacity", Targets: []string{"m"}, IOPSFrom: "nope"}, `iops_from "nope": no such run`},
+		{plan.Check{Check: "io_capacity", IOPSFrom: "disk"}, "targets missing"},
 	} {
 		require.Contains(t, strings.Join(CheckKinds()["io_capacity"](p, tc.c), "; "), tc.want)
 	}

@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/walab/walab/internal/experiment/plan"
+	"github.com/walab/walab/internal/experiment/state"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -47,28 +49,28 @@ func discardHost(t *testing.T, discarded *atomic.Int64) string {
 func TestDiscardCheck(t *testing.T) {
 	var discarded atomic.Int64
 	discarded.Store(5 << 30)
-	p := &Plan{Exporter: discardHost(t, &discarded), Reset: []Step{{Command: "mkfs.xfs -f /dev/nvme0n1"}}}
-	e := &Executor{Plan: p, state: &State{}}
-	c := Check{Check: "discard", Path: "/data/mysql-1/data"}
+	p := &plan.Plan{Exporter: discardHost(t, &discarded), Reset: []plan.Step{{Command: "mkfs.xfs -f /dev/nvme0n1"}}}
+	e := &Executor{Plan: p, state: &state.State{}}
+	c := plan.Check{Check: "discard", Path: "/data/mysql-1/data"}
 	require.Empty(t, CheckKinds()["discard"](p, c))
 	require.Equal(t, []string{"targets or path missing", "needs the plan's reset: it compares the discard counters from before the reset's first step",
-		"needs the plan's exporter"}, CheckKinds()["discard"](&Plan{}, Check{Check: "discard"}))
+		"needs the plan's exporter"}, CheckKinds()["discard"](&plan.Plan{}, plan.Check{Check: "discard"}))
 	ctx := context.Background()
 
 	e.setup = "baseline/"
 	_, err := check.Run(ctx, e.checkEnv(), c, nil)
 	require.ErrorContains(t, err, "no discard counters from before this run's reset")
 
-	e.checkEnv().SnapshotDiscard(ctx, Item{ID: "baseline/reset/2-mount", Phase: PhaseReset})
+	e.checkEnv().SnapshotDiscard(ctx, plan.Item{ID: "baseline/reset/2-mount", Phase: plan.PhaseReset})
 	require.Empty(t, e.state.ResetDiscard, "only the first reset step takes the snapshot")
-	e.checkEnv().SnapshotDiscard(ctx, Item{ID: "baseline/reset/1-mkfs", Phase: PhaseReset})
+	e.checkEnv().SnapshotDiscard(ctx, plan.Item{ID: "baseline/reset/1-mkfs", Phase: plan.PhaseReset})
 	require.Equal(t, float64(5<<30), e.state.ResetDiscard["baseline/"].Bytes["nvme0n1"])
 	discarded.Add(8 << 30) // mkfs discarded the whole namespace
 	got, err := check.Run(ctx, e.checkEnv(), c, nil)
 	require.NoError(t, err)
 	require.Equal(t, "/data/mysql-1/data on dbhost: reset discarded 8.00 GiB (nvme0n1 8.00 GiB) of a 8.00 GiB filesystem", got)
 
-	e.checkEnv().SnapshotDiscard(ctx, Item{ID: "streams/reset/1-mkfs", Phase: PhaseReset})
+	e.checkEnv().SnapshotDiscard(ctx, plan.Item{ID: "streams/reset/1-mkfs", Phase: plan.PhaseReset})
 	discarded.Add(64 << 20) // mkfs -K: only what the filesystem trimmed itself
 	e.setup = "streams/"
 	_, err = check.Run(ctx, e.checkEnv(), c, nil)
@@ -96,9 +98,9 @@ func TestSameDataCheck(t *testing.T) {
 			require.NoError(t, err)
 		}
 	}
-	p := &Plan{Targets: []Target{{Name: "mysql-1", DSN: dsn1}, {Name: "mysql-2", DSN: dsn2}}}
-	e := &Executor{Plan: p, state: &State{}}
-	c := Check{Check: "same_data", Targets: []string{"mysql-1", "mysql-2"}}
+	p := &plan.Plan{Targets: []plan.Target{{Name: "mysql-1", DSN: dsn1}, {Name: "mysql-2", DSN: dsn2}}}
+	e := &Executor{Plan: p, state: &state.State{}}
+	c := plan.Check{Check: "same_data", Targets: []string{"mysql-1", "mysql-2"}}
 	ctx := context.Background()
 
 	load("UPDATE w SET name = 'c' WHERE id = 2")
@@ -134,12 +136,12 @@ func TestFingerprintTreatment(t *testing.T) {
 	require.NoError(t, os.WriteFile(rules, []byte("ibdata1 1\n"), 0o644))
 	var discarded atomic.Int64
 	url := discardHost(t, &discarded)
-	p := &Plan{Exporter: url, Reset: []Step{{Command: "mkfs.xfs -f /dev/nvme0n1"}}}
-	run := &Run{Name: "streams", Between: []Step{{Command: "echo astream -i /data/mysql-1/data -r " + rules + " missing.txt"}}}
-	e := &Executor{Plan: p, state: &State{}, setup: "streams/"}
-	e.state.Datasets = map[string]map[string]Dataset{"streams/": {"mysql-1": {Tables: 9, SHA256: strings.Repeat("ab", 32)}}}
-	e.state.ResetDiscard = map[string]*DiscardSnapshot{"streams/": {Moved: map[string]float64{"nvme0n1": 8 << 30}}}
-	f := e.fingerprint(context.Background(), Item{ID: "streams/r1/run", Run: run}, "x-streams", "start", nil)
+	p := &plan.Plan{Exporter: url, Reset: []plan.Step{{Command: "mkfs.xfs -f /dev/nvme0n1"}}}
+	run := &plan.Run{Name: "streams", Between: []plan.Step{{Command: "echo astream -i /data/mysql-1/data -r " + rules + " missing.txt"}}}
+	e := &Executor{Plan: p, state: &state.State{}, setup: "streams/"}
+	e.state.Datasets = map[string]map[string]state.Dataset{"streams/": {"mysql-1": {Tables: 9, SHA256: strings.Repeat("ab", 32)}}}
+	e.state.ResetDiscard = map[string]*state.DiscardSnapshot{"streams/": {Moved: map[string]float64{"nvme0n1": 8 << 30}}}
+	f := e.fingerprint(context.Background(), plan.Item{ID: "streams/r1/run", Run: run}, "x-streams", "start", nil)
 	require.Equal(t, []string{"on client: echo astream -i /data/mysql-1/data -r " + rules + " missing.txt"}, f.Treatment.Commands)
 	sum := sha256.Sum256([]byte("ibdata1 1\n"))
 	require.Equal(t, map[string]string{rules: hex.EncodeToString(sum[:])}, f.Treatment.Files)
@@ -151,7 +153,7 @@ func TestFingerprintTreatment(t *testing.T) {
 	require.Equal(t, hex.EncodeToString(sum[:]), flat["treatment.files."+rules])
 
 	// Another run's checks: nothing of theirs is this run's.
-	f = e.fingerprint(context.Background(), Item{ID: "baseline/r1/run", Run: &Run{Name: "baseline"}}, "x-baseline", "start", nil)
+	f = e.fingerprint(context.Background(), plan.Item{ID: "baseline/r1/run", Run: &plan.Run{Name: "baseline"}}, "x-baseline", "start", nil)
 	require.Nil(t, f.Data)
 	require.Nil(t, f.Treatment)
 }
@@ -169,11 +171,11 @@ walab_placement_hints_effective{device="nvme0",reason="no_write_streams"} 0
 `)
 	}))
 	defer srv.Close()
-	e := &Executor{Plan: &Plan{Exporter: srv.URL, Device: "nvme0"}}
-	got, err := check.Run(context.Background(), e.checkEnv(), Check{Check: "placement", Expect: "on"}, &Run{Name: "namespaces", Scenario: "namespaces"})
+	e := &Executor{Plan: &plan.Plan{Exporter: srv.URL, Device: "nvme0"}}
+	got, err := check.Run(context.Background(), e.checkEnv(), plan.Check{Check: "placement", Expect: "on"}, &plan.Run{Name: "namespaces", Scenario: "namespaces"})
 	require.NoError(t, err)
 	require.Equal(t, "streams directive enabled=false, FDP enabled=true: on (scenario namespaces expects on); no file write reaches an FDP placement handle on this kernel (no_write_streams): MySQL's writes go to their namespace's default handle, so placement comes only from the namespace layout", got)
-	f := e.fingerprint(context.Background(), Item{Run: &Run{Name: "namespaces"}}, "x", "start", nil)
+	f := e.fingerprint(context.Background(), plan.Item{Run: &plan.Run{Name: "namespaces"}}, "x", "start", nil)
 	require.Equal(t, map[string]float64{"reclaim_unit_handles": 4}, f.Drive.FDPConfig)
 	require.Equal(t, "no_write_streams", f.Drive.Hints)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/walab/walab/internal/experiment/state"
 	"os"
 	"strings"
 	"time"
@@ -14,7 +15,7 @@ import (
 
 // runChecks runs the plan's checks before a run; a failing "stop" check
 // fails the step with its reason, a failing "warn" check is recorded.
-func (e *Executor) runChecks(ctx context.Context, it Item, logPath string) error {
+func (e *Executor) runChecks(ctx context.Context, it plan.Item, logPath string) error {
 	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o640)
 	if err != nil {
 		return err
@@ -39,7 +40,7 @@ func (e *Executor) runChecks(ctx context.Context, it Item, logPath string) error
 			e.printf("[checks] %s: %s not run: %s", it.Run.Name, c.Check, err)
 			continue
 		}
-		res := CheckResult{Run: it.Run.Name, Check: c.Check, Status: "pass", Reason: reason, At: time.Now().UTC()}
+		res := state.CheckResult{Run: it.Run.Name, Check: c.Check, Status: "pass", Reason: reason, At: time.Now().UTC()}
 		if err != nil {
 			res.Status, res.Reason = "fail", err.Error()
 			if c.OnFailMode() == "warn" {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/walab/walab/internal/experiment/plan"
+	"github.com/walab/walab/internal/experiment/state"
 	"os"
 	"os/exec"
 	"strconv"
@@ -19,14 +21,14 @@ import (
 
 // env is a step's environment: walab's own and the WALAB_* variables
 // that tell the command which experiment, step and run it is.
-func (e *Executor) env(it Item, attempt int, resultJSON string) []string {
+func (e *Executor) env(it plan.Item, attempt int, resultJSON string) []string {
 	env := append(os.Environ(),
 		"WALAB_EXPERIMENT="+e.Plan.Name, "WALAB_STEP="+it.ID, "WALAB_PHASE="+it.Phase,
 		"WALAB_OUT="+e.Out, "WALAB_EXPORTER="+e.Plan.Exporter, "WALAB_DEVICE="+e.Plan.Device)
 	if it.Run != nil {
 		env = append(env, "WALAB_RUN="+it.Run.Name, "WALAB_SCENARIO="+it.Run.ScenarioLabel())
 	}
-	if it.Phase == PhaseRun || it.Phase == PhaseRestart {
+	if it.Phase == plan.PhaseRun || it.Phase == plan.PhaseRestart {
 		env = append(env, "WALAB_RUN_ID="+e.Plan.RunID(it, attempt), "WALAB_REPETITION="+strconv.Itoa(it.Rep),
 			"WALAB_THREADS="+strconv.Itoa(it.Threads))
 	}
@@ -40,7 +42,7 @@ func (e *Executor) env(it Item, attempt int, resultJSON string) []string {
 // command runs argv in its own process group with output appended to
 // logPath. stop, polled every PollEvery, ends the command early as a
 // success; tick is called every ProgressEvery while it runs.
-func (e *Executor) command(ctx context.Context, it Item, attempt int, argv, env []string, logPath string, timeout time.Duration,
+func (e *Executor) command(ctx context.Context, it plan.Item, attempt int, argv, env []string, logPath string, timeout time.Duration,
 	stop func() (bool, string), tick func(elapsed time.Duration)) (start, end time.Time, note string, err error) {
 	logf, err := e.openStepLog(it, attempt, argv, logPath)
 	if err != nil {
@@ -70,7 +72,7 @@ func (e *Executor) command(ctx context.Context, it Item, attempt int, argv, env 
 
 // openStepLog opens a step's log for appending and writes the attempt's
 // header: step, attempt, time and the (redacted) command line.
-func (e *Executor) openStepLog(it Item, attempt int, argv []string, logPath string) (*os.File, error) {
+func (e *Executor) openStepLog(it plan.Item, attempt int, argv []string, logPath string) (*os.File, error) {
 	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND|syscall.O_NOFOLLOW, 0o640)
 	if err != nil {
 		return nil, err
@@ -86,13 +88,13 @@ func (e *Executor) openStepLog(it Item, attempt int, argv []string, logPath stri
 // local step has none of them.
 type remotePipes struct {
 	stdin, hold, errw *os.File
-	sessions          <-chan RemoteSession
+	sessions          <-chan state.RemoteSession
 	errDone           <-chan struct{}
 }
 
 // openRemote makes a remote step's pipes and starts watching its standard
 // error; for a local step it returns no pipes.
-func (e *Executor) openRemote(it Item, logf *os.File) (remotePipes, error) {
+func (e *Executor) openRemote(it plan.Item, logf *os.File) (remotePipes, error) {
 	var p remotePipes
 	line := e.Plan.RemoteLine(it)
 	if line == "" {
@@ -125,7 +127,7 @@ func (p remotePipes) closeChildEnds() {
 
 // runningStep is a started step's command and what its end is judged by.
 type runningStep struct {
-	it      Item
+	it      plan.Item
 	argv    []string
 	logPath string
 	logf    *os.File
@@ -206,7 +208,7 @@ func (e *Executor) stepExited(r *runningStep, err error) (time.Time, error) {
 // failureNote says what an exit status alone does not: the last line the
 // step printed (a dead MariaDB's "Can't connect"), and for a remote shell
 // that exit status 255 is ssh's own when it could not reach the host.
-func (e *Executor) failureNote(it Item, err error, logPath string) string {
+func (e *Executor) failureNote(it plan.Item, err error, logPath string) string {
 	note := ""
 	var ee *exec.ExitError
 	if errors.As(err, &ee) && ee.ExitCode() == 255 && e.Plan.RemoteLine(it) != "" {

@@ -15,7 +15,7 @@ import (
 )
 
 // lastRecord is the last counted repetition of a named run.
-func lastRecord(st *State, run string) *RunRecord {
+func lastRecord(st *state.State, run string) *state.RunRecord {
 	for i := len(st.Runs) - 1; i >= 0; i-- {
 		if st.Runs[i].Run == run {
 			return &st.Runs[i]
@@ -29,7 +29,7 @@ func lastRecord(st *State, run string) *RunRecord {
 // fingerprints. A verdict that cannot be made is recorded with the reason.
 func (e *Executor) compare(ctx context.Context, logPath string) error {
 	c := e.Plan.Compare
-	rec := &CompareRecord{Baseline: c.Baseline, Candidate: c.Candidate}
+	rec := &state.CompareRecord{Baseline: c.Baseline, Candidate: c.Candidate}
 	e.state.Compare = rec
 	base, cand := lastRecord(e.state, c.Baseline), lastRecord(e.state, c.Candidate)
 	if base == nil || cand == nil {

@@ -3,6 +3,8 @@ package experiment
 import (
 	"context"
 	"encoding/json"
+	"github.com/walab/walab/internal/experiment/plan"
+	"github.com/walab/walab/internal/experiment/state"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -32,16 +34,16 @@ func TestDriveDataCheck(t *testing.T) {
 		_ = json.NewEncoder(w).Encode(f)
 	}))
 	defer srv.Close()
-	p := &Plan{Exporter: srv.URL}
-	c := Check{Check: "drive_data", Paths: []string{"/data", "/data2"}}
+	p := &plan.Plan{Exporter: srv.URL}
+	c := plan.Check{Check: "drive_data", Paths: []string{"/data", "/data2"}}
 	require.Empty(t, CheckKinds()["drive_data"](p, c))
-	require.Contains(t, strings.Join(CheckKinds()["drive_data"](p, Check{Check: "drive_data"}), "; "), "paths missing")
-	e := &Executor{Plan: p, state: &State{}}
+	require.Contains(t, strings.Join(CheckKinds()["drive_data"](p, plan.Check{Check: "drive_data"}), "; "), "paths missing")
+	e := &Executor{Plan: p, state: &state.State{}}
 	run := func(setup string, data, data2 uint64) (string, error) {
 		used["/data"], used["/data2"] = data, data2
 		env := e.checkEnv()
 		env.Setup = setup
-		return check.Run(context.Background(), env, c, &Run{Name: strings.TrimSuffix(setup, "/")})
+		return check.Run(context.Background(), env, c, &plan.Run{Name: strings.TrimSuffix(setup, "/")})
 	}
 	const copy = 400 << 30
 	got, err := run("baseline/", 2*copy, 1<<20)
@@ -64,15 +66,15 @@ func TestDriveDataCheck(t *testing.T) {
 // at 100 MB/s, 4 h 27 min for seed 000's 4,050 warehouses (about 800 GB in
 // both instances). Before, it was 10 minutes whatever the data (issue 56).
 func TestCheckBudgetScales(t *testing.T) {
-	require.Equal(t, 30*time.Second, check.Budget(context.Background(), nil, Check{Check: "fill"}))
-	require.Equal(t, 3*time.Hour, check.Budget(context.Background(), nil, Check{Check: "same_data", Timeout: Duration(3 * time.Hour)}))
+	require.Equal(t, 30*time.Second, check.Budget(context.Background(), nil, plan.Check{Check: "fill"}))
+	require.Equal(t, 3*time.Hour, check.Budget(context.Background(), nil, plan.Check{Check: "same_data", Timeout: plan.Duration(3 * time.Hour)}))
 	// The scaling itself: check's TestChecksumBudget.
 	// Scaled from a live target: a small database keeps the 10 minutes.
 	db, dsn := testenv.MariaDB(t, "walab_test_budget")
 	_, err := db.Exec("CREATE TABLE t (a INT PRIMARY KEY)")
 	require.NoError(t, err)
-	e := &Executor{Plan: &Plan{Targets: []Target{{Name: "m", DSN: dsn}}}, state: &State{}}
-	require.Equal(t, 10*time.Minute, check.Budget(context.Background(), e.checkEnv(), Check{Check: "same_data", Targets: []string{"m"}}))
+	e := &Executor{Plan: &plan.Plan{Targets: []plan.Target{{Name: "m", DSN: dsn}}}, state: &state.State{}}
+	require.Equal(t, 10*time.Minute, check.Budget(context.Background(), e.checkEnv(), plan.Check{Check: "same_data", Targets: []string{"m"}}))
 }
 
 // TestSeed000NVMePlanArms (issue 56): in seed000-nvme.yml neither arm keeps
@@ -99,7 +101,7 @@ func TestSeed000NVMePlanArms(t *testing.T) {
 		require.Equal(t, 1, copies, "%s: one copy of instance 2", tc.run)
 		require.Contains(t, p.RunNamed(tc.run).Between[0].Command, "cp -a /bak/. "+tc.to)
 	}
-	kinds := map[string]Check{}
+	kinds := map[string]plan.Check{}
 	for _, c := range p.Checks {
 		kinds[c.Check] = c
 	}

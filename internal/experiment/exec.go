@@ -31,7 +31,7 @@ import (
 // the compare step (compare.go); the report (report.go, over the report
 // package); the secrets kept out of logs and the report (redact.go).
 type Executor struct {
-	Plan      *Plan
+	Plan      *plan.Plan
 	PlanBytes []byte    // the plan as written: ${NAME} not expanded
 	Out       string    // output directory: state, logs, runs, report
 	Stdout    io.Writer // progress lines
@@ -57,10 +57,10 @@ type Executor struct {
 	// workload (after its reset, checks and between steps); an error fails
 	// the step unrun, with that error (walab lab refuses a run that would
 	// outgrow its drive).
-	BeforeRun func(ctx context.Context, it Item) error
+	BeforeRun func(ctx context.Context, it plan.Item) error
 
-	state  *State
-	items  []Item
+	state  *state.State
+	items  []plan.Item
 	redact redactor
 	setup  string // the set-up whose checks run (setupKey)
 
@@ -81,7 +81,7 @@ func Create(src plan.Source, out string) (*Executor, error) {
 		return nil, err
 	}
 	if ents, err := os.ReadDir(out); err == nil && len(ents) > 0 {
-		if _, err := os.Lstat(filepath.Join(out, StateFile)); err == nil {
+		if _, err := os.Lstat(filepath.Join(out, state.StateFile)); err == nil {
 			return nil, fmt.Errorf("%s already holds an experiment: continue it with walab experiment resume --out %s, or choose a new directory", out, out)
 		}
 		return nil, fmt.Errorf("%s is not empty: walab writes an experiment only into a new or empty directory", out)
@@ -91,7 +91,7 @@ func Create(src plan.Source, out string) (*Executor, error) {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, err
 	}
-	items, err := Steps(p)
+	items, err := plan.Steps(p)
 	if err != nil {
 		return nil, err
 	}
@@ -99,12 +99,12 @@ func Create(src plan.Source, out string) (*Executor, error) {
 		return nil, err
 	}
 	sum := sha256.Sum256(src.Raw)
-	e := &Executor{Plan: p, PlanBytes: src.Raw, Out: out, items: items, redact: redactor{secretsOf(src)}, state: &State{
+	e := &Executor{Plan: p, PlanBytes: src.Raw, Out: out, items: items, redact: redactor{secretsOf(src)}, state: &state.State{
 		Magic: state.Magic, Plan: p.Name, PlanSHA256: hex.EncodeToString(sum[:]),
-		Created: time.Now().UTC(), Steps: map[string]*StepState{}, Settings: src.Set,
+		Created: time.Now().UTC(), Steps: map[string]*state.StepState{}, Settings: src.Set,
 	}}
 	e.state.ExpandedSHA256 = expandedSum(e.redact, src)
-	if err := state.WriteAtomicMode(filepath.Join(out, PlanFile), src.Raw, 0o600); err != nil {
+	if err := state.WriteAtomicMode(filepath.Join(out, state.PlanFile), src.Raw, 0o600); err != nil {
 		return nil, err
 	}
 	return e, state.Save(e.Out, e.state)
@@ -118,25 +118,25 @@ func Open(out string) (*Executor, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := os.ReadFile(filepath.Join(out, PlanFile))
+	b, err := os.ReadFile(filepath.Join(out, state.PlanFile))
 	if err != nil {
 		return nil, err
 	}
 	if sum := sha256.Sum256(b); hex.EncodeToString(sum[:]) != st.PlanSHA256 {
-		return nil, fmt.Errorf("%s changed since the experiment started: resume runs the plan it started with", filepath.Join(out, PlanFile))
+		return nil, fmt.Errorf("%s changed since the experiment started: resume runs the plan it started with", filepath.Join(out, state.PlanFile))
 	}
 	src := plan.Source{Raw: b, Getenv: os.LookupEnv, Set: st.Settings}
 	p, err := plan.Load(src, CheckKinds())
 	if err != nil {
-		return nil, fmt.Errorf("%s (resume expands its ${NAME} from the environment again):\n%w", filepath.Join(out, PlanFile), err)
+		return nil, fmt.Errorf("%s (resume expands its ${NAME} from the environment again):\n%w", filepath.Join(out, state.PlanFile), err)
 	}
-	items, err := Steps(p)
+	items, err := plan.Steps(p)
 	if err != nil {
 		return nil, err
 	}
 	e := &Executor{Plan: p, PlanBytes: b, Out: out, items: items, state: st, redact: redactor{secretsOf(src)}}
 	if st.ExpandedSHA256 != "" && expandedSum(e.redact, src) != st.ExpandedSHA256 {
-		return nil, fmt.Errorf("the environment expands the ${NAME} of %s differently than when the experiment started: resume runs the plan it started with", filepath.Join(out, PlanFile))
+		return nil, fmt.Errorf("the environment expands the ${NAME} of %s differently than when the experiment started: resume runs the plan it started with", filepath.Join(out, state.PlanFile))
 	}
 	return e, nil
 }
@@ -147,11 +147,11 @@ const maxArg = 128 << 10
 // preflight finds before anything runs (the destructive reset included)
 // what would fail later: a loadgen or fio binary that is not there, an
 // argument exec would refuse as too long.
-func preflight(p *Plan, items []Item) error {
-	var errs Errors
+func preflight(p *plan.Plan, items []plan.Item) error {
+	var errs plan.Errors
 	seen := map[string]bool{}
 	for _, it := range items {
-		if it.Phase == PhaseChecks || it.Phase == PhaseCompare || it.Phase == PhaseReport {
+		if it.Phase == plan.PhaseChecks || it.Phase == plan.PhaseCompare || it.Phase == plan.PhaseReport {
 			continue
 		}
 		argv, err := p.Argv(it, 1, "RUN_DIR/result.json")
@@ -160,7 +160,7 @@ func preflight(p *Plan, items []Item) error {
 		}
 		for _, a := range argv {
 			if len(a) >= maxArg {
-				errs = append(errs, LineError{Msg: fmt.Sprintf("step %s: an argument of %d bytes: exec takes at most %d (put the text in a file)", it.ID, len(a), maxArg-1)})
+				errs = append(errs, plan.LineError{Msg: fmt.Sprintf("step %s: an argument of %d bytes: exec takes at most %d (put the text in a file)", it.ID, len(a), maxArg-1)})
 				break
 			}
 		}
@@ -168,7 +168,7 @@ func preflight(p *Plan, items []Item) error {
 		if (it.Step != nil && it.Step.Loadgen != "" || it.Run != nil && it.Step == nil && it.Run.Command == "") && !seen[bin] {
 			seen[bin] = true
 			if _, err := exec.LookPath(bin); err != nil {
-				errs = append(errs, LineError{Msg: fmt.Sprintf("step %s: %s: %v", it.ID, bin, err)})
+				errs = append(errs, plan.LineError{Msg: fmt.Sprintf("step %s: %s: %v", it.ID, bin, err)})
 			}
 		}
 	}
@@ -179,10 +179,10 @@ func preflight(p *Plan, items []Item) error {
 }
 
 // State is the recorded progress (read-only for callers).
-func (e *Executor) State() *State { return e.state }
+func (e *Executor) State() *state.State { return e.state }
 
 // Items are the flattened plan.
-func (e *Executor) Items() []Item { return e.items }
+func (e *Executor) Items() []plan.Item { return e.items }
 
 func (e *Executor) printf(format string, args ...any) {
 	if e.Stdout != nil {
@@ -217,11 +217,11 @@ func (e *Executor) Execute(ctx context.Context) error {
 	}
 	for i, it := range e.items {
 		st := e.state.Steps[it.ID]
-		if st != nil && (st.Status == StatusDone || st.Status == StatusSkipped) {
+		if st != nil && (st.Status == state.StatusDone || st.Status == state.StatusSkipped) {
 			e.Metrics.stepDone()
 			continue
 		}
-		if st != nil && (st.Status == StatusStarted || st.Status == StatusFailed) && it.Destructive {
+		if st != nil && (st.Status == state.StatusStarted || st.Status == state.StatusFailed) && it.Destructive {
 			skipped, err := e.interruptedDestructive(it, st)
 			if err != nil {
 				return err
@@ -231,11 +231,11 @@ func (e *Executor) Execute(ctx context.Context) error {
 			}
 		}
 		if st == nil {
-			st = &StepState{}
+			st = &state.StepState{}
 			e.state.Steps[it.ID] = st
 		}
 		st.Attempts++
-		st.Status, st.Start, st.End, st.Error = StatusStarted, time.Now().UTC(), time.Time{}, ""
+		st.Status, st.Start, st.End, st.Error = state.StatusStarted, time.Now().UTC(), time.Time{}, ""
 		st.Log = filepath.Join("logs", fmt.Sprintf("%03d-%s.log", i+1, safeName(it.ID)))
 		if err := state.Save(e.Out, e.state); err != nil {
 			return err
@@ -250,7 +250,7 @@ func (e *Executor) Execute(ctx context.Context) error {
 				_ = state.Save(e.Out, e.state)
 				return fmt.Errorf("step %s interrupted: %w", it.ID, ctx.Err())
 			}
-			st.Status, st.Error = StatusFailed, err.Error()
+			st.Status, st.Error = state.StatusFailed, err.Error()
 			if serr := state.Save(e.Out, e.state); serr != nil {
 				return serr
 			}
@@ -268,19 +268,19 @@ func (e *Executor) Execute(ctx context.Context) error {
 // recordDone records a step that ended well, and its run. A record the
 // state file cannot hold fails the step with the reason (it does not
 // stay "started"), and its run is not counted.
-func (e *Executor) recordDone(it Item, st *StepState, rec *RunRecord) error {
-	st.Status = StatusDone
+func (e *Executor) recordDone(it plan.Item, st *state.StepState, rec *state.RunRecord) error {
+	st.Status = state.StatusDone
 	runs, finished := e.state.Runs, e.state.Finished
 	if rec != nil {
 		e.state.Runs = append(e.state.Runs, *rec)
 	}
-	if it.Phase == PhaseReport {
+	if it.Phase == plan.PhaseReport {
 		now := time.Now().UTC()
 		e.state.Finished = &now
 	}
 	if err := state.Save(e.Out, e.state); err != nil {
 		e.state.Runs, e.state.Finished = runs, finished
-		st.Status, st.Error = StatusFailed, fmt.Sprintf("walab could not record the step's result: %v", err)
+		st.Status, st.Error = state.StatusFailed, fmt.Sprintf("walab could not record the step's result: %v", err)
 		if serr := state.Save(e.Out, e.state); serr != nil {
 			return serr
 		}
@@ -302,7 +302,7 @@ const DefaultStepTimeout = 12 * time.Hour
 
 // stepTimeout bounds a step: its own timeout, none for one stopped by
 // its written volume, else def (DefaultStepTimeout when 0).
-func stepTimeout(s *Step, def time.Duration) time.Duration {
+func stepTimeout(s *plan.Step, def time.Duration) time.Duration {
 	switch {
 	case s.Timeout.D() > 0:
 		return s.Timeout.D()
@@ -337,20 +337,20 @@ func (e *Executor) knownIDs() error {
 func (e *Executor) freshSetup() error {
 	for i, it := range e.items {
 		st := e.state.Steps[it.ID]
-		if st != nil && (st.Status == StatusDone || st.Status == StatusSkipped) {
+		if st != nil && (st.Status == state.StatusDone || st.Status == state.StatusSkipped) {
 			continue
 		}
-		if it.Phase != PhaseRun || st == nil || st.Attempts == 0 || e.Skip[it.ID] ||
-			it.Destructive && !e.Redo[it.ID] && (st.Status == StatusStarted || st.Status == StatusFailed) {
+		if it.Phase != plan.PhaseRun || st == nil || st.Attempts == 0 || e.Skip[it.ID] ||
+			it.Destructive && !e.Redo[it.ID] && (st.Status == state.StatusStarted || st.Status == state.StatusFailed) {
 			return nil // only the first item not done matters
 		}
 		for j := i - 1; j >= 0 && e.items[j].Run == it.Run; j-- {
 			s := e.items[j]
 			ss := e.state.Steps[s.ID]
 			switch {
-			case ss == nil || ss.Status != StatusDone:
-			case s.Phase == PhaseReset || s.Phase == PhasePrecondition || s.Phase == PhaseBetween || s.Phase == PhaseChecks:
-				ss.Status, ss.Note = StatusAgain, "runs again before the retry of "+it.ID
+			case ss == nil || ss.Status != state.StatusDone:
+			case s.Phase == plan.PhaseReset || s.Phase == plan.PhasePrecondition || s.Phase == plan.PhaseBetween || s.Phase == plan.PhaseChecks:
+				ss.Status, ss.Note = state.StatusAgain, "runs again before the retry of "+it.ID
 				e.printf("[resume] %s: runs again before the retry of %s", s.ID, it.ID)
 			}
 		}
@@ -362,10 +362,10 @@ func (e *Executor) freshSetup() error {
 // interruptedDestructive decides a destructive step that was interrupted
 // or failed, on resume: marked done (resume --skip: skipped is true), run
 // again (--redo), or refused with ErrInterruptedDestructive.
-func (e *Executor) interruptedDestructive(it Item, st *StepState) (skipped bool, err error) {
+func (e *Executor) interruptedDestructive(it plan.Item, st *state.StepState) (skipped bool, err error) {
 	switch {
 	case e.Skip[it.ID]:
-		st.Status, st.Note = StatusSkipped, "marked done by resume --skip"
+		st.Status, st.Note = state.StatusSkipped, "marked done by resume --skip"
 		if err := state.Save(e.Out, e.state); err != nil {
 			return false, err
 		}
@@ -381,13 +381,13 @@ func (e *Executor) interruptedDestructive(it Item, st *StepState) (skipped bool,
 }
 
 func interruptedWord(status string) string {
-	if status == StatusFailed {
+	if status == state.StatusFailed {
 		return "failed"
 	}
 	return "interrupted"
 }
 
-func shortCmd(it Item) string {
+func shortCmd(it plan.Item) string {
 	if it.Step == nil {
 		return it.Phase
 	}
@@ -407,10 +407,10 @@ func leftNote(d time.Duration) string {
 
 // timeLeft is the planned run time of item i (less elapsed) and after it:
 // commands and checks are not counted, so it is a lower bound.
-func timeLeft(items []Item, steps map[string]*StepState, i int, elapsed time.Duration) time.Duration {
+func timeLeft(items []plan.Item, steps map[string]*state.StepState, i int, elapsed time.Duration) time.Duration {
 	var d time.Duration
 	for j := i; j < len(items); j++ {
-		if st := steps[items[j].ID]; j > i && st != nil && st.Status == StatusDone {
+		if st := steps[items[j].ID]; j > i && st != nil && st.Status == state.StatusDone {
 			continue
 		}
 		d += items[j].Expected
@@ -418,19 +418,19 @@ func timeLeft(items []Item, steps map[string]*StepState, i int, elapsed time.Dur
 	return max(d-elapsed, 0)
 }
 
-func (e *Executor) do(ctx context.Context, i int, it Item, st *StepState) (*RunRecord, error) {
+func (e *Executor) do(ctx context.Context, i int, it plan.Item, st *state.StepState) (*state.RunRecord, error) {
 	logPath := filepath.Join(e.Out, st.Log)
 	if err := os.MkdirAll(filepath.Dir(logPath), 0o755); err != nil {
 		return nil, err
 	}
 	switch it.Phase {
-	case PhaseChecks:
+	case plan.PhaseChecks:
 		return nil, e.runChecks(ctx, it, logPath)
-	case PhaseCompare:
+	case plan.PhaseCompare:
 		return nil, e.compare(ctx, logPath)
-	case PhaseReport:
+	case plan.PhaseReport:
 		return nil, e.WriteReport()
-	case PhaseRun:
+	case plan.PhaseRun:
 		if e.BeforeRun != nil {
 			if err := e.BeforeRun(ctx, it); err != nil {
 				return nil, err

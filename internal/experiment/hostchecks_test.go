@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"encoding/json"
+	"github.com/walab/walab/internal/experiment/plan"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -40,43 +41,43 @@ func TestHostFactChecks(t *testing.T) {
 		_ = json.NewEncoder(w).Encode(dbFacts())
 	}))
 	defer srv.Close()
-	e := &Executor{Plan: &Plan{Exporter: srv.URL, Device: "nvme0"}}
+	e := &Executor{Plan: &plan.Plan{Exporter: srv.URL, Device: "nvme0"}}
 	runCheckCases(t, e, []checkCase{
-		{Check{Check: "irqbalance", Expect: "stopped"}, true, "irqbalance is stopped on dbhost"},
-		{Check{Check: "irqbalance", Expect: "running"}, false, "irqbalance is stopped on dbhost, the plan expects it running"},
-		{Check{Check: "irq_affinity", Device: "nvme0", CPUs: "0-3"}, true, "2 interrupt lines of nvme0 on dbhost"},
-		{Check{Check: "irq_affinity", Device: "eth0", CPUs: "4-7"}, false, "irq 50 () on dbhost may run on CPUs 0-7, outside the planned 4-7"},
-		{Check{Check: "irq_affinity", Device: "nvme9", CPUs: "0"}, false, "watches no interrupt line of nvme9"},
-		{Check{Check: "mysqld_cpus", CPUs: "0-3", Nodes: "0"}, true, "mysqld pid 7 on CPUs 0-3, memory nodes 0-1 (policy bind:0) on dbhost"},
-		{Check{Check: "mysqld_cpus", CPUs: "0-7"}, false, "may run on CPUs 0-3, the plan expects 0-7"},
-		{Check{Check: "mysqld_cpus", CPUs: "0-3", Nodes: "1"}, false, "the plan expects nodes 1"},
-		{Check{Check: "governor", Expect: "performance"}, false, "CPU governor on dbhost is powersave, the plan expects performance"},
-		{Check{Check: "mount_options", Path: "/data/mysql-1", Options: []string{"noatime"}}, true, "/data/mysql-1: /data has noatime on dbhost"},
-		{Check{Check: "mount_options", Path: "/data/mysql-1", Options: []string{"nodiscard"}}, false, "no nodiscard"},
-		{Check{Check: "alignment", Path: "/data/mysql-1"}, false, "not 4 KiB aligned (nvme0n1p1 at byte 1048576, nvme1n1p1 at byte 32256)"},
-		{Check{Check: "free_space", Path: "/data/mysql-1", Bytes: 500 << 30}, true, "/data/mysql-1 on dbhost: 600.0 GiB free (need 500.0 GiB)"},
-		{Check{Check: "free_space", Path: "/var/lib/mysql", Bytes: 1}, false, "does not watch /var/lib/mysql"},
+		{plan.Check{Check: "irqbalance", Expect: "stopped"}, true, "irqbalance is stopped on dbhost"},
+		{plan.Check{Check: "irqbalance", Expect: "running"}, false, "irqbalance is stopped on dbhost, the plan expects it running"},
+		{plan.Check{Check: "irq_affinity", Device: "nvme0", CPUs: "0-3"}, true, "2 interrupt lines of nvme0 on dbhost"},
+		{plan.Check{Check: "irq_affinity", Device: "eth0", CPUs: "4-7"}, false, "irq 50 () on dbhost may run on CPUs 0-7, outside the planned 4-7"},
+		{plan.Check{Check: "irq_affinity", Device: "nvme9", CPUs: "0"}, false, "watches no interrupt line of nvme9"},
+		{plan.Check{Check: "mysqld_cpus", CPUs: "0-3", Nodes: "0"}, true, "mysqld pid 7 on CPUs 0-3, memory nodes 0-1 (policy bind:0) on dbhost"},
+		{plan.Check{Check: "mysqld_cpus", CPUs: "0-7"}, false, "may run on CPUs 0-3, the plan expects 0-7"},
+		{plan.Check{Check: "mysqld_cpus", CPUs: "0-3", Nodes: "1"}, false, "the plan expects nodes 1"},
+		{plan.Check{Check: "governor", Expect: "performance"}, false, "CPU governor on dbhost is powersave, the plan expects performance"},
+		{plan.Check{Check: "mount_options", Path: "/data/mysql-1", Options: []string{"noatime"}}, true, "/data/mysql-1: /data has noatime on dbhost"},
+		{plan.Check{Check: "mount_options", Path: "/data/mysql-1", Options: []string{"nodiscard"}}, false, "no nodiscard"},
+		{plan.Check{Check: "alignment", Path: "/data/mysql-1"}, false, "not 4 KiB aligned (nvme0n1p1 at byte 1048576, nvme1n1p1 at byte 32256)"},
+		{plan.Check{Check: "free_space", Path: "/data/mysql-1", Bytes: 500 << 30}, true, "/data/mysql-1 on dbhost: 600.0 GiB free (need 500.0 GiB)"},
+		{plan.Check{Check: "free_space", Path: "/var/lib/mysql", Bytes: 1}, false, "does not watch /var/lib/mysql"},
 		// Issue 47 item 2: the tuning facts seed 000 sets by hand.
-		{Check{Check: "sysctl", Options: []string{"vm.swappiness=1", "vm.dirty_ratio=40"}}, true, "vm.swappiness=1, vm.dirty_ratio=40 on dbhost"},
-		{Check{Check: "sysctl", Options: []string{"vm.dirty_ratio=20"}}, false, "vm.dirty_ratio is 40 on dbhost, the plan expects 20"},
-		{Check{Check: "sysctl", Options: []string{"vm.dirty_bytes=0"}}, false, "could not read vm.dirty_bytes"},
-		{Check{Check: "thp", Expect: "never", Options: []string{"madvise"}}, true, "transparent huge pages never, defrag madvise on dbhost"},
-		{Check{Check: "thp", Expect: "always"}, false, "transparent huge pages are never on dbhost, the plan expects always"},
-		{Check{Check: "sched_steal", Expect: "on", Nodes: "4"}, true, "STEAL on, sched_steal_node_limit=4 on dbhost"},
-		{Check{Check: "sched_steal", Expect: "off"}, false, "STEAL scheduler feature is on on dbhost, the plan expects off"},
-		{Check{Check: "sched_steal", Expect: "on", Nodes: "2"}, false, "sched_steal_node_limit on dbhost is 4, the plan expects 2"},
-		{Check{Check: "nic_channels", Device: "eth0", Expect: "6"}, true, "eth0 on dbhost has 6 channels"},
-		{Check{Check: "nic_channels", Device: "eth1", Expect: "6"}, false, "eth1 on dbhost has 6 receive and 4 transmit channels"},
-		{Check{Check: "nic_channels", Device: "eth9", Expect: "6"}, false, "shows no NIC eth9"},
-		{Check{Check: "page_cache", Bytes: 4 << 30}, true, "page cache on dbhost: 3.0 GiB (at most 4.0 GiB)"},
-		{Check{Check: "page_cache", Bytes: 1 << 30}, false, "the page cache on dbhost holds 3.0 GiB, the plan allows 1.0 GiB"},
+		{plan.Check{Check: "sysctl", Options: []string{"vm.swappiness=1", "vm.dirty_ratio=40"}}, true, "vm.swappiness=1, vm.dirty_ratio=40 on dbhost"},
+		{plan.Check{Check: "sysctl", Options: []string{"vm.dirty_ratio=20"}}, false, "vm.dirty_ratio is 40 on dbhost, the plan expects 20"},
+		{plan.Check{Check: "sysctl", Options: []string{"vm.dirty_bytes=0"}}, false, "could not read vm.dirty_bytes"},
+		{plan.Check{Check: "thp", Expect: "never", Options: []string{"madvise"}}, true, "transparent huge pages never, defrag madvise on dbhost"},
+		{plan.Check{Check: "thp", Expect: "always"}, false, "transparent huge pages are never on dbhost, the plan expects always"},
+		{plan.Check{Check: "sched_steal", Expect: "on", Nodes: "4"}, true, "STEAL on, sched_steal_node_limit=4 on dbhost"},
+		{plan.Check{Check: "sched_steal", Expect: "off"}, false, "STEAL scheduler feature is on on dbhost, the plan expects off"},
+		{plan.Check{Check: "sched_steal", Expect: "on", Nodes: "2"}, false, "sched_steal_node_limit on dbhost is 4, the plan expects 2"},
+		{plan.Check{Check: "nic_channels", Device: "eth0", Expect: "6"}, true, "eth0 on dbhost has 6 channels"},
+		{plan.Check{Check: "nic_channels", Device: "eth1", Expect: "6"}, false, "eth1 on dbhost has 6 receive and 4 transmit channels"},
+		{plan.Check{Check: "nic_channels", Device: "eth9", Expect: "6"}, false, "shows no NIC eth9"},
+		{plan.Check{Check: "page_cache", Bytes: 4 << 30}, true, "page cache on dbhost: 3.0 GiB (at most 4.0 GiB)"},
+		{plan.Check{Check: "page_cache", Bytes: 1 << 30}, false, "the page cache on dbhost holds 3.0 GiB, the plan allows 1.0 GiB"},
 	})
 }
 
 // checkCase is one check against served facts: whether it passes, and
 // what its reason (or error) contains.
 type checkCase struct {
-	c    Check
+	c    plan.Check
 	pass bool
 	want string
 }
@@ -86,7 +87,7 @@ func runCheckCases(t *testing.T, e *Executor, cases []checkCase) {
 	for _, tc := range cases {
 		t.Run(tc.c.Check+" "+tc.want, func(t *testing.T) {
 			require.Empty(t, CheckKinds()[tc.c.Check](e.Plan, tc.c))
-			got, err := check.Run(context.Background(), e.checkEnv(), tc.c, &Run{Name: "r"})
+			got, err := check.Run(context.Background(), e.checkEnv(), tc.c, &plan.Run{Name: "r"})
 			if tc.pass {
 				require.NoError(t, err)
 				require.Contains(t, got, tc.want)
@@ -98,18 +99,18 @@ func runCheckCases(t *testing.T, e *Executor, cases []checkCase) {
 }
 
 func TestOnHostArgv(t *testing.T) {
-	p := &Plan{Hosts: &Hosts{DB: &Host{Exec: "ip netns exec db"}}}
-	argv, err := p.OnHost(HostDB, []string{"/bin/sh", "-c", "echo 'x'"})
+	p := &plan.Plan{Hosts: &plan.Hosts{DB: &plan.Host{Exec: "ip netns exec db"}}}
+	argv, err := p.OnHost(plan.HostDB, []string{"/bin/sh", "-c", "echo 'x'"})
 	require.NoError(t, err)
 	require.Equal(t, []string{"ip", "netns", "exec", "db", "/bin/sh", "-c", "echo 'x'"}, argv)
 	p.Hosts.DB.Exec = "ssh -o BatchMode=yes db-server"
-	argv, err = p.OnHost(HostDB, []string{"/bin/sh", "-c", "echo 'x'"})
+	argv, err = p.OnHost(plan.HostDB, []string{"/bin/sh", "-c", "echo 'x'"})
 	require.NoError(t, err)
-	require.Equal(t, []string{"ssh", "-o", "BatchMode=yes", "db-server", p.RemoteLine(Item{Step: &Step{Command: "echo 'x'", On: HostDB}})}, argv)
+	require.Equal(t, []string{"ssh", "-o", "BatchMode=yes", "db-server", p.RemoteLine(plan.Item{Step: &plan.Step{Command: "echo 'x'", On: plan.HostDB}})}, argv)
 	argv, err = p.OnHost("", []string{"true"})
 	require.NoError(t, err)
 	require.Equal(t, []string{"true"}, argv)
-	_, err = (&Plan{}).OnHost(HostDB, []string{"true"})
+	_, err = (&plan.Plan{}).OnHost(plan.HostDB, []string{"true"})
 	require.ErrorContains(t, err, "needs hosts.db.exec")
 }
 
@@ -123,11 +124,11 @@ runs:
   - {name: r, workload: oltp_read_write, duration: 10s, targets: [a], repeat: 2, sweep: {threads: [1, 8]}, restart: "systemctl restart mysqld", restart_every: true}
 `))
 	require.NoError(t, err)
-	items, err := Steps(p)
+	items, err := plan.Steps(p)
 	require.NoError(t, err)
 	ids := stepIDs(items)
 	for _, it := range items {
-		if it.Phase == PhaseRestart {
+		if it.Phase == plan.PhaseRestart {
 			argv, err := p.Argv(it, 1, "")
 			require.NoError(t, err)
 			require.Equal(t, "ssh", argv[0], "a restart runs on the database host")
@@ -149,11 +150,11 @@ func TestTuningChecksAbsentFacts(t *testing.T) {
 		_ = json.NewEncoder(w).Encode(hostapi.Facts{Hostname: "bare"})
 	}))
 	defer srv.Close()
-	e := &Executor{Plan: &Plan{Exporter: srv.URL}}
-	for _, c := range []Check{{Check: "sysctl", Options: []string{"vm.swappiness=1"}}, {Check: "thp", Expect: "never"},
+	e := &Executor{Plan: &plan.Plan{Exporter: srv.URL}}
+	for _, c := range []plan.Check{{Check: "sysctl", Options: []string{"vm.swappiness=1"}}, {Check: "thp", Expect: "never"},
 		{Check: "sched_steal", Expect: "off"}, {Check: "nic_channels", Device: "eth0", Expect: "6"}, {Check: "page_cache", Bytes: 1 << 40}} {
 		require.Empty(t, CheckKinds()[c.Check](e.Plan, c), c.Check)
-		_, err := check.Run(context.Background(), e.checkEnv(), c, &Run{Name: "r"})
+		_, err := check.Run(context.Background(), e.checkEnv(), c, &plan.Run{Name: "r"})
 		require.Error(t, err, c.Check)
 		require.Contains(t, err.Error(), "bare", c.Check)
 	}
@@ -161,11 +162,11 @@ func TestTuningChecksAbsentFacts(t *testing.T) {
 
 // TestTuningChecksValidate: nonsense keys are refused when the plan loads.
 func TestTuningChecksValidate(t *testing.T) {
-	for _, c := range []Check{{Check: "sysctl"}, {Check: "sysctl", Options: []string{"kernel.panic=1"}}, {Check: "sysctl", Options: []string{"vm.swappiness"}},
+	for _, c := range []plan.Check{{Check: "sysctl"}, {Check: "sysctl", Options: []string{"kernel.panic=1"}}, {Check: "sysctl", Options: []string{"vm.swappiness"}},
 		{Check: "thp", Expect: "off"}, {Check: "thp", Expect: "never", Options: []string{"a", "b"}},
 		{Check: "sched_steal", Expect: "yes"}, {Check: "sched_steal", Expect: "on", Nodes: "0"},
 		{Check: "nic_channels", Expect: "6"}, {Check: "nic_channels", Device: "eth0", Expect: "six"}, {Check: "page_cache"}} {
-		require.NotEmpty(t, CheckKinds()[c.Check](&Plan{}, c), "%+v", c)
+		require.NotEmpty(t, CheckKinds()[c.Check](&plan.Plan{}, c), "%+v", c)
 	}
 }
 
@@ -183,7 +184,7 @@ func TestSeed000PlansDropThePageCache(t *testing.T) {
 		require.Equal(t, "drop-caches", last.Name, name)
 		require.Contains(t, last.Command, "echo 3 > /proc/sys/vm/drop_caches", name)
 		if name == "seed000-two-hosts.yml" {
-			require.Equal(t, HostDB, last.On, "on the database host")
+			require.Equal(t, plan.HostDB, last.On, "on the database host")
 		}
 	}
 }
@@ -210,20 +211,20 @@ func TestMysqldCPUsTwoInstances(t *testing.T) {
 		_ = json.NewEncoder(w).Encode(facts)
 	}))
 	defer srv.Close()
-	p := &Plan{Exporter: srv.URL, Targets: []Target{{Name: "mysql-1", DSN: testenv.DSN(testenv.MariaDBAddr(), "")}}}
+	p := &plan.Plan{Exporter: srv.URL, Targets: []plan.Target{{Name: "mysql-1", DSN: testenv.DSN(testenv.MariaDBAddr(), "")}}}
 	e := &Executor{Plan: p}
 	runCheckCases(t, e, []checkCase{
-		{Check{Check: "mysqld_cpus", Targets: []string{"mysql-1"}, CPUs: "0-60", Policy: "interleave:0-3"}, true, "mysqld pid 11 on CPUs 0-60 (policy interleave:0-3) on dbhost"},
-		{Check{Check: "mysqld_cpus", Path: "/data/mysql-2/data/", CPUs: "67-127", Policy: "interleave:0,1,2,3"}, true, "mysqld pid 12 on CPUs 67-127"},
-		{Check{Check: "mysqld_cpus", Targets: []string{"mysql-1"}, CPUs: "67-127", Policy: "interleave:0-3"}, false, "mysqld pid 11 on dbhost may run on CPUs 0-60, the plan expects 67-127"},
-		{Check{Check: "mysqld_cpus", Path: "/data/mysql-2/data", CPUs: "67-127", Policy: "bind:0"}, false, "has memory policy interleave:0-3, the plan expects bind:0"},
-		{Check{Check: "mysqld_cpus", Path: "/data/mysql-2/data", CPUs: "67-127", Policy: "interleave:0-1"}, false, "the plan expects interleave:0-1"},
-		{Check{Check: "mysqld_cpus", Path: "/data/mysql-3/data", CPUs: "0-60"}, false, "no mysqld or mariadbd on dbhost runs in path /data/mysql-3/data (watched: pid 11 in " + dir1 + ", pid 12 in /data/mysql-2/data)"},
+		{plan.Check{Check: "mysqld_cpus", Targets: []string{"mysql-1"}, CPUs: "0-60", Policy: "interleave:0-3"}, true, "mysqld pid 11 on CPUs 0-60 (policy interleave:0-3) on dbhost"},
+		{plan.Check{Check: "mysqld_cpus", Path: "/data/mysql-2/data/", CPUs: "67-127", Policy: "interleave:0,1,2,3"}, true, "mysqld pid 12 on CPUs 67-127"},
+		{plan.Check{Check: "mysqld_cpus", Targets: []string{"mysql-1"}, CPUs: "67-127", Policy: "interleave:0-3"}, false, "mysqld pid 11 on dbhost may run on CPUs 0-60, the plan expects 67-127"},
+		{plan.Check{Check: "mysqld_cpus", Path: "/data/mysql-2/data", CPUs: "67-127", Policy: "bind:0"}, false, "has memory policy interleave:0-3, the plan expects bind:0"},
+		{plan.Check{Check: "mysqld_cpus", Path: "/data/mysql-2/data", CPUs: "67-127", Policy: "interleave:0-1"}, false, "the plan expects interleave:0-1"},
+		{plan.Check{Check: "mysqld_cpus", Path: "/data/mysql-3/data", CPUs: "0-60"}, false, "no mysqld or mariadbd on dbhost runs in path /data/mysql-3/data (watched: pid 11 in " + dir1 + ", pid 12 in /data/mysql-2/data)"},
 		// Without a selector every mysqld is held to one list: seed 000's two cannot pass.
-		{Check{Check: "mysqld_cpus", CPUs: "0-60"}, false, "mysqld pid 12 on dbhost may run on CPUs 67-127, the plan expects 0-60"},
+		{plan.Check{Check: "mysqld_cpus", CPUs: "0-60"}, false, "mysqld pid 12 on dbhost may run on CPUs 67-127, the plan expects 0-60"},
 	})
 	require.Equal(t, []string{`policy "interleave": want a memory policy as numa_maps prints it: interleave:0-3, bind:0, prefer:1`},
-		CheckKinds()["mysqld_cpus"](p, Check{CPUs: "0", Policy: "interleave"}))
+		CheckKinds()["mysqld_cpus"](p, plan.Check{CPUs: "0", Policy: "interleave"}))
 
 	// An exporter without ptrace read access (the packaged unit on some
 	// kernels): the facts it could not read carry the reason, and the
@@ -233,12 +234,12 @@ func TestMysqldCPUsTwoInstances(t *testing.T) {
 	facts.Processes[1].Dir = ""
 	facts.Processes[1].Unread = map[string]string{"numa_policy": why, "dir": "/proc/12/cwd: permission denied; its command line has no --datadir="}
 	runCheckCases(t, e, []checkCase{
-		{Check{Check: "mysqld_cpus", Targets: []string{"mysql-1"}, CPUs: "0-60", Policy: "interleave:0-3"}, true, "mysqld pid 11 on CPUs 0-60"},
-		{Check{Check: "mysqld_cpus", Path: "/data/mysql-2/data", CPUs: "67-127"}, false, "pid 12 in unknown (the exporter could not read it: /proc/12/cwd: permission denied; its command line has no --datadir=)"},
-		{Check{Check: "mysqld_cpus", CPUs: "67-127", Process: "mysqld", Policy: "interleave:0-3"}, false, "may run on CPUs 0-60"},
+		{plan.Check{Check: "mysqld_cpus", Targets: []string{"mysql-1"}, CPUs: "0-60", Policy: "interleave:0-3"}, true, "mysqld pid 11 on CPUs 0-60"},
+		{plan.Check{Check: "mysqld_cpus", Path: "/data/mysql-2/data", CPUs: "67-127"}, false, "pid 12 in unknown (the exporter could not read it: /proc/12/cwd: permission denied; its command line has no --datadir=)"},
+		{plan.Check{Check: "mysqld_cpus", CPUs: "67-127", Process: "mysqld", Policy: "interleave:0-3"}, false, "may run on CPUs 0-60"},
 	})
 	facts.Processes = facts.Processes[1:]
 	runCheckCases(t, e, []checkCase{
-		{Check{Check: "mysqld_cpus", CPUs: "67-127", Policy: "interleave:0-3"}, false, "mysqld pid 12 on dbhost has memory policy unknown (the exporter could not read it: " + why + "), the plan expects interleave:0-3"},
+		{plan.Check{Check: "mysqld_cpus", CPUs: "67-127", Policy: "interleave:0-3"}, false, "mysqld pid 12 on dbhost has memory policy unknown (the exporter could not read it: " + why + "), the plan expects interleave:0-3"},
 	})
 }

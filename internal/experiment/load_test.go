@@ -8,12 +8,12 @@ import (
 
 // Parse is plan.Load of a plan without ${NAME} values, with the check
 // kinds: the tests' short form.
-func Parse(data []byte) (*Plan, error) {
+func Parse(data []byte) (*plan.Plan, error) {
 	return plan.Load(plan.Source{Raw: data}, CheckKinds())
 }
 
 // ParseEnv is plan.Load with getenv's ${NAME} values.
-func ParseEnv(data []byte, getenv func(string) (string, bool)) (*Plan, error) {
+func ParseEnv(data []byte, getenv func(string) (string, bool)) (*plan.Plan, error) {
 	return plan.Load(plan.Source{Raw: data, Getenv: getenv}, CheckKinds())
 }
 

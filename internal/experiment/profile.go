@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"context"
+	"github.com/walab/walab/internal/experiment/plan"
 	"path/filepath"
 	"time"
 
@@ -15,7 +16,7 @@ const profileFile = "profile.pb.gz"
 // exporter when the plan asks for one (plan key profile: seed 003's view
 // of where mysqld spends its CPU); the function it returns waits for it
 // after the run and gives its record (nil: none asked).
-func (e *Executor) startProfile(ctx context.Context, it Item, abs, dir string) func() *hotspots.Record {
+func (e *Executor) startProfile(ctx context.Context, it plan.Item, abs, dir string) func() *hotspots.Record {
 	if e.Plan.Profile == 0 {
 		return func() *hotspots.Record { return nil }
 	}

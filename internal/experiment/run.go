@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/walab/walab/internal/experiment/plan"
 	"math"
 	"math/bits"
 	"os"
@@ -21,7 +22,7 @@ import (
 
 // run executes one run item: fingerprint, the workload, fingerprint, and
 // the record of the run.
-func (e *Executor) run(ctx context.Context, i int, it Item, st *StepState, logPath string) (*RunRecord, error) {
+func (e *Executor) run(ctx context.Context, i int, it plan.Item, st *state.StepState, logPath string) (*state.RunRecord, error) {
 	runID := e.Plan.RunID(it, st.Attempts)
 	dir := filepath.Join("runs", runID)
 	abs := filepath.Join(e.Out, dir)
@@ -72,7 +73,7 @@ func (e *Executor) run(ctx context.Context, i int, it Item, st *StepState, logPa
 	if err != nil {
 		return nil, err
 	}
-	rec := &RunRecord{Step: it.ID, Run: it.Run.Name, Scenario: it.Run.ScenarioLabel(), RunID: runID,
+	rec := &state.RunRecord{Step: it.ID, Run: it.Run.Name, Scenario: it.Run.ScenarioLabel(), RunID: runID,
 		Threads: it.Threads, Rep: it.Rep, Attempt: st.Attempts, Start: start, End: end, Dir: dir,
 		WA: fingerprint.WA(fpStart, fpEnd), Drift: fingerprint.Diff(fpStart, fpEnd), Profile: prof}
 	e.noteSteady(rec, watch)
@@ -96,7 +97,7 @@ func (e *Executor) run(ctx context.Context, i int, it Item, st *StepState, logPa
 // endOfRun takes the run's end fingerprint and writes it; a run whose end
 // fingerprint lost what its start read, or whose drive was disturbed
 // between the two, is an error: it is not counted.
-func (e *Executor) endOfRun(ctx context.Context, it Item, runID, abs string, argv []string, fpStart *fingerprint.Fingerprint) (*fingerprint.Fingerprint, error) {
+func (e *Executor) endOfRun(ctx context.Context, it plan.Item, runID, abs string, argv []string, fpStart *fingerprint.Fingerprint) (*fingerprint.Fingerprint, error) {
 	fpEnd, lost := endFingerprint(ctx, fpStart, func() *fingerprint.Fingerprint { return e.fingerprint(ctx, it, runID, "end", argv) })
 	e.recordTool(ctx, it.Run, fpEnd)
 	if err := state.WriteJSON(filepath.Join(abs, "fingerprint-end.json"), fpEnd); err != nil {
@@ -124,7 +125,7 @@ func addCarry(a, b, carry uint64) (uint64, uint64) {
 }
 
 // readResult sums loadgen's per-target results into the record.
-func readResult(path string, rec *RunRecord) error {
+func readResult(path string, rec *state.RunRecord) error {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return err
@@ -172,7 +173,7 @@ func readResult(path string, rec *RunRecord) error {
 
 // recordTool adds the version of the program a command: or fio: run
 // starts to the fingerprint's tools (absent when walab cannot ask it).
-func (e *Executor) recordTool(ctx context.Context, r *Run, f *fingerprint.Fingerprint) {
+func (e *Executor) recordTool(ctx context.Context, r *plan.Run, f *fingerprint.Fingerprint) {
 	if r == nil {
 		return
 	}
@@ -190,7 +191,7 @@ func (e *Executor) recordTool(ctx context.Context, r *Run, f *fingerprint.Finger
 
 // fingerprint takes a run's fingerprint; what cannot be read is named in
 // its Errors, never filled in.
-func (e *Executor) fingerprint(ctx context.Context, it Item, runID, point string, argv []string) *fingerprint.Fingerprint {
+func (e *Executor) fingerprint(ctx context.Context, it plan.Item, runID, point string, argv []string) *fingerprint.Fingerprint {
 	f := &fingerprint.Fingerprint{Schema: fingerprint.Schema, Run: runID, Point: point, Taken: time.Now().UTC(), Loadgen: e.redact.argv(argv),
 		Treatment: e.treatment(ctx, it.Run)}
 	resetFacts(e.state, e.setup, f, it)
@@ -230,7 +231,7 @@ func (e *Executor) fingerprint(ctx context.Context, it Item, runID, point string
 // fingerprint: each target's data identity and the disks' discards. Only
 // the set-up whose checks ran in this process (setup) is known: after a
 // resume they are absent, never guessed.
-func resetFacts(st *State, setup string, f *fingerprint.Fingerprint, it Item) {
+func resetFacts(st *state.State, setup string, f *fingerprint.Fingerprint, it plan.Item) {
 	if it.Run == nil || !strings.HasPrefix(setup, it.Run.Name+"/") {
 		return
 	}

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"encoding/json"
+	"github.com/walab/walab/internal/experiment/plan"
 	"log/slog"
 	"net"
 	"net/http"
@@ -62,7 +63,7 @@ func TestTwoHostsPreconditionStep(t *testing.T) {
 	var step string
 	for _, s := range p.Reset {
 		if s.Name == "precondition-drive" {
-			require.Equal(t, HostDB, s.On, "the exporter takes mutations on loopback: the step runs on the database host")
+			require.Equal(t, plan.HostDB, s.On, "the exporter takes mutations on loopback: the step runs on the database host")
 			step = s.Command
 		}
 	}

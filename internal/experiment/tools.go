@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"github.com/walab/walab/internal/experiment/plan"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -38,7 +39,7 @@ var versionTools = map[string]bool{"fio": true, "sysbench": true, "mysqlslap": t
 // runTool is the program a run starts, when it is one of versionTools:
 // the first word of its fio: or command: line past VAR=value assignments,
 // judged by base name. "" otherwise.
-func runTool(r *Run) string {
+func runTool(r *plan.Run) string {
 	line := r.Command
 	if r.Fio != "" {
 		line = r.Fio

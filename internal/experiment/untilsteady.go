@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"github.com/walab/walab/internal/experiment/state"
 	"strings"
 	"time"
 
@@ -32,7 +33,7 @@ type steadyWatch struct {
 
 // untilSteady is run r's watch and the stop its command polls; none
 // without until_steady.
-func (e *Executor) untilSteady(ctx context.Context, r *Run) (*steadyWatch, func() (bool, string), error) {
+func (e *Executor) untilSteady(ctx context.Context, r *plan.Run) (*steadyWatch, func() (bool, string), error) {
 	if r == nil || r.UntilSteady == nil {
 		return nil, nil, nil
 	}
@@ -44,7 +45,7 @@ func (e *Executor) untilSteady(ctx context.Context, r *Run) (*steadyWatch, func(
 }
 
 // noteSteady records and prints how a watched run ended.
-func (e *Executor) noteSteady(rec *RunRecord, w *steadyWatch) {
+func (e *Executor) noteSteady(rec *state.RunRecord, w *steadyWatch) {
 	if w == nil {
 		return
 	}

@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"github.com/walab/walab/internal/experiment/state"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -32,7 +33,7 @@ const untilSteadySim = `sim:
 // untilSteadyRun executes a one-run plan whose command would run for 10
 // minutes, with until_steady's given drift and max, on the simulated drive,
 // and returns the run's record.
-func untilSteadyRun(t *testing.T, drift, max string) *RunRecord {
+func untilSteadyRun(t *testing.T, drift, max string) *state.RunRecord {
 	t.Helper()
 	sim := exporterServer(t, untilSteadySim, "")
 	raw := fmt.Sprintf(`name: steady
