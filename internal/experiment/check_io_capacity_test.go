@@ -2,14 +2,14 @@ package experiment
 
 import (
 	"context"
-	"github.com/walab/walab/internal/experiment/plan"
-	"github.com/walab/walab/internal/experiment/state"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/walab/walab/internal/experiment/check"
+	"github.com/walab/walab/internal/experiment/plan"
+	"github.com/walab/walab/internal/experiment/state"
 	"github.com/walab/walab/internal/fio"
 	"github.com/walab/walab/internal/testenv"
 )

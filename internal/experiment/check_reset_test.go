@@ -6,8 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"github.com/walab/walab/internal/experiment/plan"
-	"github.com/walab/walab/internal/experiment/state"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -19,6 +17,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/walab/walab/internal/experiment/check"
+	"github.com/walab/walab/internal/experiment/plan"
+	"github.com/walab/walab/internal/experiment/state"
 	"github.com/walab/walab/internal/fingerprint"
 	"github.com/walab/walab/internal/hostapi"
 	"github.com/walab/walab/internal/testenv"

@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/walab/walab/internal/experiment/state"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/walab/walab/internal/experiment/check"
 	"github.com/walab/walab/internal/experiment/plan"
+	"github.com/walab/walab/internal/experiment/state"
 )
 
 // runChecks runs the plan's checks before a run; a failing "stop" check

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/walab/walab/internal/experiment/plan"
-	"github.com/walab/walab/internal/experiment/state"
 	"os"
 	"os/exec"
 	"strconv"
@@ -13,6 +11,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/walab/walab/internal/experiment/plan"
+	"github.com/walab/walab/internal/experiment/state"
 	"github.com/walab/walab/internal/fingerprint"
 )
 

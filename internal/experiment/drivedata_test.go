@@ -3,8 +3,6 @@ package experiment
 import (
 	"context"
 	"encoding/json"
-	"github.com/walab/walab/internal/experiment/plan"
-	"github.com/walab/walab/internal/experiment/state"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -15,6 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/walab/walab/internal/experiment/check"
+	"github.com/walab/walab/internal/experiment/plan"
+	"github.com/walab/walab/internal/experiment/state"
 	"github.com/walab/walab/internal/hostapi"
 	"github.com/walab/walab/internal/testenv"
 )

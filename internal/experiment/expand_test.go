@@ -1,8 +1,6 @@
 package experiment
 
 import (
-	"github.com/walab/walab/internal/experiment/plan"
-
 	"context"
 	"fmt"
 	"strings"
@@ -11,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/walab/walab/internal/experiment/plan"
 	"github.com/walab/walab/internal/testenv"
 )
 

@@ -3,7 +3,6 @@ package experiment
 import (
 	"errors"
 	"fmt"
-	"github.com/walab/walab/internal/experiment/state"
 	"io"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/walab/walab/internal/blockdev"
 	"github.com/walab/walab/internal/experiment/plan"
+	"github.com/walab/walab/internal/experiment/state"
 	"github.com/walab/walab/internal/fio"
 	"github.com/walab/walab/internal/rawdev"
 )
@@ -29,7 +29,7 @@ type fioWatch struct {
 // destructive or that something uses (mounted, swap, held), before fio
 // starts, and reads the block counters of the devices under fio's files.
 func fioBefore(r *plan.Run) (*fioWatch, error) {
-	devs, files, err := plan.FioTargets(r.Fio)
+	devs, files, err := r.FioTargets()
 	if err != nil {
 		return nil, err
 	}

@@ -1,10 +1,6 @@
 package experiment
 
 import (
-	"github.com/walab/walab/internal/experiment/plan"
-	"github.com/walab/walab/internal/experiment/report"
-	"github.com/walab/walab/internal/experiment/state"
-
 	"bytes"
 	"context"
 	"encoding/json"
@@ -19,6 +15,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/walab/walab/internal/blockdev"
+	"github.com/walab/walab/internal/experiment/plan"
+	"github.com/walab/walab/internal/experiment/report"
+	"github.com/walab/walab/internal/experiment/state"
 	"github.com/walab/walab/internal/fio"
 	"github.com/walab/walab/internal/testenv"
 )

@@ -3,7 +3,6 @@ package experiment
 import (
 	"context"
 	"fmt"
-	"github.com/walab/walab/internal/experiment/state"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -13,6 +12,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/walab/walab/internal/experiment/state"
 )
 
 // TestExporterLostMidRun: the database host's exporter lost during a run

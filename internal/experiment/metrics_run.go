@@ -2,8 +2,8 @@ package experiment
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/walab/walab/internal/experiment/plan"
 
+	"github.com/walab/walab/internal/experiment/plan"
 	"github.com/walab/walab/internal/promql"
 )
 

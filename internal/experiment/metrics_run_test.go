@@ -1,7 +1,6 @@
 package experiment
 
 import (
-	"github.com/walab/walab/internal/experiment/plan"
 	"os"
 	"os/exec"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/require"
 
+	"github.com/walab/walab/internal/experiment/plan"
 	"github.com/walab/walab/internal/testenv"
 )
 

@@ -2,10 +2,10 @@ package experiment
 
 import (
 	"context"
-	"github.com/walab/walab/internal/experiment/plan"
 	"path/filepath"
 	"time"
 
+	"github.com/walab/walab/internal/experiment/plan"
 	"github.com/walab/walab/internal/hotspots"
 )
 

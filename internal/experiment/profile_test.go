@@ -1,13 +1,14 @@
 package experiment
 
 import (
-	"github.com/walab/walab/internal/experiment/plan"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/walab/walab/internal/experiment/plan"
 )
 
 // TestSeed003Plan: the shipped seed 003 plan asks for a profile per run,

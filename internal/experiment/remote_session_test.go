@@ -2,8 +2,6 @@ package experiment
 
 import (
 	"context"
-	"github.com/walab/walab/internal/experiment/plan"
-	"github.com/walab/walab/internal/experiment/state"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +12,9 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/walab/walab/internal/experiment/plan"
+	"github.com/walab/walab/internal/experiment/state"
 )
 
 // TestRemoteGuardReportsSession: the guard's line on standard error names

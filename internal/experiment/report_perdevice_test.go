@@ -3,7 +3,6 @@ package experiment
 import (
 	"context"
 	"fmt"
-	"github.com/walab/walab/internal/experiment/plan"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/walab/walab/internal/experiment/plan"
 	"github.com/walab/walab/internal/experiment/state"
 )
 

@@ -1,11 +1,12 @@
 package experiment
 
 import (
-	"github.com/walab/walab/internal/experiment/state"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/walab/walab/internal/experiment/state"
 )
 
 // TestReportUnderNotValid: the report gives no WA reduction when walab

@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"encoding/json"
-	"github.com/walab/walab/internal/experiment/plan"
 	"log/slog"
 	"net"
 	"net/http"
@@ -16,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/walab/walab/internal/collector"
+	"github.com/walab/walab/internal/experiment/plan"
 	"github.com/walab/walab/internal/exporterapp"
 	"github.com/walab/walab/internal/nvme/replay/fixture"
 )

@@ -3,13 +3,13 @@ package experiment
 import (
 	"context"
 	"fmt"
-	"github.com/walab/walab/internal/experiment/plan"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/walab/walab/internal/buildinfo"
+	"github.com/walab/walab/internal/experiment/plan"
 )
 
 // loadgenVersion is `loadgen --version` of the plan's loadgen, read once

@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"context"
-	"github.com/walab/walab/internal/experiment/plan"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/walab/walab/internal/experiment/plan"
 	"github.com/walab/walab/internal/fingerprint"
 	"github.com/walab/walab/internal/testenv"
 )

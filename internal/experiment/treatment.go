@@ -4,13 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"github.com/walab/walab/internal/experiment/plan"
 	"os/exec"
 	"strings"
 	"time"
 
 	"github.com/mattn/go-shellwords"
 
+	"github.com/walab/walab/internal/experiment/plan"
 	"github.com/walab/walab/internal/fingerprint"
 )
 

@@ -3,12 +3,12 @@ package experiment
 import (
 	"context"
 	"fmt"
-	"github.com/walab/walab/internal/experiment/state"
 	"strings"
 	"time"
 
 	"github.com/walab/walab/internal/compare"
 	"github.com/walab/walab/internal/experiment/plan"
+	"github.com/walab/walab/internal/experiment/state"
 	"github.com/walab/walab/internal/fingerprint"
 )
 

@@ -55,6 +55,10 @@ type Plan struct {
 	// Profile is how long each run's CPU profile samples mysqld (the
 	// database host's exporter, --collector.profile; profile.go); 0: none.
 	Profile Duration `yaml:"profile"`
+
+	// transports are the hosts' command prefixes, parsed once by Load
+	// (compile.go).
+	transports map[string]*transport
 }
 
 // Target is one MySQL instance under load.
@@ -77,6 +81,8 @@ type Step struct {
 	Written float64 `yaml:"written"`
 	On      string  `yaml:"on"` // db: through hosts.db.exec; client (default): where walab runs
 	Line    int     `yaml:"-"`
+
+	loadgenWords []string // Loadgen split once by Load (compile.go)
 }
 
 // Check is a pre-run check; see checks.go for the kinds.
@@ -146,6 +152,10 @@ type Run struct {
 	Destructive bool `yaml:"destructive"`
 	// UntilSteady ends the run once its WA holds (untilsteady.go).
 	UntilSteady *UntilSteady `yaml:"until_steady"`
+
+	// Split and parsed once by Load (compile.go).
+	argWords []string // Args
+	fio      *fioLine // Fio
 }
 
 // Sweep runs the workload at each value and reports the peak.
@@ -412,6 +422,9 @@ func parse(data []byte, getenv func(string) (string, bool), set Settings, kinds 
 	if len(errs) > 0 {
 		sort.SliceStable(errs, func(i, j int) bool { return errs[i].Line < errs[j].Line })
 		return nil, errs
+	}
+	if err := p.compile(); err != nil {
+		return nil, Errors{{0, err.Error()}}
 	}
 	return &p, nil
 }
