@@ -141,7 +141,7 @@ func TestFingerprintTreatment(t *testing.T) {
 	e := &Executor{Plan: p, state: &state.State{}, setup: "streams/"}
 	e.state.Datasets = map[string]map[string]state.Dataset{"streams/": {"mysql-1": {Tables: 9, SHA256: strings.Repeat("ab", 32)}}}
 	e.state.ResetDiscard = map[string]*state.DiscardSnapshot{"streams/": {Moved: map[string]float64{"nvme0n1": 8 << 30}}}
-	f := e.fingerprint(context.Background(), plan.Item{ID: "streams/r1/run", Run: run}, "x-streams", "start", nil)
+	f := newRunStep(e).fingerprint(context.Background(), plan.Item{ID: "streams/r1/run", Run: run}, "x-streams", "start", nil)
 	require.Equal(t, []string{"on client: echo astream -i /data/mysql-1/data -r " + rules + " missing.txt"}, f.Treatment.Commands)
 	sum := sha256.Sum256([]byte("ibdata1 1\n"))
 	require.Equal(t, map[string]string{rules: hex.EncodeToString(sum[:])}, f.Treatment.Files)
@@ -153,7 +153,7 @@ func TestFingerprintTreatment(t *testing.T) {
 	require.Equal(t, hex.EncodeToString(sum[:]), flat["treatment.files."+rules])
 
 	// Another run's checks: nothing of theirs is this run's.
-	f = e.fingerprint(context.Background(), plan.Item{ID: "baseline/r1/run", Run: &plan.Run{Name: "baseline"}}, "x-baseline", "start", nil)
+	f = newRunStep(e).fingerprint(context.Background(), plan.Item{ID: "baseline/r1/run", Run: &plan.Run{Name: "baseline"}}, "x-baseline", "start", nil)
 	require.Nil(t, f.Data)
 	require.Nil(t, f.Treatment)
 }
@@ -175,7 +175,7 @@ walab_placement_hints_effective{device="nvme0",reason="no_write_streams"} 0
 	got, err := check.Run(context.Background(), e.checkEnv(), plan.Check{Check: "placement", Expect: "on"}, &plan.Run{Name: "namespaces", Scenario: "namespaces"})
 	require.NoError(t, err)
 	require.Equal(t, "streams directive enabled=false, FDP enabled=true: on (scenario namespaces expects on); no file write reaches an FDP placement handle on this kernel (no_write_streams): MySQL's writes go to their namespace's default handle, so placement comes only from the namespace layout", got)
-	f := e.fingerprint(context.Background(), plan.Item{Run: &plan.Run{Name: "namespaces"}}, "x", "start", nil)
+	f := newRunStep(e).fingerprint(context.Background(), plan.Item{Run: &plan.Run{Name: "namespaces"}}, "x", "start", nil)
 	require.Equal(t, map[string]float64{"reclaim_unit_handles": 4}, f.Drive.FDPConfig)
 	require.Equal(t, "no_write_streams", f.Drive.Hints)
 }

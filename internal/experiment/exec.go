@@ -15,21 +15,24 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/walab/walab/internal/compare"
+	"github.com/walab/walab/internal/experiment/check"
 	"github.com/walab/walab/internal/experiment/plan"
 	"github.com/walab/walab/internal/experiment/state"
 )
 
 // Executor runs a plan's items in order and records each in the journal
-// (state). Its methods, by concern: the step loop (exec.go); one step's
-// command (command.go) in its own process group (procgroup.go); a run item
-// between two fingerprints (run.go, fio_run.go, tools.go, treatment.go);
-// the pre-run checks (checks.go, which runs the check package's kinds);
-// the compare step (compare.go); the report (report.go, over the report
-// package); the secrets kept out of logs and the report (redact.go).
+// (state). Its own methods are the step loop, resume (exec.go, and the
+// interrupted groups' end in procgroup.go), the journal and the report
+// (report.go, over the report package). Each step's work has its own
+// receiver: a step's process (stepProcess: command.go, procgroup.go,
+// remote_session.go), a run item between two fingerprints (runStep:
+// run.go, fio_run.go, tools.go, treatment.go, profile.go,
+// untilsteady.go), the compare step (compareStep: compare.go); the
+// pre-run checks run the check package's kinds (checks.go); the secrets
+// stay out of logs and the report (redact.go).
 type Executor struct {
 	Plan      *plan.Plan
 	PlanBytes []byte    // the plan as written: ${NAME} not expanded
@@ -64,10 +67,49 @@ type Executor struct {
 	redact redactor
 	setup  string // the set-up whose checks run (setupKey)
 
-	loadgenOnce sync.Once // loadgenVersion
-	loadgenVer  string
-	toolMu      sync.Mutex        // toolVersion
-	toolVers    map[string]string // tool -> its --version line ("" when it failed)
+	tools toolVersions
+}
+
+// stepProcess is the executor's part that starts and ends processes: one
+// step's command in its own process group (procgroup.go), its log, its
+// remote session (remote_session.go), and how it ends: exit, timeout,
+// interrupt or a stop condition (command.go). Its group and remote session
+// go to the journal as they start.
+type stepProcess struct {
+	plan    *plan.Plan
+	out     string // the experiment's directory, the journal's home
+	journal *state.State
+	redact  redactor
+	// The executor's KillGrace, PollEvery and ProgressEvery.
+	killGrace, pollEvery, progressEvery time.Duration
+}
+
+func newStepProcess(e *Executor) *stepProcess {
+	return &stepProcess{plan: e.Plan, out: e.Out, journal: e.state, redact: e.redact,
+		killGrace: e.KillGrace, pollEvery: e.PollEvery, progressEvery: e.ProgressEvery}
+}
+
+// runStep is one run item's work (run.go): the workload between two
+// fingerprints, with its fio counters (fio_run.go), its tools' versions
+// (tools.go), its treatment (treatment.go), its CPU profile (profile.go)
+// and its until_steady watch (untilsteady.go), and the record of the run.
+type runStep struct {
+	plan    *plan.Plan
+	out     string
+	journal *state.State
+	items   []plan.Item // the time left counts the items after it
+	setup   string      // the set-up whose checks ran in this process
+	http    *http.Client
+	metrics *Metrics
+	redact  redactor
+	tools   *toolVersions
+	proc    *stepProcess
+	printf  func(format string, args ...any)
+}
+
+func newRunStep(e *Executor) *runStep {
+	return &runStep{plan: e.Plan, out: e.Out, journal: e.state, items: e.items, setup: e.setup, http: e.HTTP, metrics: e.Metrics,
+		redact: e.redact, tools: &e.tools, proc: newStepProcess(e), printf: e.printf}
 }
 
 // Create prepares a new experiment in out, which must not exist or be
@@ -206,7 +248,7 @@ var ErrInterruptedDestructive = errors.New("interrupted destructive step")
 // experiment with its reason; resume continues at the first item not done.
 func (e *Executor) Execute(ctx context.Context) error {
 	e.Metrics.setTotal(len(e.items))
-	if err := e.knownIDs(); err != nil {
+	if err := knownIDs(e.items, e.Skip, e.Redo); err != nil {
 		return err
 	}
 	if err := e.endInterrupted(); err != nil {
@@ -312,14 +354,14 @@ func stepTimeout(s *plan.Step, def time.Duration) time.Duration {
 	return orDefault(def, DefaultStepTimeout)
 }
 
-// knownIDs refuses a --skip or --redo that names no step of the plan: a
-// typo must not pass for a decision.
-func (e *Executor) knownIDs() error {
+// knownIDs refuses a --skip or --redo that names no step of the plan's
+// items: a typo must not pass for a decision.
+func knownIDs(items []plan.Item, skip, redo map[string]bool) error {
 	ids := map[string]bool{}
-	for _, it := range e.items {
+	for _, it := range items {
 		ids[it.ID] = true
 	}
-	for flag, m := range map[string]map[string]bool{"--skip": e.Skip, "--redo": e.Redo} {
+	for flag, m := range map[string]map[string]bool{"--skip": skip, "--redo": redo} {
 		for _, id := range slices.Sorted(maps.Keys(m)) {
 			if !ids[id] {
 				return fmt.Errorf("resume %s %s: the plan has no step %q (walab experiment run --dry-run lists the step ids)", flag, id, id)
@@ -425,9 +467,10 @@ func (e *Executor) do(ctx context.Context, i int, it plan.Item, st *state.StepSt
 	}
 	switch it.Phase {
 	case plan.PhaseChecks:
-		return nil, e.runChecks(ctx, it, logPath)
+		e.setup = check.SetupKey(it.ID)
+		return nil, runChecks(ctx, e.checkEnv(), it, logPath, e.printf)
 	case plan.PhaseCompare:
-		return nil, e.compare(ctx, logPath)
+		return nil, compareStep{plan: e.Plan, journal: e.state, out: e.Out, onCompare: e.OnCompare, printf: e.printf}.run(ctx, logPath)
 	case plan.PhaseReport:
 		return nil, e.WriteReport()
 	case plan.PhaseRun:
@@ -436,7 +479,7 @@ func (e *Executor) do(ctx context.Context, i int, it plan.Item, st *state.StepSt
 				return nil, err
 			}
 		}
-		return e.run(ctx, i, it, st, logPath)
+		return newRunStep(e).run(ctx, i, it, st, logPath)
 	}
 	argv, err := e.Plan.Argv(it, st.Attempts, "")
 	if err != nil {
@@ -445,12 +488,13 @@ func (e *Executor) do(ctx context.Context, i int, it plan.Item, st *state.StepSt
 	e.checkEnv().SnapshotDiscard(ctx, it)
 	var stop func() (bool, string)
 	if it.Step.Written > 0 {
-		stop, err = e.writtenStop(ctx, it.Step.Written)
+		stop, err = writtenStop(ctx, httpClient(e.HTTP), e.Plan, it.Step.Written)
 		if err != nil {
 			return nil, err
 		}
 	}
-	_, _, note, err := e.command(ctx, it, st.Attempts, argv, e.env(it, st.Attempts, ""), logPath, stepTimeout(it.Step, e.StepTimeout), stop, nil)
+	proc := newStepProcess(e)
+	_, _, note, err := proc.command(ctx, it, st.Attempts, argv, proc.env(it, st.Attempts, ""), logPath, stepTimeout(it.Step, e.StepTimeout), stop, nil)
 	st.Note = note
 	return nil, err
 }

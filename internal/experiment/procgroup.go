@@ -60,7 +60,7 @@ func becomeSubreaper() {
 // SIGTTIN) and process group, records the group in the step's state, and
 // only then lets the command run. stdin is the command's standard input
 // (nil: /dev/null), stderr its standard error (nil: logf).
-func (e *Executor) startGroup(it plan.Item, argv, env []string, logf, stderr *os.File, stdin *os.File) (*exec.Cmd, error) {
+func (sp *stepProcess) startGroup(it plan.Item, argv, env []string, logf, stderr *os.File, stdin *os.File) (*exec.Cmd, error) {
 	becomeSubreaper()
 	token, err := newToken()
 	if err != nil {
@@ -93,9 +93,9 @@ func (e *Executor) startGroup(it plan.Item, argv, env []string, logf, stderr *os
 		g.BootID, err = bootID()
 	}
 	if err == nil {
-		if st := e.state.Steps[it.ID]; st != nil {
+		if st := sp.journal.Steps[it.ID]; st != nil {
 			st.Group = g
-			err = state.Save(e.Out, e.state)
+			err = state.Save(sp.out, sp.journal)
 		}
 	}
 	if err == nil {

@@ -71,7 +71,7 @@ func TestReportPerDevice(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Join(out, rec.Dir), 0o755))
 	for i, point := range []string{"start", "end"} {
 		at = i + 1
-		f := e.fingerprint(context.Background(), plan.Item{}, rec.RunID, point, nil)
+		f := newRunStep(e).fingerprint(context.Background(), plan.Item{}, rec.RunID, point, nil)
 		require.Len(t, f.Drives, 3, "%v", f.Errors)
 		require.NoError(t, state.WriteJSON(filepath.Join(out, rec.Dir, "fingerprint-"+point+".json"), f))
 	}

@@ -18,7 +18,7 @@ import (
 // the between steps' commands with their host, and the SHA-256 of each
 // file they name (astream's rule files), read on that host. The hash is
 // only of files that exist there: a word that is no file is no file.
-func (e *Executor) treatment(ctx context.Context, r *plan.Run) *fingerprint.Treatment {
+func (rs *runStep) treatment(ctx context.Context, r *plan.Run) *fingerprint.Treatment {
 	if r == nil || len(r.Between) == 0 {
 		return nil
 	}
@@ -28,12 +28,12 @@ func (e *Executor) treatment(ctx context.Context, r *plan.Run) *fingerprint.Trea
 		if cmd == "" {
 			cmd = "loadgen " + s.Loadgen
 		}
-		t.Commands = append(t.Commands, "on "+orClient(s.On)+": "+e.redact.text(cmd))
+		t.Commands = append(t.Commands, "on "+orClient(s.On)+": "+rs.redact.text(cmd))
 		words := fileWords(s.Command)
 		if len(words) == 0 {
 			continue
 		}
-		sums, err := hashFiles(ctx, e.Plan, s.On, words)
+		sums, err := hashFiles(ctx, rs.plan, s.On, words)
 		if err != "" {
 			t.Errors = append(t.Errors, err)
 		}
