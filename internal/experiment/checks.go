@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/walab/walab/internal/experiment/check"
+	"github.com/walab/walab/internal/experiment/loadgenargs"
 	"github.com/walab/walab/internal/experiment/plan"
 	"github.com/walab/walab/internal/experiment/state"
 )
@@ -67,3 +68,7 @@ func (e *Executor) checkEnv() *check.Env {
 // CheckKinds are the check kinds as the plan's validation receives them
 // (check.Kinds).
 func CheckKinds() plan.CheckKinds { return check.Kinds() }
+
+// Kinds are what a plan is loaded with (plan.Load): the check kinds and
+// loadgen's rules for its command lines (loadgenargs.Problems).
+func Kinds() plan.Kinds { return plan.Kinds{Checks: CheckKinds(), Loadgen: loadgenargs.Problems} }

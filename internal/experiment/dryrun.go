@@ -24,7 +24,7 @@ func DryRunVerbose(p *plan.Plan, w io.Writer) error { return dryRun(p, w, redact
 // DryRunFile is DryRun (verbose: DryRunVerbose) of a plan as written: its
 // ${NAME} expanded from src.Getenv, the secret ones hidden in the output.
 func DryRunFile(src plan.Source, w io.Writer, verbose bool) error {
-	p, err := plan.Load(src, CheckKinds())
+	p, err := plan.Load(src, Kinds())
 	if err != nil {
 		return err
 	}

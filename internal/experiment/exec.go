@@ -118,7 +118,7 @@ func newRunStep(e *Executor) *runStep {
 // from src.Getenv here and from the environment again on resume, never
 // stored expanded; src.Set is recorded in the state for resume.
 func Create(src plan.Source, out string) (*Executor, error) {
-	p, err := plan.Load(src, CheckKinds())
+	p, err := plan.Load(src, Kinds())
 	if err != nil {
 		return nil, err
 	}
@@ -168,7 +168,7 @@ func Open(out string) (*Executor, error) {
 		return nil, fmt.Errorf("%s changed since the experiment started: resume runs the plan it started with", filepath.Join(out, state.PlanFile))
 	}
 	src := plan.Source{Raw: b, Getenv: os.LookupEnv, Set: st.Settings}
-	p, err := plan.Load(src, CheckKinds())
+	p, err := plan.Load(src, Kinds())
 	if err != nil {
 		return nil, fmt.Errorf("%s (resume expands its ${NAME} from the environment again):\n%w", filepath.Join(out, state.PlanFile), err)
 	}

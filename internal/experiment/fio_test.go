@@ -182,9 +182,9 @@ func TestSeed002PlanDryRun(t *testing.T) {
 	free := func(n uint64) plan.Settings {
 		return plan.Settings{FreeSpace: func(string) (uint64, bool) { return n, true }}
 	}
-	_, err = plan.Load(plan.Source{Raw: data, Getenv: noEnv, Set: free(68144791552)}, CheckKinds())
+	_, err = plan.Load(plan.Source{Raw: data, Getenv: noEnv, Set: free(68144791552)}, Kinds())
 	require.ErrorContains(t, err, "size=64G × 1 job(s) is more than the 68144791552 bytes free under ./testfile")
-	p, err := plan.Load(plan.Source{Raw: data, Getenv: noEnv, Set: free(1 << 40)}, CheckKinds())
+	p, err := plan.Load(plan.Source{Raw: data, Getenv: noEnv, Set: free(1 << 40)}, Kinds())
 	require.NoError(t, err)
 	var out bytes.Buffer
 	require.NoError(t, DryRun(p, &out))

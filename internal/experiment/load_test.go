@@ -9,12 +9,12 @@ import (
 // Parse is plan.Load of a plan without ${NAME} values, with the check
 // kinds: the tests' short form.
 func Parse(data []byte) (*plan.Plan, error) {
-	return plan.Load(plan.Source{Raw: data}, CheckKinds())
+	return plan.Load(plan.Source{Raw: data}, Kinds())
 }
 
 // ParseEnv is plan.Load with getenv's ${NAME} values.
 func ParseEnv(data []byte, getenv func(string) (string, bool)) (*plan.Plan, error) {
-	return plan.Load(plan.Source{Raw: data, Getenv: getenv}, CheckKinds())
+	return plan.Load(plan.Source{Raw: data, Getenv: getenv}, Kinds())
 }
 
 // create is Create of a plan as walab experiment run hands it over.

@@ -30,7 +30,7 @@ func TestPlanValuesStayValues(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, raw, src.Raw, "the plan as written, not expanded")
 
-	p, err := plan.Load(src, experiment.CheckKinds())
+	p, err := plan.Load(src, experiment.Kinds())
 	require.NoError(t, err)
 	require.Equal(t, "root@tcp(127.0.0.1:3306)/"+evil, p.Targets[0].DSN)
 	require.Len(t, p.Checks, 7, "the value added no checks: section")

@@ -110,7 +110,8 @@ func (c *Compare) UnmarshalYAML(n *yaml.Node) error {
 // through it. It decodes and validates the plan and reports every problem,
 // each with its line: unknown keys, values of the wrong type, bad
 // durations, runs without targets, destructive commands not marked
-// destructive, checks of a kind not in kinds.
+// destructive, checks of a kind not in kinds.Checks, loadgen lines
+// kinds.Loadgen refuses.
 //
 // Its ${NAME} and ${NAME:-default} are expanded from src.Getenv in the
 // values, after the YAML is parsed, so that a value is one value whatever
@@ -122,7 +123,7 @@ func (c *Compare) UnmarshalYAML(n *yaml.Node) error {
 // [${JOBS:-1, 4, 16}], or a scalar inside {...}) is not YAML until it is
 // expanded: such a plan's text is expanded first, and an environment value
 // with a line break, which would add plan lines, is refused.
-func Load(src Source, kinds CheckKinds) (*Plan, error) {
+func Load(src Source, kinds Kinds) (*Plan, error) {
 	p, err := parse(src.Raw, src.Getenv, src.Set, kinds)
 	if !notYAML(err) || src.Getenv == nil {
 		return p, err
@@ -152,7 +153,7 @@ func notYAML(err error) bool {
 	return errors.As(err, &errs) && len(errs) == 1 && strings.HasPrefix(errs[0].Msg, "not YAML: ")
 }
 
-func parse(data []byte, getenv func(string) (string, bool), set Settings, kinds CheckKinds) (*Plan, error) {
+func parse(data []byte, getenv func(string) (string, bool), set Settings, kinds Kinds) (*Plan, error) {
 	if len(data) > maxPlanBytes {
 		return nil, Errors{{0, fmt.Sprintf("plan is %d bytes, more than the %d a plan may have", len(data), maxPlanBytes)}}
 	}

@@ -224,3 +224,19 @@ type Settings struct {
 // common keys; nil when nothing is). The check kinds are defined where
 // they run; validation receives them as a value.
 type CheckKinds map[string]func(p *Plan, c Check) []string
+
+// LoadgenRules check a loadgen command line (line as written, args its
+// words) before anything runs: its workload (wl, or the line's word naming
+// one), its phase when the line must give one (phase), its flags; they
+// return what is wrong. loadgen's registry defines them
+// (experiment/loadgenargs); validation receives them as a value, so that
+// the plan links no workload.
+type LoadgenRules func(wl string, phase bool, line string, args []string) []string
+
+// Kinds are what validation receives as values from the packages that
+// define them: the check kinds and loadgen's rules. A zero field checks
+// nothing of its own (a plan test of the plan's own keys).
+type Kinds struct {
+	Checks  CheckKinds
+	Loadgen LoadgenRules
+}
