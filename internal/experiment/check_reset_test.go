@@ -21,7 +21,6 @@ import (
 	"github.com/walab/walab/internal/experiment/state"
 	"github.com/walab/walab/internal/fingerprint"
 	"github.com/walab/walab/internal/hostapi"
-	"github.com/walab/walab/internal/testenv"
 )
 
 // discardHost serves a database host whose /data is an 8 GiB filesystem
@@ -78,53 +77,6 @@ func TestDiscardCheck(t *testing.T) {
 
 	require.Equal(t, "streams/c2/", check.SetupKey("streams/c2/reset/1"))
 	require.Equal(t, "streams/c2/", check.SetupKey("streams/c2/checks"))
-}
-
-// TestSameDataCheck: two targets restored from one backup pass; a target
-// with other rows fails before the baseline, and an arm whose data differs
-// from the other arm's fails before the candidate.
-func TestSameDataCheck(t *testing.T) {
-	db1, dsn1 := testenv.MariaDB(t, "h_nvme_same1")
-	db2, dsn2 := testenv.MariaDB(t, "h_nvme_same2")
-	load := func(extra string) {
-		for _, q := range []string{"DROP TABLE IF EXISTS w", "CREATE TABLE w (id INT PRIMARY KEY, name VARCHAR(10))", "INSERT INTO w VALUES (1,'a'),(2,'b')"} {
-			_, err := db1.Exec(q)
-			require.NoError(t, err)
-			_, err = db2.Exec(q)
-			require.NoError(t, err)
-		}
-		if extra != "" {
-			_, err := db2.Exec(extra)
-			require.NoError(t, err)
-		}
-	}
-	p := &plan.Plan{Targets: []plan.Target{{Name: "mysql-1", DSN: dsn1}, {Name: "mysql-2", DSN: dsn2}}}
-	e := &Executor{Plan: p, state: &state.State{}}
-	c := plan.Check{Check: "same_data", Targets: []string{"mysql-1", "mysql-2"}}
-	ctx := context.Background()
-
-	load("UPDATE w SET name = 'c' WHERE id = 2")
-	e.setup = "baseline/"
-	_, err := check.Run(ctx, e.checkEnv(), c, nil)
-	require.ErrorContains(t, err, "target mysql-2 holds other data (1 tables, checksum ")
-	require.ErrorContains(t, err, "the reset did not restore the same backup into both")
-
-	load("")
-	got, err := check.Run(ctx, e.checkEnv(), c, nil)
-	require.NoError(t, err)
-	require.True(t, strings.HasPrefix(got, "mysql-1, mysql-2: 1 tables, checksum "), got)
-
-	e.setup = "streams/"
-	got, err = check.Run(ctx, e.checkEnv(), c, nil)
-	require.NoError(t, err)
-	require.True(t, strings.HasSuffix(got, ", as at baseline's checks"), got)
-
-	_, err = db1.Exec("INSERT INTO w VALUES (3,'x')")
-	require.NoError(t, err)
-	_, err = db2.Exec("INSERT INTO w VALUES (3,'x')")
-	require.NoError(t, err)
-	_, err = check.Run(ctx, e.checkEnv(), c, nil)
-	require.ErrorContains(t, err, "at its checks: the arms do not start from the same data")
 }
 
 // TestFingerprintTreatment: a run's fingerprint records its placement

@@ -1,4 +1,4 @@
-package experiment
+package check
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/walab/walab/internal/experiment/check"
 	"github.com/walab/walab/internal/experiment/plan"
 	"github.com/walab/walab/internal/experiment/state"
 	"github.com/walab/walab/internal/fio"
@@ -24,10 +23,10 @@ func TestIOCapacityCheck(t *testing.T) {
 	require.NoError(t, db.QueryRow("SELECT @@innodb_io_capacity").Scan(&capacity))
 	p := &plan.Plan{Targets: []plan.Target{{Name: "m", DSN: dsn}}, Runs: []plan.Run{{Name: "disk", Fio: "fio --name=x"}, {Name: "sb", Workload: "fileio"}, {Name: "oltp", Workload: "tpcc"}}}
 	c := plan.Check{Check: "io_capacity", Targets: []string{"m"}, IOPSFrom: "disk"}
-	require.Empty(t, CheckKinds()["io_capacity"](p, c))
-	e := &Executor{Plan: p, state: &state.State{}}
-	_, err := check.Run(context.Background(), e.checkEnv(), c, &plan.Run{Name: "disk"})
-	require.ErrorIs(t, err, check.ErrNotRun, "nothing measured yet")
+	require.Empty(t, Kinds()["io_capacity"](p, c))
+	e := &Env{Plan: p, State: &state.State{}}
+	_, err := Run(context.Background(), e, c, &plan.Run{Name: "disk"})
+	require.ErrorIs(t, err, ErrNotRun, "nothing measured yet")
 
 	// The reads beside the writes are not the disk's write IOPS.
 	fioRun := func(iops float64) state.RunRecord {
@@ -42,8 +41,8 @@ func TestIOCapacityCheck(t *testing.T) {
 		{20 * capacity, false, "is 0.10 x half the"},
 		{capacity, false, "is 2.00 x half the"},
 	} {
-		e.state.Runs = []state.RunRecord{fioRun(tc.iops), fioRun(tc.iops)}
-		got, err := check.Run(context.Background(), e.checkEnv(), c, &plan.Run{Name: "oltp"})
+		e.State.Runs = []state.RunRecord{fioRun(tc.iops), fioRun(tc.iops)}
+		got, err := Run(context.Background(), e, c, &plan.Run{Name: "oltp"})
 		if tc.pass {
 			require.NoError(t, err)
 			require.Contains(t, got, tc.want)
@@ -57,12 +56,12 @@ func TestIOCapacityCheck(t *testing.T) {
 	// counts its reads and fsyncs too); a record without a write figure
 	// (written before there was one) is not measured.
 	tps, writes := 7*capacity, 2*capacity
-	e.state.Runs = []state.RunRecord{{Run: "sb", TPS: &tps}}
+	e.State.Runs = []state.RunRecord{{Run: "sb", TPS: &tps}}
 	fileio := plan.Check{Check: "io_capacity", Targets: []string{"m"}, IOPSFrom: "sb"}
-	_, err = check.Run(context.Background(), e.checkEnv(), fileio, &plan.Run{Name: "oltp"})
-	require.ErrorIs(t, err, check.ErrNotRun)
-	e.state.Runs = []state.RunRecord{{Run: "sb", TPS: &tps, WriteIOPS: &writes}}
-	got, err := check.Run(context.Background(), e.checkEnv(), fileio, &plan.Run{Name: "oltp"})
+	_, err = Run(context.Background(), e, fileio, &plan.Run{Name: "oltp"})
+	require.ErrorIs(t, err, ErrNotRun)
+	e.State.Runs = []state.RunRecord{{Run: "sb", TPS: &tps, WriteIOPS: &writes}}
+	got, err := Run(context.Background(), e, fileio, &plan.Run{Name: "oltp"})
 	require.NoError(t, err)
 	require.Contains(t, got, "is 1.00 x half the")
 
@@ -70,12 +69,12 @@ func TestIOCapacityCheck(t *testing.T) {
 	// the peak, the mean of the repetitions at the best thread count, not
 	// the mean over the sweep (which would read 0.62 x here and pass).
 	sweep := func(th int, iops float64) state.RunRecord { r := fioRun(iops); r.Threads = th; return r }
-	e.state.Runs = []state.RunRecord{sweep(1, capacity/4), sweep(4, capacity), sweep(16, 8*capacity), sweep(16, 4*capacity), sweep(64, 3*capacity)}
-	_, err = check.Run(context.Background(), e.checkEnv(), c, &plan.Run{Name: "oltp"})
+	e.State.Runs = []state.RunRecord{sweep(1, capacity/4), sweep(4, capacity), sweep(16, 8*capacity), sweep(16, 4*capacity), sweep(64, 3*capacity)}
+	_, err = Run(context.Background(), e, c, &plan.Run{Name: "oltp"})
 	require.ErrorContains(t, err, "is 0.33 x half the")
 	require.ErrorContains(t, err, "(the peak of 4 thread counts, at 16 threads, mean of 2)")
-	e.state.Runs = []state.RunRecord{sweep(1, capacity/4), sweep(16, 2*capacity), sweep(64, capacity)}
-	got, err = check.Run(context.Background(), e.checkEnv(), c, &plan.Run{Name: "oltp"})
+	e.State.Runs = []state.RunRecord{sweep(1, capacity/4), sweep(16, 2*capacity), sweep(64, capacity)}
+	got, err = Run(context.Background(), e, c, &plan.Run{Name: "oltp"})
 	require.NoError(t, err)
 	require.Contains(t, got, "is 1.00 x half the")
 	require.Contains(t, got, "at 16 threads, mean of 1")
@@ -89,6 +88,6 @@ func TestIOCapacityCheck(t *testing.T) {
 		{plan.Check{Check: "io_capacity", Targets: []string{"m"}, IOPSFrom: "nope"}, `iops_from "nope": no such run`},
 		{plan.Check{Check: "io_capacity", IOPSFrom: "disk"}, "targets missing"},
 	} {
-		require.Contains(t, strings.Join(CheckKinds()["io_capacity"](p, tc.c), "; "), tc.want)
+		require.Contains(t, strings.Join(Kinds()["io_capacity"](p, tc.c), "; "), tc.want)
 	}
 }
