@@ -1,39 +1,31 @@
 package plan
 
-import "fmt"
-
-// compile hands over what Load validated as values ready to use, so that
-// no caller splits the plan's words again: each host's transport, each
-// loadgen step's words, each run's loadgen arguments and fio line. A plan
-// built in Go rather than loaded has none of them; its lookups parse on
-// demand.
-func (p *Plan) compile() error {
+// compile parses once what the plan's lookups and its validation read
+// again and again: each host's transport, each loadgen step's words, each
+// run's loadgen arguments and fio line. It runs before validation and keeps
+// what parses; what does not, validation parses again to say why (the plan
+// is then refused). A plan built in Go rather than loaded has none of
+// them; its lookups parse on demand.
+func (p *Plan) compile() {
 	if p.Hosts != nil {
 		p.transports = map[string]*transport{}
 		for name, h := range map[string]*Host{HostDB: p.Hosts.DB, HostClient: p.Hosts.Client} {
 			if h == nil || h.Exec == "" {
 				continue
 			}
-			t, err := parseTransport(name, h)
-			if err != nil {
-				return err
+			if t, err := parseTransport(name, h); err == nil {
+				p.transports[name] = t
 			}
-			p.transports[name] = t
 		}
 	}
 	for _, list := range p.stepLists() {
 		for i := range list {
-			if err := list[i].compile(); err != nil {
-				return err
-			}
+			list[i].compile()
 		}
 	}
 	for i := range p.Runs {
-		if err := p.Runs[i].compile(); err != nil {
-			return err
-		}
+		p.Runs[i].compile()
 	}
-	return nil
 }
 
 // stepLists are the plan's lists of steps: prepare, reset, precondition
@@ -46,30 +38,22 @@ func (p *Plan) stepLists() [][]Step {
 	return lists
 }
 
-func (s *Step) compile() error {
-	if s.Loadgen == "" {
-		return nil
+func (s *Step) compile() {
+	if w, err := splitWords(s.Loadgen); err == nil && s.Loadgen != "" {
+		s.loadgenWords = append([]string{}, w...)
 	}
-	w, err := splitWords(s.Loadgen)
-	s.loadgenWords = append([]string{}, w...)
-	return err
 }
 
-func (r *Run) compile() error {
-	w, err := splitWords(r.Args)
-	if err != nil {
-		return fmt.Errorf("run %s: args: %w", r.Name, err)
+func (r *Run) compile() {
+	if w, err := splitWords(r.Args); err == nil {
+		r.argWords = append([]string{}, w...)
 	}
-	r.argWords = append([]string{}, w...)
 	if r.Fio == "" {
-		return nil
+		return
 	}
-	f, problems := parseFio(r.Fio)
-	if len(problems) > 0 {
-		return fmt.Errorf("run %s: %v", r.Name, problems)
+	if f, problems := parseFio(r.Fio); len(problems) == 0 {
+		r.fio = f
 	}
-	r.fio = f
-	return nil
 }
 
 // transport is the named host's transport: the one Load parsed, else (a

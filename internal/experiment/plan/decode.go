@@ -200,6 +200,7 @@ func parse(data []byte, getenv func(string) (string, bool), set Settings, kinds 
 	}
 	decoded := len(errs) == 0
 	p.apply(set)
+	p.compile()
 	for _, e := range p.validate(kinds, set.FreeSpace) {
 		if decoded || !lines[e.Line] && e.Line > 0 {
 			errs = append(errs, e)
@@ -208,9 +209,6 @@ func parse(data []byte, getenv func(string) (string, bool), set Settings, kinds 
 	if len(errs) > 0 {
 		sort.SliceStable(errs, func(i, j int) bool { return errs[i].Line < errs[j].Line })
 		return nil, errs
-	}
-	if err := p.compile(); err != nil {
-		return nil, Errors{{0, err.Error()}}
 	}
 	return &p, nil
 }

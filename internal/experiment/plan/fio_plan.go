@@ -141,7 +141,7 @@ func (v *validator) fioRun(what string, r Run) {
 	if len(r.Targets) > 0 {
 		v.add(r.Line, "%s: targets apply to loadgen runs, not fio", what)
 	}
-	f, problems := parseFio(r.Fio)
+	f, problems := r.fioLine()
 	for _, m := range problems {
 		v.add(r.Line, "%s: %s", what, m)
 	}

@@ -71,7 +71,7 @@ func (v *validator) hosts() {
 				continue
 			}
 			if h.h.Exec != "" {
-				if _, err := parseTransport(h.name, h.h); err != nil {
+				if _, err := p.transport(h.name); err != nil {
 					v.add(h.h.Line, "%v", err)
 				}
 			}

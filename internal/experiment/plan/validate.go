@@ -88,7 +88,7 @@ func (v *validator) step(what string, s Step) {
 		v.add(s.Line, "%s: give either command or loadgen, not both", what)
 	}
 	if s.Loadgen != "" {
-		if words, err := splitWords(s.Loadgen); err != nil {
+		if words, err := s.loadgenArgs(); err != nil {
 			v.add(s.Line, "%s: loadgen arguments %q: %v", what, s.Loadgen, err)
 		} else {
 			v.loadgenLine(s.Line, what, "", true, s.Loadgen, words)
@@ -182,7 +182,7 @@ func (v *validator) runKind(what string, r Run) {
 		} else if r.Duration.D() < time.Second {
 			v.add(r.Line, "%s: duration %s: loadgen counts whole seconds", what, r.Duration.D())
 		}
-		if words, err := splitWords(r.Args); err != nil {
+		if words, err := r.args(); err != nil {
 			v.add(r.Line, "%s: args %q: %v", what, r.Args, err)
 		} else {
 			v.loadgenLine(r.Line, what, r.Workload, false, r.Args, words)
