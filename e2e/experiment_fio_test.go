@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/walab/walab/internal/experiment"
+	"github.com/walab/walab/internal/experiment/state"
 	"github.com/walab/walab/internal/testenv"
 )
 
@@ -118,8 +119,8 @@ func checkFioRecords(t *testing.T, out, dev string) {
 	for _, id := range []string{"fio-e2e-base-r1", "fio-e2e-cand-r1"} {
 		require.Regexp(t, `\| `+id+` \| \(line\) \| 0 \| [1-9][0-9]* \| 0\.00 \| [0-9.]+ \| — \| [0-9.]+ / [0-9.]+ / [0-9.]+ \| 0 \| — \| `+disk+` \| [0-9]+ \| [1-9][0-9]* \| [0-9.]+ \| [0-9.]+ \| [—0-9.]+ \| [0-9.]+ \| [0-9.]+ \|`, r)
 	}
-	var st experiment.State
-	b, err := os.ReadFile(filepath.Join(out, experiment.StateFile))
+	var st state.State
+	b, err := os.ReadFile(filepath.Join(out, state.StateFile))
 	require.NoError(t, err)
 	require.NoError(t, json.Unmarshal(b, &st))
 	require.Len(t, st.Runs, 2)

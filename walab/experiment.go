@@ -80,7 +80,7 @@ func (c *experimentCmd) execute(cmd string, stdout, stderr io.Writer) int {
 		}
 		// The plan is stored as written: no secret from the environment.
 		src := plan.Source{Raw: raw, Getenv: os.LookupEnv}
-		p, err := plan.Load(src, experiment.CheckKinds())
+		p, err := plan.Load(src, experiment.Kinds())
 		if err != nil {
 			return fail(2, fmt.Errorf("%s:\n%w", *c.plan, err))
 		}

@@ -17,9 +17,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/walab/walab/internal/experiment/check"
+	"github.com/walab/walab/internal/experiment/plan"
+	"github.com/walab/walab/internal/experiment/state"
 	"github.com/walab/walab/internal/fingerprint"
 	"github.com/walab/walab/internal/hostapi"
-	"github.com/walab/walab/internal/testenv"
 )
 
 // discardHost serves a database host whose /data is an 8 GiB filesystem
@@ -47,28 +48,28 @@ func discardHost(t *testing.T, discarded *atomic.Int64) string {
 func TestDiscardCheck(t *testing.T) {
 	var discarded atomic.Int64
 	discarded.Store(5 << 30)
-	p := &Plan{Exporter: discardHost(t, &discarded), Reset: []Step{{Command: "mkfs.xfs -f /dev/nvme0n1"}}}
-	e := &Executor{Plan: p, state: &State{}}
-	c := Check{Check: "discard", Path: "/data/mysql-1/data"}
+	p := &plan.Plan{Exporter: discardHost(t, &discarded), Reset: []plan.Step{{Command: "mkfs.xfs -f /dev/nvme0n1"}}}
+	e := &Executor{Plan: p, state: &state.State{}}
+	c := plan.Check{Check: "discard", Path: "/data/mysql-1/data"}
 	require.Empty(t, CheckKinds()["discard"](p, c))
 	require.Equal(t, []string{"targets or path missing", "needs the plan's reset: it compares the discard counters from before the reset's first step",
-		"needs the plan's exporter"}, CheckKinds()["discard"](&Plan{}, Check{Check: "discard"}))
+		"needs the plan's exporter"}, CheckKinds()["discard"](&plan.Plan{}, plan.Check{Check: "discard"}))
 	ctx := context.Background()
 
 	e.setup = "baseline/"
 	_, err := check.Run(ctx, e.checkEnv(), c, nil)
 	require.ErrorContains(t, err, "no discard counters from before this run's reset")
 
-	e.checkEnv().SnapshotDiscard(ctx, Item{ID: "baseline/reset/2-mount", Phase: PhaseReset})
+	e.checkEnv().SnapshotDiscard(ctx, plan.Item{ID: "baseline/reset/2-mount", Phase: plan.PhaseReset})
 	require.Empty(t, e.state.ResetDiscard, "only the first reset step takes the snapshot")
-	e.checkEnv().SnapshotDiscard(ctx, Item{ID: "baseline/reset/1-mkfs", Phase: PhaseReset})
+	e.checkEnv().SnapshotDiscard(ctx, plan.Item{ID: "baseline/reset/1-mkfs", Phase: plan.PhaseReset})
 	require.Equal(t, float64(5<<30), e.state.ResetDiscard["baseline/"].Bytes["nvme0n1"])
 	discarded.Add(8 << 30) // mkfs discarded the whole namespace
 	got, err := check.Run(ctx, e.checkEnv(), c, nil)
 	require.NoError(t, err)
 	require.Equal(t, "/data/mysql-1/data on dbhost: reset discarded 8.00 GiB (nvme0n1 8.00 GiB) of a 8.00 GiB filesystem", got)
 
-	e.checkEnv().SnapshotDiscard(ctx, Item{ID: "streams/reset/1-mkfs", Phase: PhaseReset})
+	e.checkEnv().SnapshotDiscard(ctx, plan.Item{ID: "streams/reset/1-mkfs", Phase: plan.PhaseReset})
 	discarded.Add(64 << 20) // mkfs -K: only what the filesystem trimmed itself
 	e.setup = "streams/"
 	_, err = check.Run(ctx, e.checkEnv(), c, nil)
@@ -76,53 +77,6 @@ func TestDiscardCheck(t *testing.T) {
 
 	require.Equal(t, "streams/c2/", check.SetupKey("streams/c2/reset/1"))
 	require.Equal(t, "streams/c2/", check.SetupKey("streams/c2/checks"))
-}
-
-// TestSameDataCheck: two targets restored from one backup pass; a target
-// with other rows fails before the baseline, and an arm whose data differs
-// from the other arm's fails before the candidate.
-func TestSameDataCheck(t *testing.T) {
-	db1, dsn1 := testenv.MariaDB(t, "h_nvme_same1")
-	db2, dsn2 := testenv.MariaDB(t, "h_nvme_same2")
-	load := func(extra string) {
-		for _, q := range []string{"DROP TABLE IF EXISTS w", "CREATE TABLE w (id INT PRIMARY KEY, name VARCHAR(10))", "INSERT INTO w VALUES (1,'a'),(2,'b')"} {
-			_, err := db1.Exec(q)
-			require.NoError(t, err)
-			_, err = db2.Exec(q)
-			require.NoError(t, err)
-		}
-		if extra != "" {
-			_, err := db2.Exec(extra)
-			require.NoError(t, err)
-		}
-	}
-	p := &Plan{Targets: []Target{{Name: "mysql-1", DSN: dsn1}, {Name: "mysql-2", DSN: dsn2}}}
-	e := &Executor{Plan: p, state: &State{}}
-	c := Check{Check: "same_data", Targets: []string{"mysql-1", "mysql-2"}}
-	ctx := context.Background()
-
-	load("UPDATE w SET name = 'c' WHERE id = 2")
-	e.setup = "baseline/"
-	_, err := check.Run(ctx, e.checkEnv(), c, nil)
-	require.ErrorContains(t, err, "target mysql-2 holds other data (1 tables, checksum ")
-	require.ErrorContains(t, err, "the reset did not restore the same backup into both")
-
-	load("")
-	got, err := check.Run(ctx, e.checkEnv(), c, nil)
-	require.NoError(t, err)
-	require.True(t, strings.HasPrefix(got, "mysql-1, mysql-2: 1 tables, checksum "), got)
-
-	e.setup = "streams/"
-	got, err = check.Run(ctx, e.checkEnv(), c, nil)
-	require.NoError(t, err)
-	require.True(t, strings.HasSuffix(got, ", as at baseline's checks"), got)
-
-	_, err = db1.Exec("INSERT INTO w VALUES (3,'x')")
-	require.NoError(t, err)
-	_, err = db2.Exec("INSERT INTO w VALUES (3,'x')")
-	require.NoError(t, err)
-	_, err = check.Run(ctx, e.checkEnv(), c, nil)
-	require.ErrorContains(t, err, "at its checks: the arms do not start from the same data")
 }
 
 // TestFingerprintTreatment: a run's fingerprint records its placement
@@ -134,12 +88,12 @@ func TestFingerprintTreatment(t *testing.T) {
 	require.NoError(t, os.WriteFile(rules, []byte("ibdata1 1\n"), 0o644))
 	var discarded atomic.Int64
 	url := discardHost(t, &discarded)
-	p := &Plan{Exporter: url, Reset: []Step{{Command: "mkfs.xfs -f /dev/nvme0n1"}}}
-	run := &Run{Name: "streams", Between: []Step{{Command: "echo astream -i /data/mysql-1/data -r " + rules + " missing.txt"}}}
-	e := &Executor{Plan: p, state: &State{}, setup: "streams/"}
-	e.state.Datasets = map[string]map[string]Dataset{"streams/": {"mysql-1": {Tables: 9, SHA256: strings.Repeat("ab", 32)}}}
-	e.state.ResetDiscard = map[string]*DiscardSnapshot{"streams/": {Moved: map[string]float64{"nvme0n1": 8 << 30}}}
-	f := e.fingerprint(context.Background(), Item{ID: "streams/r1/run", Run: run}, "x-streams", "start", nil)
+	p := &plan.Plan{Exporter: url, Reset: []plan.Step{{Command: "mkfs.xfs -f /dev/nvme0n1"}}}
+	run := &plan.Run{Name: "streams", Between: []plan.Step{{Command: "echo astream -i /data/mysql-1/data -r " + rules + " missing.txt"}}}
+	e := &Executor{Plan: p, state: &state.State{}, setup: "streams/"}
+	e.state.Datasets = map[string]map[string]state.Dataset{"streams/": {"mysql-1": {Tables: 9, SHA256: strings.Repeat("ab", 32)}}}
+	e.state.ResetDiscard = map[string]*state.DiscardSnapshot{"streams/": {Moved: map[string]float64{"nvme0n1": 8 << 30}}}
+	f := newRunStep(e).fingerprint(context.Background(), plan.Item{ID: "streams/r1/run", Run: run}, "x-streams", "start", nil)
 	require.Equal(t, []string{"on client: echo astream -i /data/mysql-1/data -r " + rules + " missing.txt"}, f.Treatment.Commands)
 	sum := sha256.Sum256([]byte("ibdata1 1\n"))
 	require.Equal(t, map[string]string{rules: hex.EncodeToString(sum[:])}, f.Treatment.Files)
@@ -151,7 +105,7 @@ func TestFingerprintTreatment(t *testing.T) {
 	require.Equal(t, hex.EncodeToString(sum[:]), flat["treatment.files."+rules])
 
 	// Another run's checks: nothing of theirs is this run's.
-	f = e.fingerprint(context.Background(), Item{ID: "baseline/r1/run", Run: &Run{Name: "baseline"}}, "x-baseline", "start", nil)
+	f = newRunStep(e).fingerprint(context.Background(), plan.Item{ID: "baseline/r1/run", Run: &plan.Run{Name: "baseline"}}, "x-baseline", "start", nil)
 	require.Nil(t, f.Data)
 	require.Nil(t, f.Treatment)
 }
@@ -169,11 +123,11 @@ walab_placement_hints_effective{device="nvme0",reason="no_write_streams"} 0
 `)
 	}))
 	defer srv.Close()
-	e := &Executor{Plan: &Plan{Exporter: srv.URL, Device: "nvme0"}}
-	got, err := check.Run(context.Background(), e.checkEnv(), Check{Check: "placement", Expect: "on"}, &Run{Name: "namespaces", Scenario: "namespaces"})
+	e := &Executor{Plan: &plan.Plan{Exporter: srv.URL, Device: "nvme0"}}
+	got, err := check.Run(context.Background(), e.checkEnv(), plan.Check{Check: "placement", Expect: "on"}, &plan.Run{Name: "namespaces", Scenario: "namespaces"})
 	require.NoError(t, err)
 	require.Equal(t, "streams directive enabled=false, FDP enabled=true: on (scenario namespaces expects on); no file write reaches an FDP placement handle on this kernel (no_write_streams): MySQL's writes go to their namespace's default handle, so placement comes only from the namespace layout", got)
-	f := e.fingerprint(context.Background(), Item{Run: &Run{Name: "namespaces"}}, "x", "start", nil)
+	f := newRunStep(e).fingerprint(context.Background(), plan.Item{Run: &plan.Run{Name: "namespaces"}}, "x", "start", nil)
 	require.Equal(t, map[string]float64{"reclaim_unit_handles": 4}, f.Drive.FDPConfig)
 	require.Equal(t, "no_write_streams", f.Drive.Hints)
 }

@@ -9,13 +9,14 @@ import (
 	v1 "github.com/prometheus/client_golang/api/prometheus/v1"
 
 	"github.com/walab/walab/internal/compare"
+	"github.com/walab/walab/internal/experiment/plan"
 	"github.com/walab/walab/internal/experiment/report"
 	"github.com/walab/walab/internal/experiment/state"
 	"github.com/walab/walab/internal/fingerprint"
 )
 
 // lastRecord is the last counted repetition of a named run.
-func lastRecord(st *State, run string) *RunRecord {
+func lastRecord(st *state.State, run string) *state.RunRecord {
 	for i := len(st.Runs) - 1; i >= 0; i-- {
 		if st.Runs[i].Run == run {
 			return &st.Runs[i]
@@ -24,26 +25,36 @@ func lastRecord(st *State, run string) *RunRecord {
 	return nil
 }
 
-// compare runs the walab compare verdict of the named runs (their last
+// compareStep is the plan's compare step: the verdict of its two named
+// runs, recorded in the journal.
+type compareStep struct {
+	plan      *plan.Plan
+	journal   *state.State
+	out       string
+	onCompare func(*compare.Result) // Executor.OnCompare
+	printf    func(format string, args ...any)
+}
+
+// run runs the walab compare verdict of the named runs (their last
 // counted repetitions) and records it, with the drift between their
 // fingerprints. A verdict that cannot be made is recorded with the reason.
-func (e *Executor) compare(ctx context.Context, logPath string) error {
-	c := e.Plan.Compare
-	rec := &CompareRecord{Baseline: c.Baseline, Candidate: c.Candidate}
-	e.state.Compare = rec
-	base, cand := lastRecord(e.state, c.Baseline), lastRecord(e.state, c.Candidate)
+func (cs compareStep) run(ctx context.Context, logPath string) error {
+	c := cs.plan.Compare
+	rec := &state.CompareRecord{Baseline: c.Baseline, Candidate: c.Candidate}
+	cs.journal.Compare = rec
+	base, cand := lastRecord(cs.journal, c.Baseline), lastRecord(cs.journal, c.Candidate)
 	if base == nil || cand == nil {
 		rec.Error = "a named run has no counted repetition"
 		return state.WriteAtomic(logPath, []byte(rec.Error+"\n"))
 	}
-	if fa, err := state.ReadFingerprint(e.Out, base, "start"); err == nil {
-		if fb, err := state.ReadFingerprint(e.Out, cand, "start"); err == nil {
+	if fa, err := state.ReadFingerprint(cs.out, base, "start"); err == nil {
+		if fb, err := state.ReadFingerprint(cs.out, cand, "start"); err == nil {
 			for _, ch := range fingerprint.Diff(fa, fb) {
 				rec.Drift = append(rec.Drift, ch.String())
 			}
 		}
 	}
-	client, err := api.NewClient(api.Config{Address: e.Plan.Prometheus, RoundTripper: compare.CappedTransport(api.DefaultRoundTripper, compare.MaxResponseBytes)})
+	client, err := api.NewClient(api.Config{Address: cs.plan.Prometheus, RoundTripper: compare.CappedTransport(api.DefaultRoundTripper, compare.MaxResponseBytes)})
 	if err != nil {
 		rec.Error = err.Error()
 		return state.WriteAtomic(logPath, []byte(rec.Error+"\n"))
@@ -53,11 +64,11 @@ func (e *Executor) compare(ctx context.Context, logPath string) error {
 	from := earliest(base.Start, cand.Start).Add(-time.Minute)
 	to := latest(base.End, cand.End).Add(time.Minute)
 	res, err := compare.Compare(cctx, compare.Source{API: v1.NewAPI(client), Step: time.Second}, compare.Options{
-		Baseline: base.RunID, Candidate: cand.RunID, Device: e.Plan.Device, From: from, To: to, LastHours: 12,
-		Round: time.Duration(e.Plan.Round), Reps: e.Plan.Cycles,
+		Baseline: base.RunID, Candidate: cand.RunID, Device: cs.plan.Device, From: from, To: to, LastHours: 12,
+		Round: time.Duration(cs.plan.Round), Reps: cs.plan.Cycles,
 	})
-	if err == nil && e.OnCompare != nil {
-		e.OnCompare(res)
+	if err == nil && cs.onCompare != nil {
+		cs.onCompare(res)
 	}
 	var out bytes.Buffer
 	if err != nil {
@@ -71,7 +82,7 @@ func (e *Executor) compare(ctx context.Context, logPath string) error {
 		rec.Rounds = report.RoundsThroughput(res)
 	}
 	rec.Text = out.String() + report.FioBeside(base, cand)
-	e.printf("[compare] %s vs %s: %s", base.RunID, cand.RunID, firstLine(rec.Text, rec.Error))
+	cs.printf("[compare] %s vs %s: %s", base.RunID, cand.RunID, firstLine(rec.Text, rec.Error))
 	return state.WriteAtomic(logPath, []byte(rec.Text+rec.Error+"\n"))
 }
 

@@ -15,24 +15,24 @@ import (
 // A step on another host shows the host and the plan's own command; the
 // session guard that wraps it and the transport's quoting are said once
 // (DryRunVerbose prints each full line).
-func DryRun(p *Plan, w io.Writer) error { return dryRun(p, w, redactor{}, false) }
+func DryRun(p *plan.Plan, w io.Writer) error { return dryRun(p, w, redactor{}, false) }
 
 // DryRunVerbose is DryRun with every remote step's full local command line
 // and the line its remote shell runs, guard and quoting included.
-func DryRunVerbose(p *Plan, w io.Writer) error { return dryRun(p, w, redactor{}, true) }
+func DryRunVerbose(p *plan.Plan, w io.Writer) error { return dryRun(p, w, redactor{}, true) }
 
 // DryRunFile is DryRun (verbose: DryRunVerbose) of a plan as written: its
 // ${NAME} expanded from src.Getenv, the secret ones hidden in the output.
 func DryRunFile(src plan.Source, w io.Writer, verbose bool) error {
-	p, err := plan.Load(src, CheckKinds())
+	p, err := plan.Load(src, Kinds())
 	if err != nil {
 		return err
 	}
 	return dryRun(p, w, redactor{secretsOf(src)}, verbose)
 }
 
-func dryRun(p *Plan, w io.Writer, r redactor, verbose bool) error {
-	items, err := Steps(p)
+func dryRun(p *plan.Plan, w io.Writer, r redactor, verbose bool) error {
+	items, err := plan.Steps(p)
 	if err != nil {
 		return err
 	}
@@ -57,7 +57,7 @@ func dryRun(p *Plan, w io.Writer, r redactor, verbose bool) error {
 // dryRunHosts says once how the plan's steps on other hosts run: each
 // host's command prefix, and the session guard around a remote shell's
 // command.
-func dryRunHosts(p *Plan, items []plan.Item, w io.Writer, r redactor) {
+func dryRunHosts(p *plan.Plan, items []plan.Item, w io.Writer, r redactor) {
 	on, guarded := map[string]bool{}, false
 	for _, it := range items {
 		if it.Step != nil && it.Step.Command != "" && onHost(p, it) {
@@ -81,23 +81,23 @@ func dryRunHosts(p *Plan, items []plan.Item, w io.Writer, r redactor) {
 }
 
 // onHost: the step runs through a host's command prefix.
-func onHost(p *Plan, it plan.Item) bool {
+func onHost(p *plan.Plan, it plan.Item) bool {
 	argv, err := p.OnHost(it.Step.On, []string{"/bin/sh", "-c", it.Step.Command})
 	return err == nil && len(argv) > 3
 }
 
 // dryRunLine is one step's command as the dry run shows it.
-func dryRunLine(p *Plan, it plan.Item, r redactor, verbose bool) (string, error) {
+func dryRunLine(p *plan.Plan, it plan.Item, r redactor, verbose bool) (string, error) {
 	switch it.Phase {
-	case PhaseChecks:
+	case plan.PhaseChecks:
 		var names []string
 		for _, c := range p.Checks {
 			names = append(names, c.Check+"("+c.OnFailMode()+")")
 		}
 		return "checks: " + strings.Join(names, ", "), nil
-	case PhaseCompare:
+	case plan.PhaseCompare:
 		return fmt.Sprintf("walab compare --baseline %s --candidate %s (device %s, %s)", p.Compare.Baseline, p.Compare.Candidate, p.Device, p.Prometheus), nil
-	case PhaseReport:
+	case plan.PhaseReport:
 		return "write report.md", nil
 	}
 	argv, err := p.Argv(it, 1, "RUN_DIR/result.json")
@@ -114,7 +114,7 @@ func dryRunLine(p *Plan, it plan.Item, r redactor, verbose bool) (string, error)
 			line += "\n" + strings.Repeat(" ", 46) + "remote shell runs: " + r.text(rl)
 		}
 	}
-	if it.Phase == PhaseRun {
+	if it.Phase == plan.PhaseRun {
 		prof := ""
 		if p.Profile != 0 {
 			prof = fmt.Sprintf(", CPU profile %s from %s", time.Duration(p.Profile), p.DBExporter())

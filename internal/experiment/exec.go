@@ -15,23 +15,26 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/walab/walab/internal/compare"
+	"github.com/walab/walab/internal/experiment/check"
 	"github.com/walab/walab/internal/experiment/plan"
 	"github.com/walab/walab/internal/experiment/state"
 )
 
 // Executor runs a plan's items in order and records each in the journal
-// (state). Its methods, by concern: the step loop (exec.go); one step's
-// command (command.go) in its own process group (procgroup.go); a run item
-// between two fingerprints (run.go, fio_run.go, tools.go, treatment.go);
-// the pre-run checks (checks.go, which runs the check package's kinds);
-// the compare step (compare.go); the report (report.go, over the report
-// package); the secrets kept out of logs and the report (redact.go).
+// (state). Its own methods are the step loop, resume (exec.go, and the
+// interrupted groups' end in procgroup.go), the journal and the report
+// (report.go, over the report package). Each step's work has its own
+// receiver: a step's process (stepProcess: command.go, procgroup.go,
+// remote_session.go), a run item between two fingerprints (runStep:
+// run.go, fio_run.go, tools.go, treatment.go, profile.go,
+// untilsteady.go), the compare step (compareStep: compare.go); the
+// pre-run checks run the check package's kinds (checks.go); the secrets
+// stay out of logs and the report (redact.go).
 type Executor struct {
-	Plan      *Plan
+	Plan      *plan.Plan
 	PlanBytes []byte    // the plan as written: ${NAME} not expanded
 	Out       string    // output directory: state, logs, runs, report
 	Stdout    io.Writer // progress lines
@@ -57,17 +60,56 @@ type Executor struct {
 	// workload (after its reset, checks and between steps); an error fails
 	// the step unrun, with that error (walab lab refuses a run that would
 	// outgrow its drive).
-	BeforeRun func(ctx context.Context, it Item) error
+	BeforeRun func(ctx context.Context, it plan.Item) error
 
-	state  *State
-	items  []Item
+	state  *state.State
+	items  []plan.Item
 	redact redactor
 	setup  string // the set-up whose checks run (setupKey)
 
-	loadgenOnce sync.Once // loadgenVersion
-	loadgenVer  string
-	toolMu      sync.Mutex        // toolVersion
-	toolVers    map[string]string // tool -> its --version line ("" when it failed)
+	tools toolVersions
+}
+
+// stepProcess is the executor's part that starts and ends processes: one
+// step's command in its own process group (procgroup.go), its log, its
+// remote session (remote_session.go), and how it ends: exit, timeout,
+// interrupt or a stop condition (command.go). Its group and remote session
+// go to the journal as they start.
+type stepProcess struct {
+	plan    *plan.Plan
+	out     string // the experiment's directory, the journal's home
+	journal *state.State
+	redact  redactor
+	// The executor's KillGrace, PollEvery and ProgressEvery.
+	killGrace, pollEvery, progressEvery time.Duration
+}
+
+func newStepProcess(e *Executor) *stepProcess {
+	return &stepProcess{plan: e.Plan, out: e.Out, journal: e.state, redact: e.redact,
+		killGrace: e.KillGrace, pollEvery: e.PollEvery, progressEvery: e.ProgressEvery}
+}
+
+// runStep is one run item's work (run.go): the workload between two
+// fingerprints, with its fio counters (fio_run.go), its tools' versions
+// (tools.go), its treatment (treatment.go), its CPU profile (profile.go)
+// and its until_steady watch (untilsteady.go), and the record of the run.
+type runStep struct {
+	plan    *plan.Plan
+	out     string
+	journal *state.State
+	items   []plan.Item // the time left counts the items after it
+	setup   string      // the set-up whose checks ran in this process
+	http    *http.Client
+	metrics *Metrics
+	redact  redactor
+	tools   *toolVersions
+	proc    *stepProcess
+	printf  func(format string, args ...any)
+}
+
+func newRunStep(e *Executor) *runStep {
+	return &runStep{plan: e.Plan, out: e.Out, journal: e.state, items: e.items, setup: e.setup, http: e.HTTP, metrics: e.Metrics,
+		redact: e.redact, tools: &e.tools, proc: newStepProcess(e), printf: e.printf}
 }
 
 // Create prepares a new experiment in out, which must not exist or be
@@ -76,12 +118,12 @@ type Executor struct {
 // from src.Getenv here and from the environment again on resume, never
 // stored expanded; src.Set is recorded in the state for resume.
 func Create(src plan.Source, out string) (*Executor, error) {
-	p, err := plan.Load(src, CheckKinds())
+	p, err := plan.Load(src, Kinds())
 	if err != nil {
 		return nil, err
 	}
 	if ents, err := os.ReadDir(out); err == nil && len(ents) > 0 {
-		if _, err := os.Lstat(filepath.Join(out, StateFile)); err == nil {
+		if _, err := os.Lstat(filepath.Join(out, state.StateFile)); err == nil {
 			return nil, fmt.Errorf("%s already holds an experiment: continue it with walab experiment resume --out %s, or choose a new directory", out, out)
 		}
 		return nil, fmt.Errorf("%s is not empty: walab writes an experiment only into a new or empty directory", out)
@@ -91,7 +133,7 @@ func Create(src plan.Source, out string) (*Executor, error) {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return nil, err
 	}
-	items, err := Steps(p)
+	items, err := plan.Steps(p)
 	if err != nil {
 		return nil, err
 	}
@@ -99,12 +141,12 @@ func Create(src plan.Source, out string) (*Executor, error) {
 		return nil, err
 	}
 	sum := sha256.Sum256(src.Raw)
-	e := &Executor{Plan: p, PlanBytes: src.Raw, Out: out, items: items, redact: redactor{secretsOf(src)}, state: &State{
+	e := &Executor{Plan: p, PlanBytes: src.Raw, Out: out, items: items, redact: redactor{secretsOf(src)}, state: &state.State{
 		Magic: state.Magic, Plan: p.Name, PlanSHA256: hex.EncodeToString(sum[:]),
-		Created: time.Now().UTC(), Steps: map[string]*StepState{}, Settings: src.Set,
+		Created: time.Now().UTC(), Steps: map[string]*state.StepState{}, Settings: src.Set,
 	}}
 	e.state.ExpandedSHA256 = expandedSum(e.redact, src)
-	if err := state.WriteAtomicMode(filepath.Join(out, PlanFile), src.Raw, 0o600); err != nil {
+	if err := state.WriteAtomicMode(filepath.Join(out, state.PlanFile), src.Raw, 0o600); err != nil {
 		return nil, err
 	}
 	return e, state.Save(e.Out, e.state)
@@ -118,25 +160,25 @@ func Open(out string) (*Executor, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := os.ReadFile(filepath.Join(out, PlanFile))
+	b, err := os.ReadFile(filepath.Join(out, state.PlanFile))
 	if err != nil {
 		return nil, err
 	}
 	if sum := sha256.Sum256(b); hex.EncodeToString(sum[:]) != st.PlanSHA256 {
-		return nil, fmt.Errorf("%s changed since the experiment started: resume runs the plan it started with", filepath.Join(out, PlanFile))
+		return nil, fmt.Errorf("%s changed since the experiment started: resume runs the plan it started with", filepath.Join(out, state.PlanFile))
 	}
 	src := plan.Source{Raw: b, Getenv: os.LookupEnv, Set: st.Settings}
-	p, err := plan.Load(src, CheckKinds())
+	p, err := plan.Load(src, Kinds())
 	if err != nil {
-		return nil, fmt.Errorf("%s (resume expands its ${NAME} from the environment again):\n%w", filepath.Join(out, PlanFile), err)
+		return nil, fmt.Errorf("%s (resume expands its ${NAME} from the environment again):\n%w", filepath.Join(out, state.PlanFile), err)
 	}
-	items, err := Steps(p)
+	items, err := plan.Steps(p)
 	if err != nil {
 		return nil, err
 	}
 	e := &Executor{Plan: p, PlanBytes: b, Out: out, items: items, state: st, redact: redactor{secretsOf(src)}}
 	if st.ExpandedSHA256 != "" && expandedSum(e.redact, src) != st.ExpandedSHA256 {
-		return nil, fmt.Errorf("the environment expands the ${NAME} of %s differently than when the experiment started: resume runs the plan it started with", filepath.Join(out, PlanFile))
+		return nil, fmt.Errorf("the environment expands the ${NAME} of %s differently than when the experiment started: resume runs the plan it started with", filepath.Join(out, state.PlanFile))
 	}
 	return e, nil
 }
@@ -147,11 +189,11 @@ const maxArg = 128 << 10
 // preflight finds before anything runs (the destructive reset included)
 // what would fail later: a loadgen or fio binary that is not there, an
 // argument exec would refuse as too long.
-func preflight(p *Plan, items []Item) error {
-	var errs Errors
+func preflight(p *plan.Plan, items []plan.Item) error {
+	var errs plan.Errors
 	seen := map[string]bool{}
 	for _, it := range items {
-		if it.Phase == PhaseChecks || it.Phase == PhaseCompare || it.Phase == PhaseReport {
+		if it.Phase == plan.PhaseChecks || it.Phase == plan.PhaseCompare || it.Phase == plan.PhaseReport {
 			continue
 		}
 		argv, err := p.Argv(it, 1, "RUN_DIR/result.json")
@@ -160,7 +202,7 @@ func preflight(p *Plan, items []Item) error {
 		}
 		for _, a := range argv {
 			if len(a) >= maxArg {
-				errs = append(errs, LineError{Msg: fmt.Sprintf("step %s: an argument of %d bytes: exec takes at most %d (put the text in a file)", it.ID, len(a), maxArg-1)})
+				errs = append(errs, plan.LineError{Msg: fmt.Sprintf("step %s: an argument of %d bytes: exec takes at most %d (put the text in a file)", it.ID, len(a), maxArg-1)})
 				break
 			}
 		}
@@ -168,7 +210,7 @@ func preflight(p *Plan, items []Item) error {
 		if (it.Step != nil && it.Step.Loadgen != "" || it.Run != nil && it.Step == nil && it.Run.Command == "") && !seen[bin] {
 			seen[bin] = true
 			if _, err := exec.LookPath(bin); err != nil {
-				errs = append(errs, LineError{Msg: fmt.Sprintf("step %s: %s: %v", it.ID, bin, err)})
+				errs = append(errs, plan.LineError{Msg: fmt.Sprintf("step %s: %s: %v", it.ID, bin, err)})
 			}
 		}
 	}
@@ -179,10 +221,10 @@ func preflight(p *Plan, items []Item) error {
 }
 
 // State is the recorded progress (read-only for callers).
-func (e *Executor) State() *State { return e.state }
+func (e *Executor) State() *state.State { return e.state }
 
 // Items are the flattened plan.
-func (e *Executor) Items() []Item { return e.items }
+func (e *Executor) Items() []plan.Item { return e.items }
 
 func (e *Executor) printf(format string, args ...any) {
 	if e.Stdout != nil {
@@ -206,7 +248,7 @@ var ErrInterruptedDestructive = errors.New("interrupted destructive step")
 // experiment with its reason; resume continues at the first item not done.
 func (e *Executor) Execute(ctx context.Context) error {
 	e.Metrics.setTotal(len(e.items))
-	if err := e.knownIDs(); err != nil {
+	if err := knownIDs(e.items, e.Skip, e.Redo); err != nil {
 		return err
 	}
 	if err := e.endInterrupted(); err != nil {
@@ -217,11 +259,11 @@ func (e *Executor) Execute(ctx context.Context) error {
 	}
 	for i, it := range e.items {
 		st := e.state.Steps[it.ID]
-		if st != nil && (st.Status == StatusDone || st.Status == StatusSkipped) {
+		if st != nil && (st.Status == state.StatusDone || st.Status == state.StatusSkipped) {
 			e.Metrics.stepDone()
 			continue
 		}
-		if st != nil && (st.Status == StatusStarted || st.Status == StatusFailed) && it.Destructive {
+		if st != nil && (st.Status == state.StatusStarted || st.Status == state.StatusFailed) && it.Destructive {
 			skipped, err := e.interruptedDestructive(it, st)
 			if err != nil {
 				return err
@@ -231,11 +273,11 @@ func (e *Executor) Execute(ctx context.Context) error {
 			}
 		}
 		if st == nil {
-			st = &StepState{}
+			st = &state.StepState{}
 			e.state.Steps[it.ID] = st
 		}
 		st.Attempts++
-		st.Status, st.Start, st.End, st.Error = StatusStarted, time.Now().UTC(), time.Time{}, ""
+		st.Status, st.Start, st.End, st.Error = state.StatusStarted, time.Now().UTC(), time.Time{}, ""
 		st.Log = filepath.Join("logs", fmt.Sprintf("%03d-%s.log", i+1, safeName(it.ID)))
 		if err := state.Save(e.Out, e.state); err != nil {
 			return err
@@ -250,7 +292,7 @@ func (e *Executor) Execute(ctx context.Context) error {
 				_ = state.Save(e.Out, e.state)
 				return fmt.Errorf("step %s interrupted: %w", it.ID, ctx.Err())
 			}
-			st.Status, st.Error = StatusFailed, err.Error()
+			st.Status, st.Error = state.StatusFailed, err.Error()
 			if serr := state.Save(e.Out, e.state); serr != nil {
 				return serr
 			}
@@ -268,19 +310,19 @@ func (e *Executor) Execute(ctx context.Context) error {
 // recordDone records a step that ended well, and its run. A record the
 // state file cannot hold fails the step with the reason (it does not
 // stay "started"), and its run is not counted.
-func (e *Executor) recordDone(it Item, st *StepState, rec *RunRecord) error {
-	st.Status = StatusDone
+func (e *Executor) recordDone(it plan.Item, st *state.StepState, rec *state.RunRecord) error {
+	st.Status = state.StatusDone
 	runs, finished := e.state.Runs, e.state.Finished
 	if rec != nil {
 		e.state.Runs = append(e.state.Runs, *rec)
 	}
-	if it.Phase == PhaseReport {
+	if it.Phase == plan.PhaseReport {
 		now := time.Now().UTC()
 		e.state.Finished = &now
 	}
 	if err := state.Save(e.Out, e.state); err != nil {
 		e.state.Runs, e.state.Finished = runs, finished
-		st.Status, st.Error = StatusFailed, fmt.Sprintf("walab could not record the step's result: %v", err)
+		st.Status, st.Error = state.StatusFailed, fmt.Sprintf("walab could not record the step's result: %v", err)
 		if serr := state.Save(e.Out, e.state); serr != nil {
 			return serr
 		}
@@ -302,7 +344,7 @@ const DefaultStepTimeout = 12 * time.Hour
 
 // stepTimeout bounds a step: its own timeout, none for one stopped by
 // its written volume, else def (DefaultStepTimeout when 0).
-func stepTimeout(s *Step, def time.Duration) time.Duration {
+func stepTimeout(s *plan.Step, def time.Duration) time.Duration {
 	switch {
 	case s.Timeout.D() > 0:
 		return s.Timeout.D()
@@ -312,14 +354,14 @@ func stepTimeout(s *Step, def time.Duration) time.Duration {
 	return orDefault(def, DefaultStepTimeout)
 }
 
-// knownIDs refuses a --skip or --redo that names no step of the plan: a
-// typo must not pass for a decision.
-func (e *Executor) knownIDs() error {
+// knownIDs refuses a --skip or --redo that names no step of the plan's
+// items: a typo must not pass for a decision.
+func knownIDs(items []plan.Item, skip, redo map[string]bool) error {
 	ids := map[string]bool{}
-	for _, it := range e.items {
+	for _, it := range items {
 		ids[it.ID] = true
 	}
-	for flag, m := range map[string]map[string]bool{"--skip": e.Skip, "--redo": e.Redo} {
+	for flag, m := range map[string]map[string]bool{"--skip": skip, "--redo": redo} {
 		for _, id := range slices.Sorted(maps.Keys(m)) {
 			if !ids[id] {
 				return fmt.Errorf("resume %s %s: the plan has no step %q (walab experiment run --dry-run lists the step ids)", flag, id, id)
@@ -337,20 +379,20 @@ func (e *Executor) knownIDs() error {
 func (e *Executor) freshSetup() error {
 	for i, it := range e.items {
 		st := e.state.Steps[it.ID]
-		if st != nil && (st.Status == StatusDone || st.Status == StatusSkipped) {
+		if st != nil && (st.Status == state.StatusDone || st.Status == state.StatusSkipped) {
 			continue
 		}
-		if it.Phase != PhaseRun || st == nil || st.Attempts == 0 || e.Skip[it.ID] ||
-			it.Destructive && !e.Redo[it.ID] && (st.Status == StatusStarted || st.Status == StatusFailed) {
+		if it.Phase != plan.PhaseRun || st == nil || st.Attempts == 0 || e.Skip[it.ID] ||
+			it.Destructive && !e.Redo[it.ID] && (st.Status == state.StatusStarted || st.Status == state.StatusFailed) {
 			return nil // only the first item not done matters
 		}
 		for j := i - 1; j >= 0 && e.items[j].Run == it.Run; j-- {
 			s := e.items[j]
 			ss := e.state.Steps[s.ID]
 			switch {
-			case ss == nil || ss.Status != StatusDone:
-			case s.Phase == PhaseReset || s.Phase == PhasePrecondition || s.Phase == PhaseBetween || s.Phase == PhaseChecks:
-				ss.Status, ss.Note = StatusAgain, "runs again before the retry of "+it.ID
+			case ss == nil || ss.Status != state.StatusDone:
+			case s.Phase == plan.PhaseReset || s.Phase == plan.PhasePrecondition || s.Phase == plan.PhaseBetween || s.Phase == plan.PhaseChecks:
+				ss.Status, ss.Note = state.StatusAgain, "runs again before the retry of "+it.ID
 				e.printf("[resume] %s: runs again before the retry of %s", s.ID, it.ID)
 			}
 		}
@@ -362,10 +404,10 @@ func (e *Executor) freshSetup() error {
 // interruptedDestructive decides a destructive step that was interrupted
 // or failed, on resume: marked done (resume --skip: skipped is true), run
 // again (--redo), or refused with ErrInterruptedDestructive.
-func (e *Executor) interruptedDestructive(it Item, st *StepState) (skipped bool, err error) {
+func (e *Executor) interruptedDestructive(it plan.Item, st *state.StepState) (skipped bool, err error) {
 	switch {
 	case e.Skip[it.ID]:
-		st.Status, st.Note = StatusSkipped, "marked done by resume --skip"
+		st.Status, st.Note = state.StatusSkipped, "marked done by resume --skip"
 		if err := state.Save(e.Out, e.state); err != nil {
 			return false, err
 		}
@@ -381,13 +423,13 @@ func (e *Executor) interruptedDestructive(it Item, st *StepState) (skipped bool,
 }
 
 func interruptedWord(status string) string {
-	if status == StatusFailed {
+	if status == state.StatusFailed {
 		return "failed"
 	}
 	return "interrupted"
 }
 
-func shortCmd(it Item) string {
+func shortCmd(it plan.Item) string {
 	if it.Step == nil {
 		return it.Phase
 	}
@@ -407,10 +449,10 @@ func leftNote(d time.Duration) string {
 
 // timeLeft is the planned run time of item i (less elapsed) and after it:
 // commands and checks are not counted, so it is a lower bound.
-func timeLeft(items []Item, steps map[string]*StepState, i int, elapsed time.Duration) time.Duration {
+func timeLeft(items []plan.Item, steps map[string]*state.StepState, i int, elapsed time.Duration) time.Duration {
 	var d time.Duration
 	for j := i; j < len(items); j++ {
-		if st := steps[items[j].ID]; j > i && st != nil && st.Status == StatusDone {
+		if st := steps[items[j].ID]; j > i && st != nil && st.Status == state.StatusDone {
 			continue
 		}
 		d += items[j].Expected
@@ -418,25 +460,26 @@ func timeLeft(items []Item, steps map[string]*StepState, i int, elapsed time.Dur
 	return max(d-elapsed, 0)
 }
 
-func (e *Executor) do(ctx context.Context, i int, it Item, st *StepState) (*RunRecord, error) {
+func (e *Executor) do(ctx context.Context, i int, it plan.Item, st *state.StepState) (*state.RunRecord, error) {
 	logPath := filepath.Join(e.Out, st.Log)
 	if err := os.MkdirAll(filepath.Dir(logPath), 0o755); err != nil {
 		return nil, err
 	}
 	switch it.Phase {
-	case PhaseChecks:
-		return nil, e.runChecks(ctx, it, logPath)
-	case PhaseCompare:
-		return nil, e.compare(ctx, logPath)
-	case PhaseReport:
+	case plan.PhaseChecks:
+		e.setup = check.SetupKey(it.ID)
+		return nil, runChecks(ctx, e.checkEnv(), it, logPath, e.printf)
+	case plan.PhaseCompare:
+		return nil, compareStep{plan: e.Plan, journal: e.state, out: e.Out, onCompare: e.OnCompare, printf: e.printf}.run(ctx, logPath)
+	case plan.PhaseReport:
 		return nil, e.WriteReport()
-	case PhaseRun:
+	case plan.PhaseRun:
 		if e.BeforeRun != nil {
 			if err := e.BeforeRun(ctx, it); err != nil {
 				return nil, err
 			}
 		}
-		return e.run(ctx, i, it, st, logPath)
+		return newRunStep(e).run(ctx, i, it, st, logPath)
 	}
 	argv, err := e.Plan.Argv(it, st.Attempts, "")
 	if err != nil {
@@ -445,12 +488,13 @@ func (e *Executor) do(ctx context.Context, i int, it Item, st *StepState) (*RunR
 	e.checkEnv().SnapshotDiscard(ctx, it)
 	var stop func() (bool, string)
 	if it.Step.Written > 0 {
-		stop, err = e.writtenStop(ctx, it.Step.Written)
+		stop, err = writtenStop(ctx, httpClient(e.HTTP), e.Plan, it.Step.Written)
 		if err != nil {
 			return nil, err
 		}
 	}
-	_, _, note, err := e.command(ctx, it, st.Attempts, argv, e.env(it, st.Attempts, ""), logPath, stepTimeout(it.Step, e.StepTimeout), stop, nil)
+	proc := newStepProcess(e)
+	_, _, note, err := proc.command(ctx, it, st.Attempts, argv, proc.env(it, st.Attempts, ""), logPath, stepTimeout(it.Step, e.StepTimeout), stop, nil)
 	st.Note = note
 	return nil, err
 }

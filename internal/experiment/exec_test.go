@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
+	"github.com/walab/walab/internal/experiment/plan"
 	"github.com/walab/walab/internal/experiment/report"
 	"github.com/walab/walab/internal/experiment/state"
 )
@@ -100,7 +101,7 @@ func journalCounts(t *testing.T, path string) map[string]int {
 
 // summary is what must be equal between an interrupted and an
 // uninterrupted experiment: the counted runs and their figures.
-func summary(st *State) []string {
+func summary(st *state.State) []string {
 	var out []string
 	for _, r := range st.Runs {
 		out = append(out, fmt.Sprintf("%s t%d r%d tps=%v", r.Run, r.Threads, r.Rep, *r.TPS))
@@ -217,7 +218,7 @@ func TestResumeAfterSIGKILL(t *testing.T) {
 	// Held in the second repetition of base at 2 threads.
 	ref, e, refJournal, journal := killedAt(t, fakePlan, "fake-base-t2-r2")
 	st := e.State().Steps["base/t2/r2/run"]
-	require.Equal(t, StatusStarted, st.Status, "the killed step is recorded as started")
+	require.Equal(t, state.StatusStarted, st.Status, "the killed step is recorded as started")
 	require.Len(t, e.State().Runs, 4, "runs counted before the kill: t1 r1-3, t2 r1")
 	require.NoError(t, e.Execute(context.Background()))
 
@@ -289,7 +290,7 @@ runs:
 // the interrupted one.
 func TestResumeAfterSIGKILLCycles(t *testing.T) {
 	ref, e, refJournal, journal := killedAt(t, cyclesPlan, "fake-cand-r2")
-	require.Equal(t, StatusStarted, e.State().Steps["cand/r2/run"].Status)
+	require.Equal(t, state.StatusStarted, e.State().Steps["cand/r2/run"].Status)
 	require.Len(t, e.State().Runs, 3, "base r1, cand r1, base r2 before the kill")
 	require.NoError(t, e.Execute(context.Background()))
 
@@ -323,7 +324,7 @@ func TestResumeRefusesInterruptedDestructive(t *testing.T) {
 	dir := t.TempDir()
 	gate := filepath.Join(dir, "gate")
 	journal := filepath.Join(dir, "journal")
-	plan := fmt.Sprintf(`name: d
+	yml := fmt.Sprintf(`name: d
 reset:
   - name: format
     command: 'echo "$WALAB_STEP" >> %[1]s; touch %[2]s; while [ -e %[2]s.hold ]; do sleep 0.05; done'
@@ -332,7 +333,7 @@ runs:
   - {name: r, command: 'echo "$WALAB_STEP" >> %[1]s'}
 `, journal, gate)
 	planPath := filepath.Join(dir, "plan.yml")
-	require.NoError(t, os.WriteFile(planPath, []byte(plan), 0o644))
+	require.NoError(t, os.WriteFile(planPath, []byte(yml), 0o644))
 	require.NoError(t, os.WriteFile(gate+".hold", nil, 0o644))
 	out := filepath.Join(dir, "out")
 	cmd := startRunner(t, planPath, out)
@@ -353,7 +354,7 @@ runs:
 	require.NoError(t, err)
 	e.Skip = map[string]bool{"r/reset/1-format": true}
 	require.NoError(t, e.Execute(context.Background()))
-	require.Equal(t, StatusSkipped, e.State().Steps["r/reset/1-format"].Status)
+	require.Equal(t, state.StatusSkipped, e.State().Steps["r/reset/1-format"].Status)
 	require.Equal(t, map[string]int{"r/reset/1-format": 1, "r/r1/run": 1}, journalCounts(t, journal))
 }
 
@@ -362,7 +363,7 @@ runs:
 func TestFailingCheckStops(t *testing.T) {
 	dir := t.TempDir()
 	journal := filepath.Join(dir, "journal")
-	plan := fmt.Sprintf(`name: c
+	yml := fmt.Sprintf(`name: c
 exporter: http://127.0.0.1:1
 targets:
   - {name: db, dsn: "root@tcp(127.0.0.1:1)/x?timeout=1s"}
@@ -372,14 +373,14 @@ checks:
 runs:
   - {name: r, command: 'echo "$WALAB_STEP" >> %s'}
 `, journal)
-	e, err := create([]byte(plan), filepath.Join(dir, "out"))
+	e, err := create([]byte(yml), filepath.Join(dir, "out"))
 	require.NoError(t, err)
 	err = e.Execute(context.Background())
 	require.ErrorContains(t, err, "pre-run check failed: target_loaded: target db: unreachable")
 	_, statErr := os.Stat(journal)
 	require.True(t, errors.Is(statErr, os.ErrNotExist), "the run did not start")
 	st := e.State()
-	require.Equal(t, StatusFailed, st.Steps["r/checks"].Status)
+	require.Equal(t, state.StatusFailed, st.Steps["r/checks"].Status)
 	require.Len(t, st.Checks, 2)
 	require.Equal(t, "fail", st.Checks[1].Status)
 	require.Equal(t, "warn", st.Checks[0].Status, "no exporter answers: the fact is unknown, a warning")
@@ -391,15 +392,15 @@ runs:
 func TestBeforeRunRefuses(t *testing.T) {
 	dir := t.TempDir()
 	journal := filepath.Join(dir, "journal")
-	plan := fmt.Sprintf(`name: b
+	yml := fmt.Sprintf(`name: b
 runs:
   - {name: one, command: 'echo "$WALAB_STEP" >> %[1]s'}
   - {name: two, command: 'echo "$WALAB_STEP" >> %[1]s'}
 `, journal)
-	e, err := create([]byte(plan), filepath.Join(dir, "out"))
+	e, err := create([]byte(yml), filepath.Join(dir, "out"))
 	require.NoError(t, err)
 	var seen []string
-	e.BeforeRun = func(_ context.Context, it Item) error {
+	e.BeforeRun = func(_ context.Context, it plan.Item) error {
 		seen = append(seen, it.ID)
 		if it.Run.Name == "two" {
 			return errors.New("would outgrow the drive")
@@ -410,21 +411,21 @@ runs:
 	require.ErrorContains(t, err, "would outgrow the drive")
 	require.Equal(t, []string{"one/r1/run", "two/r1/run"}, seen)
 	require.Equal(t, map[string]int{"one/r1/run": 1}, journalCounts(t, journal), "run two's command never started")
-	require.Equal(t, StatusFailed, e.State().Steps["two/r1/run"].Status)
+	require.Equal(t, state.StatusFailed, e.State().Steps["two/r1/run"].Status)
 }
 
 func TestCreateRefusesForeignDirs(t *testing.T) {
 	dir := t.TempDir()
-	plan := []byte("name: x\nruns: [{name: r, command: 'true'}]\n")
+	yml := []byte("name: x\nruns: [{name: r, command: 'true'}]\n")
 	busy := filepath.Join(dir, "busy")
 	require.NoError(t, os.MkdirAll(busy, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(busy, "notes.txt"), []byte("mine"), 0o644))
-	_, err := create(plan, busy)
+	_, err := create(yml, busy)
 	require.ErrorContains(t, err, "is not empty")
 
 	foreign := filepath.Join(dir, "foreign")
 	require.NoError(t, os.MkdirAll(foreign, 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(foreign, StateFile), []byte(`{"something": "else"}`), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(foreign, state.StateFile), []byte(`{"something": "else"}`), 0o644))
 	_, err = Open(foreign)
 	require.ErrorContains(t, err, "is not a walab experiment state file")
 
@@ -443,9 +444,9 @@ func TestCreateRefusesForeignDirs(t *testing.T) {
 
 	// A changed plan copy is refused on resume.
 	out := filepath.Join(dir, "out")
-	_, err = create(plan, out)
+	_, err = create(yml, out)
 	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(out, PlanFile), append(plan, '#'), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(out, state.PlanFile), append(yml, '#'), 0o644))
 	_, err = Open(out)
 	require.ErrorContains(t, err, "changed since the experiment started")
 }
@@ -462,7 +463,7 @@ func TestDryRunGolden(t *testing.T) {
 }
 
 // stepIDs is the items' IDs in order.
-func stepIDs(items []Item) []string {
+func stepIDs(items []plan.Item) []string {
 	ids := make([]string, 0, len(items))
 	for _, it := range items {
 		ids = append(ids, it.ID)
@@ -478,7 +479,7 @@ func TestDryRunCycles(t *testing.T) {
 	require.NoError(t, err)
 	p, err := Parse(data)
 	require.NoError(t, err)
-	items, err := Steps(p)
+	items, err := plan.Steps(p)
 	require.NoError(t, err)
 	ids := stepIDs(items)
 	require.Equal(t, []string{

@@ -1,8 +1,6 @@
 package experiment
 
 import (
-	"github.com/walab/walab/internal/experiment/plan"
-
 	"context"
 	"fmt"
 	"strings"
@@ -11,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/walab/walab/internal/experiment/plan"
 	"github.com/walab/walab/internal/testenv"
 )
 
@@ -128,18 +127,18 @@ func TestPreflight(t *testing.T) {
 // {...}) is expanded as text, and a value with a line break is refused
 // there rather than read as plan lines.
 func TestExpandTemplatePlan(t *testing.T) {
-	plan := []byte("name: x\nruns:\n  - {name: r, command: 'true', sweep: {threads: [${JOBS:-1, 4}]}}\n")
+	yml := []byte("name: x\nruns:\n  - {name: r, command: 'true', sweep: {threads: [${JOBS:-1, 4}]}}\n")
 	env := map[string]string{}
 	get := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
-	p, err := ParseEnv(plan, get)
+	p, err := ParseEnv(yml, get)
 	require.NoError(t, err)
 	require.Equal(t, []int{1, 4}, p.Runs[0].Sweep.Threads)
 	env["JOBS"] = "2, 8"
-	p, err = ParseEnv(plan, get)
+	p, err = ParseEnv(yml, get)
 	require.NoError(t, err)
 	require.Equal(t, []int{2, 8}, p.Runs[0].Sweep.Threads)
 	env["JOBS"] = "2]}}\nreset: [{command: 'rm -rf /data', destructive: true}]\n#"
-	_, err = ParseEnv(plan, get)
+	_, err = ParseEnv(yml, get)
 	require.ErrorContains(t, err, "${JOBS}: its value has a line break")
 }
 

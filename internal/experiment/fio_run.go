@@ -13,6 +13,7 @@ import (
 
 	"github.com/walab/walab/internal/blockdev"
 	"github.com/walab/walab/internal/experiment/plan"
+	"github.com/walab/walab/internal/experiment/state"
 	"github.com/walab/walab/internal/fio"
 	"github.com/walab/walab/internal/rawdev"
 )
@@ -27,8 +28,8 @@ type fioWatch struct {
 // fioBefore refuses a fio run on a raw device that is not marked
 // destructive or that something uses (mounted, swap, held), before fio
 // starts, and reads the block counters of the devices under fio's files.
-func fioBefore(r *Run) (*fioWatch, error) {
-	devs, files, err := plan.FioTargets(r.Fio)
+func fioBefore(r *plan.Run) (*fioWatch, error) {
+	devs, files, err := r.FioTargets()
 	if err != nil {
 		return nil, err
 	}
@@ -105,19 +106,19 @@ func readDiskstats() (map[string]blockdev.Stat, error) {
 // after reads fio's report and the devices' counters. A report that is
 // missing, unparsable or names a job error fails the run: nothing of it
 // is counted.
-func (w *fioWatch) after(runDir, relDir string, start, end time.Time) (*FioRecord, error) {
-	b, err := readBounded(filepath.Join(runDir, FioOutput), fio.MaxBytes+1)
+func (w *fioWatch) after(runDir, relDir string, start, end time.Time) (*state.FioRecord, error) {
+	b, err := readBounded(filepath.Join(runDir, plan.FioOutput), fio.MaxBytes+1)
 	if err != nil {
 		return nil, fmt.Errorf("fio wrote no report: %w", err)
 	}
 	out, err := fio.Parse(b)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(runDir, FioOutput), err)
+		return nil, fmt.Errorf("%s: %w", filepath.Join(runDir, plan.FioOutput), err)
 	}
 	if out.Interrupted != "" {
 		return nil, fmt.Errorf("fio was stopped by %s: its figures are of a shortened run", out.Interrupted)
 	}
-	rec := &FioRecord{Output: filepath.Join(relDir, FioOutput), Version: out.Version, Total: out.Total(), Jobs: out.Jobs, Notes: out.Notes}
+	rec := &state.FioRecord{Output: filepath.Join(relDir, plan.FioOutput), Version: out.Version, Total: out.Total(), Jobs: out.Jobs, Notes: out.Notes}
 	var errs []error
 	for _, j := range out.Jobs {
 		if j.Error != 0 {
@@ -146,7 +147,7 @@ func (w *fioWatch) after(runDir, relDir string, start, end time.Time) (*FioRecor
 }
 
 // iostat is iostat -x's arithmetic over two diskstats samples.
-func iostat(name string, a, z blockdev.Stat, secs float64) IOStat {
+func iostat(name string, a, z blockdev.Stat, secs float64) state.IOStat {
 	await := func(ticks, ios uint64) *float64 {
 		if ios == 0 {
 			return nil
@@ -155,7 +156,7 @@ func iostat(name string, a, z blockdev.Stat, secs float64) IOStat {
 		return &v
 	}
 	rIOs, wIOs := z.ReadIOs-a.ReadIOs, z.WriteIOs-a.WriteIOs
-	return IOStat{Device: name, Seconds: secs,
+	return state.IOStat{Device: name, Seconds: secs,
 		ReadsPerSec: float64(rIOs) / secs, WritesPerSec: float64(wIOs) / secs,
 		ReadBytesPerSec:  float64(z.ReadSectors-a.ReadSectors) * blockdev.SectorSize / secs,
 		WriteBytesPerSec: float64(z.WriteSectors-a.WriteSectors) * blockdev.SectorSize / secs,

@@ -1,10 +1,6 @@
 package experiment
 
 import (
-	"github.com/walab/walab/internal/experiment/plan"
-	"github.com/walab/walab/internal/experiment/report"
-	"github.com/walab/walab/internal/experiment/state"
-
 	"bytes"
 	"context"
 	"encoding/json"
@@ -19,6 +15,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/walab/walab/internal/blockdev"
+	"github.com/walab/walab/internal/experiment/plan"
+	"github.com/walab/walab/internal/experiment/report"
+	"github.com/walab/walab/internal/experiment/state"
 	"github.com/walab/walab/internal/fio"
 	"github.com/walab/walab/internal/testenv"
 )
@@ -104,7 +103,7 @@ func TestFioRunOnFile(t *testing.T) {
 	require.Equal(t, uint64(2*4<<20/4096), r.Fio.Total.WriteIOs, "2 jobs × 4 MiB in 4 KiB writes")
 	_, ok := r.Fio.Jobs[0].Write.Clat(99)
 	require.True(t, ok)
-	b, err := os.ReadFile(filepath.Join(dir, "out", r.Dir, FioOutput))
+	b, err := os.ReadFile(filepath.Join(dir, "out", r.Dir, plan.FioOutput))
 	require.NoError(t, err)
 	require.True(t, json.Valid(b))
 	rep := e.Report()
@@ -158,13 +157,13 @@ func TestFioRefusesMountedDevice(t *testing.T) {
 	_, err = Parse(fioPlan(line))
 	require.ErrorContains(t, err, "fio on the raw device "+dev+" overwrites it: add destructive: true")
 
-	plan := []byte("name: f\nruns:\n  - name: w\n    destructive: true\n    fio: " + line + "\n")
-	e, err := create(plan, filepath.Join(dir, "out"))
+	yml := []byte("name: f\nruns:\n  - name: w\n    destructive: true\n    fio: " + line + "\n")
+	e, err := create(yml, filepath.Join(dir, "out"))
 	require.NoError(t, err)
 	err = e.Execute(context.Background())
 	require.ErrorContains(t, err, "fio refused before it started: device "+dev+": "+filepath.Base(dev)+" is mounted on "+mnt+": refused")
 	require.Empty(t, e.State().Runs)
-	_, err = os.Stat(filepath.Join(dir, "out", "runs", "f-w-r1", FioOutput))
+	_, err = os.Stat(filepath.Join(dir, "out", "runs", "f-w-r1", plan.FioOutput))
 	require.ErrorIs(t, err, os.ErrNotExist, "fio never ran")
 	b, err := os.ReadFile(filepath.Join(mnt, "keep"))
 	require.NoError(t, err)
@@ -183,9 +182,9 @@ func TestSeed002PlanDryRun(t *testing.T) {
 	free := func(n uint64) plan.Settings {
 		return plan.Settings{FreeSpace: func(string) (uint64, bool) { return n, true }}
 	}
-	_, err = plan.Load(plan.Source{Raw: data, Getenv: noEnv, Set: free(68144791552)}, CheckKinds())
+	_, err = plan.Load(plan.Source{Raw: data, Getenv: noEnv, Set: free(68144791552)}, Kinds())
 	require.ErrorContains(t, err, "size=64G × 1 job(s) is more than the 68144791552 bytes free under ./testfile")
-	p, err := plan.Load(plan.Source{Raw: data, Getenv: noEnv, Set: free(1 << 40)}, CheckKinds())
+	p, err := plan.Load(plan.Source{Raw: data, Getenv: noEnv, Set: free(1 << 40)}, Kinds())
 	require.NoError(t, err)
 	var out bytes.Buffer
 	require.NoError(t, DryRun(p, &out))
@@ -269,8 +268,8 @@ func TestFioReportSteadyState(t *testing.T) {
 	require.NoError(t, err)
 	p, err := Parse(fioPlan("fio --name=ss"))
 	require.NoError(t, err)
-	md := report.Markdown(report.Input{Plan: p, Out: t.TempDir(), State: &State{Steps: map[string]*StepState{}, Runs: []RunRecord{{RunID: "f-w-r1", Run: "w",
-		Fio: &FioRecord{Version: out.Version, Total: out.Total(), Jobs: out.Jobs}}}}})
+	md := report.Markdown(report.Input{Plan: p, Out: t.TempDir(), State: &state.State{Steps: map[string]*state.StepState{}, Runs: []state.RunRecord{{RunID: "f-w-r1", Run: "w",
+		Fio: &state.FioRecord{Version: out.Version, Total: out.Total(), Jobs: out.Jobs}}}}})
 	require.Contains(t, md, "| 0 | 1 of 1 jobs attained (iops:20.000000% 4.047131% over 2s) | (not found) | — |")
 }
 
@@ -285,8 +284,8 @@ func TestFioReportMixed(t *testing.T) {
 	require.NoError(t, err)
 	p, err := Parse([]byte("name: m\nruns:\n  - {name: m, fio: \"fio --name=mixed\", sweep: {threads: [1]}}\n"))
 	require.NoError(t, err)
-	rec := RunRecord{RunID: "m-m-t1-r1", Run: "m", Threads: 1, Fio: &FioRecord{Version: out.Version, Total: out.Total(), Jobs: out.Jobs}}
-	md := report.Markdown(report.Input{Plan: p, Out: t.TempDir(), State: &State{Steps: map[string]*StepState{}, Runs: []RunRecord{rec}}})
+	rec := state.RunRecord{RunID: "m-m-t1-r1", Run: "m", Threads: 1, Fio: &state.FioRecord{Version: out.Version, Total: out.Total(), Jobs: out.Jobs}}
+	md := report.Markdown(report.Input{Plan: p, Out: t.TempDir(), State: &state.State{Steps: map[string]*state.StepState{}, Runs: []state.RunRecord{rec}}})
 	require.Contains(t, md, "| m-m-t1-r1 | 1 | — | — | — | — | — | — | 0 | — |")
 	require.Contains(t, md, "m-m-t1-r1: fio reported reads and writes together in 1 of 1 jobs (--unified_rw_reporting=mixed), in neither column above: over every job 6585 IOPS, 25.72 MiB/s; mixed clat p50/p99/p99.9 0.005 / 2.540 / 8.094 ms.")
 	require.Contains(t, md, "Sweep m: peak IOPS at **numjobs 1**, 6585 IOPS")
@@ -300,10 +299,10 @@ func TestFioReportMixed(t *testing.T) {
 func TestFioSweepPeak(t *testing.T) {
 	p, err := Parse([]byte("name: s\nruns:\n  - {name: rw, fio: \"fio --name=x\", sweep: {threads: [1, 4, 16]}, repeat: 2}\n  - {name: none, fio: \"fio --name=y\", sweep: {threads: [1]}}\n"))
 	require.NoError(t, err)
-	rec := func(n int, r, w float64) RunRecord {
-		return RunRecord{Run: "rw", Threads: n, Fio: &FioRecord{Total: fio.Total{ReadIOPS: r, WriteIOPS: w}, Jobs: []fio.Job{{Read: fio.Dir{IOPS: r}, Write: fio.Dir{IOPS: w}}}}}
+	rec := func(n int, r, w float64) state.RunRecord {
+		return state.RunRecord{Run: "rw", Threads: n, Fio: &state.FioRecord{Total: fio.Total{ReadIOPS: r, WriteIOPS: w}, Jobs: []fio.Job{{Read: fio.Dir{IOPS: r}, Write: fio.Dir{IOPS: w}}}}}
 	}
-	st := &State{Runs: []RunRecord{rec(1, 100, 100), rec(1, 110, 90), rec(4, 300, 300), rec(4, 320, 280), rec(16, 500, 0), rec(16, 400, 0)}}
+	st := &state.State{Runs: []state.RunRecord{rec(1, 100, 100), rec(1, 110, 90), rec(4, 300, 300), rec(4, 320, 280), rec(16, 500, 0), rec(16, 400, 0)}}
 	md := report.Markdown(report.Input{Plan: p, State: st, Out: t.TempDir()})
 	require.Contains(t, md, "\n\nSweep rw: peak IOPS at **numjobs 4**, 600 IOPS (read + write + trim, or mixed; mean of 2).\n\nSweep none: no fio run counted, no peak.\n\n")
 }
@@ -331,7 +330,7 @@ func TestFioInterruptedNotCounted(t *testing.T) {
 	b, err := os.ReadFile("../fio/testdata/fio-3.33-interrupted.json")
 	require.NoError(t, err)
 	dir := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(dir, FioOutput), b, 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, plan.FioOutput), b, 0o644))
 	w := &fioWatch{}
 	rec, err := w.after(dir, "runs/x", time.Now(), time.Now())
 	require.ErrorContains(t, err, "fio was stopped by signal 2: its figures are of a shortened run")
@@ -347,8 +346,8 @@ func TestFioReportIOErrors(t *testing.T) {
 	require.NoError(t, err)
 	p, err := Parse(fioPlan("fio --name=c"))
 	require.NoError(t, err)
-	md := report.Markdown(report.Input{Plan: p, Out: t.TempDir(), State: &State{Steps: map[string]*StepState{}, Runs: []RunRecord{{RunID: "f-w-r1", Run: "w",
-		Fio: &FioRecord{Version: out.Version, Total: out.Total(), Jobs: out.Jobs}}}}})
+	md := report.Markdown(report.Input{Plan: p, Out: t.TempDir(), State: &state.State{Steps: map[string]*state.StepState{}, Runs: []state.RunRecord{{RunID: "f-w-r1", Run: "w",
+		Fio: &state.FioRecord{Version: out.Version, Total: out.Total(), Jobs: out.Jobs}}}}})
 	require.Contains(t, md, "| 1 (12 I/O errors, continue_on_error) |")
 }
 
@@ -378,7 +377,7 @@ func TestUnrecordableRunFailsStep(t *testing.T) {
 		require.NoError(t, err)
 		for id, s := range st.Steps {
 			if strings.HasPrefix(id, "run/") || strings.Contains(id, "/r1") {
-				require.Equal(t, StatusFailed, s.Status, "step %s", id)
+				require.Equal(t, state.StatusFailed, s.Status, "step %s", id)
 				require.Contains(t, s.Error, tc.want)
 			}
 		}

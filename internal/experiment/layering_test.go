@@ -13,15 +13,17 @@ import (
 // the experiment packages listed for it (the executor, this package, all
 // of them). A package not listed here fails the test: place it first.
 var mayImport = map[string][]string{
-	"internal/experiment/plan":   {},
-	"internal/experiment/state":  {"internal/experiment/plan"},
-	"internal/experiment/check":  {"internal/experiment/plan", "internal/experiment/state"},
-	"internal/experiment/report": {"internal/experiment/plan", "internal/experiment/state"},
-	"internal/experiment":        {"internal/experiment/plan", "internal/experiment/state", "internal/experiment/check", "internal/experiment/report"},
+	"internal/experiment/plan":        {},
+	"internal/experiment/loadgenargs": {},
+	"internal/experiment/state":       {"internal/experiment/plan"},
+	"internal/experiment/check":       {"internal/experiment/plan", "internal/experiment/state"},
+	"internal/experiment/report":      {"internal/experiment/plan", "internal/experiment/state"},
+	"internal/experiment":             {"internal/experiment/plan", "internal/experiment/loadgenargs", "internal/experiment/state", "internal/experiment/check", "internal/experiment/report"},
 }
 
 // TestLayering holds the order: the plan knows nothing of the executor
-// (the check kinds reach its validation as a value), and no package
+// (the check kinds and loadgen's rules reach its validation as values),
+// and no package
 // imports one above it. go list resolves the imports, so a new package
 // or import is checked without editing the test.
 func TestLayering(t *testing.T) {

@@ -8,13 +8,13 @@ import (
 
 // Parse is plan.Load of a plan without ${NAME} values, with the check
 // kinds: the tests' short form.
-func Parse(data []byte) (*Plan, error) {
-	return plan.Load(plan.Source{Raw: data}, CheckKinds())
+func Parse(data []byte) (*plan.Plan, error) {
+	return plan.Load(plan.Source{Raw: data}, Kinds())
 }
 
 // ParseEnv is plan.Load with getenv's ${NAME} values.
-func ParseEnv(data []byte, getenv func(string) (string, bool)) (*Plan, error) {
-	return plan.Load(plan.Source{Raw: data, Getenv: getenv}, CheckKinds())
+func ParseEnv(data []byte, getenv func(string) (string, bool)) (*plan.Plan, error) {
+	return plan.Load(plan.Source{Raw: data, Getenv: getenv}, Kinds())
 }
 
 // create is Create of a plan as walab experiment run hands it over.

@@ -13,7 +13,7 @@ import (
 // loadgen's own spellings (sysbench underscores, --no-X, dotted web flags)
 // pass.
 func TestPlanLoadgenArgs(t *testing.T) {
-	plan := `name: lg
+	yml := `name: lg
 targets: [{name: db, dsn: "root@tcp(127.0.0.1:3306)/x"}]
 reset:
   - {loadgen: "tpcc prepar --warehouses 1", targets: [db], destructive: true}
@@ -25,7 +25,7 @@ runs:
   - {name: b, workload: tpcc, args: "--terminal 4 --web.listen-address=127.0.0.1:1", duration: 10s, targets: [db]}
   - {name: c, workload: oltp_read_write, args: "--table-size 10 --mysql_db x --web.disable --rand-type uniform", duration: 10s, targets: [db]}
 `
-	_, err := Parse([]byte(plan))
+	_, err := Parse([]byte(yml))
 	require.Error(t, err)
 	got := err.Error()
 	for _, want := range []string{

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/walab/walab/internal/experiment/state"
 )
 
 // TestExporterLostMidRun: the database host's exporter lost during a run
@@ -38,15 +40,15 @@ walab_nvme_media_written_bytes_total{device="nvme0",source="ocp_c0"} %d
 `, 100*n, 150*n)
 	}))
 	t.Cleanup(exp.Close)
-	plan := fmt.Sprintf("name: lost\nexporter: %s\ndevice: nvme0\nruns:\n  - {name: r, command: 'touch %s'}\n", exp.URL, gone)
-	e, err := create([]byte(plan), filepath.Join(dir, "out"))
+	yml := fmt.Sprintf("name: lost\nexporter: %s\ndevice: nvme0\nruns:\n  - {name: r, command: 'touch %s'}\n", exp.URL, gone)
+	e, err := create([]byte(yml), filepath.Join(dir, "out"))
 	require.NoError(t, err)
 	e.PollEvery, e.KillGrace = 20*time.Millisecond, time.Second
 	err = e.Execute(context.Background())
 	require.ErrorContains(t, err, "step r/r1/run: run lost-r-r1: the end fingerprint could not read the drive's counters (nvme0)")
 	require.ErrorContains(t, err, "drive: ", "the reason is given")
 	st := e.State()
-	require.Equal(t, StatusFailed, st.Steps["r/r1/run"].Status)
+	require.Equal(t, state.StatusFailed, st.Steps["r/r1/run"].Status)
 	require.Empty(t, st.Runs, "a run without its end counters is not counted")
 	_, err = os.Stat(filepath.Join(dir, "out", "runs", "lost-r-r1", "fingerprint-end.json"))
 	require.NoError(t, err, "the end fingerprint is kept, with its errors")

@@ -8,6 +8,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/walab/walab/internal/experiment/plan"
+	"github.com/walab/walab/internal/experiment/state"
 	"github.com/walab/walab/internal/fingerprint"
 	"github.com/walab/walab/internal/promql"
 )
@@ -74,7 +76,7 @@ func (m *Metrics) stepDone() {
 	m.mu.Unlock()
 }
 
-func (m *Metrics) setStep(it Item, left time.Duration) {
+func (m *Metrics) setStep(it plan.Item, left time.Duration) {
 	if m == nil {
 		return
 	}
@@ -102,7 +104,7 @@ func (m *Metrics) setWA(v float64) {
 	m.wa.Set(v)
 }
 
-func (m *Metrics) fingerprint(p *Plan, runID string, it Item, f *fingerprint.Fingerprint) {
+func (m *Metrics) fingerprint(p *plan.Plan, runID string, it plan.Item, f *fingerprint.Fingerprint) {
 	if m == nil {
 		return
 	}
@@ -120,7 +122,7 @@ func (m *Metrics) fingerprint(p *Plan, runID string, it Item, f *fingerprint.Fin
 	m.fp.WithLabelValues(p.Name, runID, it.Run.Name, it.Run.ScenarioLabel(), model, fw, serial, f.Host.Kernel, version).Set(1)
 }
 
-func (m *Metrics) runDone(p *Plan, r *RunRecord) {
+func (m *Metrics) runDone(p *plan.Plan, r *state.RunRecord) {
 	if m == nil || r.WA == nil {
 		return
 	}

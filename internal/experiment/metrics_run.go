@@ -3,6 +3,7 @@ package experiment
 import (
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/walab/walab/internal/experiment/plan"
 	"github.com/walab/walab/internal/promql"
 )
 
@@ -19,7 +20,7 @@ func newRunInfo() *prometheus.GaugeVec {
 
 // runSpan publishes the run's info series until the returned function is
 // called.
-func (m *Metrics) runSpan(p *Plan, it Item, runID string) func() {
+func (m *Metrics) runSpan(p *plan.Plan, it plan.Item, runID string) func() {
 	if m == nil {
 		return func() {}
 	}

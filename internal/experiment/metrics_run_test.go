@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/stretchr/testify/require"
 
+	"github.com/walab/walab/internal/experiment/plan"
 	"github.com/walab/walab/internal/testenv"
 )
 
@@ -19,12 +20,12 @@ import (
 func TestRunInfoSpan(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	m := NewMetrics(reg, "exp")
-	p := &Plan{Name: "exp", Runs: []Run{{Name: "rw", Fio: "fio --name=x", Sweep: &Sweep{Threads: []int{1, 4, 64}}, Repeat: 2}}}
-	items, err := Steps(p)
+	p := &plan.Plan{Name: "exp", Runs: []plan.Run{{Name: "rw", Fio: "fio --name=x", Sweep: &plan.Sweep{Threads: []int{1, 4, 64}}, Repeat: 2}}}
+	items, err := plan.Steps(p)
 	require.NoError(t, err)
 	var text string
 	for _, it := range items {
-		if it.Phase != PhaseRun {
+		if it.Phase != plan.PhaseRun {
 			continue
 		}
 		end := m.runSpan(p, it, p.RunID(it, 1))

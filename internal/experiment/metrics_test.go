@@ -13,6 +13,8 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/stretchr/testify/require"
 
+	"github.com/walab/walab/internal/experiment/plan"
+	"github.com/walab/walab/internal/experiment/state"
 	"github.com/walab/walab/internal/fingerprint"
 	"github.com/walab/walab/internal/testenv"
 )
@@ -22,8 +24,8 @@ import (
 func TestMetricsContract(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	m := NewMetrics(reg, "exp")
-	p := &Plan{Name: "exp", Runs: []Run{{Name: "base", Sweep: &Sweep{Threads: []int{1, 2}}, Repeat: 3}}}
-	items, err := Steps(p)
+	p := &plan.Plan{Name: "exp", Runs: []plan.Run{{Name: "base", Sweep: &plan.Sweep{Threads: []int{1, 2}}, Repeat: 3}}}
+	items, err := plan.Steps(p)
 	require.NoError(t, err)
 	m.setTotal(len(items))
 	run := items[0]
@@ -35,13 +37,13 @@ func TestMetricsContract(t *testing.T) {
 	wa := 1.2
 	// Worst case of the run labels: every repetition of every thread count.
 	for _, it := range items {
-		if it.Phase != PhaseRun {
+		if it.Phase != plan.PhaseRun {
 			continue
 		}
 		id := p.RunID(it, 1)
 		m.fingerprint(p, id, it, &fingerprint.Fingerprint{Drive: &fingerprint.Drive{Model: "M", Firmware: "F", Serial: "S"},
 			Host: fingerprint.Host{Kernel: "6.1"}, MySQL: []fingerprint.MySQL{{Version: "10.11"}, {Version: "10.11"}}})
-		m.runDone(p, &RunRecord{RunID: id, Run: it.Run.Name, Scenario: it.Run.ScenarioLabel(), WA: &wa})
+		m.runDone(p, &state.RunRecord{RunID: id, Run: it.Run.Name, Scenario: it.Run.ScenarioLabel(), WA: &wa})
 		m.stepDone()
 	}
 	m.setStep(items[len(items)-1], 0)

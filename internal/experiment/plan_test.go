@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/walab/walab/internal/experiment/plan"
 	"github.com/walab/walab/internal/golden"
 )
 
@@ -52,7 +53,7 @@ func TestParseGood(t *testing.T) {
 	require.Equal(t, 2, p.Runs[1].Repeat)
 	require.True(t, p.Reset[0].Destructive)
 	require.Equal(t, 1.5, p.Precondition[0].Written)
-	require.Equal(t, ByteSize(20<<30), p.Checks[4].Bytes)
+	require.Equal(t, plan.ByteSize(20<<30), p.Checks[4].Bytes)
 	require.Equal(t, "warn", p.Checks[3].OnFail)
 	require.Equal(t, 28, p.Runs[1].Line)
 }
@@ -81,7 +82,7 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("accepted loadgen run without targets or duration: %+v", r)
 			}
 		}
-		if _, err := Steps(p); err != nil {
+		if _, err := plan.Steps(p); err != nil {
 			t.Fatalf("accepted plan does not flatten: %v", err)
 		}
 	})

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/walab/walab/internal/experiment/state"
 )
 
 // fakeExporter serves a drive whose host counter grows by step bytes per
@@ -36,7 +38,7 @@ walab_nvme_media_written_bytes_total{device="nvme0",source="ocp_c0"} %g
 func TestPreconditionWritten(t *testing.T) {
 	exp := fakeExporter(t, 400) // 0.4 capacities per scrape
 	dir := t.TempDir()
-	plan := fmt.Sprintf(`name: pre
+	yml := fmt.Sprintf(`name: pre
 exporter: %s
 device: nvme0
 precondition:
@@ -44,14 +46,14 @@ precondition:
 runs:
   - {name: r, command: 'true'}
 `, exp.URL)
-	e, err := create([]byte(plan), filepath.Join(dir, "out"))
+	e, err := create([]byte(yml), filepath.Join(dir, "out"))
 	require.NoError(t, err)
 	e.PollEvery, e.KillGrace = 20*time.Millisecond, time.Second
 	start := time.Now()
 	require.NoError(t, e.Execute(context.Background()))
 	require.Less(t, time.Since(start), 30*time.Second, "stopped by the written condition, not by sleep's end")
 	st := e.State().Steps["r/precondition/1"]
-	require.Equal(t, StatusDone, st.Status)
+	require.Equal(t, state.StatusDone, st.Status)
 	require.True(t, strings.HasPrefix(st.Note, "stopped after 2.00 drive capacities"), st.Note)
 	// The run's WA comes from the fingerprints' counters (1.5 by construction).
 	require.Len(t, e.State().Runs, 1)
@@ -103,8 +105,8 @@ func TestRunDisturbedFails(t *testing.T) {
 		dir := t.TempDir()
 		touched := filepath.Join(dir, "touched")
 		exp := simExporter(t, touched, tt.moveMark)
-		plan := fmt.Sprintf("name: dist\nexporter: %s\ndevice: nvmesim0\nruns:\n  - {name: r, command: 'touch %s'}\n", exp.URL, touched)
-		e, err := create([]byte(plan), filepath.Join(dir, "out"))
+		yml := fmt.Sprintf("name: dist\nexporter: %s\ndevice: nvmesim0\nruns:\n  - {name: r, command: 'touch %s'}\n", exp.URL, touched)
+		e, err := create([]byte(yml), filepath.Join(dir, "out"))
 		require.NoError(t, err)
 		e.PollEvery, e.KillGrace = 20*time.Millisecond, time.Second
 		var out strings.Builder

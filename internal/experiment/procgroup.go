@@ -19,6 +19,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/walab/walab/internal/experiment/plan"
 	"github.com/walab/walab/internal/experiment/state"
 )
 
@@ -59,7 +60,7 @@ func becomeSubreaper() {
 // SIGTTIN) and process group, records the group in the step's state, and
 // only then lets the command run. stdin is the command's standard input
 // (nil: /dev/null), stderr its standard error (nil: logf).
-func (e *Executor) startGroup(it Item, argv, env []string, logf, stderr *os.File, stdin *os.File) (*exec.Cmd, error) {
+func (sp *stepProcess) startGroup(it plan.Item, argv, env []string, logf, stderr *os.File, stdin *os.File) (*exec.Cmd, error) {
 	becomeSubreaper()
 	token, err := newToken()
 	if err != nil {
@@ -86,15 +87,15 @@ func (e *Executor) startGroup(it Item, argv, env []string, logf, stderr *os.File
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", argv[0], err)
 	}
-	g := &ProcGroup{PGID: cmd.Process.Pid, Token: token}
+	g := &state.ProcGroup{PGID: cmd.Process.Pid, Token: token}
 	g.StartTicks, err = startTicks(g.PGID)
 	if err == nil {
 		g.BootID, err = bootID()
 	}
 	if err == nil {
-		if st := e.state.Steps[it.ID]; st != nil {
+		if st := sp.journal.Steps[it.ID]; st != nil {
 			st.Group = g
-			err = state.Save(e.Out, e.state)
+			err = state.Save(sp.out, sp.journal)
 		}
 	}
 	if err == nil {
@@ -206,7 +207,7 @@ var ErrForeignGroup = errors.New("process group not verifiably the step's")
 // time, or when, the leader gone, a member carries the step's token (a
 // group id is not reused while any member holds it). A group id now
 // led by another process, or from before a reboot, is left alone.
-func endGroup(g *ProcGroup, wait time.Duration) (int, error) {
+func endGroup(g *state.ProcGroup, wait time.Duration) (int, error) {
 	if boot, err := bootID(); err != nil || boot != g.BootID {
 		return 0, nil
 	}
@@ -261,7 +262,7 @@ func (e *Executor) endInterrupted() error {
 				return err
 			}
 		}
-		if st == nil || st.Status != StatusStarted || st.Group == nil {
+		if st == nil || st.Status != state.StatusStarted || st.Group == nil {
 			continue
 		}
 		n, err := endGroup(st.Group, orDefault(e.GroupWait, 2*time.Minute))

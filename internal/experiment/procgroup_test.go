@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/walab/walab/internal/experiment/state"
 )
 
 // procState is the state letter of pid from /proc ("" when it is gone);
@@ -95,8 +97,8 @@ type held struct {
 func startHeld(t *testing.T) held {
 	dir := t.TempDir()
 	h := held{out: filepath.Join(dir, "out"), hold: filepath.Join(dir, "hold"), journal: filepath.Join(dir, "journal")}
-	gate, pidfile, plan := filepath.Join(dir, "gate"), filepath.Join(dir, "sleep.pid"), filepath.Join(dir, "plan.yml")
-	require.NoError(t, os.WriteFile(plan, []byte(fmt.Sprintf(`name: pg
+	gate, pidfile, yml := filepath.Join(dir, "gate"), filepath.Join(dir, "sleep.pid"), filepath.Join(dir, "plan.yml")
+	require.NoError(t, os.WriteFile(yml, []byte(fmt.Sprintf(`name: pg
 reset:
   - name: restore
     command: 'echo "$WALAB_STEP" >> %[4]s; if [ -e %[1]s ]; then sleep 300 & echo $! > %[3]s; touch %[2]s; wait; fi'
@@ -105,7 +107,7 @@ runs:
   - {name: r, command: 'echo "$WALAB_STEP" >> %[4]s'}
 `, h.hold, gate, pidfile, h.journal)), 0o644))
 	require.NoError(t, os.WriteFile(h.hold, nil, 0o644))
-	h.cmd = startRunner(t, plan, h.out)
+	h.cmd = startRunner(t, yml, h.out)
 	waitFile(t, gate)
 	h.sleepPid = readPid(t, pidfile)
 	t.Cleanup(func() { _ = syscall.Kill(h.sleepPid, syscall.SIGKILL) })
@@ -130,11 +132,11 @@ func TestRunnerKillEndsStepGroup(t *testing.T) {
 }
 
 // recordedGroup reads the process group the state file records for step.
-func recordedGroup(t *testing.T, out, step string) *ProcGroup {
+func recordedGroup(t *testing.T, out, step string) *state.ProcGroup {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(out, StateFile))
+	b, err := os.ReadFile(filepath.Join(out, state.StateFile))
 	require.NoError(t, err)
-	var st State
+	var st state.State
 	require.NoError(t, json.Unmarshal(b, &st))
 	require.NotNil(t, st.Steps[step], "step %s not in the state", step)
 	require.NotNil(t, st.Steps[step].Group, "no process group recorded for %s before it ran", step)
@@ -203,7 +205,7 @@ func TestResumeLeavesForeignGroup(t *testing.T) {
 	start, err := startTicks(pid)
 	require.NoError(t, err)
 
-	for _, g := range []ProcGroup{
+	for _, g := range []state.ProcGroup{
 		{PGID: pid, StartTicks: start + 1, BootID: boot, Token: "x"}, // pid reused
 		{PGID: pid, StartTicks: start, BootID: "another-boot", Token: "x"},
 	} {
@@ -219,8 +221,8 @@ func TestResumeLeavesForeignGroup(t *testing.T) {
 func TestKilledGuardEndsGroup(t *testing.T) {
 	dir := t.TempDir()
 	gate, pidfile := filepath.Join(dir, "gate"), filepath.Join(dir, "sleep.pid")
-	plan := fmt.Sprintf("name: g\nruns:\n  - {name: r, command: 'sleep 300 & echo $! > %s; touch %s; wait'}\n", pidfile, gate)
-	e, err := create([]byte(plan), filepath.Join(dir, "out"))
+	yml := fmt.Sprintf("name: g\nruns:\n  - {name: r, command: 'sleep 300 & echo $! > %s; touch %s; wait'}\n", pidfile, gate)
+	e, err := create([]byte(yml), filepath.Join(dir, "out"))
 	require.NoError(t, err)
 	res := make(chan error, 1)
 	go func() { res <- e.Execute(context.Background()) }()
@@ -237,8 +239,8 @@ func TestKilledGuardEndsGroup(t *testing.T) {
 func TestDaemonLeftRunningIsNamed(t *testing.T) {
 	dir := t.TempDir()
 	pidfile := filepath.Join(dir, "daemon.pid")
-	plan := fmt.Sprintf("name: d\nruns:\n  - name: r\n    between: [{name: start, command: 'sleep 300 >/dev/null 2>&1 & echo $! > %s'}]\n    command: 'true'\n", pidfile)
-	e, err := create([]byte(plan), filepath.Join(dir, "out"))
+	yml := fmt.Sprintf("name: d\nruns:\n  - name: r\n    between: [{name: start, command: 'sleep 300 >/dev/null 2>&1 & echo $! > %s'}]\n    command: 'true'\n", pidfile)
+	e, err := create([]byte(yml), filepath.Join(dir, "out"))
 	require.NoError(t, err)
 	require.NoError(t, e.Execute(context.Background()))
 	pid := readPid(t, pidfile)
@@ -255,8 +257,8 @@ func TestDaemonLeftRunningIsNamed(t *testing.T) {
 func TestInterruptEndsWholeGroup(t *testing.T) {
 	dir := t.TempDir()
 	gate, pidfile := filepath.Join(dir, "gate"), filepath.Join(dir, "sleep.pid")
-	plan := fmt.Sprintf("name: i\nruns:\n  - {name: r, command: '(trap \"\" TERM; exec sleep 300) & echo $! > %s; touch %s; wait'}\n", pidfile, gate)
-	e, err := create([]byte(plan), filepath.Join(dir, "out"))
+	yml := fmt.Sprintf("name: i\nruns:\n  - {name: r, command: '(trap \"\" TERM; exec sleep 300) & echo $! > %s; touch %s; wait'}\n", pidfile, gate)
+	e, err := create([]byte(yml), filepath.Join(dir, "out"))
 	require.NoError(t, err)
 	e.KillGrace = 100 * time.Millisecond
 	ctx, cancel := context.WithCancel(context.Background())
@@ -268,5 +270,5 @@ func TestInterruptEndsWholeGroup(t *testing.T) {
 	cancel()
 	require.ErrorIs(t, <-res, context.Canceled)
 	require.False(t, alive(sleepPid), "a process of the interrupted step ignoring SIGTERM outlived it")
-	require.Equal(t, StatusStarted, e.State().Steps["r/r1/run"].Status)
+	require.Equal(t, state.StatusStarted, e.State().Steps["r/r1/run"].Status)
 }

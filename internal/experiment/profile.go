@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/walab/walab/internal/experiment/plan"
 	"github.com/walab/walab/internal/hotspots"
 )
 
@@ -15,11 +16,11 @@ const profileFile = "profile.pb.gz"
 // exporter when the plan asks for one (plan key profile: seed 003's view
 // of where mysqld spends its CPU); the function it returns waits for it
 // after the run and gives its record (nil: none asked).
-func (e *Executor) startProfile(ctx context.Context, it Item, abs, dir string) func() *hotspots.Record {
-	if e.Plan.Profile == 0 {
+func (rs *runStep) startProfile(ctx context.Context, it plan.Item, abs, dir string) func() *hotspots.Record {
+	if rs.plan.Profile == 0 {
 		return func() *hotspots.Record { return nil }
 	}
-	finish := hotspots.Start(ctx, httpClient(e.HTTP), e.Plan.DBExporter(), it.Expected, int(time.Duration(e.Plan.Profile)/time.Second), abs, profileFile)
+	finish := hotspots.Start(ctx, httpClient(rs.http), rs.plan.DBExporter(), it.Expected, int(time.Duration(rs.plan.Profile)/time.Second), abs, profileFile)
 	return func() *hotspots.Record {
 		r := finish()
 		if r.File != "" {

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/walab/walab/internal/experiment/plan"
 )
 
 // TestSeed003Plan: the shipped seed 003 plan asks for a profile per run,
@@ -17,7 +19,7 @@ func TestSeed003Plan(t *testing.T) {
 	require.NoError(t, err)
 	p, err := ParseEnv(raw, func(string) (string, bool) { return "", false })
 	require.NoError(t, err)
-	require.Equal(t, Duration(30e9), p.Profile)
+	require.Equal(t, plan.Duration(30e9), p.Profile)
 	require.Len(t, p.Runs, 2)
 	require.Contains(t, p.Runs[1].Between[0].Command, "innodb_spin_wait_delay=180, GLOBAL innodb_sync_spin_loops=25")
 	var b strings.Builder

@@ -17,28 +17,28 @@ import (
 
 // parseRemoteSession reads the guard's line, wherever it is in line (the
 // command's own output may precede it on the same line).
-func parseRemoteSession(host, line string) (RemoteSession, bool) {
+func parseRemoteSession(host, line string) (state.RemoteSession, bool) {
 	i := strings.Index(line, plan.RemoteSessionMark)
 	if i < 0 {
-		return RemoteSession{}, false
+		return state.RemoteSession{}, false
 	}
 	f := strings.Fields(line[i+len(plan.RemoteSessionMark):])
 	if len(f) != 3 {
-		return RemoteSession{}, false
+		return state.RemoteSession{}, false
 	}
 	sid, err1 := strconv.Atoi(f[0])
 	start, err2 := strconv.ParseUint(f[1], 10, 64)
 	if err1 != nil || err2 != nil || sid <= 1 || f[2] == "" {
-		return RemoteSession{}, false
+		return state.RemoteSession{}, false
 	}
-	return RemoteSession{Host: host, SID: sid, StartTicks: start, BootID: f[2]}, true
+	return state.RemoteSession{Host: host, SID: sid, StartTicks: start, BootID: f[2]}, true
 }
 
 // watchRemoteSession copies a remote step's standard error from r to log
 // and sends the session the guard reports (once) on the returned channel;
 // done closes when r reaches its end (every writer closed it).
-func watchRemoteSession(host string, r io.ReadCloser, log io.Writer) (sessions <-chan RemoteSession, done <-chan struct{}) {
-	ch, fin := make(chan RemoteSession, 1), make(chan struct{})
+func watchRemoteSession(host string, r io.ReadCloser, log io.Writer) (sessions <-chan state.RemoteSession, done <-chan struct{}) {
+	ch, fin := make(chan state.RemoteSession, 1), make(chan struct{})
 	go func() {
 		defer close(fin)
 		defer r.Close()
@@ -86,7 +86,7 @@ echo "killed $n"`
 // says what it did through printf. An error leaves the session recorded:
 // resume stops, since redoing the step would run a second command beside
 // the first.
-func endRemote(ctx context.Context, p *Plan, it Item, s *RemoteSession, printf func(string, ...any)) error {
+func endRemote(ctx context.Context, p *plan.Plan, it plan.Item, s *state.RemoteSession, printf func(string, ...any)) error {
 	argv, err := p.RemoteShellArgv(s.Host, []string{"/bin/sh", "-c", remoteKill, "walab-remote-kill",
 		strconv.Itoa(s.SID), strconv.FormatUint(s.StartTicks, 10), s.BootID})
 	var out []byte
@@ -113,7 +113,7 @@ func endRemote(ctx context.Context, p *Plan, it Item, s *RemoteSession, printf f
 
 // recordRemote records (or, nil, forgets) a step's remote session in the
 // journal j, saved in the experiment directory out.
-func recordRemote(out string, j *State, it Item, s *RemoteSession) error {
+func recordRemote(out string, j *state.State, it plan.Item, s *state.RemoteSession) error {
 	st := j.Steps[it.ID]
 	if st == nil || st.Remote == s || st.Remote == nil && s == nil {
 		return nil
@@ -140,7 +140,7 @@ func remoteOutputEnd(done <-chan struct{}) {
 // settleRemote keeps a remote step's session recorded when ssh failed
 // (exit 255: the connection broke, the session may run on; its report may
 // still be unread) and forgets it otherwise: the guard ended it.
-func settleRemote(out string, j *State, it Item, sessions <-chan RemoteSession, exit int) {
+func settleRemote(out string, j *state.State, it plan.Item, sessions <-chan state.RemoteSession, exit int) {
 	if exit != 255 {
 		_ = recordRemote(out, j, it, nil)
 		return

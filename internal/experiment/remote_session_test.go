@@ -12,6 +12,9 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/walab/walab/internal/experiment/plan"
+	"github.com/walab/walab/internal/experiment/state"
 )
 
 // TestRemoteGuardReportsSession: the guard's line on standard error names
@@ -19,7 +22,7 @@ import (
 // through a transport that hands the line to a shell (sh -c stands for
 // ssh's remote shell).
 func TestRemoteGuardReportsSession(t *testing.T) {
-	line := (&Plan{Hosts: &Hosts{DB: &Host{Exec: "ssh db"}}}).RemoteLine(Item{Step: &Step{Command: "echo out; sleep 0.2", On: HostDB}})
+	line := (&plan.Plan{Hosts: &plan.Hosts{DB: &plan.Host{Exec: "ssh db"}}}).RemoteLine(plan.Item{Step: &plan.Step{Command: "echo out; sleep 0.2", On: plan.HostDB}})
 	cmd := exec.Command("sh", "-c", line)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
@@ -48,8 +51,8 @@ func TestRemoteGuardReportsSession(t *testing.T) {
 func TestResumeEndsRemoteSession(t *testing.T) {
 	dir := t.TempDir()
 	journal := filepath.Join(dir, "journal")
-	plan := "name: rs\nhosts: {db: {exec: \"sh -c\", remote_shell: true}}\nruns:\n  - {name: r, command: 'echo $WALAB_STEP >> " + journal + "'}\n"
-	e, err := create([]byte(plan), filepath.Join(dir, "out"))
+	yml := "name: rs\nhosts: {db: {exec: \"sh -c\", remote_shell: true}}\nruns:\n  - {name: r, command: 'echo $WALAB_STEP >> " + journal + "'}\n"
+	e, err := create([]byte(yml), filepath.Join(dir, "out"))
 	require.NoError(t, err)
 	sleep := exec.Command("sleep", "300")
 	sleep.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
@@ -66,8 +69,8 @@ func TestResumeEndsRemoteSession(t *testing.T) {
 	oticks, err := startTicks(other.Process.Pid)
 	require.NoError(t, err)
 	it := e.items[0]
-	e.state.Steps[it.ID] = &StepState{Status: StatusStarted, Remote: &RemoteSession{Host: "db", SID: sleep.Process.Pid, StartTicks: ticks, BootID: boot}}
-	e.state.Steps[e.items[1].ID] = &StepState{Status: StatusFailed, Remote: &RemoteSession{Host: "db", SID: other.Process.Pid, StartTicks: oticks + 1, BootID: boot}}
+	e.state.Steps[it.ID] = &state.StepState{Status: state.StatusStarted, Remote: &state.RemoteSession{Host: "db", SID: sleep.Process.Pid, StartTicks: ticks, BootID: boot}}
+	e.state.Steps[e.items[1].ID] = &state.StepState{Status: state.StatusFailed, Remote: &state.RemoteSession{Host: "db", SID: other.Process.Pid, StartTicks: oticks + 1, BootID: boot}}
 	var out strings.Builder
 	e.Stdout = &out
 	require.NoError(t, e.Execute(context.Background()))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/walab/walab/internal/experiment/plan"
 	"github.com/walab/walab/internal/experiment/state"
 )
 
@@ -62,19 +63,19 @@ func raidExporter(t *testing.T, at *int) *httptest.Server {
 func TestReportPerDevice(t *testing.T) {
 	at := 0
 	srv := raidExporter(t, &at)
-	plan := "name: rep\nprometheus: http://127.0.0.1:1\ndevice: nvme0\nexporter: " + srv.URL + "\nruns:\n  - {name: base, command: 'true'}\n"
+	yml := "name: rep\nprometheus: http://127.0.0.1:1\ndevice: nvme0\nexporter: " + srv.URL + "\nruns:\n  - {name: base, command: 'true'}\n"
 	out := filepath.Join(t.TempDir(), "out")
-	e, err := create([]byte(plan), out)
+	e, err := create([]byte(yml), out)
 	require.NoError(t, err)
-	rec := RunRecord{Run: "base", RunID: "rep-base-r1", Rep: 1, Dir: filepath.Join("runs", "rep-base-r1")}
+	rec := state.RunRecord{Run: "base", RunID: "rep-base-r1", Rep: 1, Dir: filepath.Join("runs", "rep-base-r1")}
 	require.NoError(t, os.MkdirAll(filepath.Join(out, rec.Dir), 0o755))
 	for i, point := range []string{"start", "end"} {
 		at = i + 1
-		f := e.fingerprint(context.Background(), Item{}, rec.RunID, point, nil)
+		f := newRunStep(e).fingerprint(context.Background(), plan.Item{}, rec.RunID, point, nil)
 		require.Len(t, f.Drives, 3, "%v", f.Errors)
 		require.NoError(t, state.WriteJSON(filepath.Join(out, rec.Dir, "fingerprint-"+point+".json"), f))
 	}
-	e.state.Runs = []RunRecord{rec}
+	e.state.Runs = []state.RunRecord{rec}
 	r := e.Report()
 	t.Log(r)
 	require.Contains(t, r, "| nvme0 | S0 | md0 | 1001.000 | 1002.000 | 1.000 | 2001.500 | 2003.000 | 1.500 | 1.500 |  |\n")

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/walab/walab/internal/experiment/state"
 )
 
 // TestReportUnderNotValid: the report gives no WA reduction when walab
@@ -12,14 +14,14 @@ import (
 // carries labels from the store) cannot close its code block and inject
 // Markdown; the plan's backticks cannot either.
 func TestReportUnderNotValid(t *testing.T) {
-	plan := "name: rep\nprometheus: http://127.0.0.1:1\ndevice: nvme0\nruns:\n" +
+	yml := "name: rep\nprometheus: http://127.0.0.1:1\ndevice: nvme0\nruns:\n" +
 		"  - {name: base, command: 'echo `date`'}\n  - {name: cand, command: 'true'}\ncompare: {baseline: base, candidate: cand}\n"
-	e, err := create([]byte(plan), filepath.Join(t.TempDir(), "out"))
+	e, err := create([]byte(yml), filepath.Join(t.TempDir(), "out"))
 	require.NoError(t, err)
 	wa := func(x float64) *float64 { return &x }
-	e.state.Runs = []RunRecord{{Run: "base", RunID: "rep-base-r1", Rep: 1, WA: wa(2.5)}, {Run: "cand", RunID: "rep-cand-r1", Rep: 1, WA: wa(2.2)}}
+	e.state.Runs = []state.RunRecord{{Run: "base", RunID: "rep-base-r1", Rep: 1, WA: wa(2.5)}, {Run: "cand", RunID: "rep-cand-r1", Rep: 1, WA: wa(2.2)}}
 	invalid := false
-	e.state.Compare = &CompareRecord{Baseline: "base", Candidate: "cand", Valid: &invalid,
+	e.state.Compare = &state.CompareRecord{Baseline: "base", Candidate: "cand", Valid: &invalid,
 		Text:  "NOT VALID: same drive: serial ```\n# Injected heading\n```` x\n",
 		Drift: []string{"scenario: `a` → b"}}
 	r := e.Report()

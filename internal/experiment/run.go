@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/walab/walab/internal/experiment/plan"
 	"github.com/walab/walab/internal/experiment/state"
 	"github.com/walab/walab/internal/fingerprint"
 	"github.com/walab/walab/internal/runner"
@@ -21,33 +22,33 @@ import (
 
 // run executes one run item: fingerprint, the workload, fingerprint, and
 // the record of the run.
-func (e *Executor) run(ctx context.Context, i int, it Item, st *StepState, logPath string) (*RunRecord, error) {
-	runID := e.Plan.RunID(it, st.Attempts)
+func (rs *runStep) run(ctx context.Context, i int, it plan.Item, st *state.StepState, logPath string) (*state.RunRecord, error) {
+	runID := rs.plan.RunID(it, st.Attempts)
 	dir := filepath.Join("runs", runID)
-	abs := filepath.Join(e.Out, dir)
+	abs := filepath.Join(rs.out, dir)
 	if err := os.MkdirAll(abs, 0o755); err != nil {
 		return nil, err
 	}
 	resultJSON := filepath.Join(abs, "result.json")
-	argv, err := e.Plan.Argv(it, st.Attempts, resultJSON)
+	argv, err := rs.plan.Argv(it, st.Attempts, resultJSON)
 	if err != nil {
 		return nil, err
 	}
-	fpStart := e.fingerprint(ctx, it, runID, "start", argv)
-	e.recordTool(ctx, it.Run, fpStart)
+	fpStart := rs.fingerprint(ctx, it, runID, "start", argv)
+	rs.recordTool(ctx, it.Run, fpStart)
 	if err := state.WriteJSON(filepath.Join(abs, "fingerprint-start.json"), fpStart); err != nil {
 		return nil, err
 	}
-	e.Metrics.fingerprint(e.Plan, runID, it, fpStart)
+	rs.metrics.fingerprint(rs.plan, runID, it, fpStart)
 	tick := func(elapsed time.Duration) {
 		wa := ""
-		if d, err := fingerprint.ReadDrive(ctx, httpClient(e.HTTP), e.Plan.Exporter, e.Plan.Device); e.Plan.Exporter != "" && d != nil && err == nil && d.WA1h != nil {
+		if d, err := fingerprint.ReadDrive(ctx, httpClient(rs.http), rs.plan.Exporter, rs.plan.Device); rs.plan.Exporter != "" && d != nil && err == nil && d.WA1h != nil {
 			wa = fmt.Sprintf(" · WA(1h) %.3f", *d.WA1h)
-			e.Metrics.setWA(*d.WA1h)
+			rs.metrics.setWA(*d.WA1h)
 		}
-		left := timeLeft(e.items, e.state.Steps, i, elapsed)
-		e.Metrics.setLeft(left)
-		e.printf("[run] %s: %s of %s%s%s", runID, elapsed.Round(time.Second), it.Expected, leftNote(left), wa)
+		left := timeLeft(rs.items, rs.journal.Steps, i, elapsed)
+		rs.metrics.setLeft(left)
+		rs.printf("[run] %s: %s of %s%s%s", runID, elapsed.Round(time.Second), it.Expected, leftNote(left), wa)
 	}
 	var fw *fioWatch
 	endSpan := func() {}
@@ -55,27 +56,27 @@ func (e *Executor) run(ctx context.Context, i int, it Item, st *StepState, logPa
 		if fw, err = fioBefore(it.Run); err != nil {
 			return nil, fmt.Errorf("run %s: %w", runID, err)
 		}
-		endSpan = e.Metrics.runSpan(e.Plan, it, runID)
+		endSpan = rs.metrics.runSpan(rs.plan, it, runID)
 	}
-	watch, stop, err := e.untilSteady(ctx, it.Run)
+	watch, stop, err := rs.untilSteady(ctx, it.Run)
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", runID, err)
 	}
-	profile := e.startProfile(ctx, it, abs, dir)
-	start, end, _, err := e.command(ctx, it, st.Attempts, argv, e.env(it, st.Attempts, resultJSON), logPath, 0, stop, tick)
+	profile := rs.startProfile(ctx, it, abs, dir)
+	start, end, _, err := rs.proc.command(ctx, it, st.Attempts, argv, rs.proc.env(it, st.Attempts, resultJSON), logPath, 0, stop, tick)
 	endSpan()
 	prof := profile()
 	if err != nil {
 		return nil, err
 	}
-	fpEnd, err := e.endOfRun(ctx, it, runID, abs, argv, fpStart)
+	fpEnd, err := rs.endOfRun(ctx, it, runID, abs, argv, fpStart)
 	if err != nil {
 		return nil, err
 	}
-	rec := &RunRecord{Step: it.ID, Run: it.Run.Name, Scenario: it.Run.ScenarioLabel(), RunID: runID,
+	rec := &state.RunRecord{Step: it.ID, Run: it.Run.Name, Scenario: it.Run.ScenarioLabel(), RunID: runID,
 		Threads: it.Threads, Rep: it.Rep, Attempt: st.Attempts, Start: start, End: end, Dir: dir,
 		WA: fingerprint.WA(fpStart, fpEnd), Drift: fingerprint.Diff(fpStart, fpEnd), Profile: prof}
-	e.noteSteady(rec, watch)
+	rs.noteSteady(rec, watch)
 	if fpStart.Drive != nil && fpEnd.Drive != nil {
 		rec.HostBytes = fingerprint.Delta(fpStart.Drive.HostWrittenBytes, fpEnd.Drive.HostWrittenBytes)
 		rec.MediaBytes = fingerprint.Delta(fpStart.Drive.MediaWrittenBytes, fpEnd.Drive.MediaWrittenBytes)
@@ -96,9 +97,9 @@ func (e *Executor) run(ctx context.Context, i int, it Item, st *StepState, logPa
 // endOfRun takes the run's end fingerprint and writes it; a run whose end
 // fingerprint lost what its start read, or whose drive was disturbed
 // between the two, is an error: it is not counted.
-func (e *Executor) endOfRun(ctx context.Context, it Item, runID, abs string, argv []string, fpStart *fingerprint.Fingerprint) (*fingerprint.Fingerprint, error) {
-	fpEnd, lost := endFingerprint(ctx, fpStart, func() *fingerprint.Fingerprint { return e.fingerprint(ctx, it, runID, "end", argv) })
-	e.recordTool(ctx, it.Run, fpEnd)
+func (rs *runStep) endOfRun(ctx context.Context, it plan.Item, runID, abs string, argv []string, fpStart *fingerprint.Fingerprint) (*fingerprint.Fingerprint, error) {
+	fpEnd, lost := endFingerprint(ctx, fpStart, func() *fingerprint.Fingerprint { return rs.fingerprint(ctx, it, runID, "end", argv) })
+	rs.recordTool(ctx, it.Run, fpEnd)
 	if err := state.WriteJSON(filepath.Join(abs, "fingerprint-end.json"), fpEnd); err != nil {
 		return nil, err
 	}
@@ -124,7 +125,7 @@ func addCarry(a, b, carry uint64) (uint64, uint64) {
 }
 
 // readResult sums loadgen's per-target results into the record.
-func readResult(path string, rec *RunRecord) error {
+func readResult(path string, rec *state.RunRecord) error {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return err
@@ -172,7 +173,7 @@ func readResult(path string, rec *RunRecord) error {
 
 // recordTool adds the version of the program a command: or fio: run
 // starts to the fingerprint's tools (absent when walab cannot ask it).
-func (e *Executor) recordTool(ctx context.Context, r *Run, f *fingerprint.Fingerprint) {
+func (rs *runStep) recordTool(ctx context.Context, r *plan.Run, f *fingerprint.Fingerprint) {
 	if r == nil {
 		return
 	}
@@ -180,7 +181,7 @@ func (e *Executor) recordTool(ctx context.Context, r *Run, f *fingerprint.Finger
 	if tool == "" {
 		return
 	}
-	if v := e.toolVersion(ctx, tool); v != "" {
+	if v := rs.tools.version(ctx, tool); v != "" {
 		if f.Tools == nil {
 			f.Tools = map[string]string{}
 		}
@@ -190,22 +191,22 @@ func (e *Executor) recordTool(ctx context.Context, r *Run, f *fingerprint.Finger
 
 // fingerprint takes a run's fingerprint; what cannot be read is named in
 // its Errors, never filled in.
-func (e *Executor) fingerprint(ctx context.Context, it Item, runID, point string, argv []string) *fingerprint.Fingerprint {
-	f := &fingerprint.Fingerprint{Schema: fingerprint.Schema, Run: runID, Point: point, Taken: time.Now().UTC(), Loadgen: e.redact.argv(argv),
-		Treatment: e.treatment(ctx, it.Run)}
-	resetFacts(e.state, e.setup, f, it)
-	if e.Plan.Exporter != "" {
-		d, err := fingerprint.ReadDrive(ctx, httpClient(e.HTTP), e.Plan.Exporter, e.Plan.Device)
+func (rs *runStep) fingerprint(ctx context.Context, it plan.Item, runID, point string, argv []string) *fingerprint.Fingerprint {
+	f := &fingerprint.Fingerprint{Schema: fingerprint.Schema, Run: runID, Point: point, Taken: time.Now().UTC(), Loadgen: rs.redact.argv(argv),
+		Treatment: rs.treatment(ctx, it.Run)}
+	resetFacts(rs.journal, rs.setup, f, it)
+	if rs.plan.Exporter != "" {
+		d, err := fingerprint.ReadDrive(ctx, httpClient(rs.http), rs.plan.Exporter, rs.plan.Device)
 		f.Drive = d
 		if err != nil {
 			f.Errors = append(f.Errors, "drive: "+err.Error())
 		}
-		if err := fingerprint.ReadPerDevice(ctx, httpClient(e.HTTP), e.Plan.Exporter, f); err != nil {
+		if err := fingerprint.ReadPerDevice(ctx, httpClient(rs.http), rs.plan.Exporter, f); err != nil {
 			f.Errors = append(f.Errors, "every drive and I/O size: "+err.Error())
 		}
 	}
 	var dirs []string
-	for _, t := range e.Plan.Targets {
+	for _, t := range rs.plan.Targets {
 		m := fingerprint.QueryMySQL(ctx, t.Name, t.DSN)
 		f.MySQL = append(f.MySQL, m)
 		if m.Error != "" {
@@ -215,10 +216,10 @@ func (e *Executor) fingerprint(ctx context.Context, it Item, runID, point string
 			dirs = append(dirs, d)
 		}
 	}
-	h, facts, errs := fingerprint.ReadHost(ctx, httpClient(e.HTTP), e.Plan.Exporter, dirs)
+	h, facts, errs := fingerprint.ReadHost(ctx, httpClient(rs.http), rs.plan.Exporter, dirs)
 	f.Host, f.Tools = h, fingerprint.Tools(facts)
-	if e.Plan.UsesLoadgen() {
-		if v := e.loadgenVersion(ctx); v != "" {
+	if rs.plan.UsesLoadgen() {
+		if v := rs.tools.loadgen(ctx, rs.plan.LoadgenBin()); v != "" {
 			f.Tools["loadgen"] = v
 		}
 	}
@@ -230,7 +231,7 @@ func (e *Executor) fingerprint(ctx context.Context, it Item, runID, point string
 // fingerprint: each target's data identity and the disks' discards. Only
 // the set-up whose checks ran in this process (setup) is known: after a
 // resume they are absent, never guessed.
-func resetFacts(st *State, setup string, f *fingerprint.Fingerprint, it Item) {
+func resetFacts(st *state.State, setup string, f *fingerprint.Fingerprint, it plan.Item) {
 	if it.Run == nil || !strings.HasPrefix(setup, it.Run.Name+"/") {
 		return
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/walab/walab/internal/collector"
+	"github.com/walab/walab/internal/experiment/plan"
 	"github.com/walab/walab/internal/exporterapp"
 	"github.com/walab/walab/internal/nvme/replay/fixture"
 )
@@ -62,7 +63,7 @@ func TestTwoHostsPreconditionStep(t *testing.T) {
 	var step string
 	for _, s := range p.Reset {
 		if s.Name == "precondition-drive" {
-			require.Equal(t, HostDB, s.On, "the exporter takes mutations on loopback: the step runs on the database host")
+			require.Equal(t, plan.HostDB, s.On, "the exporter takes mutations on loopback: the step runs on the database host")
 			step = s.Command
 		}
 	}

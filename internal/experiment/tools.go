@@ -6,26 +6,37 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/walab/walab/internal/buildinfo"
+	"github.com/walab/walab/internal/experiment/plan"
 )
 
-// loadgenVersion is `loadgen --version` of the plan's loadgen, read once
+// toolVersions are the versions of the programs an experiment's runs
+// start, each asked once per experiment: the fingerprints record them.
+type toolVersions struct {
+	loadgenOnce sync.Once
+	loadgenVer  string
+	mu          sync.Mutex
+	vers        map[string]string // tool -> its --version line ("" when it failed)
+}
+
+// loadgen is `loadgen --version` of the plan's loadgen (bin), read once
 // per executor; "" when it does not answer (an older loadgen).
-func (e *Executor) loadgenVersion(ctx context.Context) string {
-	e.loadgenOnce.Do(func() {
+func (tv *toolVersions) loadgen(ctx context.Context, bin string) string {
+	tv.loadgenOnce.Do(func() {
 		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
-		out, err := exec.CommandContext(ctx, e.Plan.LoadgenBin(), "--version").CombinedOutput()
+		out, err := exec.CommandContext(ctx, bin, "--version").CombinedOutput()
 		if in, ok := buildinfo.ParsePrint(string(out)); err == nil && ok {
 			// --version's several lines, as one (fingerprint tables).
-			e.loadgenVer = fmt.Sprintf("%s (commit %s, %s)", in.Version, in.Commit(), in.GoVersion)
+			tv.loadgenVer = fmt.Sprintf("%s (commit %s, %s)", in.Version, in.Commit(), in.GoVersion)
 		} else if err == nil {
-			e.loadgenVer = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(string(out)), "loadgen version "))
+			tv.loadgenVer = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(string(out)), "loadgen version "))
 		}
 	})
-	return e.loadgenVer
+	return tv.loadgenVer
 }
 
 // versionTools are the benchmark programs a command: or fio: run may start
@@ -38,7 +49,7 @@ var versionTools = map[string]bool{"fio": true, "sysbench": true, "mysqlslap": t
 // runTool is the program a run starts, when it is one of versionTools:
 // the first word of its fio: or command: line past VAR=value assignments,
 // judged by base name. "" otherwise.
-func runTool(r *Run) string {
+func runTool(r *plan.Run) string {
 	line := r.Command
 	if r.Fio != "" {
 		line = r.Fio
@@ -55,12 +66,12 @@ func runTool(r *Run) string {
 	return ""
 }
 
-// toolVersion is the first line `tool --version` prints (fio-3.33,
+// version is the first line `tool --version` prints (fio-3.33,
 // sysbench 1.0.20), once per tool and experiment; "" when it fails.
-func (e *Executor) toolVersion(ctx context.Context, tool string) string {
-	e.toolMu.Lock()
-	defer e.toolMu.Unlock()
-	if v, ok := e.toolVers[tool]; ok {
+func (tv *toolVersions) version(ctx context.Context, tool string) string {
+	tv.mu.Lock()
+	defer tv.mu.Unlock()
+	if v, ok := tv.vers[tool]; ok {
 		return v
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
@@ -70,9 +81,9 @@ func (e *Executor) toolVersion(ctx context.Context, tool string) string {
 	if line, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n"); err == nil {
 		v = strings.TrimSpace(line)
 	}
-	if e.toolVers == nil {
-		e.toolVers = map[string]string{}
+	if tv.vers == nil {
+		tv.vers = map[string]string{}
 	}
-	e.toolVers[tool] = v
+	tv.vers[tool] = v
 	return v
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/walab/walab/internal/experiment/plan"
 	"github.com/walab/walab/internal/fingerprint"
 	"github.com/walab/walab/internal/testenv"
 )
@@ -16,16 +17,16 @@ import (
 func TestLoadgenVersion(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "loadgen")
 	require.NoError(t, os.WriteFile(bin, []byte("#!/bin/sh\necho 'loadgen version v1 (commit abc, go1.26.8)' >&2\n"), 0o755))
-	e := &Executor{Plan: &Plan{Loadgen: bin, Runs: []Run{{Workload: "tpcc"}}}}
+	e := &Executor{Plan: &plan.Plan{Loadgen: bin, Runs: []plan.Run{{Workload: "tpcc"}}}}
 	require.True(t, e.Plan.UsesLoadgen())
-	require.Equal(t, "v1 (commit abc, go1.26.8)", e.loadgenVersion(context.Background()))
+	require.Equal(t, "v1 (commit abc, go1.26.8)", e.tools.loadgen(context.Background(), e.Plan.LoadgenBin()))
 	// Today's loadgen prints the Prometheus exporters' several lines; the
 	// fingerprint keeps one.
 	require.NoError(t, os.WriteFile(bin, []byte("#!/bin/sh\nprintf 'loadgen, version 0.1.0 (revision: abc-modified)\\n  build date:       20261206-08:57:19\\n  go version:       go1.26.8\\n  platform:         linux/arm64\\n' >&2\n"), 0o755))
-	e = &Executor{Plan: &Plan{Loadgen: bin, Runs: []Run{{Workload: "tpcc"}}}}
-	require.Equal(t, "0.1.0 (commit abc-modified, go1.26.8)", e.loadgenVersion(context.Background()))
-	gone := &Executor{Plan: &Plan{Loadgen: filepath.Join(t.TempDir(), "none")}}
-	require.Equal(t, "", gone.loadgenVersion(context.Background()))
+	e = &Executor{Plan: &plan.Plan{Loadgen: bin, Runs: []plan.Run{{Workload: "tpcc"}}}}
+	require.Equal(t, "0.1.0 (commit abc-modified, go1.26.8)", e.tools.loadgen(context.Background(), e.Plan.LoadgenBin()))
+	gone := &Executor{Plan: &plan.Plan{Loadgen: filepath.Join(t.TempDir(), "none")}}
+	require.Equal(t, "", gone.tools.loadgen(context.Background(), gone.Plan.LoadgenBin()))
 	require.False(t, gone.Plan.UsesLoadgen())
 }
 
@@ -41,25 +42,25 @@ func TestRunToolVersion(t *testing.T) {
 		"fio --name=x --rw=randwrite": "fio", "/usr/bin/fio job.fio": "/usr/bin/fio", "LD_PRELOAD= sysbench fileio run": "sysbench",
 		"./runBenchmark.sh props.conf": "", "sh -c 'fio x'": "", "": "",
 	} {
-		require.Equal(t, want, runTool(&Run{Command: line}), line)
+		require.Equal(t, want, runTool(&plan.Run{Command: line}), line)
 	}
-	require.Equal(t, "fio", runTool(&Run{Fio: "fio --name=seq --rw=write"}))
+	require.Equal(t, "fio", runTool(&plan.Run{Fio: "fio --name=seq --rw=write"}))
 
-	e := &Executor{Plan: &Plan{}}
+	e := &Executor{Plan: &plan.Plan{}}
 	for _, tc := range []struct {
-		run    Run
+		run    plan.Run
 		key    string
 		prefix string
-	}{{Run{Fio: "fio --name=x"}, "fio", "fio-"}, {Run{Command: "sysbench fileio run"}, "sysbench", "sysbench "}} {
+	}{{plan.Run{Fio: "fio --name=x"}, "fio", "fio-"}, {plan.Run{Command: "sysbench fileio run"}, "sysbench", "sysbench "}} {
 		f := &fingerprint.Fingerprint{Tools: map[string]string{"walab": "v1"}}
-		e.recordTool(context.Background(), &tc.run, f)
+		newRunStep(e).recordTool(context.Background(), &tc.run, f)
 		require.True(t, strings.HasPrefix(f.Tools[tc.key], tc.prefix), "%q", f.Tools)
 		require.Equal(t, "v1", f.Tools["walab"])
 	}
 	f := &fingerprint.Fingerprint{}
-	e.recordTool(context.Background(), &Run{Command: "./runBenchmark.sh props.conf"}, f)
+	newRunStep(e).recordTool(context.Background(), &plan.Run{Command: "./runBenchmark.sh props.conf"}, f)
 	require.Empty(t, f.Tools, "not asked, absent")
-	e.toolVers["fio"] = "cached"
-	e.recordTool(context.Background(), &Run{Fio: "fio x"}, f)
+	e.tools.vers["fio"] = "cached"
+	newRunStep(e).recordTool(context.Background(), &plan.Run{Fio: "fio x"}, f)
 	require.Equal(t, "cached", f.Tools["fio"], "asked once per experiment")
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mattn/go-shellwords"
 
+	"github.com/walab/walab/internal/experiment/plan"
 	"github.com/walab/walab/internal/fingerprint"
 )
 
@@ -17,7 +18,7 @@ import (
 // the between steps' commands with their host, and the SHA-256 of each
 // file they name (astream's rule files), read on that host. The hash is
 // only of files that exist there: a word that is no file is no file.
-func (e *Executor) treatment(ctx context.Context, r *Run) *fingerprint.Treatment {
+func (rs *runStep) treatment(ctx context.Context, r *plan.Run) *fingerprint.Treatment {
 	if r == nil || len(r.Between) == 0 {
 		return nil
 	}
@@ -27,12 +28,12 @@ func (e *Executor) treatment(ctx context.Context, r *Run) *fingerprint.Treatment
 		if cmd == "" {
 			cmd = "loadgen " + s.Loadgen
 		}
-		t.Commands = append(t.Commands, "on "+orClient(s.On)+": "+e.redact.text(cmd))
+		t.Commands = append(t.Commands, "on "+orClient(s.On)+": "+rs.redact.text(cmd))
 		words := fileWords(s.Command)
 		if len(words) == 0 {
 			continue
 		}
-		sums, err := hashFiles(ctx, e.Plan, s.On, words)
+		sums, err := hashFiles(ctx, rs.plan, s.On, words)
 		if err != "" {
 			t.Errors = append(t.Errors, err)
 		}
@@ -48,7 +49,7 @@ func (e *Executor) treatment(ctx context.Context, r *Run) *fingerprint.Treatment
 
 func orClient(on string) string {
 	if on == "" {
-		return HostClient
+		return plan.HostClient
 	}
 	return on
 }
@@ -81,7 +82,7 @@ func fileWords(cmd string) []string {
 const hashScript = `for f; do [ -f "$f" ] && sha256sum -- "$f"; done; true`
 
 // hashFiles hashes the words that are files on the host (db or client).
-func hashFiles(ctx context.Context, p *Plan, on string, words []string) (map[string]string, string) {
+func hashFiles(ctx context.Context, p *plan.Plan, on string, words []string) (map[string]string, string) {
 	argv, err := p.OnHost(on, append([]string{"sh", "-c", hashScript, "walab-hash"}, words...))
 	if err != nil {
 		return nil, "hash of the treatment's files: " + err.Error()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/walab/walab/internal/compare"
 	"github.com/walab/walab/internal/experiment/plan"
+	"github.com/walab/walab/internal/experiment/state"
 	"github.com/walab/walab/internal/fingerprint"
 )
 
@@ -16,7 +17,7 @@ import (
 // once the last window of rounds holds under compare's rule
 // (compare.Steady.Holds: SNIA's excursion and slope, and the drift of the
 // window's line), or at max with "not steady". It is the stop of the run's
-// command (Executor.await polls it).
+// command (stepProcess.await polls it).
 type steadyWatch struct {
 	read       func() (host, media *float64)
 	now        func() time.Time
@@ -32,11 +33,11 @@ type steadyWatch struct {
 
 // untilSteady is run r's watch and the stop its command polls; none
 // without until_steady.
-func (e *Executor) untilSteady(ctx context.Context, r *Run) (*steadyWatch, func() (bool, string), error) {
+func (rs *runStep) untilSteady(ctx context.Context, r *plan.Run) (*steadyWatch, func() (bool, string), error) {
 	if r == nil || r.UntilSteady == nil {
 		return nil, nil, nil
 	}
-	w, err := e.newSteadyWatch(ctx, r.UntilSteady)
+	w, err := rs.newSteadyWatch(ctx, r.UntilSteady)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -44,19 +45,19 @@ func (e *Executor) untilSteady(ctx context.Context, r *Run) (*steadyWatch, func(
 }
 
 // noteSteady records and prints how a watched run ended.
-func (e *Executor) noteSteady(rec *RunRecord, w *steadyWatch) {
+func (rs *runStep) noteSteady(rec *state.RunRecord, w *steadyWatch) {
 	if w == nil {
 		return
 	}
 	rec.UntilSteady = w.result()
-	e.printf("[run] %s: %s", rec.RunID, rec.UntilSteady)
+	rs.printf("[run] %s: %s", rec.RunID, rec.UntilSteady)
 }
 
 // newSteadyWatch starts a watch on the plan's drive; its counters must be
 // readable now, or the run is refused before it starts.
-func (e *Executor) newSteadyWatch(ctx context.Context, u *plan.UntilSteady) (*steadyWatch, error) {
+func (rs *runStep) newSteadyWatch(ctx context.Context, u *plan.UntilSteady) (*steadyWatch, error) {
 	read := func() (host, media *float64) {
-		d, err := fingerprint.ReadDrive(ctx, httpClient(e.HTTP), e.Plan.Exporter, e.Plan.Device)
+		d, err := fingerprint.ReadDrive(ctx, httpClient(rs.http), rs.plan.Exporter, rs.plan.Device)
 		if err != nil && d == nil {
 			return nil, nil
 		}
@@ -64,7 +65,7 @@ func (e *Executor) newSteadyWatch(ctx context.Context, u *plan.UntilSteady) (*st
 	}
 	crit := compare.SNIA
 	crit.Window, crit.Drift = u.WindowOrDefault(), u.DriftOrDefault()
-	return startSteadyWatch(read, time.Now, crit, time.Duration(e.Plan.Round), u.Max.D())
+	return startSteadyWatch(read, time.Now, crit, time.Duration(rs.plan.Round), u.Max.D())
 }
 
 // startSteadyWatch reads the counters at the run's start.

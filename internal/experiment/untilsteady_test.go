@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/walab/walab/internal/experiment/state"
 )
 
 // untilSteadySim is a simulated drive under its own synthetic MySQL mix
@@ -32,7 +34,7 @@ const untilSteadySim = `sim:
 // untilSteadyRun executes a one-run plan whose command would run for 10
 // minutes, with until_steady's given drift and max, on the simulated drive,
 // and returns the run's record.
-func untilSteadyRun(t *testing.T, drift, max string) *RunRecord {
+func untilSteadyRun(t *testing.T, drift, max string) *state.RunRecord {
 	t.Helper()
 	sim := exporterServer(t, untilSteadySim, "")
 	raw := fmt.Sprintf(`name: steady

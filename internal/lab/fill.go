@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/walab/walab/internal/compare"
-	"github.com/walab/walab/internal/experiment"
+	"github.com/walab/walab/internal/experiment/plan"
 	"github.com/walab/walab/internal/fingerprint"
 )
 
@@ -133,7 +133,7 @@ func (g *growth) fastest() (rate float64, r *runFill) {
 // beforeRun is the experiment's BeforeRun: it refuses a run that the
 // fastest growth measured so far would take past maxFill, and starts
 // sampling the run.
-func (g *growth) beforeRun(ctx context.Context, it experiment.Item) error {
+func (g *growth) beforeRun(ctx context.Context, it plan.Item) error {
 	g.close()
 	fill, capacity, err := g.read(ctx)
 	if err != nil {

@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/walab/walab/internal/compare"
-	"github.com/walab/walab/internal/experiment"
 	"github.com/walab/walab/internal/experiment/plan"
 )
 
@@ -21,8 +20,8 @@ func constantFill(f float64) func(context.Context) (float64, float64, error) {
 	return func(context.Context) (float64, float64, error) { return f, testCapacity, nil }
 }
 
-func runItem(id string, d time.Duration) experiment.Item {
-	return experiment.Item{ID: id, Phase: plan.PhaseRun, Run: &plan.Run{Name: id}, Expected: d}
+func runItem(id string, d time.Duration) plan.Item {
+	return plan.Item{ID: id, Phase: plan.PhaseRun, Run: &plan.Run{Name: id}, Expected: d}
 }
 
 // TestGrowthRefusesARunThatWouldOutgrowTheDrive: a run before grew the

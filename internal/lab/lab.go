@@ -220,7 +220,7 @@ func (o Options) readPlan() (plan.Source, error) {
 		}
 		return os.LookupEnv(k)
 	}, Set: plan.Settings{Round: o.Round, RunLength: o.RunFor}}
-	if _, err := plan.Load(src, experiment.CheckKinds()); err != nil {
+	if _, err := plan.Load(src, experiment.Kinds()); err != nil {
 		return plan.Source{}, fmt.Errorf("%s: %w", o.Plan, err)
 	}
 	return src, nil

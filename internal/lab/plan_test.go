@@ -12,6 +12,7 @@ import (
 
 	"github.com/walab/walab/internal/experiment"
 	"github.com/walab/walab/internal/experiment/plan"
+	"github.com/walab/walab/internal/experiment/state"
 )
 
 // TestPlanValuesStayValues: the lab hands Create its environment like any
@@ -29,7 +30,7 @@ func TestPlanValuesStayValues(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, raw, src.Raw, "the plan as written, not expanded")
 
-	p, err := plan.Load(src, experiment.CheckKinds())
+	p, err := plan.Load(src, experiment.Kinds())
 	require.NoError(t, err)
 	require.Equal(t, "root@tcp(127.0.0.1:3306)/"+evil, p.Targets[0].DSN)
 	require.Len(t, p.Checks, 7, "the value added no checks: section")
@@ -46,7 +47,7 @@ func TestPlanValuesStayValues(t *testing.T) {
 	o.Out = t.TempDir()
 	e, err := experiment.Create(src, filepath.Join(o.Out, "experiment"))
 	require.NoError(t, err)
-	stored, err := os.ReadFile(filepath.Join(o.Out, "experiment", experiment.PlanFile))
+	stored, err := os.ReadFile(filepath.Join(o.Out, "experiment", state.PlanFile))
 	require.NoError(t, err)
 	require.Equal(t, raw, stored)
 	require.Equal(t, "root@tcp(127.0.0.1:3306)/"+evil, e.Plan.Targets[0].DSN)

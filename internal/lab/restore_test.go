@@ -28,7 +28,7 @@ func TestPlanRestoreMarksDirty(t *testing.T) {
 	o := testOptions(t, port, "h_lab_restore_1", "h_lab_restore_2")
 	src, err := o.readPlan()
 	require.NoError(t, err)
-	p, err := plan.Load(src, experiment.CheckKinds())
+	p, err := plan.Load(src, experiment.Kinds())
 	require.NoError(t, err)
 	// The restores, by name (the reset also drops the page cache).
 	var restores []string

@@ -47,3 +47,5 @@ var alignmentCheck = checkKind{
 		return e.checkAlignment(ctx, c)
 	},
 }
+
+func init() { register("alignment", alignmentCheck) }

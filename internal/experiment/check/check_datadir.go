@@ -50,6 +50,8 @@ var datadirCheck = checkKind{
 	},
 }
 
+func init() { register("datadir", datadirCheck) }
+
 // needDirs: a check that looks at data directories names targets or a path.
 func needDirs(_ *plan.Plan, c plan.Check) []string {
 	if len(c.Targets) == 0 && c.Path == "" {

@@ -154,3 +154,5 @@ var discardCheck = checkKind{
 		return e.checkDiscard(ctx, c, run, e.Setup)
 	},
 }
+
+func init() { register("discard", discardCheck) }

@@ -33,6 +33,8 @@ var driveDataCheck = checkKind{
 	},
 }
 
+func init() { register("drive_data", driveDataCheck) }
+
 // driveDataSlack is how far two arms' totals may differ: 2 %, at least
 // 1 GiB.
 func driveDataSlack(a, b uint64) bool {

@@ -67,6 +67,8 @@ var fillCheck = checkKind{
 	},
 }
 
+func init() { register("fill", fillCheck) }
+
 // realDrive matches the kernel's name of an NVMe controller or namespace:
 // a plan whose device is one measures a real drive, whose fill comes from
 // the filesystem of the data (the simulator's drives are nvmesim0, ...).

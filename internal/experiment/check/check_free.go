@@ -56,3 +56,5 @@ var freeCheck = checkKind{
 		return e.checkFree(ctx, c)
 	},
 }
+
+func init() { register("free_space", freeCheck) }

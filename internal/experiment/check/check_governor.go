@@ -32,3 +32,5 @@ var governorCheck = checkKind{
 		return "CPU governor on " + f.Hostname + " is " + f.Governor, nil
 	},
 }
+
+func init() { register("governor", governorCheck) }

@@ -51,6 +51,8 @@ var ioCapacityCheck = checkKind{
 	},
 }
 
+func init() { register("io_capacity", ioCapacityCheck) }
+
 func ioCapacityBounds(c plan.Check) (lo, hi float64) {
 	lo, hi = 0.5, 1.5
 	if c.Min != nil {

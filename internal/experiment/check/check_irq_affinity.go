@@ -49,3 +49,5 @@ var irqAffinityCheck = checkKind{
 		return e.checkIRQAffinity(ctx, c)
 	},
 }
+
+func init() { register("irq_affinity", irqAffinityCheck) }

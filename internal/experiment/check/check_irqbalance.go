@@ -32,3 +32,5 @@ var irqbalanceCheck = checkKind{
 		return "irqbalance is " + runningWord(running) + " on " + f.Hostname, nil
 	},
 }
+
+func init() { register("irqbalance", irqbalanceCheck) }

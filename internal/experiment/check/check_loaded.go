@@ -76,3 +76,5 @@ var loadedCheck = checkKind{
 		return e.checkLoaded(ctx, c)
 	},
 }
+
+func init() { register("target_loaded", loadedCheck) }

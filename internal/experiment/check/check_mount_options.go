@@ -43,3 +43,5 @@ var mountOptionsCheck = checkKind{
 		return e.checkMountOptions(ctx, c)
 	},
 }
+
+func init() { register("mount_options", mountOptionsCheck) }

@@ -188,3 +188,5 @@ var mysqldCPUsCheck = checkKind{
 		return e.checkMysqldCPUs(ctx, c)
 	},
 }
+
+func init() { register("mysqld_cpus", mysqldCPUsCheck) }

@@ -40,3 +40,5 @@ var nicChannelsCheck = checkKind{
 		return fmt.Sprintf("%s on %s has %d channels", c.Device, f.Hostname, want), nil
 	},
 }
+
+func init() { register("nic_channels", nicChannelsCheck) }

@@ -34,3 +34,5 @@ var pageCacheCheck = checkKind{
 		return fmt.Sprintf("page cache on %s: %s (at most %s)", f.Hostname, human(*got), human(uint64(c.Bytes))), nil
 	},
 }
+
+func init() { register("page_cache", pageCacheCheck) }

@@ -94,6 +94,8 @@ var placementCheck = checkKind{
 	},
 }
 
+func init() { register("placement", placementCheck) }
+
 // hintsNote says, before a run, whether a file's writes can carry a
 // placement hint to this drive (the exporter's
 // walab_placement_hints_effective): with FDP on and a kernel without write

@@ -59,3 +59,5 @@ var prometheusCheck = checkKind{
 		return e.checkPrometheus(ctx)
 	},
 }
+
+func init() { register("prometheus", prometheusCheck) }

@@ -108,6 +108,8 @@ var sameDataCheck = checkKind{
 	},
 }
 
+func init() { register("same_data", sameDataCheck) }
+
 // checksumBytesPerSecond is the rate same_data's budget assumes CHECKSUM
 // TABLE reads a table at (one table at a time, one thread, from a cold
 // buffer pool): a slow NVMe read, so that the budget is not the bound.

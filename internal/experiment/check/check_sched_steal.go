@@ -53,3 +53,5 @@ var schedStealCheck = checkKind{
 		return msg + " on " + f.Hostname, nil
 	},
 }
+
+func init() { register("sched_steal", schedStealCheck) }

@@ -49,3 +49,5 @@ var sysctlCheck = checkKind{
 		return strings.Join(found, ", ") + " on " + f.Hostname, nil
 	},
 }
+
+func init() { register("sysctl", sysctlCheck) }

@@ -47,3 +47,5 @@ var thpCheck = checkKind{
 		return msg + " on " + f.Hostname, nil
 	},
 }
+
+func init() { register("thp", thpCheck) }

@@ -16,8 +16,8 @@ import (
 
 // A checkKind is one kind of pre-run check: the keys a plan gives it, what
 // it needs of the plan, how a plan's check of that kind is validated, and
-// how it runs. Each kind lives in its own check_*.go file; checkKinds is
-// the one list of them.
+// how it runs. Each kind lives in its own check_*.go file and registers
+// itself there (register).
 type checkKind struct {
 	keys  string // the keys it takes, for the unknown-check error and docs
 	needs needs  // plan fields it reads
@@ -49,28 +49,16 @@ func (n needs) problems(p *plan.Plan) []string {
 	return out
 }
 
-var checkKinds = map[string]checkKind{
-	"target_loaded": loadedCheck,
-	"datadir":       datadirCheck,
-	"fill":          fillCheck,
-	"placement":     placementCheck,
-	"irqbalance":    irqbalanceCheck,
-	"prometheus":    prometheusCheck,
-	"free_space":    freeCheck,
-	"irq_affinity":  irqAffinityCheck,
-	"mysqld_cpus":   mysqldCPUsCheck,
-	"governor":      governorCheck,
-	"mount_options": mountOptionsCheck,
-	"alignment":     alignmentCheck,
-	"io_capacity":   ioCapacityCheck,
-	"sysctl":        sysctlCheck,
-	"thp":           thpCheck,
-	"sched_steal":   schedStealCheck,
-	"nic_channels":  nicChannelsCheck,
-	"page_cache":    pageCacheCheck,
-	"discard":       discardCheck,
-	"same_data":     sameDataCheck,
-	"drive_data":    driveDataCheck,
+// checkKinds are the kinds by name: each check_*.go file registers its
+// own (register, from its init).
+var checkKinds = map[string]checkKind{}
+
+// register adds kind name; a name twice is a programming error.
+func register(name string, k checkKind) {
+	if _, dup := checkKinds[name]; dup {
+		panic("check kind " + name + " registered twice")
+	}
+	checkKinds[name] = k
 }
 
 // Kinds are the check kinds as the plan's validation receives them:

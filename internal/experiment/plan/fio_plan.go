@@ -106,7 +106,7 @@ func (f *fioLine) runtime() time.Duration {
 // the line asks for json or json+ itself, and the output file in the
 // run's directory.
 func fioArgv(r *Run, threads int, runDir string) ([]string, error) {
-	f, problems := parseFio(r.Fio)
+	f, problems := r.fioLine()
 	if len(problems) > 0 {
 		return nil, fmt.Errorf("run %s: %s", r.Name, strings.Join(problems, "; "))
 	}
@@ -123,7 +123,7 @@ func fioArgv(r *Run, threads int, runDir string) ([]string, error) {
 // expected is a run's planned duration: its duration, or fio's runtime.
 func (r *Run) expected() time.Duration {
 	if r.Fio != "" {
-		if f, problems := parseFio(r.Fio); len(problems) == 0 {
+		if f, problems := r.fioLine(); len(problems) == 0 {
 			return f.runtime()
 		}
 	}
@@ -141,7 +141,7 @@ func (v *validator) fioRun(what string, r Run) {
 	if len(r.Targets) > 0 {
 		v.add(r.Line, "%s: targets apply to loadgen runs, not fio", what)
 	}
-	f, problems := parseFio(r.Fio)
+	f, problems := r.fioLine()
 	for _, m := range problems {
 		v.add(r.Line, "%s: %s", what, m)
 	}
@@ -183,11 +183,11 @@ func (f *fioLine) files() []string {
 	return out
 }
 
-// FioTargets are what a fio run's command line writes: the raw devices
+// FioTargets are what the run's fio command line writes: the raw devices
 // among its files and every path (filename= and directory= values, "."
 // when it names none), as fio resolves them.
-func FioTargets(line string) (devices, files []string, err error) {
-	f, problems := parseFio(line)
+func (r *Run) FioTargets() (devices, files []string, err error) {
+	f, problems := r.fioLine()
 	if len(problems) > 0 {
 		return nil, nil, fmt.Errorf("fio: %v", problems)
 	}

@@ -71,7 +71,7 @@ func (v *validator) hosts() {
 				continue
 			}
 			if h.h.Exec != "" {
-				if _, err := parseTransport(h.name, h.h); err != nil {
+				if _, err := p.transport(h.name); err != nil {
 					v.add(h.h.Line, "%v", err)
 				}
 			}
@@ -80,11 +80,7 @@ func (v *validator) hosts() {
 			}
 		}
 	}
-	lists := [][]Step{p.Prepare, p.Reset, p.Precondition}
-	for _, r := range p.Runs {
-		lists = append(lists, r.Between)
-	}
-	for _, list := range lists {
+	for _, list := range p.stepLists() {
 		for _, s := range list {
 			v.stepHost(s)
 		}

@@ -8,7 +8,7 @@ import (
 
 // Parse is Load of a plan without ${NAME} values or check kinds: the
 // plan package's tests parse plans without checks.
-func Parse(data []byte) (*Plan, error) { return Load(Source{Raw: data}, nil) }
+func Parse(data []byte) (*Plan, error) { return Load(Source{Raw: data}, Kinds{}) }
 
 // expand is the strict text expansion of a plan that is YAML only once
 // expanded.

@@ -196,7 +196,7 @@ func (p *Plan) Argv(it Item, attempt int, resultJSON string) ([]string, error) {
 		if it.Step.Command != "" {
 			return p.OnHost(it.Step.On, []string{"/bin/sh", "-c", it.Step.Command})
 		}
-		args, err := splitWords(it.Step.Loadgen)
+		args, err := it.Step.loadgenArgs()
 		if err != nil {
 			return nil, fmt.Errorf("step %s: loadgen arguments: %w", it.ID, err)
 		}
@@ -219,7 +219,7 @@ func (p *Plan) Argv(it Item, attempt int, resultJSON string) ([]string, error) {
 		argv = append(argv, "--threads", strconv.Itoa(it.Threads))
 	}
 	argv = append(argv, p.targetFlags(r.Targets)...)
-	extra, err := splitWords(r.Args)
+	extra, err := r.args()
 	if err != nil {
 		return nil, fmt.Errorf("run %s: args: %w", r.Name, err)
 	}

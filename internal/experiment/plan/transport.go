@@ -239,7 +239,7 @@ func QuoteWords(argv []string) string {
 
 // OnHost prefixes a command's argv with the host's transport.
 func (p *Plan) OnHost(on string, argv []string) ([]string, error) {
-	t, err := p.hostTransport(on)
+	t, err := p.transport(on)
 	if t == nil || err != nil {
 		return argv, err
 	}
@@ -253,7 +253,7 @@ func (p *Plan) RemoteLine(it Item) string {
 	if it.Step == nil || it.Step.Command == "" {
 		return ""
 	}
-	t, err := p.hostTransport(it.Step.On)
+	t, err := p.transport(it.Step.On)
 	if t == nil || err != nil || !t.remote {
 		return ""
 	}
@@ -282,7 +282,7 @@ func splitWords(line string) ([]string, error) {
 // a recorded remote session); an error when on's prefix is no remote
 // shell.
 func (p *Plan) RemoteShellArgv(on string, argv []string) ([]string, error) {
-	t, err := p.hostTransport(on)
+	t, err := p.transport(on)
 	if err == nil && (t == nil || !t.remote) {
 		err = fmt.Errorf("hosts.%s.exec is no remote shell any more", on)
 	}

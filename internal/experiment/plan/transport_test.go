@@ -58,3 +58,19 @@ func TestPrefixReachingSSH(t *testing.T) {
 		require.Equal(t, joined, argv[len(argv)-1] != cmd)
 	}
 }
+
+func TestOnHostArgv(t *testing.T) {
+	p := &Plan{Hosts: &Hosts{DB: &Host{Exec: "ip netns exec db"}}}
+	argv, err := p.OnHost(HostDB, []string{"/bin/sh", "-c", "echo 'x'"})
+	require.NoError(t, err)
+	require.Equal(t, []string{"ip", "netns", "exec", "db", "/bin/sh", "-c", "echo 'x'"}, argv)
+	p.Hosts.DB.Exec = "ssh -o BatchMode=yes db-server"
+	argv, err = p.OnHost(HostDB, []string{"/bin/sh", "-c", "echo 'x'"})
+	require.NoError(t, err)
+	require.Equal(t, []string{"ssh", "-o", "BatchMode=yes", "db-server", p.RemoteLine(Item{Step: &Step{Command: "echo 'x'", On: HostDB}})}, argv)
+	argv, err = p.OnHost("", []string{"true"})
+	require.NoError(t, err)
+	require.Equal(t, []string{"true"}, argv)
+	_, err = (&Plan{}).OnHost(HostDB, []string{"true"})
+	require.ErrorContains(t, err, "needs hosts.db.exec")
+}

@@ -2,6 +2,9 @@ package plan
 
 import (
 	"fmt"
+	"maps"
+	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -12,14 +15,15 @@ import (
 type validator struct {
 	p       *Plan
 	kinds   CheckKinds
+	loadgen LoadgenRules
 	errs    Errors
 	targets map[string]bool
 	runs    map[string]bool
 	free    func(path string) (uint64, bool) // Settings.FreeSpace
 }
 
-func (p *Plan) validate(kinds CheckKinds, free func(string) (uint64, bool)) Errors {
-	v := &validator{p: p, kinds: kinds, targets: map[string]bool{}, runs: map[string]bool{}, free: free}
+func (p *Plan) validate(kinds Kinds, free func(string) (uint64, bool)) Errors {
+	v := &validator{p: p, kinds: kinds.Checks, loadgen: kinds.Loadgen, targets: map[string]bool{}, runs: map[string]bool{}, free: free}
 	if !nameRe.MatchString(p.Name) {
 		v.add(0, "name: %q must be 1-48 letters, digits, '_', '.', '-' (it is part of every run id)", p.Name)
 	}
@@ -84,11 +88,10 @@ func (v *validator) step(what string, s Step) {
 		v.add(s.Line, "%s: give either command or loadgen, not both", what)
 	}
 	if s.Loadgen != "" {
-		if _, err := splitWords(s.Loadgen); err != nil {
+		if words, err := s.loadgenArgs(); err != nil {
 			v.add(s.Line, "%s: loadgen arguments %q: %v", what, s.Loadgen, err)
-		}
-		for _, m := range loadgenProblems("", true, s.Loadgen) {
-			v.add(s.Line, "%s: %s", what, m)
+		} else {
+			v.loadgenLine(s.Line, what, "", true, s.Loadgen, words)
 		}
 	} else if len(s.Targets) > 0 {
 		v.add(s.Line, "%s: targets apply to loadgen steps only", what)
@@ -179,11 +182,10 @@ func (v *validator) runKind(what string, r Run) {
 		} else if r.Duration.D() < time.Second {
 			v.add(r.Line, "%s: duration %s: loadgen counts whole seconds", what, r.Duration.D())
 		}
-		if _, err := splitWords(r.Args); err != nil {
+		if words, err := r.args(); err != nil {
 			v.add(r.Line, "%s: args %q: %v", what, r.Args, err)
-		}
-		for _, m := range loadgenProblems(r.Workload, false, r.Args) {
-			v.add(r.Line, "%s: %s", what, m)
+		} else {
+			v.loadgenLine(r.Line, what, r.Workload, false, r.Args, words)
 		}
 	}
 }
@@ -259,5 +261,20 @@ func (v *validator) urls() {
 		if u.val != "" && !strings.HasPrefix(u.val, "http://") && !strings.HasPrefix(u.val, "https://") {
 			v.add(0, "%s: %q: want an http:// or https:// URL", u.key, u.val)
 		}
+	}
+}
+
+var nameRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,47}$`)
+
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
+
+// loadgenLine reports what the loadgen rules find wrong with a loadgen
+// line (none without rules).
+func (v *validator) loadgenLine(line int, what, wl string, phase bool, text string, words []string) {
+	if v.loadgen == nil {
+		return
+	}
+	for _, m := range v.loadgen(wl, phase, text, words) {
+		v.add(line, "%s: %s", what, m)
 	}
 }

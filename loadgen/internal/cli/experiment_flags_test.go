@@ -8,12 +8,12 @@ import (
 	"github.com/alecthomas/kingpin/v2"
 	"github.com/stretchr/testify/require"
 
-	"github.com/walab/walab/internal/experiment/plan"
+	"github.com/walab/walab/internal/experiment/loadgenargs"
 	"github.com/walab/walab/internal/workload"
 )
 
 // TestExperimentKnowsLoadgenFlags: walab experiment validates a plan's
-// loadgen arguments against plan.LoadgenFlags and the workloads'
+// loadgen arguments against loadgenargs.Flags and the workloads'
 // own flags; the list must be this parser's flags besides the workloads'
 // and the sysbench spellings NormalizeArgs and sysbenchTPCC accept.
 func TestExperimentKnowsLoadgenFlags(t *testing.T) {
@@ -29,5 +29,5 @@ func TestExperimentKnowsLoadgenFlags(t *testing.T) {
 	for n := range legacyNames {
 		names[n] = true
 	}
-	require.Equal(t, slices.Sorted(maps.Keys(names)), plan.LoadgenFlags)
+	require.Equal(t, slices.Sorted(maps.Keys(names)), loadgenargs.Flags)
 }

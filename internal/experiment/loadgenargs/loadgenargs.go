@@ -1,4 +1,9 @@
-package plan
+// Package loadgenargs checks a plan's loadgen command lines against
+// loadgen's registry of workloads and its flags, before anything runs. It
+// links in every workload (allworkloads); the plan's validation receives
+// its check as a value (plan.Kinds.Loadgen), as it does the check kinds,
+// so that the plan package links none.
+package loadgenargs
 
 import (
 	"fmt"
@@ -9,10 +14,10 @@ import (
 	"github.com/walab/walab/internal/workload"
 )
 
-// LoadgenFlags are loadgen's flags besides each workload's own (and the
+// Flags are loadgen's flags besides each workload's own (and the
 // sysbench spellings it accepts): loadgen/internal/cli's
 // TestExperimentKnowsLoadgenFlags keeps the list equal to its parser's.
-var LoadgenFlags = []string{
+var Flags = []string{
 	"completion-bash", "completion-script-bash", "completion-script-zsh", "cpuprofile", "db-driver", "db-ps-mode",
 	"defaults-extra-file", "drain-timeout", "events", "help", "help-long", "help-man", "histogram", "log.level",
 	"max-error-rate", "max-requests", "max-retries", "max-time", "max-unreachable", "memprofile", "mysql-blocking-io", "mysql-db",
@@ -43,10 +48,10 @@ func loadgenNames() string {
 }
 
 // flagNames are the flags loadgen accepts with spec's workload: its own
-// and LoadgenFlags.
+// and Flags.
 func flagNames(spec workload.Spec) map[string]bool {
 	known := map[string]bool{}
-	for _, n := range LoadgenFlags {
+	for _, n := range Flags {
 		known[n] = true
 	}
 	fs := &workload.FlagSet{}
@@ -57,15 +62,15 @@ func flagNames(spec workload.Spec) map[string]bool {
 	return known
 }
 
-// loadgenProblems checks a loadgen command line against loadgen's
-// registry before anything runs: the workload (wl, or the line's first
-// word naming one), the phase (when the line must give one) and every
-// --flag, in loadgen's spellings (sysbench's underscores, --no-X). A
-// legacy --test= line is left to loadgen.
-func loadgenProblems(wl string, phase bool, line string) []string {
-	args, err := splitWords(line)
-	if err != nil || slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--test") }) {
-		return nil // the shellwords error is reported on its own
+// Problems checks a loadgen command line (line as written, args its
+// words as the plan split them) against loadgen's registry before anything
+// runs: the workload (wl, or the line's first word naming one), the phase
+// (when the line must give one) and every --flag, in loadgen's spellings
+// (sysbench's underscores, --no-X). A legacy --test= line is left to
+// loadgen. It is a plan.LoadgenRules.
+func Problems(wl string, phase bool, line string, args []string) []string {
+	if slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--test") }) {
+		return nil
 	}
 	var spec workload.Spec
 	var ok bool
