@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # What the simulated drive's FUSE filesystem costs per MiB written (issue
 # 58, item 5): the same fio jobs through the exporter's mount (sim.fs, set
-# up as the lab's), through go-fuse's example loopback (a FUSE server that
-# only passes the writes on: the floor of a Go FUSE server) and on a plain
+# up as the lab's), through go-fuse's example loopback (a Go FUSE server
+# without walab's accounting and drive, which keeps the caller's O_DIRECT
+# on its backing files and answers xattr requests) and on a plain
 # directory of the filesystem the backing directory is on, side by side.
 # For each FUSE run, the server process's CPU (utime+stime from
 # /proc/PID/stat) over the run, less its CPU over an idle period of the
