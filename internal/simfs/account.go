@@ -7,7 +7,6 @@ import (
 	"syscall"
 
 	"github.com/walab/walab/internal/simfs/alloc"
-	"github.com/walab/walab/internal/simfs/fileclass"
 )
 
 // ClassStats counts one file class's traffic through the filesystem.
@@ -87,7 +86,7 @@ func (f *FS) wrote(ino alloc.File, off, n uint64, p alloc.Pending) {
 		return
 	}
 	name := f.al.Name(ino)
-	c := fileclass.Of(name, off)
+	c := f.classes.Of(name, off)
 	st := &f.st[c]
 	st.Writes++
 	st.WrittenBytes += n
@@ -103,7 +102,7 @@ func (f *FS) trim(name string, exts []alloc.Ext) {
 	if f.opts.NoDiscard {
 		return
 	}
-	c := fileclass.Of(name, 0)
+	c := f.classes.Of(name, 0)
 	for _, e := range exts {
 		f.st[c].TrimmedBytes += uint64(e.Pages) * f.al.PageSize()
 		f.drive(f.opts.Drive.HostTrim(e.LPN, e.Pages))
@@ -129,7 +128,7 @@ func (f *FS) withAlloc(ino alloc.File, fn func(a *alloc.Allocator) []alloc.Ext) 
 func (f *FS) fsynced(ino alloc.File) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.st[fileclass.Of(f.al.Name(ino), 0)].Fsyncs++
+	f.st[f.classes.Of(f.al.Name(ino), 0)].Fsyncs++
 }
 
 func (f *FS) setName(ino alloc.File, name string) {
@@ -163,7 +162,7 @@ func (f *FS) adopt() error {
 			return fmt.Errorf("simfs: the files in %s do not fit the drive's %d pages of %d bytes: raise sim.capacity", f.opts.Backing, f.opts.LogicalPages, f.opts.PageSize)
 		}
 		f.mu.Lock()
-		c := fileclass.Of(rel, 0)
+		c := f.classes.Of(rel, 0)
 		for _, e := range exts {
 			f.st[c].HostBytes += uint64(e.Pages) * f.al.PageSize()
 			f.drive(f.opts.Drive.HostWrite(rel, c, e.LPN, e.Pages))

@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/walab/walab/internal/simfs/fileclass"
 	"github.com/walab/walab/internal/testenv"
 )
 
@@ -106,6 +107,68 @@ func benchWrite(b *testing.B, dir string) {
 	for i := 0; i < b.N; i++ {
 		if _, err := unix.Pwrite(fd, buf, int64(i%4096)*int64(len(buf))); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// nullDrive takes the filesystem's writes and TRIMs and does nothing:
+// BenchmarkWritePath measures the filesystem, not a drive model.
+type nullDrive struct{}
+
+func (nullDrive) HostWrite(string, fileclass.Class, uint32, uint32) error { return nil }
+func (nullDrive) HostTrim(uint32, uint32) error                           { return nil }
+func (nullDrive) FeedFailed(error)                                        {}
+
+// BenchmarkWritePath is the write path bench/simfs-cpu.sh measures from
+// outside, for a CPU profile (go test -cpuprofile): O_DIRECT writes of
+// 16 KiB each followed by fdatasync (InnoDB's page and redo writes), and
+// of 1 MiB (a sequential copy), to an InnoDB data file on the mount. The
+// profile holds the writer's system calls beside the server's work.
+func BenchmarkWritePath(b *testing.B) {
+	testenv.RequireFUSE(b)
+	for _, bs := range []int{16 << 10, 1 << 20} {
+		b.Run(strconv.Itoa(bs>>10)+"KiB", func(b *testing.B) {
+			dir := b.TempDir()
+			back, mnt := filepath.Join(dir, "backing"), filepath.Join(dir, "mnt")
+			for _, d := range []string{back, mnt} {
+				if err := os.Mkdir(d, 0o700); err != nil {
+					b.Fatal(err)
+				}
+			}
+			f, err := Mount(Options{Backing: back, Mountpoint: mnt, Drive: nullDrive{}, LogicalPages: 1 << 18, PageSize: 4096})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer f.Unmount()
+			benchDirect(b, filepath.Join(mnt, "t1.ibd"), bs)
+		})
+	}
+}
+
+// benchDirect writes bs bytes at a time to p with O_DIRECT, cycling over
+// 64 MiB, and fdatasyncs after each write below 1 MiB.
+func benchDirect(b *testing.B, p string, bs int) {
+	fd, err := unix.Open(p, unix.O_CREAT|unix.O_WRONLY|unix.O_DIRECT, 0o644)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer unix.Close(fd)
+	buf, err := unix.Mmap(-1, 0, bs, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE) // page-aligned
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer unix.Munmap(buf)
+	slots := (64 << 20) / bs
+	b.SetBytes(int64(bs))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := unix.Pwrite(fd, buf, int64(i%slots*bs)); err != nil {
+			b.Fatal(err)
+		}
+		if bs < 1<<20 {
+			if err := unix.Fdatasync(fd); err != nil {
+				b.Fatal(err)
+			}
 		}
 	}
 }

@@ -8,7 +8,7 @@
 //
 //   - **The filesystem's process acts as the caller.** Every operation that resolves a path in the
 //     backing directory (lookup, create, open, mkdir, mknod, symlink, link, unlink, rmdir, rename,
-//     readdir, readlink, setattr, xattrs, statfs, getattr without an open file) runs on a thread
+//     readdir, readlink, setattr, statfs, getattr without an open file) runs on a thread
 //     whose fsuid, fsgid and supplementary groups are the caller's (`setfsuid`, `setfsgid` and the
 //     per-thread `setgroups` system call; the groups from `/proc/<pid>/status`, kept a second per
 //     process, whose fsuid and fsgid must be the request's). The backing filesystem then checks every
@@ -90,8 +90,13 @@
 //     kernel's flusher's, and a dirty page never lingers in the FUSE page cache where a crash of
 //     the exporter would lose it.
 //   - Without `direct_io`, buffered reads are still cached.
-//   - `fsync`/`fdatasync` through the mount fsyncs the backing file. Something MariaDB fsynced is
-//     on the backing filesystem's disk, as it would be on a local filesystem.
+//   - `fsync` through the mount fsyncs the backing file, `fdatasync` fdatasyncs it. Something
+//     MariaDB fsynced is on the backing filesystem's disk, as it would be on a local filesystem.
+//   - **No extended attributes.** The first `getxattr`, `setxattr`, `listxattr` or `removexattr`
+//     gets ENOSYS, after which the kernel answers every caller `EOPNOTSUPP` itself, as on a
+//     filesystem without them: it would otherwise ask for `security.capability` before every
+//     write, a FUSE round trip of its own. File capabilities do nothing on a `nosuid` mount, and
+//     the mount enforces no POSIX ACLs.
 //   - **O_DIRECT.** With `O_DIRECT` (MariaDB's default `innodb_flush_method`), the kernel sends the
 //     writes straight to the filesystem at the caller's offsets and sizes, bypassing the FUSE page
 //     cache. The backing file is opened **without** `O_DIRECT`, because go-fuse's buffers are not

@@ -103,21 +103,21 @@ func (n *node) Statx(ctx context.Context, f fs.FileHandle, flags, mask uint32, o
 	return asCaller(ctx, func() syscall.Errno { return n.LoopbackNode.Statx(ctx, nil, flags, mask, out) })
 }
 
-func (n *node) Getxattr(ctx context.Context, attr string, dest []byte) (uint32, syscall.Errno) {
-	return callerDo(ctx, func() (uint32, syscall.Errno) { return n.LoopbackNode.Getxattr(ctx, attr, dest) })
-}
+// xattrs refuses extended attributes: ENOSYS makes the kernel stop
+// asking (EOPNOTSUPP to every caller from then on, without a round trip).
+// Without it the kernel asks for security.capability before every write
+// (file_remove_privs), a third FUSE round trip beside the write and its
+// fsync. Nothing walab serves needs them: file capabilities do not work
+// on a nosuid mount, and the mount enforces no POSIX ACLs. The loopback's
+// own xattr calls, which act as the daemon, are never reached.
+func xattrs() syscall.Errno { return syscall.ENOSYS }
 
-func (n *node) Setxattr(ctx context.Context, attr string, data []byte, flags uint32) syscall.Errno {
-	return asCaller(ctx, func() syscall.Errno { return n.LoopbackNode.Setxattr(ctx, attr, data, flags) })
+func (n *node) Getxattr(context.Context, string, []byte) (uint32, syscall.Errno) {
+	return 0, xattrs()
 }
-
-func (n *node) Removexattr(ctx context.Context, attr string) syscall.Errno {
-	return asCaller(ctx, func() syscall.Errno { return n.LoopbackNode.Removexattr(ctx, attr) })
-}
-
-func (n *node) Listxattr(ctx context.Context, dest []byte) (uint32, syscall.Errno) {
-	return callerDo(ctx, func() (uint32, syscall.Errno) { return n.LoopbackNode.Listxattr(ctx, dest) })
-}
+func (n *node) Setxattr(context.Context, string, []byte, uint32) syscall.Errno { return xattrs() }
+func (n *node) Removexattr(context.Context, string) syscall.Errno              { return xattrs() }
+func (n *node) Listxattr(context.Context, []byte) (uint32, syscall.Errno)      { return 0, xattrs() }
 
 // tmpfile is the results of Tmpfile and Create.
 type tmpfile struct {

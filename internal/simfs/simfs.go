@@ -57,6 +57,7 @@ type FS struct {
 
 	mu        sync.Mutex
 	al        *alloc.Allocator
+	classes   fileclass.Memo // the files' classes, matched once per name
 	st        [len7]ClassStats
 	driveErr  error // the first error the drive returned
 	unmounted bool  // Unmount was called

@@ -71,3 +71,30 @@ func Of(name string, off uint64) Class {
 	}
 	return Other
 }
+
+// Memo is Of for a caller that asks about the same files again and
+// again (a write path: every write and fsync): it matches a name against
+// the patterns once and remembers its class, and only the ibdata1
+// doublewrite range's offset test runs each time. It is not safe for
+// concurrent use; the zero Memo is ready.
+type Memo struct{ m map[string]Class }
+
+// memoMax bounds a Memo: past it, it forgets every name (binary logs
+// get new names all the time).
+const memoMax = 4096
+
+// Of is Of(name, off).
+func (m *Memo) Of(name string, off uint64) Class {
+	c, ok := m.m[name]
+	if !ok {
+		if m.m == nil || len(m.m) >= memoMax {
+			m.m = make(map[string]Class)
+		}
+		c = Of(name, 0)
+		m.m[name] = c
+	}
+	if c == System && off >= dblwrStart && off < dblwrEnd && path.Base(name) == "ibdata1" {
+		return Doublewrite
+	}
+	return c
+}
