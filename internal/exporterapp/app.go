@@ -84,6 +84,9 @@ func openFleet(o Options, cfg *config.File, pc probe.Config, logger *slog.Logger
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := addDeviceBackendSim(fl, cfg, logger, &sims); err != nil {
+		return nil, nil, err
+	}
 	return fl, sims, nil
 }
 

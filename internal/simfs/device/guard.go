@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 )
 
 // Label opens the namespace's first page once the device backend owns it:
@@ -24,19 +26,38 @@ type signature struct {
 	what string
 }
 
-var signatures = []signature{
-	{1080, "\x53\xef", "an ext2/ext3/ext4 filesystem"},
-	{0, "XFSB", "an XFS filesystem"},
-	{65600, "_BHRfS_M", "a btrfs filesystem"},
-	{4086, "SWAPSPACE2", "swap"},
-	{512, "LABELONE", "an LVM physical volume"},
-	{512, "EFI PART", "a GPT partition table"},
-	{0, "LUKS\xba\xbe", "a LUKS volume"},
-	{4096, "\xfc\x4e\x2b\xa9", "an md RAID member (1.1/1.2 superblock)"},
-	{0, "\xfc\x4e\x2b\xa9", "an md RAID member (1.1 superblock)"},
-	{3, "NTFS    ", "an NTFS filesystem"},
-	{82, "FAT32   ", "a FAT32 filesystem"},
-	{510, "\x55\xaa", "a DOS partition table or boot sector"},
+// signatures: offset, the bytes (Go-quoted), what they name; one a line.
+const signatureTable = `1080 "\x53\xef" an ext2/ext3/ext4 filesystem
+0 "XFSB" an XFS filesystem
+65600 "_BHRfS_M" a btrfs filesystem
+4086 "SWAPSPACE2" swap
+512 "LABELONE" an LVM physical volume
+512 "EFI PART" a GPT partition table
+0 "LUKS\xba\xbe" a LUKS volume
+4096 "\xfc\x4e\x2b\xa9" an md RAID member (1.1/1.2 superblock)
+0 "\xfc\x4e\x2b\xa9" an md RAID member (1.1 superblock)
+3 "NTFS    " an NTFS filesystem
+82 "FAT32   " a FAT32 filesystem
+510 "\x55\xaa" a DOS partition table or boot sector`
+
+var signatures = parseSignatures(signatureTable)
+
+func parseSignatures(table string) []signature {
+	var out []signature
+	for _, line := range strings.Split(table, "\n") {
+		off, rest, _ := strings.Cut(line, " ")
+		q, err := strconv.QuotedPrefix(rest)
+		if err != nil {
+			panic("device: signature table: " + line)
+		}
+		want, _ := strconv.Unquote(q)
+		n, err := strconv.ParseInt(off, 10, 64)
+		if err != nil {
+			panic("device: signature table: " + line)
+		}
+		out = append(out, signature{n, want, strings.TrimSpace(rest[len(q):])})
+	}
+	return out
 }
 
 // ErrForeign is the error of a namespace the backend must not write.
