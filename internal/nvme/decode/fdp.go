@@ -210,3 +210,44 @@ func AppendRUHUsage(b []byte, u RUHUsage) []byte {
 	}
 	return append(b, p...)
 }
+
+// RUHStatus is the Reclaim Unit Handle Status an I/O Management Receive
+// (opcode 0x12, management operation 1) returns for a namespace: one
+// descriptor per placement handle it may use.
+type RUHStatus struct {
+	Handles []RUHStatusDescriptor
+}
+
+// RUHStatusDescriptor is one placement identifier's reclaim unit handle
+// and what its current reclaim unit can still take.
+type RUHStatusDescriptor struct {
+	PID    uint16 // placement identifier: reclaim group and placement handle
+	RUHID  uint16 // the reclaim unit handle it names
+	EARUTR uint32 // estimated active reclaim unit time remaining, seconds
+	RUAMW  uint64 // reclaim unit available media writes, logical blocks
+}
+
+const (
+	ruhStatusHeader     = 16
+	ruhStatusDescriptor = 32
+)
+
+// ParseRUHStatus decodes the RUH Status data; the descriptor count must
+// fit the buffer.
+func ParseRUHStatus(b []byte) (RUHStatus, error) {
+	const what = "reclaim unit handle status (I/O Management Receive)"
+	if err := need(what, b, ruhStatusHeader); err != nil {
+		return RUHStatus{}, err
+	}
+	le := binary.LittleEndian
+	n := int(le.Uint16(b[14:]))
+	if err := need(fmt.Sprintf("%s with %d descriptors", what, n), b, ruhStatusHeader+ruhStatusDescriptor*n); err != nil {
+		return RUHStatus{}, err
+	}
+	s := RUHStatus{Handles: make([]RUHStatusDescriptor, n)}
+	for i := range s.Handles {
+		d := b[ruhStatusHeader+ruhStatusDescriptor*i:]
+		s.Handles[i] = RUHStatusDescriptor{PID: le.Uint16(d[0:]), RUHID: le.Uint16(d[2:]), EARUTR: le.Uint32(d[4:]), RUAMW: le.Uint64(d[8:])}
+	}
+	return s, nil
+}

@@ -130,7 +130,10 @@ func (d *Device) setUp(size int64, pageSize, pages uint32) error {
 	fillBuf(d.buf)
 	d.st = Stats{Written: map[Key]uint64{}}
 	if labelled {
-		return nil
+		// A namespace the backend wrote before (a restarted or killed
+		// exporter): its files are laid out anew at the mount and written
+		// again, so what the old layout left is deallocated first.
+		return d.deallocate(d.perPage, uint64(pages)*d.perPage)
 	}
 	label := make([]byte, pageSize)
 	copy(label, Label)
@@ -200,18 +203,27 @@ func (d *Device) write(slba, n uint64, data []byte, h uint16) error {
 // Deallocate sends a Dataset Management deallocate for pages allocator
 // pages from lpn, the pages a file freed.
 func (d *Device) Deallocate(lpn, pages uint32) error {
-	slba, n := (uint64(lpn)+1)*d.perPage, uint64(pages)*d.perPage
-	rng := make([]byte, 16) // one range: context attributes, length in LBAs, starting LBA
-	binary.LittleEndian.PutUint32(rng[4:], uint32(n))
-	binary.LittleEndian.PutUint64(rng[8:], slba)
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	_, err := passthru.Send(d.fd, passthru.IOCmd, passthru.Cmd{Opcode: opDSM, NSID: d.nsid, Data: rng, CDW: [6]uint32{0, dsmDeallocate}})
-	d.st.Commands++
-	if err != nil {
-		return d.fail(fmt.Errorf("device %s: deallocate of %d LBAs at %d: %w", d.path, n, slba, err))
+	return d.deallocate((uint64(lpn)+1)*d.perPage, uint64(pages)*d.perPage)
+}
+
+// deallocate frees n LBAs from slba, one range a command (a range holds
+// at most 2^32-1 LBAs).
+func (d *Device) deallocate(slba, n uint64) error {
+	rng := make([]byte, 16) // one range: context attributes, length in LBAs, starting LBA
+	for n > 0 {
+		k := min(n, 1<<31)
+		binary.LittleEndian.PutUint32(rng[4:], uint32(k))
+		binary.LittleEndian.PutUint64(rng[8:], slba)
+		_, err := passthru.Send(d.fd, passthru.IOCmd, passthru.Cmd{Opcode: opDSM, NSID: d.nsid, Data: rng, CDW: [6]uint32{0, dsmDeallocate}})
+		d.st.Commands++
+		if err != nil {
+			return d.fail(fmt.Errorf("device %s: deallocate of %d LBAs at %d: %w", d.path, k, slba, err))
+		}
+		d.st.Deallocated += k * uint64(d.lbaSize)
+		slba, n = slba+k, n-k
 	}
-	d.st.Deallocated += n * uint64(d.lbaSize)
 	return nil
 }
 
