@@ -124,12 +124,8 @@ const (
 
 // ParseRUHUsage decodes the RUH Usage log; the handle count must fit the buffer.
 func ParseRUHUsage(b []byte) (RUHUsage, error) {
-	const what = "FDP reclaim unit handle usage log (0x21)"
-	if err := need(what, b, ruhUsageHeader); err != nil {
-		return RUHUsage{}, err
-	}
-	n := int(binary.LittleEndian.Uint16(b[0:]))
-	if err := need(fmt.Sprintf("%s with %d handles", what, n), b, ruhUsageHeader+ruhUsageDescriptor*n); err != nil {
+	n, err := counted("FDP reclaim unit handle usage log (0x21)", "handles", b, ruhUsageHeader, 0, ruhUsageDescriptor)
+	if err != nil {
 		return RUHUsage{}, err
 	}
 	u := RUHUsage{Attributes: make([]uint8, n)}
@@ -227,27 +223,28 @@ type RUHStatusDescriptor struct {
 	RUAMW  uint64 // reclaim unit available media writes, logical blocks
 }
 
-const (
-	ruhStatusHeader     = 16
-	ruhStatusDescriptor = 32
-)
-
-// ParseRUHStatus decodes the RUH Status data; the descriptor count must
-// fit the buffer.
+// ParseRUHStatus decodes the RUH Status data (a 16-byte header with the
+// descriptor count at bytes 14-15, then 32-byte descriptors); the count
+// must fit the buffer.
 func ParseRUHStatus(b []byte) (RUHStatus, error) {
-	const what = "reclaim unit handle status (I/O Management Receive)"
-	if err := need(what, b, ruhStatusHeader); err != nil {
+	n, err := counted("reclaim unit handle status (I/O Management Receive)", "descriptors", b, 16, 14, 32)
+	if err != nil {
 		return RUHStatus{}, err
 	}
 	le := binary.LittleEndian
-	n := int(le.Uint16(b[14:]))
-	if err := need(fmt.Sprintf("%s with %d descriptors", what, n), b, ruhStatusHeader+ruhStatusDescriptor*n); err != nil {
-		return RUHStatus{}, err
-	}
-	s := RUHStatus{Handles: make([]RUHStatusDescriptor, n)}
-	for i := range s.Handles {
-		d := b[ruhStatusHeader+ruhStatusDescriptor*i:]
-		s.Handles[i] = RUHStatusDescriptor{PID: le.Uint16(d[0:]), RUHID: le.Uint16(d[2:]), EARUTR: le.Uint32(d[4:]), RUAMW: le.Uint64(d[8:])}
+	var s RUHStatus
+	for d := b[16:]; len(s.Handles) < n; d = d[32:] {
+		s.Handles = append(s.Handles, RUHStatusDescriptor{PID: le.Uint16(d[0:]), RUHID: le.Uint16(d[2:]), EARUTR: le.Uint32(d[4:]), RUAMW: le.Uint64(d[8:])})
 	}
 	return s, nil
+}
+
+// counted checks a page of a header of hdr bytes whose 16-bit count of
+// entries of each bytes is at countOff, and returns the count.
+func counted(what, entries string, b []byte, hdr, countOff, each int) (int, error) {
+	if err := need(what, b, hdr); err != nil {
+		return 0, err
+	}
+	n := int(binary.LittleEndian.Uint16(b[countOff:]))
+	return n, need(fmt.Sprintf("%s with %d %s", what, n, entries), b, hdr+each*n)
 }
