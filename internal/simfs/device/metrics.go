@@ -12,15 +12,15 @@ import (
 // desc is one of the backend's metrics, labelled with the simulated drive
 // and the namespace before labels.
 func desc(name, help string, labels ...string) *prometheus.Desc {
-	return prometheus.NewDesc(promql.Prefix+"_simfs_device_"+name, help, append([]string{"device", "namespace"}, labels...), nil)
+	return prometheus.NewDesc(name, help, append([]string{"device", "namespace"}, labels...), nil)
 }
 
 var (
-	descInfo    = desc("info", "1 while the filesystem's device backend writes this namespace; policy is its placement policy (docs/placement-files.md).", "policy")
-	descWritten = desc("written_bytes_total", "Bytes the device backend wrote to the namespace, by file class and the placement handle the writes carried (what walab sent; the drive's own logs say what it received).", "class", "handle")
-	descLabel   = desc("label_written_bytes_total", "Bytes of walab's label page the device backend wrote to a new namespace (once; 0 on a namespace it wrote before).")
-	descDealloc = desc("deallocated_bytes_total", "Bytes the device backend deallocated (Dataset Management) for the extents files freed.")
-	descErrors  = desc("errors_total", "Commands the namespace or the kernel refused (the backing directory's copy of the data is unaffected).")
+	descInfo    = desc(promql.SimFSDeviceInfo, "1 while the filesystem's device backend writes this namespace; policy is its placement policy (docs/placement-files.md).", "policy")
+	descWritten = desc(promql.SimFSDeviceWrittenBytes, "Bytes the device backend wrote to the namespace, by file class and the placement handle the writes carried (what walab sent; the drive's own logs say what it received).", "class", "handle")
+	descLabel   = desc(promql.Prefix+"_simfs_device_label_written_bytes_total", "Bytes of walab's label page the device backend wrote to a new namespace (once; 0 on a namespace it wrote before).")
+	descDealloc = desc(promql.Prefix+"_simfs_device_deallocated_bytes_total", "Bytes the device backend deallocated (Dataset Management) for the extents files freed.")
+	descErrors  = desc(promql.Prefix+"_simfs_device_errors_total", "Commands the namespace or the kernel refused (the backing directory's copy of the data is unaffected).")
 )
 
 // Collector exports the backend's counters, labelled with the simulated
