@@ -3,8 +3,6 @@ package check
 import (
 	"context"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 
 	"github.com/walab/walab/internal/experiment/plan"
@@ -115,22 +113,4 @@ func hintsNote(d *fingerprint.Drive) string {
 		return fmt.Sprintf("no file write reaches an FDP placement handle on this kernel (%s): MySQL's writes go to their namespace's default handle, so placement comes only from the namespace layout", strings.TrimPrefix(d.Hints, "effective: "))
 	}
 	return "files' write hints do not reach the drive (" + d.Hints + ")"
-}
-
-// filePlacementNote says, with walab's filesystem's device backend
-// writing the drive (docs/placement-files.md), its policy and which
-// placement handles each file class's bytes carried so far.
-func filePlacementNote(d *fingerprint.Drive) string {
-	if d.FilePlacement == "" {
-		return ""
-	}
-	var classes []string
-	for _, c := range slices.Sorted(maps.Keys(d.FileClassHandles)) {
-		classes = append(classes, fmt.Sprintf("%s on %v", c, d.FileClassHandles[c]))
-	}
-	n := "files placed by walab's filesystem (" + d.FilePlacement + ")"
-	if len(classes) > 0 {
-		n += ": " + strings.Join(classes, ", ")
-	}
-	return n
 }
