@@ -19,7 +19,7 @@ var (
 	descInfo    = desc(promql.SimFSDeviceInfo, "1 while the filesystem's device backend writes this namespace; policy is its placement policy (docs/placement-files.md).", "policy")
 	descWritten = desc(promql.SimFSDeviceWrittenBytes, "Bytes the device backend wrote to the namespace, by file class and the placement handle the writes carried (what walab sent; the drive's own logs say what it received).", "class", "handle")
 	descLabel   = desc(promql.Prefix+"_simfs_device_label_written_bytes_total", "Bytes of walab's label page the device backend wrote to a new namespace (once; 0 on a namespace it wrote before).")
-	descDealloc = desc(promql.Prefix+"_simfs_device_deallocated_bytes_total", "Bytes the device backend deallocated (Dataset Management) for the extents files freed.")
+	descDealloc = desc(promql.Prefix+"_simfs_device_deallocated_bytes_total", "Bytes the device backend deallocated (Dataset Management) for the extents files freed, and at start on a namespace it wrote before, everything after its label page.")
 	descErrors  = desc(promql.Prefix+"_simfs_device_errors_total", "Commands the namespace or the kernel refused (the backing directory's copy of the data is unaffected).")
 )
 
