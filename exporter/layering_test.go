@@ -18,11 +18,11 @@ import (
 func TestLayering(t *testing.T) {
 	const mod = "github.com/walab/walab/"
 	layers := [][]string{
-		{"internal/nvme/admin", "internal/nvme/sysfs", "internal/safefile", "internal/buildinfo", "internal/hostapi", "internal/hostfacts"},
+		{"internal/nvme/admin", "internal/nvme/passthru", "internal/nvme/sysfs", "internal/safefile", "internal/buildinfo", "internal/hostapi", "internal/hostfacts"},
 		{"internal/nvme/decode"},
 		{"internal/nvme/probe", "internal/nvme/replay"},
 		{"internal/simfs/alloc", "internal/simfs/fileclass"},
-		{"internal/nvme/fleet", "internal/nvme/sim", "internal/simfs"},
+		{"internal/nvme/fleet", "internal/nvme/sim", "internal/simfs", "internal/simfs/device"},
 		{"internal/collector", "internal/wa"},
 		{"internal/exporterapp"},
 		{"exporter"},

@@ -50,6 +50,8 @@ func (d describer) Unregister(prometheus.Collector) bool { return false }
 
 // notHere are the names this fixture cannot show, and where they are held.
 var notHere = map[string]string{
+	promql.SimFSDeviceInfo:              "only with sim.fs.device writing an NVMe namespace (test/qemu's TestQEMUFDPFiles reads them)",
+	promql.SimFSDeviceWrittenBytes:      "as walab_simfs_device_info (TestQEMUFDPFiles)",
 	promql.ExperimentRunInfo:            "walab experiment's own series, built from this name (internal/experiment's metrics_run_test.go)",
 	promql.NVMeSourceErrors:             "only once a NAND source has failed (TestNANDSourceFailsMidRun reads it)",
 	promql.IRQBusiestCPUShare:           "only for interrupts counted between two scrapes; the fixture's do not move (internal/collector's irq_test.go, testdata/irq/second.prom)",

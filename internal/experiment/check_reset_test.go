@@ -131,3 +131,27 @@ walab_placement_hints_effective{device="nvme0",reason="no_write_streams"} 0
 	require.Equal(t, map[string]float64{"reclaim_unit_handles": 4}, f.Drive.FDPConfig)
 	require.Equal(t, "no_write_streams", f.Drive.Hints)
 }
+
+// TestPlacementReportsFileClasses: with walab's filesystem's device
+// backend writing the FDP drive (docs/placement-files.md), the placement
+// check names its policy and the handles each file class's bytes carried,
+// instead of the kernel's missing path.
+func TestPlacementReportsFileClasses(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `walab_nvme_info{device="nvme0",firmware="1.0",model="QEMU NVMe Ctrl",serial="walabff01",simulated="false",source="fdp"} 1
+walab_nvme_fdp_enabled{device="nvme0"} 1
+walab_placement_hints_effective{device="nvme0",reason="no_write_streams"} 0
+walab_simfs_device_info{device="nvmesim0",namespace="/dev/nvme0n1",policy="classes: redo=1 doublewrite=2 data=3 undo=0 binlog=0 system=4 other=0"} 1
+walab_simfs_device_written_bytes_total{class="redo",device="nvmesim0",handle="1",namespace="/dev/nvme0n1"} 8192
+walab_simfs_device_written_bytes_total{class="data",device="nvmesim0",handle="3",namespace="/dev/nvme0n1"} 65536
+`)
+	}))
+	defer srv.Close()
+	e := &Executor{Plan: &plan.Plan{Exporter: srv.URL, Device: "nvme0"}}
+	got, err := check.Run(context.Background(), e.checkEnv(), plan.Check{Check: "placement", Expect: "on"}, &plan.Run{Name: "handles-per-class", Scenario: "fdp-files"})
+	require.NoError(t, err)
+	require.Equal(t, "streams directive enabled=false, FDP enabled=true: on (scenario fdp-files expects on); files placed by walab's filesystem "+
+		"(classes: redo=1 doublewrite=2 data=3 undo=0 binlog=0 system=4 other=0): data on [3], redo on [1]", got)
+	f := newRunStep(e).fingerprint(context.Background(), plan.Item{Run: &plan.Run{Name: "handles-per-class"}}, "x", "start", nil)
+	require.Equal(t, map[string][]int{"redo": {1}, "data": {3}}, f.Drive.FileClassHandles, "recorded in the fingerprint")
+}

@@ -133,3 +133,17 @@ func TestSeed000NVMeDryRunGolden(t *testing.T) {
 	require.NoError(t, DryRun(p, &b))
 	assertGolden(t, "dry-run-seed000-nvme.txt", []byte(b.String()))
 }
+
+// TestSeed000FDPFilesDryRunGolden: the dry run of the shipped plan that
+// runs seed 000's treatment (a placement handle per file class) through
+// walab's filesystem's device backend (docs/placement-files.md).
+func TestSeed000FDPFilesDryRunGolden(t *testing.T) {
+	raw, err := os.ReadFile("../../deploy/experiments/seed000-fdp-files.yml")
+	require.NoError(t, err)
+	p, err := ParseEnv(raw, func(k string) (string, bool) { return "db.example", k == "WALAB_DB_HOST" })
+	require.NoError(t, err)
+	require.Equal(t, "baseline", p.Compare.Baseline)
+	var b strings.Builder
+	require.NoError(t, DryRun(p, &b))
+	assertGolden(t, "dry-run-seed000-fdp-files.txt", []byte(b.String()))
+}

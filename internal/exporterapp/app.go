@@ -22,6 +22,7 @@ import (
 	"github.com/walab/walab/internal/nvme/probe"
 	"github.com/walab/walab/internal/nvme/sim"
 	"github.com/walab/walab/internal/simfs"
+	"github.com/walab/walab/internal/simfs/device"
 	"github.com/walab/walab/internal/wa"
 )
 
@@ -34,6 +35,7 @@ type App struct {
 	fleet    *fleet.Fleet
 	sims     []*sim.Drive         // simulated drives in the fleet (the default without NVMe)
 	mounts   []*simfs.FS          // their filesystems (sim.fs), unmounted by Close
+	devices  []*device.Device     // their device backends (sim.fs.device), closed after the unmount
 	fsReg    *prometheus.Registry // the filesystems' walab_simfs_* metrics
 	cfgPath  string
 	// cfg is the configuration the exporter started with: the sections
@@ -80,6 +82,9 @@ func openFleet(o Options, cfg *config.File, pc probe.Config, logger *slog.Logger
 		Probe:    pc, CacheMaxAge: o.CacheMaxAge, Logger: logger,
 	})
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := addDeviceBackendSim(fl, cfg, logger, &sims); err != nil {
 		return nil, nil, err
 	}
 	return fl, sims, nil

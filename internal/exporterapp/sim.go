@@ -51,6 +51,29 @@ func simFallback(o Options, f *config.File, logger *slog.Logger, drives *[]*sim.
 	}
 }
 
+// addDeviceBackendSim adds the simulated drive beside the real controllers
+// discovery found when its filesystem has a device backend
+// (sim.fs.device): the filesystem and its model need the drive, and the
+// namespace it writes is on one of those controllers, so the fallback
+// never builds it there.
+func addDeviceBackendSim(fl *fleet.Fleet, f *config.File, logger *slog.Logger, drives *[]*sim.Drive) error {
+	if len(*drives) > 0 || !f.Has(sim.Section) {
+		return nil
+	}
+	sc, err := sim.LoadConfig(f)
+	if err != nil || sc.FS.Device == nil {
+		return err
+	}
+	d, err := configuredSimulator(f, logger)
+	if err != nil {
+		return err
+	}
+	*drives = append(*drives, d)
+	fl.Controllers = append(fl.Controllers, sim.Controller("", d))
+	logger.Info("the filesystem's device backend: serving its model drive beside the real controllers", "device", d.Name(), "namespace", sc.FS.Device.Path)
+	return nil
+}
+
 // mountSim serves the placement switch (POST ?streams=on|off, GET state)
 // and the re-preconditioning (POST) when the fleet runs on the simulator,
 // both behind the mutation guard.

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"log/slog"
 
+	"github.com/walab/walab/internal/nvme/sim"
 	"github.com/walab/walab/internal/simfs"
+	"github.com/walab/walab/internal/simfs/device"
 )
 
 // mountSimFS mounts the filesystem of every simulated drive configured
@@ -16,8 +18,16 @@ func (a *App) mountSimFS(logger *slog.Logger) error {
 		if !fc.Enabled() {
 			continue
 		}
+		var drive simfs.Drive = d
+		if fc.Device != nil {
+			dev, err := a.openDevice(d, logger)
+			if err != nil {
+				return err
+			}
+			drive = device.Tee{Model: d, Device: dev}
+		}
 		fs, err := simfs.Mount(simfs.Options{
-			Backing: fc.Backing, Mountpoint: fc.Mountpoint, Drive: d,
+			Backing: fc.Backing, Mountpoint: fc.Mountpoint, Drive: drive,
 			LogicalPages: d.LogicalPages(), PageSize: uint32(d.Config().PageSize), NoDiscard: !fc.Discards(),
 			AllowOther: fc.AllowOther,
 			Logger:     logger.With("component", "simfs"),
@@ -35,12 +45,33 @@ func (a *App) mountSimFS(logger *slog.Logger) error {
 	return nil
 }
 
-// unmountSimFS unmounts what mountSimFS mounted.
+// openDevice opens the namespace of d's sim.fs.device section (its
+// guard refuses one that is not walab's to write) and registers its
+// counters; unmountSimFS closes it.
+func (a *App) openDevice(d *sim.Drive, logger *slog.Logger) (*device.Device, error) {
+	c := d.Config()
+	dev, err := device.Open(*c.FS.Device, uint32(c.PageSize), d.LogicalPages())
+	if err != nil {
+		return nil, err
+	}
+	a.devices = append(a.devices, dev)
+	a.registry.MustRegister(dev.Collector(d.Name()))
+	a.fsReg.MustRegister(dev.Collector(d.Name()))
+	logger.Info("filesystem's device backend: every write also goes to the namespace with its placement handle",
+		"device", d.Name(), "namespace", dev.Path(), "policy", dev.Policy().String())
+	return dev, nil
+}
+
+// unmountSimFS unmounts what mountSimFS mounted, then closes the device
+// backends' namespaces.
 func (a *App) unmountSimFS() error {
 	var errs []error
 	for _, fs := range a.mounts {
 		errs = append(errs, fs.Unmount())
 	}
-	a.mounts = nil
+	for _, dev := range a.devices {
+		errs = append(errs, dev.Close())
+	}
+	a.mounts, a.devices = nil, nil
 	return errors.Join(errs...)
 }

@@ -330,6 +330,7 @@ func driveOf(fams Families, device string) (*Drive, error) {
 		d.setFDP("handles_used_"+s.Labels["by"], s.Value)
 	}
 	readNamespaces(d, fams, dev)
+	readFilePlacement(d, fams)
 	if v, l, ok := fams.Get(promql.PlacementHintsEffective, dev); ok {
 		d.Hints = l["reason"]
 		if v == 1 {
@@ -361,17 +362,34 @@ func readNamespaces(d *Drive, fams Families, dev map[string]string) {
 		d.NamespaceWritten[name(s.Labels)] = s.Value
 	}
 	for _, s := range fams.All(promql.NVMeFDPNamespaceHandleEvents, dev) {
-		h, err := strconv.Atoi(s.Labels["handle"])
-		if err != nil || s.Value <= 0 {
-			continue
-		}
-		if d.NamespaceHandles == nil {
-			d.NamespaceHandles = map[string][]int{}
-		}
-		ns := name(s.Labels)
-		if !slices.Contains(d.NamespaceHandles[ns], h) {
-			d.NamespaceHandles[ns] = append(d.NamespaceHandles[ns], h)
-			slices.Sort(d.NamespaceHandles[ns])
-		}
+		addHandle(&d.NamespaceHandles, name(s.Labels), s)
+	}
+}
+
+// addHandle adds s's handle label to (*m)[key], ascending, once, when s
+// counted something.
+func addHandle(m *map[string][]int, key string, s Sample) {
+	h, err := strconv.Atoi(s.Labels["handle"])
+	if err != nil || s.Value <= 0 {
+		return
+	}
+	if *m == nil {
+		*m = map[string][]int{}
+	}
+	if !slices.Contains((*m)[key], h) {
+		(*m)[key] = append((*m)[key], h)
+		slices.Sort((*m)[key])
+	}
+}
+
+// readFilePlacement reads the filesystem's device backend, whichever
+// simulated drive it feeds: its policy and, by file class, the handles
+// its writes carried.
+func readFilePlacement(d *Drive, fams Families) {
+	for _, s := range fams.All(promql.SimFSDeviceInfo, nil) {
+		d.FilePlacement = s.Labels["policy"]
+	}
+	for _, s := range fams.All(promql.SimFSDeviceWrittenBytes, nil) {
+		addHandle(&d.FileClassHandles, s.Labels["class"], s)
 	}
 }

@@ -80,6 +80,12 @@ type Drive struct {
 	// prefixed when a file's writes can carry a placement hint to the
 	// drive (kernel_streams), else the missing link (no_write_streams).
 	Hints string `json:"placement_hints,omitempty"`
+	// FilePlacement is the placement policy of the filesystem's device
+	// backend (walab_simfs_device_info), when one writes a namespace, and
+	// FileClassHandles the placement handles each file class's writes
+	// carried (walab_simfs_device_written_bytes_total), ascending.
+	FilePlacement    string           `json:"file_placement,omitempty"`
+	FileClassHandles map[string][]int `json:"file_class_handles,omitempty"`
 	// SimPlacement is the simulated drive's placement switch.
 	SimPlacement *bool `json:"sim_placement,omitempty"`
 	// PreconditionWrittenBytes is what the simulated drive's

@@ -50,6 +50,8 @@ func TestReadDrive(t *testing.T) {
 	require.Nil(t, d.Fill, "a real drive's fill is not in the exporter's NVMe metrics")
 	require.Equal(t, map[string]float64{"nvme0n1": 6e11, "nsid 2": 4e11}, d.NamespaceWritten, "a namespace without its block name goes by its NSID")
 	require.Equal(t, map[string][]int{"nvme0n1": {1, 3}, "nsid 2": {2}}, d.NamespaceHandles, "ascending, only the device's own")
+	require.Equal(t, "classes: redo=1 doublewrite=2 data=3 undo=0 binlog=0 system=3 other=0", d.FilePlacement, "the device backend's policy")
+	require.Equal(t, map[string][]int{"redo": {1}, "data": {3}}, d.FileClassHandles, "the handles each class's bytes carried; none counted on handle 0")
 
 	// nvme1 has no NAND counter: absent, not zero.
 	d1, err := ReadDrive(context.Background(), s.Client(), s.URL, "nvme1")

@@ -82,6 +82,8 @@ var (
 	PlacementHintsEffective      = name("placement_hints_effective")
 	ProfileFunctionSamples       = name("profile_function_samples_total")
 	ProfileSamples               = name("profile_samples_total")
+	SimFSDeviceInfo              = name("simfs_device_info")
+	SimFSDeviceWrittenBytes      = name("simfs_device_written_bytes_total")
 	SimFSFsyncs                  = name("simfs_fsyncs_total")
 	SimFSHostWrittenBytes        = name("simfs_host_written_bytes_total")
 	SimFSServing                 = name("simfs_serving")

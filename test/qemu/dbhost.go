@@ -55,6 +55,8 @@ type DBHost struct {
 	// /walab for the test to install (dbhost_systemd.go).
 	Systemd bool
 	Deb     string
+	// Drive, when set, is the guest's drive instead of DBHostDrive.
+	Drive *Controller
 }
 
 // fdpEventsInit is /init's set-up of the drive's FDP events: wait for the

@@ -101,6 +101,13 @@ func StartDBHost(t testing.TB, exporter, bak string) *DBHostGuest {
 	return startDBHost(t, bak, DBHost{Exporter: exporter, ExporterConfig: DBHostExporterConfig}, dbHostBootTimeout)
 }
 
+// StartDBHostDrive boots the database host on drive instead of
+// DBHostDrive, its exporter started with config.
+func StartDBHostDrive(t testing.TB, exporter, config, bak string, drive Controller) *DBHostGuest {
+	t.Helper()
+	return startDBHost(t, bak, DBHost{Exporter: exporter, ExporterConfig: config, Drive: &drive}, dbHostBootTimeout)
+}
+
 // StartDBHostSystemd boots the database host with systemd as its init,
 // installs deb (walab-exporter's package) with dpkg, adds the rehearsal's
 // sections to /etc/walab/exporter.yml and starts the service with
@@ -121,14 +128,21 @@ func startDBHost(t testing.TB, bak string, d DBHost, boot time.Duration) *DBHost
 	h.SSHPort, h.MySQL1, h.MySQL2, h.ExporterPort = testenv.FreePort(t), testenv.FreePort(t), testenv.FreePort(t), testenv.FreePort(t)
 	pub, hostKey := h.sshKeys(t, dir)
 	d.Hostname, d.AuthorizedKey, d.HostKey = DBHostName, string(pub), hostKey
-	d.FDPCtl, d.EventNamespaces = BuildStatic(t, dir, "fdpctl", "github.com/walab/walab/test/qemu/fdpctl"), []int{1, 2}
+	drive := DBHostDrive
+	if d.Drive != nil {
+		drive = *d.Drive
+	}
+	d.FDPCtl = BuildStatic(t, dir, "fdpctl", "github.com/walab/walab/test/qemu/fdpctl")
+	for i := range drive.Namespaces {
+		d.EventNamespaces = append(d.EventNamespaces, i+1)
+	}
 	initrd := writeDBHostInitramfs(t, dir, k, busybox, d)
 	cmdline := "quiet no_timer_check"
 	if d.Systemd {
 		cmdline += " net.ifnames=0" // udev keeps the NIC eth0, as the plan's variables name it
 	}
 	vm := VM{QEMU: qemuBin, Kernel: k, Initramfs: initrd, Dir: dir, Cmdline: cmdline, MemoryMiB: 2048, SMP: 2,
-		Controllers: []Controller{DBHostDrive},
+		Controllers: []Controller{drive},
 		Net:         &UserNet{Forwards: []Forward{{h.SSHPort, DBHostSSH}, {h.MySQL1, DBHostMySQL1}, {h.MySQL2, DBHostMySQL2}, {h.ExporterPort, DBHostExporter}}},
 		Shares:      []Share{{Tag: "usr", Path: "/usr", ReadOnly: true}}}
 	if st, err := os.Stat(bak); err == nil && st.Mode().IsRegular() {

@@ -122,7 +122,7 @@
 // Reclaim Unit Handle Update: PID 1's unit is ended early); `dd` 1 MiB to the
 // OCP drive; a second capture; then the **second path**: `fdpctl`
 // (test/qemu/fdpctl, with its own `struct nvme_passthru_cmd` layout in
-// test/qemu/passthru, not walab's `internal/nvme/admin`) reads 0x20 (its
+// internal/nvme/passthru, not walab's `internal/nvme/admin`) reads 0x20 (its
 // length from the header), 0x21, 0x22, 0x23 (host and controller events),
 // Get Features 0x1D, the RUH status (I/O Management Receive) and 0xC0, and a
 // last scrape.

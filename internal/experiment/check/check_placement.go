@@ -37,7 +37,11 @@ func (e *Env) checkPlacement(ctx context.Context, c plan.Check, run *plan.Run) (
 		on, what = streams || fdp, fmt.Sprintf("streams directive enabled=%v, FDP enabled=%v", streams, fdp)
 	}
 	msg := fmt.Sprintf("%s: %s (scenario %s expects %s)", what, onOff(on), run.ScenarioLabel(), onOff(want))
-	if n := hintsNote(d); n != "" {
+	// With walab's filesystem writing the drive, its policy, not the
+	// kernel's missing write streams, says where the files' writes go.
+	if n := filePlacementNote(d); n != "" {
+		msg += "; " + n
+	} else if n := hintsNote(d); n != "" {
 		msg += "; " + n
 	}
 	if on != want {

@@ -118,3 +118,21 @@ func joinInts(v []int) string {
 	}
 	return strings.Join(s, ",")
 }
+
+// filePlacementNote says, with walab's filesystem's device backend
+// writing the drive (docs/placement-files.md), its policy and which
+// placement handles each file class's bytes carried so far.
+func filePlacementNote(d *fingerprint.Drive) string {
+	if d.FilePlacement == "" {
+		return ""
+	}
+	var classes []string
+	for _, c := range slices.Sorted(maps.Keys(d.FileClassHandles)) {
+		classes = append(classes, fmt.Sprintf("%s on %v", c, d.FileClassHandles[c]))
+	}
+	n := "files placed by walab's filesystem (" + d.FilePlacement + ")"
+	if len(classes) > 0 {
+		n += ": " + strings.Join(classes, ", ")
+	}
+	return n
+}

@@ -124,12 +124,8 @@ const (
 
 // ParseRUHUsage decodes the RUH Usage log; the handle count must fit the buffer.
 func ParseRUHUsage(b []byte) (RUHUsage, error) {
-	const what = "FDP reclaim unit handle usage log (0x21)"
-	if err := need(what, b, ruhUsageHeader); err != nil {
-		return RUHUsage{}, err
-	}
-	n := int(binary.LittleEndian.Uint16(b[0:]))
-	if err := need(fmt.Sprintf("%s with %d handles", what, n), b, ruhUsageHeader+ruhUsageDescriptor*n); err != nil {
+	n, err := counted("FDP reclaim unit handle usage log (0x21)", "handles", b, ruhUsageHeader, 0, ruhUsageDescriptor)
+	if err != nil {
 		return RUHUsage{}, err
 	}
 	u := RUHUsage{Attributes: make([]uint8, n)}
@@ -209,4 +205,46 @@ func AppendRUHUsage(b []byte, u RUHUsage) []byte {
 		p[ruhUsageHeader+ruhUsageDescriptor*i] = a
 	}
 	return append(b, p...)
+}
+
+// RUHStatus is the Reclaim Unit Handle Status an I/O Management Receive
+// (opcode 0x12, management operation 1) returns for a namespace: one
+// descriptor per placement handle it may use.
+type RUHStatus struct {
+	Handles []RUHStatusDescriptor
+}
+
+// RUHStatusDescriptor is one placement identifier's reclaim unit handle
+// and what its current reclaim unit can still take.
+type RUHStatusDescriptor struct {
+	PID    uint16 // placement identifier: reclaim group and placement handle
+	RUHID  uint16 // the reclaim unit handle it names
+	EARUTR uint32 // estimated active reclaim unit time remaining, seconds
+	RUAMW  uint64 // reclaim unit available media writes, logical blocks
+}
+
+// ParseRUHStatus decodes the RUH Status data (a 16-byte header with the
+// descriptor count at bytes 14-15, then 32-byte descriptors); the count
+// must fit the buffer.
+func ParseRUHStatus(b []byte) (RUHStatus, error) {
+	n, err := counted("reclaim unit handle status (I/O Management Receive)", "descriptors", b, 16, 14, 32)
+	if err != nil {
+		return RUHStatus{}, err
+	}
+	le := binary.LittleEndian
+	var s RUHStatus
+	for d := b[16:]; len(s.Handles) < n; d = d[32:] {
+		s.Handles = append(s.Handles, RUHStatusDescriptor{PID: le.Uint16(d[0:]), RUHID: le.Uint16(d[2:]), EARUTR: le.Uint32(d[4:]), RUAMW: le.Uint64(d[8:])})
+	}
+	return s, nil
+}
+
+// counted checks a page of a header of hdr bytes whose 16-bit count of
+// entries of each bytes is at countOff, and returns the count.
+func counted(what, entries string, b []byte, hdr, countOff, each int) (int, error) {
+	if err := need(what, b, hdr); err != nil {
+		return 0, err
+	}
+	n := int(binary.LittleEndian.Uint16(b[countOff:]))
+	return n, need(fmt.Sprintf("%s with %d %s", what, n, entries), b, hdr+each*n)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/walab/walab/internal/config"
 	"github.com/walab/walab/internal/ftl"
+	"github.com/walab/walab/internal/simfs/device"
 	"github.com/walab/walab/internal/simload"
 	"github.com/walab/walab/internal/simload/hostrate"
 	"github.com/walab/walab/internal/simload/rules"
@@ -102,6 +103,11 @@ type FS struct {
 	// reach the mount, for a mysqld that runs as its own user; the kernel
 	// then checks every access against the files' modes and owners.
 	AllowOther bool `yaml:"allow_other"`
+	// Device (optional) also sends every write and free to an NVMe
+	// namespace, with the placement handle its policy gives the file
+	// (internal/simfs/device, docs/placement-files.md); the drive model
+	// is fed as without it.
+	Device *device.Config `yaml:"device"`
 }
 
 // Discards reports whether freed pages reach the drive as TRIM.
@@ -116,6 +122,13 @@ func (f FS) validate() error {
 		return fmt.Errorf("sim: fs: mountpoint %q and backing %q must both be absolute paths", f.Mountpoint, f.Backing)
 	case within(f.Backing, f.Mountpoint) || within(f.Mountpoint, f.Backing):
 		return fmt.Errorf("sim: fs: mountpoint %q and backing %q must not contain each other", f.Mountpoint, f.Backing)
+	case f.Device == nil:
+		return nil
+	case !strings.HasPrefix(f.Device.Path, "/dev/"):
+		return fmt.Errorf("sim: fs: device: path %q: want the namespace's block device, /dev/nvme...", f.Device.Path)
+	}
+	if _, err := f.Device.Placement.Compile(); err != nil {
+		return fmt.Errorf("sim: fs: device: %w", err)
 	}
 	return nil
 }

@@ -226,3 +226,24 @@ func TestFSDiscard(t *testing.T) {
 	require.NoError(t, f.Decode(Section, &c))
 	require.True(t, c.FS.AllowOther)
 }
+
+// TestFSDevice: the device section names a block device and a policy
+// that compiles; a class the filesystem does not know is refused.
+func TestFSDevice(t *testing.T) {
+	const fs = "sim:\n  fs:\n    mountpoint: /m\n    backing: /b\n    device:\n"
+	for yml, want := range map[string]string{
+		fs + "      path: /dev/nvme0n1\n      placement:\n        default: 0\n        classes: {redo: 1, data: 2}\n": "",
+		fs + "      path: nvme0n1\n": `path "nvme0n1": want the namespace's block device`,
+		fs + "      path: /dev/nvme0n1\n      placement:\n        classes: {log: 1}\n": `class "log": want one of redo`,
+	} {
+		f, err := config.Parse([]byte(yml))
+		require.NoError(t, err)
+		c, err := LoadConfig(f)
+		if want == "" {
+			require.NoError(t, err, yml)
+			require.Equal(t, uint16(2), c.FS.Device.Placement.Classes["data"])
+			continue
+		}
+		require.ErrorContains(t, err, want, yml)
+	}
+}

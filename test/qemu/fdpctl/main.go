@@ -1,6 +1,6 @@
 // Command fdpctl runs inside the QEMU test's virtual machine: it is the
 // test's second path to an FDP controller, through the kernel's passthrough
-// ioctls with its own command layout (test/qemu/passthru), and the tool that
+// ioctls with its own command layout (internal/nvme/passthru), and the tool that
 // does what walab's read-only exporter never does (enable FDP events, end a
 // reclaim unit early). Subcommands:
 //
@@ -26,7 +26,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/walab/walab/test/qemu/passthru"
+	"github.com/walab/walab/internal/nvme/passthru"
 )
 
 func main() {

@@ -15,7 +15,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/walab/walab/test/qemu/passthru"
+	"github.com/walab/walab/internal/nvme/passthru"
 )
 
 func main() {

@@ -1,8 +1,10 @@
 // Package passthru sends raw NVMe commands through the Linux passthrough
-// ioctls for the QEMU test's guest tools. It lays out struct
-// nvme_passthru_cmd itself, independently of internal/nvme/admin, so what
-// the tools read is a second path to the controller, not walab's own code
-// read twice.
+// ioctls: the QEMU test's guest tools and the filesystem's device backend
+// (internal/simfs/device, writes and deallocates the user configured). It
+// lays out struct nvme_passthru_cmd itself, independently of
+// internal/nvme/admin, so what the test tools read is a second path to the
+// controller, not walab's own code read twice; the exporter's collectors
+// never import it (admin's read-only allowlist is theirs).
 package passthru
 
 import (
@@ -18,6 +20,7 @@ import (
 const (
 	AdminCmd = 0xC0484E41 // NVME_IOCTL_ADMIN_CMD
 	IOCmd    = 0xC0484E43 // NVME_IOCTL_IO_CMD
+	NSID     = 0x00004E40 // NVME_IOCTL_ID: _IO('N', 0x40), the namespace id of a block device
 )
 
 // Cmd is one command: opcode, namespace, data buffer and dwords 10-15.
