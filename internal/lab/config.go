@@ -2,7 +2,6 @@ package lab
 
 import (
 	"context"
-	"database/sql"
 	_ "embed"
 	"fmt"
 	"os"
@@ -81,6 +80,28 @@ func prometheusConfig(exporter, loadgen string) string {
 	return b.String()
 }
 
+// configValues are what the lab's configuration files say: the exporter's
+// sim section (simDrive, or simfsDrive's under the FUSE filesystem), the
+// plan's two databases, the data directories the exporter watches, and
+// the addresses Prometheus scrapes.
+type configValues struct {
+	sim               string
+	dbs               []database
+	dataDirs          []string
+	exporter, loadgen string
+}
+
+// writeConfigsFor writes the lab's configs into o.Out for the databases'
+// host and the data directories it gave.
+func (o Options) writeConfigsFor(host databaseHost, dataDirs []string) error {
+	sim, err := host.drive()
+	if err != nil {
+		return err
+	}
+	return writeConfigs(o.Out, configValues{sim: sim, dbs: host.databases(), dataDirs: dataDirs,
+		exporter: o.ExporterAddr, loadgen: o.LoadgenAddr})
+}
+
 // exporterConfig is ExporterConfig with the lab's two MySQL instances as
 // InnoDB targets, named as the plan names them, so the verdict can check
 // that both runs had the same MySQL settings. The plan's datadir and
@@ -88,42 +109,33 @@ func prometheusConfig(exporter, loadgen string) string {
 // (host: data_dirs): the lab's database host is this machine, and the
 // exporter watches its MariaDB's data directories (@@datadir), not the
 // whole tree (a host with more than 64 mounts cut the list at /).
-// sim is the drive's section: simDrive, or simfsDrive's under the FUSE
-// filesystem.
-func exporterConfig(dir, sim string, port1, port2 int, dataDirs []string) string {
-	quoted := make([]string, len(dataDirs))
-	for i, d := range dataDirs {
+func exporterConfig(dir string, c configValues) string {
+	quoted := make([]string, len(c.dataDirs))
+	for i, d := range c.dataDirs {
 		quoted[i] = strconv.Quote(d)
 	}
 	return fmt.Sprintf("wa:\n  state_file: %q\n", filepath.Join(dir, WAStateFile)) + waSampling +
-		sim + fmt.Sprintf("  state_file: %q\n", filepath.Join(dir, SimStateFile)) +
+		c.sim + fmt.Sprintf("  state_file: %q\n", filepath.Join(dir, SimStateFile)) +
 		fmt.Sprintf(`host:
   data_dirs: [%s]
 innodb:
   targets:
     - {name: mysql-1, dsn: "root@tcp(127.0.0.1:%d)/"}
     - {name: mysql-2, dsn: "root@tcp(127.0.0.1:%d)/"}
-`, strings.Join(quoted, ", "), port1, port2)
+`, strings.Join(quoted, ", "), c.dbs[0].port, c.dbs[1].port)
 }
 
 // writeConfigs writes the exporter's, Prometheus' and the rule file into
 // dir, each a new file.
-func writeConfigs(dir string, o Options, dataDirs []string) error {
+func writeConfigs(dir string, c configValues) error {
 	r, err := rules()
 	if err != nil {
 		return err
 	}
-	sim := simDrive
-	if o.SimFS {
-		if err := simfsDirs(dir); err != nil {
-			return err
-		}
-		sim = simfsDrive(dir)
-	}
 	for name, content := range map[string][]byte{
-		"exporter.yml":   []byte(exporterConfig(dir, sim, o.MySQLPort1, o.MySQLPort2, dataDirs)),
+		"exporter.yml":   []byte(exporterConfig(dir, c)),
 		"rules.yml":      r,
-		"prometheus.yml": []byte(prometheusConfig(o.ExporterAddr, o.LoadgenAddr)),
+		"prometheus.yml": []byte(prometheusConfig(c.exporter, c.loadgen)),
 	} {
 		f, err := os.OpenFile(filepath.Join(dir, name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 		if err != nil {
@@ -162,17 +174,12 @@ func ExporterCommand(o Options) ([]string, error) {
 	if err := newDir(o.Out); err != nil {
 		return nil, err
 	}
-	dirs := []string{simfsDataDir(o.Out)}
-	if !o.SimFS {
-		s := &session{servers: map[int]*sql.DB{}} // no locks: only @@datadir is read
-		defer s.close()
-		d, err := s.dataDirs(context.Background(), o)
-		if err != nil {
-			return nil, err
-		}
-		dirs = d
+	host := hostFor(o)
+	dirs, err := host.dataDirs(context.Background())
+	if err != nil {
+		return nil, err
 	}
-	if err := writeConfigs(o.Out, o, dirs); err != nil {
+	if err := o.writeConfigsFor(host, dirs); err != nil {
 		return nil, err
 	}
 	for _, s := range o.services() {

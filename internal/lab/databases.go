@@ -35,10 +35,6 @@ type database struct {
 
 func (d database) String() string { return fmt.Sprintf("%s on 127.0.0.1:%d", d.name, d.port) }
 
-func (o Options) databases() []database {
-	return []database{{o.MySQLPort1, o.DB1}, {o.MySQLPort2, o.DB2}}
-}
-
 // lockName is the MariaDB user lock a lab holds on a database
 // (GET_LOCK, at most 64 characters; a longer name is hashed).
 func lockName(db string) string {
@@ -66,16 +62,16 @@ type heldLock struct {
 // sharedServers opens the session on the servers the lab shares with the
 // machine (--mysql.port-*): the databases locked, a half-restored one
 // dropped for prepare to load again, and the servers' data directories.
-func (o Options) sharedServers(ctx context.Context) (*session, []string, error) {
-	s, err := o.openSession(ctx)
+func sharedServers(ctx context.Context, o Options, dbs []database) (*session, []string, error) {
+	s, err := openSession(ctx, o.Out, dbs)
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := s.cleanDirty(ctx, o); err != nil {
+	if err := s.cleanDirty(ctx, dbs, o.printf); err != nil {
 		s.close()
 		return nil, nil, err
 	}
-	dirs, err := s.dataDirs(ctx, o)
+	dirs, err := s.dataDirs(ctx, dbs)
 	if err != nil {
 		s.close()
 		return nil, nil, err
@@ -83,12 +79,13 @@ func (o Options) sharedServers(ctx context.Context) (*session, []string, error) 
 	return s, dirs, nil
 }
 
-// openSession locks the work directory, then every database: another lab
-// holding one is refused with the connection that holds it. A lab killed
-// with -9 loses its connections, and MariaDB releases its locks with them.
-func (o Options) openSession(ctx context.Context) (*session, error) {
+// openSession locks the work directory out, then every database: another
+// lab holding one is refused with the connection that holds it. A lab
+// killed with -9 loses its connections, and MariaDB releases its locks
+// with them.
+func openSession(ctx context.Context, out string, dbs []database) (*session, error) {
 	s := &session{servers: map[int]*sql.DB{}}
-	f, err := os.OpenFile(filepath.Join(o.Out, LockFile), os.O_RDWR|os.O_CREATE|unix.O_NOFOLLOW, 0o644)
+	f, err := os.OpenFile(filepath.Join(out, LockFile), os.O_RDWR|os.O_CREATE|unix.O_NOFOLLOW, 0o644)
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +95,7 @@ func (o Options) openSession(ctx context.Context) (*session, error) {
 		return nil, fmt.Errorf("%s: in use by another walab lab: %w", f.Name(), err)
 	}
 	_, _ = fmt.Fprintf(f, "%d\n", os.Getpid())
-	for _, d := range o.databases() {
+	for _, d := range dbs {
 		if err := s.lock(ctx, d); err != nil {
 			s.close()
 			return nil, err
@@ -168,11 +165,11 @@ func (s *session) close() {
 	}
 }
 
-// cleanDirty drops each of the lab's databases that a restore left dirty
-// (DirtyTable): half a backup is not a dataset, and the plan's prepare step
-// loads a missing database again.
-func (s *session) cleanDirty(ctx context.Context, o Options) error {
-	for _, d := range o.databases() {
+// cleanDirty drops each of dbs that a restore left dirty (DirtyTable),
+// saying so with printf: half a backup is not a dataset, and the plan's
+// prepare step loads a missing database again.
+func (s *session) cleanDirty(ctx context.Context, dbs []database, printf func(string, ...any)) error {
+	for _, d := range dbs {
 		db, err := s.server(d.port)
 		if err != nil {
 			return err
@@ -185,7 +182,7 @@ func (s *session) cleanDirty(ctx context.Context, o Options) error {
 		if n == 0 {
 			continue
 		}
-		o.printf("lab: database %s was left half-restored (table %s: a restore was interrupted); dropping it, the plan's prepare loads it again", d, DirtyTable)
+		printf("lab: database %s was left half-restored (table %s: a restore was interrupted); dropping it, the plan's prepare loads it again", d, DirtyTable)
 		if _, err := db.ExecContext(ctx, "DROP DATABASE "+quoteIdent(d.name)); err != nil {
 			return fmt.Errorf("%s: drop the half-restored database: %w", d, err)
 		}
@@ -195,10 +192,10 @@ func (s *session) cleanDirty(ctx context.Context, o Options) error {
 
 // dataDirs are the instances' data directories (@@datadir), each once:
 // the directories whose filesystems the exporter's host facts describe.
-func (s *session) dataDirs(ctx context.Context, o Options) ([]string, error) {
+func (s *session) dataDirs(ctx context.Context, dbs []database) ([]string, error) {
 	var dirs []string
 	seen := map[string]bool{}
-	for _, d := range o.databases() {
+	for _, d := range dbs {
 		db, err := s.server(d.port)
 		if err != nil {
 			return nil, err

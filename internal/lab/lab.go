@@ -72,7 +72,8 @@ type Result struct {
 
 // Run brings the stack up, runs the plan and, with Hold, keeps the stack
 // up until ctx is done. Whatever happens, every process it started is
-// stopped before it returns.
+// stopped before it returns. The databases' host (hostFor) is chosen once,
+// here.
 func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := o.validate(); err != nil {
 		return nil, &UsageError{err}
@@ -85,54 +86,40 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}
 		*p = abs
 	}
-	if o.SimFS {
-		port, err := freePort()
-		if err != nil {
-			return nil, err
-		}
-		o.MySQLPort1, o.MySQLPort2 = port, port // the lab starts its own server below
+	host := hostFor(o)
+	if err := host.usable(); err != nil {
+		return nil, &UsageError{err}
 	}
-	plan, err := o.readPlan()
+	if err := host.claim(); err != nil {
+		return nil, err
+	}
+	plan, err := o.readPlan(host.databases())
 	if err != nil {
 		return nil, &UsageError{err} // as walab experiment run: exit 2
 	}
 	if err := newDir(o.Out); err != nil {
 		return nil, err
 	}
-	dirs := []string{simfsDataDir(o.Out)}
-	if !o.SimFS {
-		s, d, err := o.sharedServers(ctx)
-		if err != nil {
-			return nil, err
-		}
-		defer s.close()
-		dirs = d
-	}
-	if err := writeConfigs(o.Out, o, dirs); err != nil {
+	if err := o.writeConfigs(ctx, host); err != nil {
 		return nil, err
 	}
 	var procs []*proc
 	defer func() {
+		host.close() // before its server stops
 		for i := len(procs) - 1; i >= 0; i-- {
 			procs[i].stop(10 * time.Second)
 		}
-		if o.SimFS {
-			o.detachMount()
-		}
+		host.detach()
 		o.printf("lab: stopped every process it started; logs in %s", filepath.Join(o.Out, "log"))
 	}()
-	s, err := o.startProcesses(ctx, &procs)
-	if s != nil {
-		defer s.close()
+	if err := o.startProcesses(ctx, host, &procs); err != nil {
+		return nil, err
 	}
+	res, err := o.watchedExperiment(ctx, plan, host, procs)
 	if err != nil {
 		return nil, err
 	}
-	res, err := o.watchedExperiment(ctx, plan, procs)
-	if err != nil {
-		return nil, err
-	}
-	o.summary(res)
+	o.summary(res, host)
 	if o.Ready != nil {
 		o.Ready(res)
 	}
@@ -147,11 +134,24 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	return res, nil
 }
 
-// startProcesses starts the lab's services and, with SimFS, its private
-// mariadbd (its databases then locked like the shared servers'), adding
-// each process it started to procs, also on failure, for the caller to
-// stop. The session it returns, if any, is the caller's to close.
-func (o Options) startProcesses(ctx context.Context, procs *[]*proc) (*session, error) {
+// writeConfigs opens the databases' host and writes the lab's configs
+// from what it gives; on failure the host is closed again.
+func (o Options) writeConfigs(ctx context.Context, host databaseHost) error {
+	dirs, err := host.open(ctx)
+	if err != nil {
+		return err
+	}
+	if err := o.writeConfigsFor(host, dirs); err != nil {
+		host.close()
+		return err
+	}
+	return nil
+}
+
+// startProcesses starts the lab's services, then what the databases' host
+// runs (a private mariadbd), adding each process it started to procs,
+// also on failure, for the caller to stop.
+func (o Options) startProcesses(ctx context.Context, host databaseHost, procs *[]*proc) error {
 	for _, s := range o.services() {
 		o.printf("lab: starting %s on %s", s.name, s.addr)
 		p, err := startService(ctx, o.Out, s, 90*time.Second)
@@ -159,21 +159,10 @@ func (o Options) startProcesses(ctx context.Context, procs *[]*proc) (*session, 
 			*procs = append(*procs, p)
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 	}
-	if !o.SimFS {
-		return nil, nil
-	}
-	o.printf("lab: starting a private mariadbd on 127.0.0.1:%d, its datadir on the simulated drive's filesystem", o.MySQLPort1)
-	p, err := o.startMariaDB(ctx, o.MySQLPort1)
-	if p != nil {
-		*procs = append(*procs, p)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return o.openSession(ctx)
+	return host.start(ctx, procs)
 }
 
 // service is one process the lab runs for the whole session.
@@ -202,18 +191,18 @@ func (o Options) services() []service {
 	}
 }
 
-// readPlan reads the plan with the experiment's bounded reader (a
+// readPlan reads the plan, its databases dbs, with the experiment's bounded reader (a
 // regular file of at most 1 MiB: /dev/zero or a FIFO is refused unread)
 // and loads it as walab experiment run does, to refuse a bad plan before
 // anything starts. The source it returns is what Create gets: the plan as
 // written, the lab's environment (its values expanded in the plan's
 // values, never in its text) and the round and run length as durations.
-func (o Options) readPlan() (plan.Source, error) {
+func (o Options) readPlan(dbs []database) (plan.Source, error) {
 	raw, err := plan.ReadPlan(o.Plan)
 	if err != nil {
 		return plan.Source{}, fmt.Errorf("plan: %w", err)
 	}
-	env := o.planEnv()
+	env := o.planEnv(dbs)
 	src := plan.Source{Raw: raw, Getenv: func(k string) (string, bool) {
 		if v, ok := env[k]; ok {
 			return v, true
@@ -228,10 +217,10 @@ func (o Options) readPlan() (plan.Source, error) {
 
 // watchedExperiment is experiment, stopped as soon as one of the lab's
 // processes exits: the error then names that process first. The exporter
-// serves the simulated drive (and with SimFS the filesystem under
+// serves the simulated drive (and on fuseHost the filesystem under
 // MariaDB's datadir): without it no WA is measured, and the experiment's
 // own error (a failed step, a missing figure) would not say why.
-func (o Options) watchedExperiment(ctx context.Context, src plan.Source, procs []*proc) (*Result, error) {
+func (o Options) watchedExperiment(ctx context.Context, src plan.Source, host databaseHost, procs []*proc) (*Result, error) {
 	ectx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() {
@@ -244,7 +233,7 @@ func (o Options) watchedExperiment(ctx context.Context, src plan.Source, procs [
 	var g *growth
 	var stopped error
 	var stopOnce sync.Once
-	if o.SimFS {
+	if host.fillFollowsData() {
 		g = &growth{read: readFill(&http.Client{}, "http://"+o.ExporterAddr), round: o.Round, every: time.Second,
 			stop: func(err error) { stopOnce.Do(func() { stopped = err; cancel() }) }}
 	}
@@ -258,11 +247,7 @@ func (o Options) watchedExperiment(ctx context.Context, src plan.Source, procs [
 		}
 		what := p.name
 		if p.name == "exporter" {
-			what = "exporter (the simulated drive"
-			if o.SimFS {
-				what += " and the filesystem under MariaDB's datadir"
-			}
-			what += ")"
+			what = host.exporterRole()
 		}
 		return nil, fmt.Errorf("the lab's %s exited during the experiment (%s): the experiment was stopped and gives no WA; its log: %s; the experiment said: %v",
 			what, p.cmd.ProcessState, p.log, err)
@@ -319,15 +304,16 @@ func (o Options) experiment(ctx context.Context, src plan.Source, g *growth) (*R
 	return res, err
 }
 
-// planEnv are the plan's ${...} values for the lab; its round and run
-// length are not text but the plan's Settings (readPlan).
-func (o Options) planEnv() map[string]string {
+// planEnv are the plan's ${...} values for the lab, its databases dbs;
+// its round and run length are not text but the plan's Settings
+// (readPlan).
+func (o Options) planEnv(dbs []database) map[string]string {
 	return map[string]string{
 		"WALAB_EXPORTER": "http://" + o.ExporterAddr, "WALAB_PROMETHEUS": "http://" + o.PrometheusAddr,
 		"WALAB_DEVICE":  Device,
 		"WALAB_LOADGEN": o.Loadgen, "WALAB_LOADGEN_LISTEN": o.LoadgenAddr,
-		"WALAB_MYSQL_1_PORT": strconv.Itoa(o.MySQLPort1), "WALAB_DB_1": o.DB1,
-		"WALAB_MYSQL_2_PORT": strconv.Itoa(o.MySQLPort2), "WALAB_DB_2": o.DB2,
+		"WALAB_MYSQL_1_PORT": strconv.Itoa(dbs[0].port), "WALAB_DB_1": dbs[0].name,
+		"WALAB_MYSQL_2_PORT": strconv.Itoa(dbs[1].port), "WALAB_DB_2": dbs[1].name,
 		"WALAB_BACKUP":              filepath.Join(o.Out, "backup"),
 		"WALAB_EXPORTER_TOKEN_FILE": o.tokenFile(),
 	}
@@ -337,7 +323,7 @@ func (o Options) planEnv() map[string]string {
 // state-changing endpoints need (--web.mutations-token-file).
 func (o Options) tokenFile() string { return filepath.Join(o.Out, "exporter.token") }
 
-func (o Options) summary(r *Result) {
+func (o Options) summary(r *Result, host databaseHost) {
 	o.printf("")
 	o.printf("%s", r.Verdict)
 	o.printf("")
@@ -347,11 +333,7 @@ func (o Options) summary(r *Result) {
 	o.printf("  WA per device:   %s/graph?%s", r.Prometheus, url.Values{
 		"g0.expr": {alerts.WA1h}, "g0.range_input": {"15m"}}.Encode())
 	o.printf("exporter:          %s", r.Exporter)
-	if o.SimFS {
-		o.printf("WA source:         MariaDB's own writes (a private mariadbd, datadir on the simulated drive's filesystem %s)", filepath.Join(o.Out, "simfs", "mnt"))
-	} else {
-		o.printf("WA source:         the simulated drive's synthetic MySQL-like mix (--no-simfs), not MariaDB's writes")
-	}
+	o.printf("WA source:         %s", host.source())
 }
 
 func (o Options) printf(format string, args ...any) {
@@ -365,16 +347,12 @@ type UsageError struct{ Err error }
 func (e *UsageError) Error() string { return e.Err.Error() }
 func (e *UsageError) Unwrap() error { return e.Err }
 
-// validate: every address is on loopback, every binary and value given.
+// validate: every address is on loopback, every binary and value given
+// (the databases' host checks its own needs: databaseHost.usable).
 func (o Options) validate() error {
 	for flag, a := range map[string]string{"exporter": o.ExporterAddr, "prometheus": o.PrometheusAddr, "loadgen": o.LoadgenAddr} {
 		if err := loopback(a); err != nil {
 			return fmt.Errorf("%s address: %w", flag, err)
-		}
-	}
-	if o.SimFS {
-		if err := simfsUsable(o.MariaDBD); err != nil {
-			return err
 		}
 	}
 	for name, v := range map[string]string{"exporter binary": o.Exporter, "loadgen binary": o.Loadgen,

@@ -24,7 +24,7 @@ func TestPlanValuesStayValues(t *testing.T) {
 	evil := "x\nchecks: []\ncompare: {baseline: streams, candidate: baseline}\nruns: [{name: y, command: 'rm -rf /'}]"
 	o := testOptions(t, 3306, evil, "walab_lab_2")
 	o.Round, o.RunFor = 7*time.Second, 77*time.Second
-	src, err := o.readPlan()
+	src, err := o.readPlan(hostFor(o).databases())
 	require.NoError(t, err)
 	raw, err := os.ReadFile(o.Plan)
 	require.NoError(t, err)
@@ -62,6 +62,6 @@ func TestPlanEnvValueIsOneValue(t *testing.T) {
 	raw, err := os.ReadFile(o.Plan)
 	require.NoError(t, err)
 	line := 1 + strings.Count(string(raw[:strings.Index(string(raw), "\ncycles:")+1]), "\n") // the plan's cycles line
-	_, err = o.readPlan()
+	_, err = o.readPlan(hostFor(o).databases())
 	require.ErrorContains(t, err, fmt.Sprintf("line %d: cannot unmarshal !!str `1\nruns: []` into int", line))
 }

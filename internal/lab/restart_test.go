@@ -31,7 +31,7 @@ func TestExporterRestartKeepsHistory(t *testing.T) {
 	o := testOptions(t, 1, "a", "b")
 	o.Out, o.Exporter = filepath.Join(dir, "lab"), bin
 	require.NoError(t, newDir(o.Out))
-	require.NoError(t, writeConfigs(o.Out, o, []string{dir}))
+	require.NoError(t, o.writeConfigsFor(hostFor(o), []string{dir}))
 	svc := o.services()[0]
 	require.Equal(t, "exporter", svc.name)
 

@@ -26,7 +26,7 @@ func TestPlanRestoreMarksDirty(t *testing.T) {
 	_, _ = testenv.MariaDB(t, "h_lab_restore_2")
 	port := mariaDBPort(t)
 	o := testOptions(t, port, "h_lab_restore_1", "h_lab_restore_2")
-	src, err := o.readPlan()
+	src, err := o.readPlan(hostFor(o).databases())
 	require.NoError(t, err)
 	p, err := plan.Load(src, experiment.Kinds())
 	require.NoError(t, err)
@@ -60,7 +60,7 @@ func TestPlanRestoreMarksDirty(t *testing.T) {
 
 	s := &session{servers: map[int]*sql.DB{}}
 	defer s.close()
-	require.NoError(t, s.cleanDirty(context.Background(), o))
+	require.NoError(t, s.cleanDirty(context.Background(), hostFor(o).databases(), o.printf))
 	require.Equal(t, 0, count("SELECT COUNT(*) FROM information_schema.schemata WHERE schema_name = ?", "h_lab_restore_2"))
 	require.Equal(t, 1, count("SELECT COUNT(*) FROM information_schema.schemata WHERE schema_name = ?", "h_lab_restore_1"))
 }

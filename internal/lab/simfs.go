@@ -18,6 +18,74 @@ import (
 // filesystem (sim.fs, docs/simfs.md) and the lab runs a private mariadbd
 // whose datadir is on it: the drive's WA comes from MariaDB's own writes.
 
+// fuseHost is that private mariadbd: both of the plan's instances are it,
+// on a free port; its databases are locked once it is up.
+type fuseHost struct {
+	o            Options
+	port1, port2 int
+	s            *session
+}
+
+func (h *fuseHost) usable() error { return simfsUsable(h.o.MariaDBD) }
+
+// claim takes a free loopback port for the private server.
+func (h *fuseHost) claim() error {
+	port, err := freePort()
+	if err != nil {
+		return err
+	}
+	h.port1, h.port2 = port, port
+	return nil
+}
+
+func (h *fuseHost) databases() []database {
+	return []database{{h.port1, h.o.DB1}, {h.port2, h.o.DB2}}
+}
+
+func (h *fuseHost) open(ctx context.Context) ([]string, error) { return h.dataDirs(ctx) }
+func (h *fuseHost) dataDirs(context.Context) ([]string, error) {
+	return []string{simfsDataDir(h.o.Out)}, nil
+}
+func (h *fuseHost) fillFollowsData() bool { return true }
+
+// drive makes out/simfs's directories and returns simfsDrive's section.
+func (h *fuseHost) drive() (string, error) {
+	if err := simfsDirs(h.o.Out); err != nil {
+		return "", err
+	}
+	return simfsDrive(h.o.Out), nil
+}
+
+// start starts the private mariadbd on the mounted filesystem and locks
+// its databases, as the shared servers' are.
+func (h *fuseHost) start(ctx context.Context, procs *[]*proc) error {
+	h.o.printf("lab: starting a private mariadbd on 127.0.0.1:%d, its datadir on the simulated drive's filesystem", h.port1)
+	p, err := startMariaDB(ctx, h.o, h.port1)
+	if p != nil {
+		*procs = append(*procs, p)
+	}
+	if err != nil {
+		return err
+	}
+	h.s, err = openSession(ctx, h.o.Out, h.databases())
+	return err
+}
+
+func (h *fuseHost) close() {
+	if h.s != nil {
+		h.s.close()
+		h.s = nil
+	}
+}
+
+func (h *fuseHost) exporterRole() string {
+	return "exporter (the simulated drive and the filesystem under MariaDB's datadir)"
+}
+
+func (h *fuseHost) source() string {
+	return "MariaDB's own writes (a private mariadbd, datadir on the simulated drive's filesystem " + filepath.Join(h.o.Out, "simfs", "mnt") + ")"
+}
+
 // simfsCapacity is sized to the lab's data, as bench/simfs-wa.sh sizes its
 // drive: after a restore the private server's files (the two TPC-C
 // warehouses, ibdata1, the redo log, with InnoDB's fallocate reservations)
@@ -122,7 +190,7 @@ func freePort() (int, error) {
 // startMariaDB initialises a datadir on the mounted filesystem and starts
 // mariadbd on it, on loopback at port, its socket, log and tmpdir outside
 // the mount.
-func (o Options) startMariaDB(ctx context.Context, port int) (*proc, error) {
+func startMariaDB(ctx context.Context, o Options, port int) (*proc, error) {
 	run := filepath.Join(o.Out, "simfs", "mariadb")
 	data := simfsDataDir(o.Out)
 	install, err := exec.LookPath("mariadb-install-db")
@@ -153,10 +221,11 @@ func (o Options) startMariaDB(ctx context.Context, port int) (*proc, error) {
 	return p, fmt.Errorf("the private mariadbd on 127.0.0.1:%d not up within 90s; see %s", port, p.log)
 }
 
-// detachMount lazily unmounts the drive's filesystem if it is still
-// mounted once the exporter is gone: an exporter killed mid-run leaves its
-// mount behind, and every access to it fails with ENOTCONN.
-func (o Options) detachMount() {
+// detach lazily unmounts the drive's filesystem if it is still mounted
+// once the exporter is gone: an exporter killed mid-run leaves its mount
+// behind, and every access to it fails with ENOTCONN.
+func (h *fuseHost) detach() {
+	o := h.o
 	mnt := filepath.Join(o.Out, "simfs", "mnt")
 	mounts, err := os.ReadFile("/proc/self/mounts")
 	if err != nil || !strings.Contains(string(mounts), " "+mnt+" ") {
