@@ -3,6 +3,7 @@ package lab
 import (
 	"context"
 	"database/sql"
+	"time"
 )
 
 // databaseHost is where the lab's two databases live, and with that what
@@ -34,9 +35,10 @@ type databaseHost interface {
 	// processes have stopped, what they left behind.
 	close()
 	detach()
-	// fillFollowsData: the drive's fill is the databases' size, which the
-	// lab then follows through the runs (fill.go).
-	fillFollowsData() bool
+	// growth follows the drive's fill through the runs (fill.go) where
+	// the fill is the databases' size, read from the exporter at addr;
+	// stop ends the experiment. Nil where the fill is not theirs.
+	growth(addr string, round time.Duration, stop func(error)) *growth
 	// exporterRole is what the exporter serves; source what the WA is.
 	exporterRole() string
 	source() string
@@ -91,9 +93,9 @@ func (h *sharedHost) close() {
 	}
 }
 
-func (h *sharedHost) detach()               {}
-func (h *sharedHost) fillFollowsData() bool { return false }
-func (h *sharedHost) exporterRole() string  { return "exporter (the simulated drive)" }
+func (h *sharedHost) detach()                                           {}
+func (h *sharedHost) growth(string, time.Duration, func(error)) *growth { return nil }
+func (h *sharedHost) exporterRole() string                              { return "exporter (the simulated drive)" }
 
 func (h *sharedHost) source() string {
 	return "the simulated drive's synthetic MySQL-like mix (--no-simfs), not MariaDB's writes"

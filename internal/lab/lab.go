@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -230,13 +229,9 @@ func (o Options) watchedExperiment(ctx context.Context, src plan.Source, host da
 		case <-ectx.Done():
 		}
 	}()
-	var g *growth
 	var stopped error
 	var stopOnce sync.Once
-	if host.fillFollowsData() {
-		g = &growth{read: readFill(&http.Client{}, "http://"+o.ExporterAddr), round: o.Round, every: time.Second,
-			stop: func(err error) { stopOnce.Do(func() { stopped = err; cancel() }) }}
-	}
+	g := host.growth(o.ExporterAddr, o.Round, func(err error) { stopOnce.Do(func() { stopped = err; cancel() }) })
 	res, err := o.experiment(ectx, src, g)
 	if g != nil {
 		g.close()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -46,7 +47,12 @@ func (h *fuseHost) open(ctx context.Context) ([]string, error) { return h.dataDi
 func (h *fuseHost) dataDirs(context.Context) ([]string, error) {
 	return []string{simfsDataDir(h.o.Out)}, nil
 }
-func (h *fuseHost) fillFollowsData() bool { return true }
+
+// growth follows the fill: under the filesystem the drive maps exactly
+// the pages the files hold.
+func (h *fuseHost) growth(addr string, round time.Duration, stop func(error)) *growth {
+	return &growth{read: readFill(&http.Client{}, "http://"+addr), round: round, every: time.Second, stop: stop}
+}
 
 // drive makes out/simfs's directories and returns simfsDrive's section.
 func (h *fuseHost) drive() (string, error) {
