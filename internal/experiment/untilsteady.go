@@ -23,6 +23,7 @@ type steadyWatch struct {
 	now        func() time.Time
 	crit       compare.Steady
 	round, max time.Duration
+	min        int // rounds: held earlier is not the end (steadyFloor)
 	start      time.Time
 	host, nand float64 // the counters at the last round's end
 	rounds     int     // round ends passed
@@ -41,7 +42,22 @@ func (rs *runStep) untilSteady(ctx context.Context, r *plan.Run) (*steadyWatch, 
 	if err != nil {
 		return nil, nil, err
 	}
+	w.min = rs.steadyFloor()
 	return w, w.stop, nil
+}
+
+// steadyFloor is the most rounds an earlier until_steady run of the
+// experiment lasted. A later run is not ended before it: compare reads
+// both arms over the same round numbers (equal windows), so the later
+// run has the rounds of the earlier one's held window too.
+func (rs *runStep) steadyFloor() int {
+	n := 0
+	for _, r := range rs.journal.Runs {
+		if r.UntilSteady != "" {
+			n = max(n, int(r.End.Sub(r.Start)/time.Duration(rs.plan.Round)))
+		}
+	}
+	return n
 }
 
 // noteSteady records and prints how a watched run ended.
@@ -79,7 +95,8 @@ func startSteadyWatch(read func() (host, media *float64), now func() time.Time, 
 
 // stop is polled while the run's command runs: at each round's end it
 // adds the round's WA (a round without host writes or counters adds
-// none) and judges the last window; at max it ends the run not steady.
+// none) and judges the last window, which ends the run once it holds and
+// the run has lasted min rounds; at max it ends the run not steady.
 func (w *steadyWatch) stop() (bool, string) {
 	el := w.now().Sub(w.start)
 	if k := int(el / w.round); k > w.rounds {
@@ -93,7 +110,7 @@ func (w *steadyWatch) stop() (bool, string) {
 		if n := len(w.was); n >= w.crit.Window {
 			ok, tr := w.crit.Holds(w.was[n-w.crit.Window:], n-w.crit.Window+1)
 			w.trend = &tr
-			if ok {
+			if ok && w.rounds >= w.min {
 				w.held = fmt.Sprintf("WA held for %d rounds of %s (rounds %d–%d, WA %s): %s", w.crit.Window, w.round, tr.First, tr.Last, waList(w.was[n-w.crit.Window:]), tr)
 				return true, w.held
 			}

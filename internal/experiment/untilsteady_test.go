@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -36,23 +37,26 @@ const untilSteadySim = `sim:
 // and returns the run's record.
 func untilSteadyRun(t *testing.T, drift, max string) *state.RunRecord {
 	t.Helper()
-	sim := exporterServer(t, untilSteadySim, "")
-	raw := fmt.Sprintf(`name: steady
-exporter: http://%s
-device: nvmesim7
-round: 1s
-runs:
+	runs := untilSteadyRuns(t, fmt.Sprintf(`
   - name: base
     command: sleep 600
     until_steady: {window: 4, drift: %s, max: %s}
-`, sim, drift, max)
+`, drift, max))
+	require.Len(t, runs, 1)
+	return &runs[0]
+}
+
+// untilSteadyRuns executes a plan of the given runs (YAML list items) in
+// 1-s rounds on the simulated drive and returns their records.
+func untilSteadyRuns(t *testing.T, runs string) []state.RunRecord {
+	t.Helper()
+	sim := exporterServer(t, untilSteadySim, "")
+	raw := fmt.Sprintf("name: steady\nexporter: http://%s\ndevice: nvmesim7\nround: 1s\nruns:%s", sim, runs)
 	e, err := create([]byte(raw), filepath.Join(t.TempDir(), "out"))
 	require.NoError(t, err)
 	e.PollEvery = 100e6 // 0.1 s: the watch sees each round's end promptly
 	require.NoError(t, e.Execute(context.Background()))
-	runs := e.State().Runs
-	require.Len(t, runs, 1)
-	return &runs[0]
+	return e.State().Runs
 }
 
 // TestUntilSteadyEndsEarly: a run whose command would last ten minutes
@@ -74,4 +78,25 @@ func TestUntilSteadyNotSteadyAtMax(t *testing.T) {
 	t.Log(rec.UntilSteady)
 	require.True(t, strings.HasPrefix(rec.UntilSteady, "not steady by the end (until_steady max 35s): the last 4 rounds' WA"), rec.UntilSteady)
 	require.GreaterOrEqual(t, rec.End.Sub(rec.Start).Seconds(), 35.0, "ran to max")
+}
+
+// TestUntilSteadyLastsTheEarlierRunsRounds: compare reads both arms over
+// the same round numbers, so a run that would hold in about 20 s lasts at
+// least the rounds of the until_steady run before it (here one that ran to
+// its max of 40 s), then ends once its WA holds.
+func TestUntilSteadyLastsTheEarlierRunsRounds(t *testing.T) {
+	runs := untilSteadyRuns(t, `
+  - name: base
+    command: sleep 600
+    until_steady: {window: 4, drift: 0.001%, max: 40s}
+  - name: cand
+    command: sleep 600
+    until_steady: {window: 4, drift: 3%, max: 300s}
+`)
+	require.Len(t, runs, 2)
+	t.Log(runs[0].UntilSteady, "|", runs[1].UntilSteady, runs[1].End.Sub(runs[1].Start))
+	require.True(t, strings.HasPrefix(runs[0].UntilSteady, "not steady"), runs[0].UntilSteady)
+	require.True(t, strings.HasPrefix(runs[1].UntilSteady, "WA held for 4 rounds of 1s"), runs[1].UntilSteady)
+	require.GreaterOrEqual(t, runs[1].End.Sub(runs[1].Start), runs[0].End.Sub(runs[0].Start).Truncate(time.Second),
+		"the later run lasts the earlier one's rounds")
 }
