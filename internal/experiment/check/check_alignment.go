@@ -43,9 +43,7 @@ var alignmentCheck = checkKind{
 	keys:     "targets or path",
 	needs:    needs{exporter: true},
 	validate: needDirs,
-	run: func(e *Env, ctx context.Context, c plan.Check, _ *plan.Run) (string, error) {
-		return e.checkAlignment(ctx, c)
-	},
+	run:      runOf((*Env).checkAlignment),
 }
 
 func init() { register("alignment", alignmentCheck) }

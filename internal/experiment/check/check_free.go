@@ -52,9 +52,7 @@ var freeCheck = checkKind{
 		}
 		return out
 	},
-	run: func(e *Env, ctx context.Context, c plan.Check, _ *plan.Run) (string, error) {
-		return e.checkFree(ctx, c)
-	},
+	run: runOf((*Env).checkFree),
 }
 
 func init() { register("free_space", freeCheck) }

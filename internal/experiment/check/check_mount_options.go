@@ -39,9 +39,7 @@ var mountOptionsCheck = checkKind{
 		}
 		return out
 	},
-	run: func(e *Env, ctx context.Context, c plan.Check, _ *plan.Run) (string, error) {
-		return e.checkMountOptions(ctx, c)
-	},
+	run: runOf((*Env).checkMountOptions),
 }
 
 func init() { register("mount_options", mountOptionsCheck) }
