@@ -73,3 +73,22 @@ func need(ok bool, problem string) []string {
 	}
 	return []string{problem}
 }
+
+// eachMount judges the filesystem of each of a check's data directories
+// on the database host, in order: the facts and what each judge found, or
+// the first error.
+func (e *Env) eachMount(ctx context.Context, c plan.Check, judge func(f *hostapi.Facts, dir string, m *hostapi.Mount) (string, error)) (*hostapi.Facts, []string, error) {
+	f, dirs, mounts, err := e.dirMounts(ctx, c)
+	if err != nil {
+		return nil, nil, err
+	}
+	var found []string
+	for i, m := range mounts {
+		s, err := judge(f, dirs[i], m)
+		if err != nil {
+			return nil, nil, err
+		}
+		found = append(found, s)
+	}
+	return f, found, nil
+}
