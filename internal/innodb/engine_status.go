@@ -76,19 +76,11 @@ func ParseEngineStatus(text string) (EngineStatus, error) {
 			inIndividualPools = false
 		}
 		var err error
+		lsn := lsnLineOf(line)
 		switch {
-		case strings.HasPrefix(line, "Log sequence number"):
-			s.LSN, err = lsnValue(line[len("Log sequence number"):])
-			s.Has |= HasLSN
-		case strings.HasPrefix(line, "Log flushed up to"):
-			s.LogFlushedLSN, err = lsnValue(line[len("Log flushed up to"):])
-			s.Has |= HasLogFlushed
-		case strings.HasPrefix(line, "Pages flushed up to"):
-			s.PagesFlushedLSN, err = lsnValue(line[len("Pages flushed up to"):])
-			s.Has |= HasPagesFlushed
-		case strings.HasPrefix(line, "Last checkpoint at"):
-			s.LastCheckpointLSN, err = lsnValue(line[len("Last checkpoint at"):])
-			s.Has |= HasCheckpoint
+		case lsn != nil:
+			*lsn.field(&s), err = lsnValue(line[len(lsn.prefix):])
+			s.Has |= lsn.has
 		case strings.HasPrefix(line, "History list length"):
 			s.HistoryListLength, err = lastUint(line)
 			s.Has |= HasHistoryList
@@ -119,6 +111,31 @@ func ParseEngineStatus(text string) (EngineStatus, error) {
 		return EngineStatus{}, ErrNotMonitorOutput
 	}
 	return s, nil
+}
+
+// An lsnLine is a monitor line that gives one redo position: its
+// prefix, the field it sets and that field's Has bit.
+type lsnLine struct {
+	prefix string
+	field  func(*EngineStatus) *uint64
+	has    Fields
+}
+
+var lsnLines = []lsnLine{
+	{"Log sequence number", func(s *EngineStatus) *uint64 { return &s.LSN }, HasLSN},
+	{"Log flushed up to", func(s *EngineStatus) *uint64 { return &s.LogFlushedLSN }, HasLogFlushed},
+	{"Pages flushed up to", func(s *EngineStatus) *uint64 { return &s.PagesFlushedLSN }, HasPagesFlushed},
+	{"Last checkpoint at", func(s *EngineStatus) *uint64 { return &s.LastCheckpointLSN }, HasCheckpoint},
+}
+
+// lsnLineOf is the lsnLines entry line starts with, nil for none.
+func lsnLineOf(line string) *lsnLine {
+	for i := range lsnLines {
+		if strings.HasPrefix(line, lsnLines[i].prefix) {
+			return &lsnLines[i]
+		}
+	}
+	return nil
 }
 
 func clip(s string) string {

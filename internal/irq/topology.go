@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/walab/walab/internal/sysfile"
 )
 
 // CPUNodes maps CPU id to NUMA node from <sysfs>/devices/system/node/node*/cpulist.
@@ -24,14 +26,14 @@ func CPUNodes(sysfs string) (map[int]int, error) {
 		if err != nil {
 			continue // "node_foo": not a node directory
 		}
-		b, err := os.ReadFile(filepath.Join(d, "cpulist"))
-		if errors.Is(err, fs.ErrNotExist) {
-			continue // node went away (hot-remove) between glob and read
-		}
+		s, ok, err := sysfile.ReadOptional(filepath.Join(d, "cpulist"))
 		if err != nil {
 			return nil, err
 		}
-		cpus, err := ParseCPUList(string(b))
+		if !ok {
+			continue // node went away (hot-remove) between glob and read
+		}
+		cpus, err := ParseCPUList(s)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", filepath.Join(d, "cpulist"), err)
 		}
@@ -45,14 +47,11 @@ func CPUNodes(sysfs string) (map[int]int, error) {
 // ReadNUMANode reads a device's numa_node file. ok is false when the file is
 // missing (device gone, or not a PCI device); the value may be -1 (no node).
 func ReadNUMANode(path string) (node int, ok bool, err error) {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return 0, false, nil
-	}
-	if err != nil {
+	s, ok, err := sysfile.ReadOptional(path)
+	if !ok {
 		return 0, false, err
 	}
-	n, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	n, err := strconv.Atoi(s)
 	if err != nil {
 		return 0, false, fmt.Errorf("%s: %w", path, err)
 	}

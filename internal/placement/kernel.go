@@ -1,13 +1,13 @@
 package placement
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/walab/walab/internal/sysfile"
 )
 
 // KernelVersion is the major.minor of the running kernel.
@@ -58,20 +58,17 @@ type StreamsParam struct {
 // ReadStreamsParam reads <sysfs>/module/nvme_core/parameters/streams ("Y"/"N").
 func ReadStreamsParam(sysRoot string) (StreamsParam, error) {
 	p := filepath.Join(sysRoot, "module/nvme_core/parameters/streams")
-	b, err := os.ReadFile(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return StreamsParam{}, nil
-	}
-	if err != nil {
+	s, ok, err := sysfile.ReadOptional(p)
+	if !ok {
 		return StreamsParam{}, err
 	}
-	switch strings.TrimSpace(string(b)) {
+	switch s {
 	case "Y", "y", "1":
 		return StreamsParam{Present: true, Enabled: true}, nil
 	case "N", "n", "0":
 		return StreamsParam{Present: true}, nil
 	}
-	return StreamsParam{}, fmt.Errorf("%s: unexpected value %q", p, strings.TrimSpace(string(b)))
+	return StreamsParam{}, fmt.Errorf("%s: unexpected value %q", p, s)
 }
 
 // ReadMaxWriteStreams reads <sysfs>/block/<dev>/queue/max_write_streams
@@ -81,16 +78,13 @@ func ReadMaxWriteStreams(sysRoot, blockDev string) (n int, ok bool, err error) {
 		return 0, false, nil
 	}
 	p := filepath.Join(sysRoot, "block", blockDev, "queue/max_write_streams")
-	b, err := os.ReadFile(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return 0, false, nil
-	}
-	if err != nil {
+	s, ok, err := sysfile.ReadOptional(p)
+	if !ok {
 		return 0, false, err
 	}
-	n, err = strconv.Atoi(strings.TrimSpace(string(b)))
+	n, err = strconv.Atoi(s)
 	if err != nil || n < 0 {
-		return 0, false, fmt.Errorf("%s: unexpected value %q", p, strings.TrimSpace(string(b)))
+		return 0, false, fmt.Errorf("%s: unexpected value %q", p, s)
 	}
 	return n, true, nil
 }

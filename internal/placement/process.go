@@ -3,13 +3,11 @@ package placement
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 
 	"github.com/prometheus/procfs"
+	"github.com/walab/walab/internal/sysfile"
 )
 
 // commLen is TASK_COMM_LEN-1: the kernel truncates /proc/<pid>/comm to 15 bytes.
@@ -47,16 +45,13 @@ func Running(procRoot, name, pidFile string) (bool, error) {
 }
 
 func pidFileRunning(fsys procfs.FS, name, pidFile string) (bool, error) {
-	b, err := os.ReadFile(pidFile)
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil // daemon not started, or removed its pid file on exit
+	s, ok, err := sysfile.ReadOptional(pidFile)
+	if !ok {
+		return false, err // absent: daemon not started, or removed its pid file on exit
 	}
-	if err != nil {
-		return false, err
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	pid, err := strconv.Atoi(s)
 	if err != nil || pid <= 0 {
-		return false, fmt.Errorf("pid file %s: %q is not a pid", pidFile, strings.TrimSpace(string(b)))
+		return false, fmt.Errorf("pid file %s: %q is not a pid", pidFile, s)
 	}
 	p, err := fsys.Proc(pid)
 	if err != nil {

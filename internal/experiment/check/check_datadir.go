@@ -45,17 +45,12 @@ var datadirCheck = checkKind{
 	keys:     "targets or path",
 	needs:    needs{exporter: true, device: true},
 	validate: needDirs,
-	run: func(e *Env, ctx context.Context, c plan.Check, _ *plan.Run) (string, error) {
-		return e.checkDatadir(ctx, c)
-	},
+	run:      runOf((*Env).checkDatadir),
 }
 
 func init() { register("datadir", datadirCheck) }
 
 // needDirs: a check that looks at data directories names targets or a path.
 func needDirs(_ *plan.Plan, c plan.Check) []string {
-	if len(c.Targets) == 0 && c.Path == "" {
-		return []string{"targets or path missing"}
-	}
-	return nil
+	return need(len(c.Targets) != 0 || c.Path != "", "targets or path missing")
 }

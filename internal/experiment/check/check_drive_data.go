@@ -23,14 +23,9 @@ var driveDataCheck = checkKind{
 	keys:  "paths (the data filesystems, one per namespace)",
 	needs: needs{exporter: true},
 	validate: func(_ *plan.Plan, c plan.Check) []string {
-		if len(c.Paths) == 0 {
-			return []string{"paths missing (the data filesystems on the drive, e.g. [/data, /data2])"}
-		}
-		return nil
+		return need(len(c.Paths) != 0, "paths missing (the data filesystems on the drive, e.g. [/data, /data2])")
 	},
-	run: func(e *Env, ctx context.Context, c plan.Check, _ *plan.Run) (string, error) {
-		return e.checkDriveData(ctx, c)
-	},
+	run: runOf((*Env).checkDriveData),
 }
 
 func init() { register("drive_data", driveDataCheck) }

@@ -62,9 +62,7 @@ var fillCheck = checkKind{
 	keys:     "min, max",
 	needs:    needs{exporter: true, device: true},
 	validate: validateFill,
-	run: func(e *Env, ctx context.Context, c plan.Check, _ *plan.Run) (string, error) {
-		return e.checkFill(ctx, c)
-	},
+	run:      runOf((*Env).checkFill),
 }
 
 func init() { register("fill", fillCheck) }

@@ -7,16 +7,12 @@ import (
 	"strings"
 
 	"github.com/walab/walab/internal/experiment/plan"
+	"github.com/walab/walab/internal/hostapi"
 )
 
 func (e *Env) checkFree(ctx context.Context, c plan.Check) (string, error) {
-	f, dirs, mounts, err := e.dirMounts(ctx, c)
-	if err != nil {
-		return "", err
-	}
-	var found []string
-	for i, m := range mounts {
-		d := filepath.Clean(dirs[i])
+	_, found, err := e.eachMount(ctx, c, func(f *hostapi.Facts, dir string, m *hostapi.Mount) (string, error) {
+		d := filepath.Clean(dir)
 		if m.AvailBytes == nil {
 			return "", fmt.Errorf("%s on %s: free space not known (statfs of %s failed on the database host)", d, f.Hostname, m.MountPoint)
 		}
@@ -24,9 +20,9 @@ func (e *Env) checkFree(ctx context.Context, c plan.Check) (string, error) {
 		if avail < uint64(c.Bytes) {
 			return "", fmt.Errorf("%s on %s has %s free, the run needs %s", d, f.Hostname, human(avail), human(uint64(c.Bytes)))
 		}
-		found = append(found, fmt.Sprintf("%s on %s: %s free (need %s)", d, f.Hostname, human(avail), human(uint64(c.Bytes))))
-	}
-	return strings.Join(found, "; "), nil
+		return fmt.Sprintf("%s on %s: %s free (need %s)", d, f.Hostname, human(avail), human(uint64(c.Bytes))), nil
+	})
+	return strings.Join(found, "; "), err
 }
 
 func human(b uint64) string {
@@ -52,9 +48,7 @@ var freeCheck = checkKind{
 		}
 		return out
 	},
-	run: func(e *Env, ctx context.Context, c plan.Check, _ *plan.Run) (string, error) {
-		return e.checkFree(ctx, c)
-	},
+	run: runOf((*Env).checkFree),
 }
 
 func init() { register("free_space", freeCheck) }

@@ -1,28 +1,19 @@
 package check
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/walab/walab/internal/experiment/plan"
+	"github.com/walab/walab/internal/hostapi"
 )
 
 // governorCheck: the database host's CPU frequency governor is the
 // planned one (performance, for stable runs).
-var governorCheck = checkKind{
-	keys:  "expect (a governor: performance, powersave, ...)",
-	needs: needs{exporter: true},
-	validate: func(_ *plan.Plan, c plan.Check) []string {
-		if c.Expect == "" {
-			return []string{"expect missing (the governor, e.g. performance)"}
-		}
-		return nil
+var governorCheck = hostKind("expect (a governor: performance, powersave, ...)",
+	func(_ *plan.Plan, c plan.Check) []string {
+		return need(c.Expect != "", "expect missing (the governor, e.g. performance)")
 	},
-	run: func(e *Env, ctx context.Context, c plan.Check, _ *plan.Run) (string, error) {
-		f, err := e.hostFacts(ctx)
-		if err != nil {
-			return "", err
-		}
+	func(f *hostapi.Facts, c plan.Check) (string, error) {
 		if f.Governor == "" {
 			return "", fmt.Errorf("%s shows no cpufreq governor (no cpufreq driver: a VM or a container?)", f.Hostname)
 		}
@@ -30,7 +21,6 @@ var governorCheck = checkKind{
 			return "", fmt.Errorf("CPU governor on %s is %s, the plan expects %s", f.Hostname, f.Governor, c.Expect)
 		}
 		return "CPU governor on " + f.Hostname + " is " + f.Governor, nil
-	},
-}
+	})
 
 func init() { register("governor", governorCheck) }

@@ -1,20 +1,16 @@
 package check
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/walab/walab/internal/experiment/plan"
+	"github.com/walab/walab/internal/hostapi"
 )
 
-// checkIRQAffinity: every interrupt line of the device (nvme0's queues, a
+// irqAffinity: every interrupt line of the device (nvme0's queues, a
 // NIC's vectors, as the database host's exporter watches them) may run
 // only on the planned CPUs (seed 000 §4.3 pins them).
-func (e *Env) checkIRQAffinity(ctx context.Context, c plan.Check) (string, error) {
-	f, err := e.hostFacts(ctx)
-	if err != nil {
-		return "", err
-	}
+func irqAffinity(f *hostapi.Facts, c plan.Check) (string, error) {
 	n := 0
 	for _, l := range f.IRQs {
 		if l.Device != c.Device {
@@ -35,19 +31,14 @@ func (e *Env) checkIRQAffinity(ctx context.Context, c plan.Check) (string, error
 	return fmt.Sprintf("%d interrupt lines of %s on %s, all within CPUs %s", n, c.Device, f.Hostname, c.CPUs), nil
 }
 
-var irqAffinityCheck = checkKind{
-	keys:  "device, cpus",
-	needs: needs{exporter: true},
-	validate: func(_ *plan.Plan, c plan.Check) []string {
+var irqAffinityCheck = hostKind("device, cpus",
+	func(_ *plan.Plan, c plan.Check) []string {
 		out := validCPUs(c)
 		if c.Device == "" {
 			out = append(out, "device missing (nvme0, or a NIC such as eth0)")
 		}
 		return out
 	},
-	run: func(e *Env, ctx context.Context, c plan.Check, _ *plan.Run) (string, error) {
-		return e.checkIRQAffinity(ctx, c)
-	},
-}
+	irqAffinity)
 
 func init() { register("irq_affinity", irqAffinityCheck) }

@@ -1,27 +1,18 @@
 package check
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
 	"github.com/walab/walab/internal/experiment/plan"
+	"github.com/walab/walab/internal/hostapi"
 )
 
-var irqbalanceCheck = checkKind{
-	keys: "expect (running|stopped)",
-	validate: func(_ *plan.Plan, c plan.Check) []string {
-		if c.Expect != "running" && c.Expect != "stopped" {
-			return []string{fmt.Sprintf("expect %q: want running or stopped", c.Expect)}
-		}
-		return nil
+var irqbalanceCheck = hostKind("expect (running|stopped)",
+	func(_ *plan.Plan, c plan.Check) []string {
+		return need(c.Expect == "running" || c.Expect == "stopped", fmt.Sprintf("expect %q: want running or stopped", c.Expect))
 	},
-	needs: needs{exporter: true},
-	run: func(e *Env, ctx context.Context, c plan.Check, _ *plan.Run) (string, error) {
-		f, err := e.hostFacts(ctx)
-		if err != nil {
-			return "", err
-		}
+	func(f *hostapi.Facts, c plan.Check) (string, error) {
 		if f.Irqbalance == nil {
 			return "", fmt.Errorf("the exporter on %s could not tell whether irqbalance runs: %s", f.Hostname, strings.Join(f.Errors, "; "))
 		}
@@ -30,7 +21,6 @@ var irqbalanceCheck = checkKind{
 			return "", fmt.Errorf("irqbalance is %s on %s, the plan expects it %s", runningWord(running), f.Hostname, c.Expect)
 		}
 		return "irqbalance is " + runningWord(running) + " on " + f.Hostname, nil
-	},
-}
+	})
 
 func init() { register("irqbalance", irqbalanceCheck) }

@@ -67,14 +67,9 @@ func loaded(ctx context.Context, db *sql.DB, tables []string) (string, error) {
 var loadedCheck = checkKind{
 	keys: "targets, tables",
 	validate: func(_ *plan.Plan, c plan.Check) []string {
-		if len(c.Targets) == 0 {
-			return []string{"targets missing"}
-		}
-		return nil
+		return need(len(c.Targets) != 0, "targets missing")
 	},
-	run: func(e *Env, ctx context.Context, c plan.Check, _ *plan.Run) (string, error) {
-		return e.checkLoaded(ctx, c)
-	},
+	run: runOf((*Env).checkLoaded),
 }
 
 func init() { register("target_loaded", loadedCheck) }

@@ -7,24 +7,23 @@ import (
 	"strings"
 
 	"github.com/walab/walab/internal/experiment/plan"
+	"github.com/walab/walab/internal/hostapi"
 )
 
 // checkMountOptions: the filesystems of the data directories on the
 // database host carry every planned option (noatime, nodiscard, ...).
 func (e *Env) checkMountOptions(ctx context.Context, c plan.Check) (string, error) {
-	f, dirs, mounts, err := e.dirMounts(ctx, c)
-	if err != nil {
-		return "", err
-	}
-	var found []string
-	for i, m := range mounts {
+	f, found, err := e.eachMount(ctx, c, func(f *hostapi.Facts, dir string, m *hostapi.Mount) (string, error) {
 		have := strings.Split(m.Options, ",")
 		for _, o := range c.Options {
 			if !slices.Contains(have, o) {
-				return "", fmt.Errorf("%s on %s is mounted at %s with %s: no %s", dirs[i], f.Hostname, m.MountPoint, m.Options, o)
+				return "", fmt.Errorf("%s on %s is mounted at %s with %s: no %s", dir, f.Hostname, m.MountPoint, m.Options, o)
 			}
 		}
-		found = append(found, fmt.Sprintf("%s: %s has %s", dirs[i], m.MountPoint, strings.Join(c.Options, ",")))
+		return fmt.Sprintf("%s: %s has %s", dir, m.MountPoint, strings.Join(c.Options, ",")), nil
+	})
+	if err != nil {
+		return "", err
 	}
 	return strings.Join(found, "; ") + " on " + f.Hostname, nil
 }
@@ -39,9 +38,7 @@ var mountOptionsCheck = checkKind{
 		}
 		return out
 	},
-	run: func(e *Env, ctx context.Context, c plan.Check, _ *plan.Run) (string, error) {
-		return e.checkMountOptions(ctx, c)
-	},
+	run: runOf((*Env).checkMountOptions),
 }
 
 func init() { register("mount_options", mountOptionsCheck) }

@@ -184,9 +184,7 @@ var mysqldCPUsCheck = checkKind{
 	keys:     "cpus, nodes, policy, process, targets",
 	needs:    needs{exporter: true},
 	validate: validMysqldCPUs,
-	run: func(e *Env, ctx context.Context, c plan.Check, _ *plan.Run) (string, error) {
-		return e.checkMysqldCPUs(ctx, c)
-	},
+	run:      runOf((*Env).checkMysqldCPUs),
 }
 
 func init() { register("mysqld_cpus", mysqldCPUsCheck) }

@@ -1,20 +1,18 @@
 package check
 
 import (
-	"context"
 	"fmt"
 	"strconv"
 
 	"github.com/walab/walab/internal/experiment/plan"
+	"github.com/walab/walab/internal/hostapi"
 )
 
 // nicChannelsCheck: the database host's NIC has the planned number of
 // channels (seed 000: ethtool -L eth0 combined 6): as many receive and
 // transmit queues.
-var nicChannelsCheck = checkKind{
-	keys:  "device (the NIC), expect (channels)",
-	needs: needs{exporter: true},
-	validate: func(_ *plan.Plan, c plan.Check) []string {
+var nicChannelsCheck = hostKind("device (the NIC), expect (channels)",
+	func(_ *plan.Plan, c plan.Check) []string {
 		var out []string
 		if c.Device == "" {
 			out = append(out, "device missing (the NIC, e.g. eth0)")
@@ -24,11 +22,7 @@ var nicChannelsCheck = checkKind{
 		}
 		return out
 	},
-	run: func(e *Env, ctx context.Context, c plan.Check, _ *plan.Run) (string, error) {
-		f, err := e.hostFacts(ctx)
-		if err != nil {
-			return "", err
-		}
+	func(f *hostapi.Facts, c plan.Check) (string, error) {
 		ch, ok := f.Tuning.NICChannels[c.Device]
 		if !ok {
 			return "", fmt.Errorf("the exporter on %s shows no NIC %s (its irq: interfaces, or a NIC backed by a device)", f.Hostname, c.Device)
@@ -38,7 +32,6 @@ var nicChannelsCheck = checkKind{
 			return "", fmt.Errorf("%s on %s has %d receive and %d transmit channels, the plan expects %d", c.Device, f.Hostname, ch.RX, ch.TX, want)
 		}
 		return fmt.Sprintf("%s on %s has %d channels", c.Device, f.Hostname, want), nil
-	},
-}
+	})
 
 func init() { register("nic_channels", nicChannelsCheck) }

@@ -103,9 +103,7 @@ var sameDataCheck = checkKind{
 	validate: func(_ *plan.Plan, c plan.Check) []string { return needTargets(c) },
 	timeout:  10 * time.Minute, // the least budget; CHECKSUM TABLE reads every row
 	scale:    (*Env).sameDataBudget,
-	run: func(e *Env, ctx context.Context, c plan.Check, _ *plan.Run) (string, error) {
-		return e.checkSameData(ctx, c)
-	},
+	run:      runOf((*Env).checkSameData),
 }
 
 func init() { register("same_data", sameDataCheck) }

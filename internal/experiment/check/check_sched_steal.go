@@ -1,21 +1,19 @@
 package check
 
 import (
-	"context"
 	"fmt"
 	"strconv"
 
 	"github.com/walab/walab/internal/experiment/plan"
+	"github.com/walab/walab/internal/hostapi"
 )
 
 // schedStealCheck: the scheduler's STEAL feature on the database host is
 // on or off as planned (seed 000 turns it on with sched_steal_node_limit=N
 // on the kernel command line and STEAL in sched_features); with nodes, the
 // command line's sched_steal_node_limit is that number.
-var schedStealCheck = checkKind{
-	keys:  "expect (on|off), nodes (sched_steal_node_limit)",
-	needs: needs{exporter: true},
-	validate: func(_ *plan.Plan, c plan.Check) []string {
+var schedStealCheck = hostKind("expect (on|off), nodes (sched_steal_node_limit)",
+	func(_ *plan.Plan, c plan.Check) []string {
 		var out []string
 		if c.Expect != "on" && c.Expect != "off" {
 			out = append(out, fmt.Sprintf("expect %q: want on or off", c.Expect))
@@ -27,11 +25,7 @@ var schedStealCheck = checkKind{
 		}
 		return out
 	},
-	run: func(e *Env, ctx context.Context, c plan.Check, _ *plan.Run) (string, error) {
-		f, err := e.hostFacts(ctx)
-		if err != nil {
-			return "", err
-		}
+	func(f *hostapi.Facts, c plan.Check) (string, error) {
 		t := f.Tuning
 		if t.SchedSteal == nil {
 			return "", fmt.Errorf("%s shows no STEAL scheduler feature (debugfs not mounted, the exporter not root, or a kernel without the STEAL patch)", f.Hostname)
@@ -51,7 +45,6 @@ var schedStealCheck = checkKind{
 			msg += ", sched_steal_node_limit=" + c.Nodes
 		}
 		return msg + " on " + f.Hostname, nil
-	},
-}
+	})
 
 func init() { register("sched_steal", schedStealCheck) }

@@ -1,7 +1,6 @@
 package check
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -13,10 +12,8 @@ import (
 // sysctlCheck: the database host's vm.dirty_* and vm.swappiness are the
 // planned values (host tuning that changes what reaches the drive; no
 // seed sets them), each option a "name=value".
-var sysctlCheck = checkKind{
-	keys:  "options (name=value, e.g. vm.swappiness=1)",
-	needs: needs{exporter: true},
-	validate: func(_ *plan.Plan, c plan.Check) []string {
+var sysctlCheck = hostKind("options (name=value, e.g. vm.swappiness=1)",
+	func(_ *plan.Plan, c plan.Check) []string {
 		if len(c.Options) == 0 {
 			return []string{"options missing (e.g. [vm.swappiness=1, vm.dirty_ratio=40])"}
 		}
@@ -29,11 +26,7 @@ var sysctlCheck = checkKind{
 		}
 		return out
 	},
-	run: func(e *Env, ctx context.Context, c plan.Check, _ *plan.Run) (string, error) {
-		f, err := e.hostFacts(ctx)
-		if err != nil {
-			return "", err
-		}
+	func(f *hostapi.Facts, c plan.Check) (string, error) {
 		var found []string
 		for _, o := range c.Options {
 			k, want, _ := strings.Cut(o, "=")
@@ -47,7 +40,6 @@ var sysctlCheck = checkKind{
 			found = append(found, k+"="+got)
 		}
 		return strings.Join(found, ", ") + " on " + f.Hostname, nil
-	},
-}
+	})
 
 func init() { register("sysctl", sysctlCheck) }

@@ -1,19 +1,17 @@
 package check
 
 import (
-	"context"
 	"fmt"
 
 	"github.com/walab/walab/internal/experiment/plan"
+	"github.com/walab/walab/internal/hostapi"
 )
 
 // thpCheck: transparent huge pages' enabled mode on the database host is
 // the planned one (never, for InnoDB's buffer pool; no seed sets it), and with
 // options [DEFRAG], the defrag mode too.
-var thpCheck = checkKind{
-	keys:  "expect (always|madvise|never), options ([defrag mode])",
-	needs: needs{exporter: true},
-	validate: func(_ *plan.Plan, c plan.Check) []string {
+var thpCheck = hostKind("expect (always|madvise|never), options ([defrag mode])",
+	func(_ *plan.Plan, c plan.Check) []string {
 		var out []string
 		switch c.Expect {
 		case "always", "madvise", "never":
@@ -25,11 +23,7 @@ var thpCheck = checkKind{
 		}
 		return out
 	},
-	run: func(e *Env, ctx context.Context, c plan.Check, _ *plan.Run) (string, error) {
-		f, err := e.hostFacts(ctx)
-		if err != nil {
-			return "", err
-		}
+	func(f *hostapi.Facts, c plan.Check) (string, error) {
 		t := f.Tuning
 		if t.THPEnabled == "" {
 			return "", fmt.Errorf("the exporter on %s could not read transparent_hugepage/enabled", f.Hostname)
@@ -45,7 +39,6 @@ var thpCheck = checkKind{
 			msg += ", defrag " + t.THPDefrag
 		}
 		return msg + " on " + f.Hostname, nil
-	},
-}
+	})
 
 func init() { register("thp", thpCheck) }

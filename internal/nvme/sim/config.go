@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -150,54 +151,26 @@ const maxModelPages = 1 << 21
 
 // WithDefaults fills zero fields.
 func (c Config) WithDefaults() Config {
-	if c.Name == "" {
-		c.Name = "nvmesim0"
-	}
-	if c.Seed == 0 {
-		c.Seed = 1
-	}
-	if c.Serial == "" {
-		c.Serial = fmt.Sprintf("WALABSIM%08X", uint32(c.Seed*0x9E3779B1+1))
-	}
-	if c.Firmware == "" {
-		c.Firmware = "SIM00001"
-	}
+	c.Name = cmp.Or(c.Name, "nvmesim0")
+	c.Seed = cmp.Or(c.Seed, 1)
+	c.Serial = cmp.Or(c.Serial, fmt.Sprintf("WALABSIM%08X", uint32(c.Seed*0x9E3779B1+1)))
+	c.Firmware = cmp.Or(c.Firmware, "SIM00001")
 	if c.Capacity == 0 && c.FS.Enabled() {
 		c.Capacity = fsCapacity
 	}
-	if c.Capacity == 0 {
-		c.Capacity = 1 << 40
-	}
+	c.Capacity = cmp.Or(c.Capacity, 1<<40)
 	if c.Scale == 0 && c.FS.Enabled() {
 		c.Scale = 1
 	}
-	if c.SpareFactor == 0 {
-		c.SpareFactor = 0.07
-	}
-	if c.PageSize == 0 {
-		c.PageSize = 4096
-	}
-	if c.BlockPages == 0 {
-		c.BlockPages = 256
-	}
-	if c.GCPolicy == "" {
-		c.GCPolicy = "greedy"
-	}
-	if c.PECycles == 0 {
-		c.PECycles = 3000
-	}
-	if c.Rate == 0 {
-		c.Rate = 200e6
-	}
-	if c.SpeedUp == 0 {
-		c.SpeedUp = 1
-	}
-	if c.BinlogExpireSeconds == 0 {
-		c.BinlogExpireSeconds = 1800
-	}
-	if c.FillHours == 0 {
-		c.FillHours = 12
-	}
+	c.SpareFactor = cmp.Or(c.SpareFactor, 0.07)
+	c.PageSize = cmp.Or(c.PageSize, 4096)
+	c.BlockPages = cmp.Or(c.BlockPages, 256)
+	c.GCPolicy = cmp.Or(c.GCPolicy, "greedy")
+	c.PECycles = cmp.Or(c.PECycles, 3000)
+	c.Rate = cmp.Or(c.Rate, 200e6)
+	c.SpeedUp = cmp.Or(c.SpeedUp, 1)
+	c.BinlogExpireSeconds = cmp.Or(c.BinlogExpireSeconds, 1800)
+	c.FillHours = cmp.Or(c.FillHours, 12)
 	if c.Tick == nil {
 		d := time.Second
 		c.Tick = &d

@@ -342,13 +342,7 @@ func (t *terminal) deleteInserts() error {
 		if err := t.exec(del, 1); err != nil {
 			return err
 		}
-		t.cbuf = appendC(t.cbuf[:0], t.rng)
-		t.pbuf = appendPad(t.pbuf[:0], t.rng)
-		t.arg(0, id)
-		t.arg(1, t.id())
-		t.arg(2, t.cbuf)
-		t.arg(3, t.pbuf)
-		if err := t.exec(ins, 4); err != nil {
+		if err := t.insertRow(ins, id); err != nil {
 			return err
 		}
 	}
@@ -367,6 +361,12 @@ func (t *terminal) insert() error {
 	if !t.w.opt.AutoInc {
 		id = t.w.opt.TableSize + 1 + t.rng.Int64N(1<<31-1-t.w.opt.TableSize)
 	}
+	return t.insertRow(s, id)
+}
+
+// insertRow runs the insert statement s for a row id with a random k, c
+// and pad, as sysbench's inserts fill them.
+func (t *terminal) insertRow(s rawStmt, id int64) error {
 	t.cbuf = appendC(t.cbuf[:0], t.rng)
 	t.pbuf = appendPad(t.pbuf[:0], t.rng)
 	t.arg(0, id)

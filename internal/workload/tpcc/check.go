@@ -20,6 +20,15 @@ type condition struct {
 	count bool // the query returns one COUNT(*) row
 }
 
+// customerDelivered joins each customer c to ol.s, the sum of its
+// delivered order lines' OL_AMOUNT (conditions 3.3.2.10 and 3.3.2.12).
+const customerDelivered = `  LEFT JOIN (SELECT o.o_w_id, o.o_d_id, o.o_c_id, SUM(l.ol_amount) s
+               FROM bmsql_oorder o JOIN bmsql_order_line l
+                 ON l.ol_w_id = o.o_w_id AND l.ol_d_id = o.o_d_id AND l.ol_o_id = o.o_id
+              WHERE {{o.o_w_id}} AND l.ol_delivery_d IS NOT NULL GROUP BY o.o_w_id, o.o_d_id, o.o_c_id) ol
+    ON ol.o_w_id = c.c_w_id AND ol.o_d_id = c.c_d_id AND ol.o_c_id = c.c_id
+`
+
 // In the queries, {{col}} stands for the warehouse filter on col: TRUE for
 // a whole-database check, col BETWEEN from AND to for a range.
 var conditions = []condition{
@@ -56,22 +65,12 @@ var conditions = []condition{
     ON h.h_w_id = d.d_w_id AND h.h_d_id = d.d_id
  WHERE {{d.d_w_id}} AND (h.s IS NULL OR d.d_ytd <> h.s)`},
 	{name: "3.3.2.10 C_BALANCE = sum(delivered OL_AMOUNT) - sum(H_AMOUNT)", query: `SELECT c.c_w_id, c.c_d_id, c.c_id FROM bmsql_customer c
-  LEFT JOIN (SELECT o.o_w_id, o.o_d_id, o.o_c_id, SUM(l.ol_amount) s
-               FROM bmsql_oorder o JOIN bmsql_order_line l
-                 ON l.ol_w_id = o.o_w_id AND l.ol_d_id = o.o_d_id AND l.ol_o_id = o.o_id
-              WHERE {{o.o_w_id}} AND l.ol_delivery_d IS NOT NULL GROUP BY o.o_w_id, o.o_d_id, o.o_c_id) ol
-    ON ol.o_w_id = c.c_w_id AND ol.o_d_id = c.c_d_id AND ol.o_c_id = c.c_id
-  LEFT JOIN (SELECT h_c_w_id, h_c_d_id, h_c_id, SUM(h_amount) s FROM bmsql_history WHERE {{h_c_w_id}} GROUP BY h_c_w_id, h_c_d_id, h_c_id) h
+` + customerDelivered + `  LEFT JOIN (SELECT h_c_w_id, h_c_d_id, h_c_id, SUM(h_amount) s FROM bmsql_history WHERE {{h_c_w_id}} GROUP BY h_c_w_id, h_c_d_id, h_c_id) h
     ON h.h_c_w_id = c.c_w_id AND h.h_c_d_id = c.c_d_id AND h.h_c_id = c.c_id
  WHERE {{c.c_w_id}} AND c.c_balance <> COALESCE(ol.s, 0) - COALESCE(h.s, 0)`},
 	{name: "3.3.2.11 count(ORDER) - count(NEW-ORDER) = initial delivered orders (until the first Delivery)"},
 	{name: "3.3.2.12 C_BALANCE + C_YTD_PAYMENT = sum(delivered OL_AMOUNT)", query: `SELECT c.c_w_id, c.c_d_id, c.c_id FROM bmsql_customer c
-  LEFT JOIN (SELECT o.o_w_id, o.o_d_id, o.o_c_id, SUM(l.ol_amount) s
-               FROM bmsql_oorder o JOIN bmsql_order_line l
-                 ON l.ol_w_id = o.o_w_id AND l.ol_d_id = o.o_d_id AND l.ol_o_id = o.o_id
-              WHERE {{o.o_w_id}} AND l.ol_delivery_d IS NOT NULL GROUP BY o.o_w_id, o.o_d_id, o.o_c_id) ol
-    ON ol.o_w_id = c.c_w_id AND ol.o_d_id = c.c_d_id AND ol.o_c_id = c.c_id
- WHERE {{c.c_w_id}} AND c.c_balance + c.c_ytd_payment <> COALESCE(ol.s, 0)`},
+` + customerDelivered + ` WHERE {{c.c_w_id}} AND c.c_balance + c.c_ytd_payment <> COALESCE(ol.s, 0)`},
 }
 
 // warehouseRange restricts a check to warehouses From..To (both 0: all).
