@@ -8,11 +8,9 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -20,48 +18,17 @@ import (
 
 	"github.com/walab/walab/alerts"
 	"github.com/walab/walab/internal/fleetsim"
+	"github.com/walab/walab/internal/service"
 	"github.com/walab/walab/internal/testenv"
 )
 
-// start runs a server on a free loopback port (args builds its command line
-// from the address), kills its process group when the test ends, also on
-// failure, and waits until GET ready answers 200; it returns the base URL.
+// start runs a server at niceness 10 for the test on a free loopback port
+// (args builds its command line from the address) and returns its base URL
+// once GET ready answers 200.
 func start(t *testing.T, bin, ready string, args func(addr string) []string) string {
 	t.Helper()
-	a := fmt.Sprintf("127.0.0.1:%d", testenv.FreePort(t))
-	cmd := exec.Command("nice", append([]string{"-n", "10", bin}, args(a)...)...)
-	var log bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &log, &log
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		_ = cmd.Wait()
-		if t.Failed() {
-			t.Logf("%s log (last 3 KB):\n%s", filepath.Base(bin), tail(log.Bytes(), 3000))
-		}
-	})
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		resp, err := http.Get("http://" + a + ready)
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return "http://" + a
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s not ready: %v\n%s", bin, err, log.String())
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-}
-
-func tail(b []byte, n int) []byte {
-	if len(b) > n {
-		return b[len(b)-n:]
-	}
-	return b
+	return testenv.Start(t, service.Service{Cmd: service.Cmd{Name: filepath.Base(bin), Bin: "nice"}, Ready: ready,
+		Args: func(a string) []string { return append([]string{"-n", "10", bin}, args(a)...) }}).URL()
 }
 
 func writeFile(t *testing.T, p string, b []byte) string {
