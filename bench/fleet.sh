@@ -116,8 +116,8 @@ agent_pids=("$pid_vmagent0" "$pid_vmagent1")
 # rows inserted, or the receivers' samples appended over the replication
 # factor (each sample is stored on 3 receivers).
 if [[ $ENGINE == thanos ]]; then
-	store_pids=("$pid_thanos_receive0" "$pid_thanos_receive1" "$pid_thanos_receive2" "$pid_thanos_query")
-	store_names="thanos-receive 0 | 1 | 2 | thanos-query"
+	store_pids=("$pid_thanos_receive0" "$pid_thanos_receive1" "$pid_thanos_receive2" "$pid_thanos_query" "$pid_thanos_rules_relay")
+	store_names="thanos-receive 0 | 1 | 2 | thanos-query | rules relay (vmagent)"
 	rows() { echo "($(for u in "$url_thanos_receive0" "$url_thanos_receive1" "$url_thanos_receive2"; do scalar "$u/metrics" prometheus_tsdb_head_samples_appended_total; done | paste -sd+)) / 3" | bc -l; }
 	series() { scalar "$url_thanos_receive0/metrics" prometheus_tsdb_head_series; }
 else

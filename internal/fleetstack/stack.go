@@ -58,10 +58,11 @@ type Stack struct {
 // Store is one engine's part of the stack.
 type Store struct {
 	Engine       Engine
-	Query        string // the Prometheus API's base URL
-	Alertmanager string // base URL
-	Ruler        string // vmalert's base URL
-	write        []string
+	Query        string        // the Prometheus API's base URL
+	Alertmanager string        // base URL
+	Ruler        string        // vmalert's base URL
+	write        []string      // where the agents write, round robin
+	rulesWrite   string        // where vmalert writes its recording rules
 	receivers    []svc.Service // Thanos' receivers, for a restart
 	Procs        map[string]*svc.Process
 }

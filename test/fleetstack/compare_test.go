@@ -16,7 +16,8 @@ import (
 )
 
 // buildWalab builds the walab command in the background while the stack
-// runs; the returned function waits for it and returns the binary.
+// runs; the returned function, called once, waits for it and returns the
+// binary.
 func buildWalab(t *testing.T) func() string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "walab")

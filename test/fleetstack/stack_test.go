@@ -5,11 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -56,21 +56,13 @@ func scrapeConfig(t *testing.T, dir, addr string, hosts int) string {
 	return writeFile(t, filepath.Join(dir, "scrape.yml"), b.Bytes())
 }
 
-// engines is the stores the test runs: VictoriaMetrics single node and,
-// where thanos is installed (under CI=true it must be), Thanos.
-func engines(t *testing.T) []fstack.Engine {
-	e := []fstack.Engine{fstack.SingleNode}
-	for _, b := range fstack.Programs(e) {
+// requirePrograms fails (CI=true) or skips the test without one of the
+// stack's programs for es.
+func requirePrograms(t *testing.T, es ...fstack.Engine) {
+	t.Helper()
+	for _, b := range fstack.Programs(es) {
 		testenv.RequireBinary(t, b)
 	}
-	if _, err := exec.LookPath("thanos"); err != nil {
-		if testenv.CI() {
-			t.Fatalf("required by this test under CI=true: thanos not on PATH (scripts/setup.sh builds it)")
-		}
-		t.Log("NOTE: thanos not on PATH: VictoriaMetrics single node only")
-		return e
-	}
-	return append(e, fstack.Thanos)
 }
 
 // startStack starts the fleet stack (internal/fleetstack) with a store
@@ -110,24 +102,59 @@ func amAlerts(t *testing.T, am, name string) []string {
 }
 
 // TestFleetStack runs 50 simulated hosts (200 drives, 3 of which regress
-// at simulated minute 150) through two sharded vmagents into two stores:
-// VictoriaMetrics single node, and Thanos (three receivers in a hashring
-// with replication factor 3, a querier deduplicating on the replica
-// label), each with vmalert and Alertmanager. 30 s before the regression
-// receiver 2 is killed with -9, and started again 40 s later (no client
-// writes to it directly, as behind a load balancer that routes around a
-// dead receiver: the others' replication writes to it). For each
-// store it waits for WalabWARegressionVsBaseline on exactly the regressed
-// drives, finds them at the top of the fleet's WA change rule and runs
-// the fleet dashboard's queries; walab compare judges a regressed drive's
-// hours before and after its regression (and an unchanged drive's)
-// through VictoriaMetrics' Prometheus API. Thanos' querier answers every
-// sample of the regressed drives' hosts that VictoriaMetrics holds (the
-// same vmagents wrote both), and compare's verdicts through it are
-// VictoriaMetrics'. Under CI=true a missing binary fails it.
+// at simulated minute 150) through vmagent x 2 -> VictoriaMetrics ->
+// vmalert -> Alertmanager. It waits for WalabWARegressionVsBaseline on
+// exactly the regressed drives, finds them at the top of the fleet's WA
+// change rule, has walab compare judge a regressed drive's hours before
+// and after its regression (and an unchanged drive's) through
+// VictoriaMetrics' Prometheus API, and runs the fleet dashboard's queries.
+// Under CI=true a missing binary fails it.
 func TestFleetStack(t *testing.T) {
 	walab := buildWalab(t)
-	es := engines(t)
+	requirePrograms(t, fstack.SingleNode)
+	r := runFleet(t, fstack.SingleNode)
+	checkCompare(t, walab(), r.stack.Store(fstack.SingleNode).Query, r.drives, r.factor, r.runs)
+}
+
+// TestFleetStackThanosReceiverLoss runs the same fleet through the same
+// two vmagents into two stores side by side: VictoriaMetrics single node,
+// and Thanos (three receivers in a hashring with replication factor 3, a
+// querier deduplicating on the replica label), each with vmalert and
+// Alertmanager. 30 s before the regression receiver 2 is killed with -9,
+// and started again 40 s later (no client writes to it directly, as
+// behind a load balancer that routes around a dead receiver: the others'
+// replication writes to it). Each store alerts on exactly the regressed
+// drives, tops the WA change rule with them and answers the dashboard;
+// Thanos' querier answers every sample of the regressed drives' hosts
+// that VictoriaMetrics holds, and walab compare's verdicts through it are
+// VictoriaMetrics'. Under CI=true a missing binary (thanos too) fails it.
+func TestFleetStackThanosReceiverLoss(t *testing.T) {
+	walab := buildWalab(t)
+	requirePrograms(t, fstack.SingleNode, fstack.Thanos)
+	r := runFleet(t, fstack.SingleNode, fstack.Thanos)
+	vm, th := r.stack.Store(fstack.SingleNode).Query, r.stack.Store(fstack.Thanos).Query
+	checkSamples(t, vm, th, r.regressed, r.scraping.Add(10*time.Second), r.end.Add(-10*time.Second))
+	bin := walab()
+	sameVerdicts(t, compareVerdicts(t, bin, vm, r.drives, r.runs), compareVerdicts(t, bin, th, r.drives, r.runs))
+}
+
+// fleetRun is a fleet run through the stack: its drives, the regressed
+// ones ("instance device"), their regression's factor, when scraping
+// began and the run ended, and the hours before and after the regression.
+type fleetRun struct {
+	stack         *fstack.Stack
+	drives        []fleetsim.Drive
+	regressed     []string
+	factor        float64
+	scraping, end time.Time
+	runs          [2][2]time.Time
+}
+
+// runFleet runs the simulated fleet through a stack with a store of each
+// engine (with Thanos, it loses a receiver mid-run) until every store has
+// alerted, and checks in each store the alerts, the top of the WA change
+// rule and the dashboard.
+func runFleet(t *testing.T, es ...fstack.Engine) fleetRun {
 	cfg := fleetsim.Config{Seed: 49, Hosts: 50, DrivesPerHost: 4, Regressed: 3, RegressAt: 150 * time.Minute, RegressFactor: 1.6}
 	start := time.Now().Truncate(time.Second)
 	f, err := fleetsim.New(cfg, t.TempDir(), start, nil)
@@ -135,35 +162,30 @@ func TestFleetStack(t *testing.T) {
 	t.Cleanup(f.Close)
 	srv := httptest.NewServer(f.Handler()) // 127.0.0.1
 	t.Cleanup(srv.Close)
-	s := startStack(t, srv.Listener.Addr().String(), cfg.Hosts, es)
-	scraping := time.Now()
-	var want []string
-	for _, d := range f.Drives() {
+	r := fleetRun{stack: startStack(t, srv.Listener.Addr().String(), cfg.Hosts, es), drives: f.Drives(), factor: cfg.RegressFactor}
+	r.scraping = time.Now()
+	for _, d := range r.drives {
 		if d.Regressed {
-			want = append(want, fmt.Sprintf("db%05d %s", d.Host, d.Name()))
+			r.regressed = append(r.regressed, fmt.Sprintf("db%05d %s", d.Host, d.Name()))
 		}
 	}
-	sort.Strings(want)
+	sort.Strings(r.regressed)
 
 	// One simulated minute a wall second, as rules-config.yml assumes:
 	// the regression is at start + 150 s of wall time.
 	const speed = 60
 	regressed := start.Add(cfg.RegressAt / speed)
-	events, restarted := loseReceiver(t, s, regressed)
-	seen := watch(t, s, f, start, speed, regressed, len(want), events)
-	end := time.Now()
+	events, restarted := loseReceiver(t, r.stack, regressed)
+	seen := watch(t, r.stack, f, start, speed, regressed, len(r.regressed), events)
+	r.end = time.Now()
 	restarted()
-	for _, st := range s.Stores {
-		require.Equal(t, want, seen[st.Engine].alerts, "%s: %s fires for exactly the regressed drives", st.Engine, alertName)
-		require.Equal(t, want, seen[st.Engine].topChange, "%s: the regressed drives top %s", st.Engine, alerts.FleetTopWAChange)
+	for _, st := range r.stack.Stores {
+		require.Equal(t, r.regressed, seen[st.Engine].alerts, "%s: %s fires for exactly the regressed drives", st.Engine, alertName)
+		require.Equal(t, r.regressed, seen[st.Engine].topChange, "%s: the regressed drives top %s", st.Engine, alerts.FleetTopWAChange)
 		checkDashboard(t, st.Query)
 	}
-	runs := [2][2]time.Time{{scraping.Add(15 * time.Second), regressed}, {regressed.Add(10 * time.Second), end}}
-	vm := checkCompare(t, walab(), s.Store(fstack.SingleNode).Query, f.Drives(), cfg.RegressFactor, runs)
-	if th := s.Store(fstack.Thanos); th != nil {
-		checkSamples(t, s.Store(fstack.SingleNode).Query, th.Query, want, scraping.Add(10*time.Second), end.Add(-10*time.Second))
-		sameVerdicts(t, vm, compareVerdicts(t, walab(), th.Query, f.Drives(), runs))
-	}
+	r.runs = [2][2]time.Time{{r.scraping.Add(15 * time.Second), regressed}, {regressed.Add(10 * time.Second), r.end}}
+	return r
 }
 
 const alertName = "WalabWARegressionVsBaseline"
@@ -339,7 +361,10 @@ func instantQueryAt(t *testing.T, api, expr string, at time.Time) []json.RawMess
 
 // checkSamples: every sample of the NAND and host byte counters of the
 // regressed drives' hosts between from and to that VictoriaMetrics holds,
-// Thanos' querier answers too, with its time and value, and no other.
+// Thanos' querier answers too, at its time and with its value, and no
+// other. The values agree to 1e-12 of their size: VictoriaMetrics stores a
+// float as a decimal of at most 15 or so digits (a counter of 4e15 bytes
+// comes back 0.5 off).
 func checkSamples(t *testing.T, vm, thanos string, drives []string, from, to time.Time) {
 	t.Helper()
 	for _, d := range drives {
@@ -348,34 +373,51 @@ func checkSamples(t *testing.T, vm, thanos string, drives []string, from, to tim
 		want, got := rawSamples(t, vm, expr, to), rawSamples(t, thanos, expr, to)
 		require.NotEmpty(t, want, expr)
 		n := 0
-		for k, v := range want {
-			n += len(v)
-			require.Equal(t, v, got[k], "%s: the samples of %s", host, k)
+		for k, w := range want {
+			g := got[k]
+			require.Equal(t, w.times, g.times, "%s: the samples' times of %s", host, k)
+			for i := range w.values {
+				require.InEpsilon(t, w.values[i], g.values[i], 1e-12, "%s: %s at %d ms", host, k, w.times[i])
+			}
+			n += len(w.times)
 		}
 		require.Len(t, got, len(want), "%s: the same series", host)
 		t.Logf("%s: Thanos' querier answers all %d samples of %d series VictoriaMetrics holds", host, n, len(want))
 	}
 }
 
+// samples is a series' samples: their times (Unix milliseconds) and
+// values.
+type samples struct {
+	times  []int64
+	values []float64
+}
+
 // rawSamples is the samples of each series of a range selector at time
 // at, the series named by their labels but Thanos' tenant.
-func rawSamples(t *testing.T, api, expr string, at time.Time) map[string][]string {
+func rawSamples(t *testing.T, api, expr string, at time.Time) map[string]samples {
 	t.Helper()
-	out := map[string][]string{}
+	out := map[string]samples{}
 	for _, r := range instantQueryAt(t, api, expr, at) {
 		var s struct {
-			Metric map[string]string `json:"metric"`
-			Values [][2]any          `json:"values"`
+			Metric map[string]string    `json:"metric"`
+			Values [][2]json.RawMessage `json:"values"`
 		}
 		require.NoError(t, json.Unmarshal(r, &s))
 		delete(s.Metric, "tenant_id")
-		var samples []string
+		var ss samples
 		for _, v := range s.Values {
-			samples = append(samples, fmt.Sprint(v[0], " ", v[1]))
+			var at float64
+			var text string
+			require.NoError(t, json.Unmarshal(v[0], &at))
+			require.NoError(t, json.Unmarshal(v[1], &text))
+			f, err := strconv.ParseFloat(text, 64)
+			require.NoError(t, err)
+			ss.times, ss.values = append(ss.times, int64(math.Round(at*1000))), append(ss.values, f)
 		}
 		k, err := json.Marshal(s.Metric)
 		require.NoError(t, err)
-		out[string(k)] = samples
+		out[string(k)] = ss
 	}
 	return out
 }
