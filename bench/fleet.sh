@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # The fleet stack on loopback: test/fleetsim (HOSTS x DRIVES_PER_HOST
 # simulated drives, REGRESSED of them with a WA regression at simulated
-# minute REGRESS_AT_MIN), two sharded vmagents, VictoriaMetrics, vmalert with
+# minute REGRESS_AT_MIN) and the stack of internal/fleetstack, started by
+# tools/fleetstack as TestFleetStack starts it: two sharded vmagents, the
+# store (ENGINE: victoria-metrics, single node, or thanos, three receivers
+# in a hashring with replication factor 3 and a querier), vmalert with
 # walab's rules (alerts/config.yml + test/fleetstack/rules-config.yml:
 # windows shortened for a clock running 60x) and Alertmanager. After
 # DURATION seconds it prints the cost table (ingestion rate, rule evaluation
@@ -17,8 +20,8 @@
 #   rule evaluation intervals; a large fleet on a small machine needs longer
 #   ones (the rules' 1m window then holds fewer samples). NICE (10) is the
 #   stack's niceness.
-# Needs victoria-metrics, vmagent, vmalert (scripts/setup.sh builds them)
-# and prometheus-alertmanager on PATH.
+# Needs vmagent, vmalert, the store's binaries (victoria-metrics or thanos;
+# scripts/setup.sh builds them) and prometheus-alertmanager on PATH.
 set -euo pipefail
 
 HOSTS=${HOSTS:-50}
@@ -27,6 +30,7 @@ REGRESSED=${REGRESSED:-3}
 REGRESS_AT_MIN=${REGRESS_AT_MIN:-150}
 DURATION=${DURATION:-240}
 SEED=${SEED:-49}
+ENGINE=${ENGINE:-victoria-metrics}
 SCRAPE_INTERVAL=${SCRAPE_INTERVAL:-2s}
 EVAL_INTERVAL=${EVAL_INTERVAL:-5s}
 # Niceness of every process of the stack: 10 leaves the machine to other
@@ -37,7 +41,7 @@ WARMUP=60
 
 cd "$(dirname "$0")/.."
 source bench/lib.sh
-for b in victoria-metrics vmagent vmalert prometheus-alertmanager curl python3 setpriv; do
+for b in "$ENGINE" vmagent vmalert prometheus-alertmanager curl python3 setpriv; do
 	command -v "$b" >/dev/null || { echo "fleet.sh: $b is not on PATH" >&2; exit 2; }
 done
 # The replay pages the simulated clock rewrites every second (two per
@@ -73,7 +77,7 @@ rss() { awk '/VmRSS/ {printf "%.0f", $2/1024}' "/proc/$1/status"; }
 hwm() { awk '/VmHWM/ {printf "%.0f", $2/1024}' "/proc/$1/status"; }
 # series: every series VictoriaMetrics holds (the fleet's, vmagent's up and
 # scrape_*, vmalert's recording rules); "absent" when it does not answer.
-series() { curl -fs "$vm/api/v1/series/count" | python3 -c 'import json,sys; print(json.load(sys.stdin)["data"][0])' 2>/dev/null || echo absent; }
+series() { curl -fs "$store/api/v1/series/count" | python3 -c 'import json,sys; print(json.load(sys.stdin)["data"][0])' 2>/dev/null || echo absent; }
 # scalar URL NAME: the sum of every series of metric NAME at URL.
 scalar() { curl -fs "$1" | awk -v m="$2" 'index($1, m "{") == 1 || $1 == m {s += $NF} END {print s + 0}'; }
 secs() { python3 -c 'import sys; v=sys.argv[1]; print(float(v[:-1]) * {"s": 1, "m": 60}[v[-1]])' "$1"; }
@@ -86,17 +90,6 @@ fp=$(port); spawn fleetsim "$work/fleetsim" -dir "$work" -listen "127.0.0.1:$fp"
 fleet_pid=${pids[-1]}
 ready "http://127.0.0.1:$fp/hosts/0/metrics"
 
-vp=$(port); vm="http://127.0.0.1:$vp"
-spawn victoria-metrics victoria-metrics -storageDataPath="$work/vm" -httpListenAddr="127.0.0.1:$vp" -retentionPeriod=1d -search.latencyOffset=1s
-vm_pid=${pids[-1]}; ready "$vm/health"
-ap=$(port); am="http://127.0.0.1:$ap"
-printf 'route:\n  receiver: none\n  group_wait: 1s\n  group_interval: 1s\nreceivers:\n  - name: none\n' >"$work/am.yml"
-spawn alertmanager prometheus-alertmanager --config.file="$work/am.yml" --storage.path="$work/am" --web.listen-address="127.0.0.1:$ap" --cluster.listen-address=
-am_pid=${pids[-1]}; ready "$am/-/ready"
-rp=$(port); vmalert="http://127.0.0.1:$rp"
-spawn vmalert vmalert -rule="$work/rules.yml" -datasource.url="$vm" -remoteWrite.url="$vm" -remoteRead.url="$vm" \
-	-notifier.url="$am" -evaluationInterval="$EVAL_INTERVAL" -httpListenAddr="127.0.0.1:$rp"
-vmalert_pid=${pids[-1]}; ready "$vmalert/health"
 python3 - "$work" "$SCRAPE_INTERVAL" <<'PY' >"$work/scrape.yml"
 import json, sys
 groups = json.load(open(sys.argv[1] + "/targets.json"))
@@ -105,16 +98,33 @@ print("global: {scrape_interval: %s, scrape_timeout: %s}\nscrape_configs:\n  - j
 for g in groups:
     print("      - targets: %s\n        labels: %s" % (json.dumps(g["targets"]), json.dumps(g["labels"])))
 PY
-agents=()
-agent_pids=()
-for i in 0 1; do
-	gp=$(port)
-	spawn "vmagent$i" vmagent -promscrape.config="$work/scrape.yml" -remoteWrite.url="$vm/api/v1/write" \
-		-promscrape.cluster.membersCount=2 -promscrape.cluster.memberNum=$i \
-		-remoteWrite.tmpDataPath="$work/agent$i" -httpListenAddr="127.0.0.1:$gp"
-	agent_pids+=("${pids[-1]}"); agents+=("http://127.0.0.1:$gp/metrics"); ready "http://127.0.0.1:$gp/health"
-done
-
+go build -o "$work/fleetstack" ./tools/fleetstack
+# The stack's processes are the command's children, each in its process
+# group with a parent-death signal; its TERM stops them newest first.
+spawn stack "$work/fleetstack" -dir "$work" -scrape "$work/scrape.yml" -rules "$work/rules.yml" -engines "$ENGINE" \
+	-eval "$EVAL_INTERVAL" -nice "$NICE" -out "$work/stack.env"
+stack_pid=${pids[-1]}
+for _ in $(seq 1200); do [[ -s "$work/stack.env" ]] && break; kill -0 "$stack_pid" 2>/dev/null || break; sleep 0.2; done
+[[ -s "$work/stack.env" ]] || { echo "fleet.sh: the stack did not start:" >&2; tail -20 "$work/stack.log" >&2; exit 1; }
+source "$work/stack.env"
+e=${ENGINE//-/_}
+q="query_$e" a="alertmanager_$e" r="ruler_$e" p="pid_${e}_vmalert" pa="pid_${e}_alertmanager"
+store=${!q} am=${!a} vmalert=${!r} vmalert_pid=${!p} am_pid=${!pa}
+for i in "${!agents[@]}"; do agents[i]+=/metrics; done
+agent_pids=("$pid_vmagent0" "$pid_vmagent1")
+# The store's processes, and where its ingestion is counted: VictoriaMetrics'
+# rows inserted, or the receivers' samples appended over the replication
+# factor (each sample is stored on 3 receivers).
+if [[ $ENGINE == thanos ]]; then
+	store_pids=("$pid_thanos_receive0" "$pid_thanos_receive1" "$pid_thanos_receive2" "$pid_thanos_query" "$pid_thanos_rules_relay")
+	store_names="thanos-receive 0 | 1 | 2 | thanos-query | rules relay (vmagent)"
+	rows() { echo "($(for u in "$url_thanos_receive0" "$url_thanos_receive1" "$url_thanos_receive2"; do scalar "$u/metrics" prometheus_tsdb_head_samples_appended_total; done | paste -sd+)) / 3" | bc -l; }
+	series() { scalar "$url_thanos_receive0/metrics" prometheus_tsdb_head_series; }
+else
+	store_pids=("$pid_victoria_metrics")
+	store_names="victoria-metrics"
+	rows() { scalar "$store/metrics" vm_rows_inserted_total; }
+fi
 # The load average, every 5 s, while the stack runs.
 spawn_orphan_safe sh -c 'while :; do cut -d" " -f1 /proc/loadavg; sleep 5; done' >"$work/load"
 
@@ -123,7 +133,7 @@ sleep "$WARMUP"
 snapshot() { # snapshot FILE: the counters the rates are computed from
 	{
 		echo "t $(date +%s.%N)"
-		echo "rows $(scalar "$vm/metrics" vm_rows_inserted_total)"
+		echo "rows $(rows)"
 		for a in "${agents[@]}"; do
 			for m in vm_promscrape_scrapes_total vm_promscrape_scraped_samples_sum vm_promscrape_scrape_duration_seconds_sum \
 				vm_promscrape_scrape_duration_seconds_count vm_promscrape_scrapes_failed_total vm_promscrape_scrapes_timed_out_total; do
@@ -138,8 +148,13 @@ snapshot() { # snapshot FILE: the counters the rates are computed from
 snapshot "$work/s0"
 sleep $((DURATION - WARMUP))
 snapshot "$work/s1"
-rss_row="$(rss "$fleet_pid") | $(rss "${agent_pids[0]}") | $(rss "${agent_pids[1]}") | $(rss "$vm_pid") | $(rss "$vmalert_pid") | $(rss "$am_pid")"
-hwm_row="$(hwm "$fleet_pid") | $(hwm "${agent_pids[0]}") | $(hwm "${agent_pids[1]}") | $(hwm "$vm_pid") | $(hwm "$vmalert_pid") | $(hwm "$am_pid")"
+mem_row() { # mem_row rss|hwm: each process's figure in the table's order
+	local out=() p
+	for p in "$fleet_pid" "${agent_pids[@]}" "${store_pids[@]}" "$vmalert_pid" "$am_pid"; do out+=("$($1 "$p")"); done
+	local IFS='|'; echo "${out[*]}" | sed 's/|/ | /g'
+}
+rss_row=$(mem_row rss)
+hwm_row=$(mem_row hwm)
 set +e # a figure that cannot be read is reported absent; the run still reports
 series=$(series)
 pending=$(for a in "${agents[@]}"; do scalar "$a" vm_persistentqueue_bytes_pending; done | paste -sd+ | bc)
@@ -148,9 +163,9 @@ stop "$fleet_pid" 120 # it prints how long its clock's steps took, once its step
 
 echo
 echo "date: $(date -u +%FT%TZ)  machine: $(nproc) CPUs, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo)"
-python3 - "$work" "$HOSTS" "$DRIVES_PER_HOST" "$(secs "$SCRAPE_INTERVAL")" "$(secs "$EVAL_INTERVAL")" "$series" "$pending" "$rss_row" "$hwm_row" "$SCRAPE_INTERVAL" "$EVAL_INTERVAL" "$DURATION" "$WARMUP" <<'PY'
+python3 - "$work" "$HOSTS" "$DRIVES_PER_HOST" "$(secs "$SCRAPE_INTERVAL")" "$(secs "$EVAL_INTERVAL")" "$series" "$pending" "$rss_row" "$hwm_row" "$SCRAPE_INTERVAL" "$EVAL_INTERVAL" "$DURATION" "$WARMUP" "$ENGINE" "$store_names" <<'PY'
 import sys
-work, hosts, dph, scrape, ev, series, pending, rss, hwm, scrape_s, ev_s, dur, warm = sys.argv[1:]
+work, hosts, dph, scrape, ev, series, pending, rss, hwm, scrape_s, ev_s, dur, warm, engine, store_names = sys.argv[1:]
 hosts, dph, scrape, ev = int(hosts), int(dph), float(scrape), float(ev)
 
 def read(p):
@@ -182,8 +197,10 @@ loads = [float(x) for x in open(work + "/load").read().split()[int(warm) // 5:]]
 slow = max(means, key=means.get) if means else None
 print("scrape every %s, rules every %s, measured over the last %.0f s of %s s" % (scrape_s, ev_s, dt, dur))
 print()
-print("| drives | series in VM (all) | ingestion (samples/s, VM rows) | rule eval per cycle, sum of %d groups (s) | slowest group (s) | RSS MiB fleetsim | vmagent 0 | vmagent 1 | victoria-metrics | vmalert | alertmanager | load avg 1 min (min-mean-max) |" % len(means))
-print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+print("store: %s" % engine)
+header = "| drives | series in the store (all) | ingestion (samples/s stored) | rule eval per cycle, sum of %d groups (s) | slowest group (s) | RSS MiB fleetsim | vmagent 0 | vmagent 1 | %s | vmalert | alertmanager | load avg 1 min (min-mean-max) |" % (len(means), store_names)
+print(header)
+print("|---" * (header.count("|") - 1) + "|")
 print("| %d | %s | %.0f | %.3f | %.3f (%s) | %s | %.1f-%.1f-%.1f |" % (hosts * dph, series, ingest, sum(means.values()),
       means.get(slow, float("nan")), slow, rss, min(loads), sum(loads) / len(loads), max(loads)))
 print("peak RSS MiB (VmHWM), same order: %s" % hwm)

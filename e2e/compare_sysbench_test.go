@@ -29,20 +29,10 @@ import (
 // throughput from the server's COMMITs; the baseline's range given as the
 // candidate is NOT VALID because no write carried a placement id.
 func TestCompareSysbenchTimeRanges(t *testing.T) {
-	if testing.Short() {
-		t.Skip("e2e: skipped with -short")
-	}
-	promBin := testenv.RequireBinary(t, "prometheus")
-	sysbench := testenv.RequireBinary(t, "sysbench")
+	dir, bins := preamble(t, []string{"prometheus", "sysbench"}, "exporter", "walab")
+	promBin, sysbench := bins["prometheus"], bins["sysbench"]
 	db := testenv.StartMariaDB(t) // nothing else commits on it: its COMMITs are sysbench's
 	_, _ = db.Open("sbtest")
-	dir := t.TempDir()
-	bins := map[string]string{}
-	for _, b := range []string{"exporter", "walab"} {
-		bin, ok := goBuild(t, dir, b)
-		require.True(t, ok, b)
-		bins[b] = bin
-	}
 	writeFile(t, dir, "exporter.yml", simExporterConfig+fmt.Sprintf(`innodb:
   targets:
     - name: sysbench

@@ -34,12 +34,8 @@ import (
 const deviceName = "nvme0"
 
 func TestLab(t *testing.T) {
-	if testing.Short() {
-		t.Skip("e2e: skipped with -short")
-	}
-	promBin := testenv.RequireBinary(t, "prometheus")
-	amBin := testenv.RequireBinary(t, "prometheus-alertmanager")
-	dir := t.TempDir()
+	dir, bins := preamble(t, []string{"prometheus", "prometheus-alertmanager"})
+	promBin, amBin := bins["prometheus"], bins["prometheus-alertmanager"]
 
 	// The device: WA 1.5 until the test injects a regression.
 	dev := newDevice(t, filepath.Join(dir, "replay"), deviceName, 1.5)

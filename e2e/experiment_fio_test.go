@@ -35,19 +35,9 @@ import (
 // ids. The WA figures are the simulated drive's (this machine has no NVMe
 // drive under the loop device): the test shows the spans, not a WA result.
 func TestExperimentFioSeed002RandWrite(t *testing.T) {
-	if testing.Short() {
-		t.Skip("e2e: skipped with -short")
-	}
-	promBin := testenv.RequireBinary(t, "prometheus")
-	testenv.RequireBinary(t, "fio")
-	dir := t.TempDir()
+	dir, bins := preamble(t, []string{"prometheus", "fio"}, "exporter", "walab")
+	promBin := bins["prometheus"]
 	dev := loopDevice(t, filepath.Join(dir, "loop.img"), 64<<20)
-	bins := map[string]string{}
-	for _, b := range []string{"exporter", "walab"} {
-		bin, ok := goBuild(t, dir, b)
-		require.True(t, ok, b)
-		bins[b] = bin
-	}
 	// The shipped plan's dry run: every fio command exactly, with its JSON
 	// output. The test gives the size (the seed's 64G, the plan's default,
 	// is refused where less is free: TestSeed002PlanDryRun holds it).

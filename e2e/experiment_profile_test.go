@@ -24,16 +24,9 @@ import (
 // report's CPU profile table shows both knob values beside the query's
 // functions, named from mariadbd's .dynsym.
 func TestExperimentProfile(t *testing.T) {
-	if testing.Short() {
-		t.Skip("e2e: skipped with -short")
-	}
-	testenv.RequireBinary(t, "mariadb")
+	dir, bins := preamble(t, []string{"mariadb"}, "exporter", "walab")
+	exporter, walab := bins["exporter"], bins["walab"]
 	in := testenv.StartMariaDB(t)
-	dir := t.TempDir()
-	exporter, ok := goBuild(t, dir, "exporter")
-	require.True(t, ok)
-	walab, ok := goBuild(t, dir, "walab")
-	require.True(t, ok)
 
 	writeFile(t, dir, "exporter.yml", "wa:\n  persist: false\nsim:\n  capacity: 256MiB\n  tick: 0s\n")
 	a := addr(testenv.FreePort(t))

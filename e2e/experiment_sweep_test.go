@@ -20,16 +20,9 @@ import (
 // before every repetition after the first — through walab experiment and
 // the real loadgen; the report names the peak and every repetition.
 func TestExperimentSweepRepeat(t *testing.T) {
-	if testing.Short() {
-		t.Skip("e2e: skipped with -short")
-	}
-	testenv.RequireBinary(t, "mariadb-admin")
+	dir, bins := preamble(t, []string{"mariadb-admin"}, "loadgen", "walab")
+	loadgen, walab := bins["loadgen"], bins["walab"]
 	in := testenv.StartMariaDB(t)
-	dir := t.TempDir()
-	loadgen, ok := goBuild(t, dir, "loadgen")
-	require.True(t, ok)
-	walab, ok := goBuild(t, dir, "walab")
-	require.True(t, ok)
 
 	// The restart script stops the server by its pid file and starts the
 	// same command line again, detached; the test stops the last one.

@@ -25,21 +25,10 @@ import (
 // switch the simulator's placement. The report holds both runs, their
 // fingerprints, the checks and the comparison.
 func TestExperimentSeed000Sim(t *testing.T) {
-	if testing.Short() {
-		t.Skip("e2e: skipped with -short")
-	}
-	promBin := testenv.RequireBinary(t, "prometheus")
-	testenv.RequireBinary(t, "mariadb-dump")
-	testenv.RequireBinary(t, "curl")
+	dir, bins := preamble(t, []string{"prometheus", "mariadb-dump", "curl"}, "exporter", "loadgen", "walab")
+	promBin := bins["prometheus"]
 	_, _ = testenv.MariaDB(t, "i19_seed000_1")
 	second := testenv.StartMariaDB(t)
-	dir := t.TempDir()
-	bins := map[string]string{}
-	for _, b := range []string{"exporter", "loadgen", "walab"} {
-		bin, ok := goBuild(t, dir, b)
-		require.True(t, ok, b)
-		bins[b] = bin
-	}
 
 	// The checks read the data directories' filesystems from the exporter:
 	// it describes every mount (the two MariaDBs' datadirs are on this host).

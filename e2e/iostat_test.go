@@ -31,16 +31,10 @@ import (
 // column must agree within the misalignment of the two windows (under a
 // second of a steady load).
 func TestIostatRulesMatchSysstat(t *testing.T) {
-	if testing.Short() {
-		t.Skip("e2e: skipped with -short")
-	}
-	iostat := testenv.RequireBinary(t, "iostat")
-	promBin := testenv.RequireBinary(t, "prometheus")
-	dir := t.TempDir()
+	dir, bins := preamble(t, []string{"iostat", "prometheus"}, "exporter")
+	iostat, promBin, exporterBin := bins["iostat"], bins["prometheus"], bins["exporter"]
 	dev := loopDevice(t, filepath.Join(dir, "loop.img"), 256<<20)
 	disk := filepath.Base(dev)
-	exporterBin, ok := goBuild(t, dir, "exporter")
-	require.True(t, ok)
 
 	writeFile(t, dir, "exporter.yml", fmt.Sprintf("blockdev:\n  devices: [%s]\n", disk))
 	expAddr := addr(testenv.FreePort(t))

@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
@@ -17,60 +15,28 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/walab/walab/alerts"
+	"github.com/walab/walab/internal/service"
 	"github.com/walab/walab/internal/testenv"
 )
 
-// proc is a child process of the test, in its own process group so that
-// cleanup kills it and anything it started; Pdeathsig kills it if the test
-// binary dies first.
+// proc is a child process of the test (internal/service: its own process
+// group, stopped at the test's end with whatever it started; a
+// parent-death signal should the test binary die first), its output in
+// dir/<name>.log.
 type proc struct {
+	*service.Process
 	name string
 	cmd  *exec.Cmd
 	log  string
-	done chan struct{} // closed once cmd.Wait returned: ProcessState is then set
 }
 
 // exited is the process's state once it has exited, nil while it runs.
-func (p *proc) exited() *os.ProcessState {
-	select {
-	case <-p.done:
-		return p.cmd.ProcessState
-	default:
-		return nil
-	}
-}
+func (p *proc) exited() *os.ProcessState { return p.Exited() }
 
 func start(t *testing.T, dir, name, bin string, args ...string) *proc {
 	t.Helper()
-	logPath := filepath.Join(dir, name+".log")
-	f, err := os.Create(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, args...)
-	cmd.Dir = dir
-	cmd.Stdout, cmd.Stderr = f, f
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		f.Close()
-		t.Fatalf("start %s: %v", name, err)
-	}
-	done := make(chan struct{})
-	p := &proc{name: name, cmd: cmd, log: logPath, done: done}
-	go func() { _ = cmd.Wait(); f.Close(); close(done) }()
-	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			<-done
-		}
-		if t.Failed() {
-			t.Logf("--- %s log (tail) ---\n%s", name, tail(logPath, 3000))
-		}
-	})
-	return p
+	p := testenv.StartCmd(t, service.Cmd{Name: name, Bin: bin, Args: args, Dir: dir, Log: filepath.Join(dir, name+".log")})
+	return &proc{Process: p, name: name, cmd: p.Cmd, log: p.Log}
 }
 
 func tail(path string, n int) string {
@@ -84,29 +50,35 @@ func tail(path string, n int) string {
 	return string(b)
 }
 
-// waitHTTP polls url until it answers 200 or the deadline passes.
+// waitHTTP polls url until it answers 200, the process exits or within
+// passes.
 func waitHTTP(t *testing.T, p *proc, url string, within time.Duration) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), within)
-	defer cancel()
-	for {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-		resp, err := http.DefaultClient.Do(req)
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return
-			}
-		}
-		if p != nil && p.exited() != nil {
-			t.Fatalf("%s exited: %s\n%s", p.name, p.exited(), tail(p.log, 2000))
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("%s not ready at %s within %s (last error %v)", p.name, url, within, err)
-		case <-time.After(200 * time.Millisecond):
-		}
+	if err := p.WaitReady(context.Background(), url, within); err != nil {
+		t.Fatalf("%v\n%s", err, p.Tail(2000))
 	}
+}
+
+// preamble is what every e2e test starts with: it skips with -short,
+// requires the tools (failing under CI=true without one) and builds the
+// module's commands into the test's directory; bins maps each tool and
+// command to its path.
+func preamble(t *testing.T, tools []string, commands ...string) (dir string, bins map[string]string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("e2e: skipped with -short")
+	}
+	bins = map[string]string{}
+	for _, b := range tools {
+		bins[b] = testenv.RequireBinary(t, b)
+	}
+	dir = t.TempDir()
+	for _, c := range commands {
+		bin, ok := goBuild(t, dir, c)
+		require.True(t, ok, "./%s/main.go is missing", c)
+		bins[c] = bin
+	}
+	return dir, bins
 }
 
 // eventually polls cond until it returns "" (success) or the deadline passes.

@@ -112,17 +112,8 @@ const rehearsalLogSize = "16M"
 // deploy/experiments/seed000-nvme.yml runs unchanged but for its variables,
 // and no check of its report is left unknown.
 func TestSeed000NVMeQEMU(t *testing.T) {
-	if testing.Short() {
-		t.Skip("e2e: skipped with -short")
-	}
-	promBin := testenv.RequireBinary(t, "prometheus")
-	dir := t.TempDir()
-	bins := map[string]string{}
-	for _, b := range []string{"loadgen", "walab"} {
-		bin, ok := goBuild(t, dir, b)
-		require.True(t, ok, b)
-		bins[b] = bin
-	}
+	dir, bins := preamble(t, []string{"prometheus"}, "loadgen", "walab")
+	promBin := bins["prometheus"]
 	bak := nativeBackup(t, dir, bins["loadgen"])
 	h := qemu.StartDBHostSystemd(t, qemu.ExporterDeb(t, "..", dir), bak)
 

@@ -58,14 +58,8 @@ func getSimState(base string) (simState, error) {
 // switching placement off over the exporter's HTTP switch makes it rise by
 // a clear margin, through the real exporter, Prometheus and walab's rules.
 func TestLabSimulatedPlacement(t *testing.T) {
-	if testing.Short() {
-		t.Skip("e2e: skipped with -short")
-	}
-	promBin := testenv.RequireBinary(t, "prometheus")
-	dir := t.TempDir()
-
-	exporterBin, ok := goBuild(t, dir, "exporter")
-	require.True(t, ok, "./exporter/main.go is missing")
+	dir, bins := preamble(t, []string{"prometheus"}, "exporter")
+	promBin, exporterBin := bins["prometheus"], bins["exporter"]
 
 	// Empty sysfs and devfs: no controller, so the exporter serves the simulator.
 	writeFile(t, dir, "exporter.yml", simExporterConfig)

@@ -232,25 +232,13 @@ func requireUnmounted(t *testing.T, mnt string) {
 // on the client's loopback, the resets ran on the database host, and no
 // mount is left behind.
 func TestTwoHostsSeed000(t *testing.T) {
-	if testing.Short() {
-		t.Skip("e2e: skipped with -short")
-	}
-	promBin := testenv.RequireBinary(t, "prometheus")
-	for _, b := range []string{"mariadb", "mariadb-dump", "curl"} {
-		testenv.RequireBinary(t, b)
-	}
+	dir, bins := preamble(t, []string{"prometheus", "mariadb", "mariadb-dump", "curl"}, "exporter", "loadgen", "walab")
+	promBin := bins["prometheus"]
 	testenv.RequireFUSE(t)
 	h := newTwoHosts(t)
 	me, err := os.Hostname()
 	require.NoError(t, err)
 	require.NotEqual(t, dbHostname, me, "the test machine must not already be called %s", dbHostname)
-	dir := t.TempDir()
-	bins := map[string]string{}
-	for _, b := range []string{"exporter", "loadgen", "walab"} {
-		bin, ok := goBuild(t, dir, b)
-		require.True(t, ok, b)
-		bins[b] = bin
-	}
 	// The exporter first, mariadbd on its mount once it serves; stopped
 	// the other way round (t.Cleanup runs last-in first-out): mariadbd,
 	// then the exporter, which unmounts, then the check that it did.

@@ -15,9 +15,6 @@ import (
 // The bounds are wide enough to hold on a loaded machine; the error rates
 // themselves are measured by bench/verdict-error-rates.sh (docs/compare.md).
 func TestVerdictAAandAB(t *testing.T) {
-	if testing.Short() {
-		t.Skip("e2e: skipped with -short")
-	}
 	const rounds, round = 6, 2 * time.Second
 	h := startRatesLab(t)
 	starts := h.alternate(t, "vc-windows", 3, rounds, round) // off, on, off

@@ -25,17 +25,11 @@ type ratesLab struct {
 }
 
 func startRatesLab(t *testing.T) *ratesLab {
-	promBin := testenv.RequireBinary(t, "prometheus")
+	dir, bins := preamble(t, []string{"prometheus"}, "exporter", "loadgen")
+	promBin := bins["prometheus"]
 	db := testenv.StartMariaDB(t)
 	_, _ = db.Open("vr_tpcc")
-	dir := t.TempDir()
 	h := &ratesLab{dir: dir, dsn: "m1=" + testenv.DSN(db.Addr, "vr_tpcc")}
-	bins := map[string]string{}
-	for _, b := range []string{"exporter", "loadgen"} {
-		bin, ok := goBuild(t, dir, b)
-		require.True(t, ok, b)
-		bins[b] = bin
-	}
 	h.loadgenBin = bins["loadgen"]
 	// The e2e drive with a fill that does not grow: its tablespaces grow
 	// fill_start -> fill_max over fill_hours (12 simulated hours, 1.5 real

@@ -82,3 +82,19 @@ for app in vmagent vmalert; do
     go install "github.com/VictoriaMetrics/VictoriaMetrics/app/$app@v1.140.0"
   fi
 done
+
+# The distributed fleet stack (internal/fleetstack): Thanos, built in its
+# module's own directory (its go.mod carries replace directives, which go
+# install refuses) with the tags of its .promu.yml, netgo,slicelabels
+# (without them `thanos receive` panics). v0.42.4 builds with Go 1.26.0
+# (v0.42.5 needs 1.26.10). About 6 minutes cold.
+thanos_version=v0.42.4
+if ! command -v thanos >/dev/null 2>&1 && ! [ -x "$(go env GOPATH)/bin/thanos" ]; then
+  echo "setup: building thanos $thanos_version from its Go module (about 6 minutes)"
+  build=$(mktemp -d)
+  src=$(cd "$build" && GOFLAGS=-mod=mod go mod download -json "github.com/thanos-io/thanos@$thanos_version" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+  [[ -d "$src" ]] || { echo "setup: go mod download gave no directory for thanos $thanos_version" >&2; exit 1; }
+  cp -r "$src/." "$build/src" && chmod -R u+w "$build/src"
+  (cd "$build/src" && GOFLAGS=-mod=mod go build -tags netgo,slicelabels -o "$(go env GOPATH)/bin/thanos" ./cmd/thanos)
+  rm -rf "$build"
+fi

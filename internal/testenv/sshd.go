@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/walab/walab/internal/service"
 )
 
 // SSHD is a private OpenSSH server of the test's own on a loopback port,
@@ -71,7 +73,7 @@ PermitRootLogin prohibit-password
 LogLevel ERROR
 `, s.Port, filepath.Join(dir, "host_key"), filepath.Join(dir, "authorized_keys")), 0o600))
 	cmd := exec.Command(sshd, "-D", "-e", "-f", conf)
-	cmd.Stderr = &Buffer{}
+	cmd.Stderr = &service.Buffer{}
 	must(t, cmd.Start())
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	deadline := time.Now().Add(10 * time.Second)

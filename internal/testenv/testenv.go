@@ -9,13 +9,14 @@ package testenv
 import (
 	"database/sql"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"testing"
 	"time"
 
 	_ "github.com/go-sql-driver/mysql" // driver for sql.Open("mysql")
+
+	"github.com/walab/walab/internal/service"
 )
 
 // CI reports whether the tests run under CI (CI=true).
@@ -142,10 +143,9 @@ func ping(addr string, within time.Duration) error {
 // FreePort returns a loopback TCP port that was free a moment ago.
 func FreePort(t testing.TB) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := service.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return port
 }

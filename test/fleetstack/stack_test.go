@@ -2,17 +2,18 @@ package fleetstack
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -20,49 +21,10 @@ import (
 
 	"github.com/walab/walab/alerts"
 	"github.com/walab/walab/internal/fleetsim"
+	fstack "github.com/walab/walab/internal/fleetstack"
+	"github.com/walab/walab/internal/promql"
 	"github.com/walab/walab/internal/testenv"
 )
-
-// start runs a server on a free loopback port (args builds its command line
-// from the address), kills its process group when the test ends, also on
-// failure, and waits until GET ready answers 200; it returns the base URL.
-func start(t *testing.T, bin, ready string, args func(addr string) []string) string {
-	t.Helper()
-	a := fmt.Sprintf("127.0.0.1:%d", testenv.FreePort(t))
-	cmd := exec.Command("nice", append([]string{"-n", "10", bin}, args(a)...)...)
-	var log bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &log, &log
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		_ = cmd.Wait()
-		if t.Failed() {
-			t.Logf("%s log (last 3 KB):\n%s", filepath.Base(bin), tail(log.Bytes(), 3000))
-		}
-	})
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		resp, err := http.Get("http://" + a + ready)
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return "http://" + a
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s not ready: %v\n%s", bin, err, log.String())
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-}
-
-func tail(b []byte, n int) []byte {
-	if len(b) > n {
-		return b[len(b)-n:]
-	}
-	return b
-}
 
 func writeFile(t *testing.T, p string, b []byte) string {
 	t.Helper()
@@ -94,39 +56,29 @@ func scrapeConfig(t *testing.T, dir, addr string, hosts int) string {
 	return writeFile(t, filepath.Join(dir, "scrape.yml"), b.Bytes())
 }
 
-type stack struct{ vm, am, vmalert string }
+// requirePrograms fails (CI=true) or skips the test without one of the
+// stack's programs for es.
+func requirePrograms(t *testing.T, es ...fstack.Engine) {
+	t.Helper()
+	for _, b := range fstack.Programs(es) {
+		testenv.RequireBinary(t, b)
+	}
+}
 
-// startStack starts VictoriaMetrics, Alertmanager, vmalert and two sharded
-// vmagents on loopback, scraping the fleet served at fleetAddr.
-func startStack(t *testing.T, fleetAddr string, hosts int) stack {
-	bins := map[string]string{}
-	for _, b := range []string{"victoria-metrics", "vmagent", "vmalert", "prometheus-alertmanager"} {
-		bins[b] = testenv.RequireBinary(t, b)
-	}
+// startStack starts the fleet stack (internal/fleetstack) with a store
+// of each engine, two sharded vmagents scraping the fleet served at
+// fleetAddr into every store; it is stopped when the test ends.
+func startStack(t *testing.T, fleetAddr string, hosts int, es []fstack.Engine) *fstack.Stack {
 	dir := t.TempDir()
-	var s stack
-	s.vm = start(t, bins["victoria-metrics"], "/health", func(a string) []string {
-		return []string{"-storageDataPath=" + filepath.Join(dir, "vm"), "-httpListenAddr=" + a,
-			"-retentionPeriod=1d", "-search.latencyOffset=1s", "-search.disableCache"}
+	s, err := fstack.Start(context.Background(), fstack.Config{Dir: dir, Scrape: scrapeConfig(t, dir, fleetAddr, hosts),
+		Rules: rules(t, dir), Engines: es, Nice: 10})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("the stack's logs:\n%s", s.Tails(2000))
+		}
+		s.Stop()
 	})
-	amCfg := writeFile(t, filepath.Join(dir, "am.yml"), []byte("route:\n  receiver: none\n  group_wait: 1s\n  group_interval: 1s\nreceivers:\n  - name: none\n"))
-	s.am = start(t, bins["prometheus-alertmanager"], "/-/ready", func(a string) []string {
-		return []string{"--config.file=" + amCfg, "--storage.path=" + filepath.Join(dir, "am"),
-			"--web.listen-address=" + a, "--cluster.listen-address="}
-	})
-	ruleFile := rules(t, dir)
-	s.vmalert = start(t, bins["vmalert"], "/health", func(a string) []string {
-		return []string{"-rule=" + ruleFile, "-datasource.url=" + s.vm, "-remoteWrite.url=" + s.vm,
-			"-remoteRead.url=" + s.vm, "-notifier.url=" + s.am, "-evaluationInterval=5s", "-httpListenAddr=" + a}
-	})
-	scrape := scrapeConfig(t, dir, fleetAddr, hosts)
-	for i := range 2 {
-		start(t, bins["vmagent"], "/health", func(a string) []string {
-			return []string{"-promscrape.config=" + scrape, "-remoteWrite.url=" + s.vm + "/api/v1/write",
-				"-promscrape.cluster.membersCount=2", fmt.Sprintf("-promscrape.cluster.memberNum=%d", i),
-				"-remoteWrite.tmpDataPath=" + filepath.Join(dir, fmt.Sprintf("vmagent%d", i)), "-httpListenAddr=" + a}
-		})
-	}
 	return s
 }
 
@@ -159,6 +111,50 @@ func amAlerts(t *testing.T, am, name string) []string {
 // Under CI=true a missing binary fails it.
 func TestFleetStack(t *testing.T) {
 	walab := buildWalab(t)
+	requirePrograms(t, fstack.SingleNode)
+	r := runFleet(t, fstack.SingleNode)
+	checkCompare(t, walab(), r.stack.Store(fstack.SingleNode).Query, r.drives, r.factor, r.runs)
+}
+
+// TestFleetStackThanosReceiverLoss runs the same fleet through the same
+// two vmagents into two stores side by side: VictoriaMetrics single node,
+// and Thanos (three receivers in a hashring with replication factor 3, a
+// querier deduplicating on the replica label), each with vmalert and
+// Alertmanager. 30 s before the regression receiver 2 is killed with -9,
+// and started again 40 s later (no client writes to it directly, as
+// behind a load balancer that routes around a dead receiver: the others'
+// replication writes to it). Each store alerts on exactly the regressed
+// drives, tops the WA change rule with them and answers the dashboard;
+// Thanos' querier answers every sample of the regressed drives' hosts
+// that VictoriaMetrics holds, and walab compare's verdicts through it are
+// VictoriaMetrics'. Under CI=true a missing binary (thanos too) fails it.
+func TestFleetStackThanosReceiverLoss(t *testing.T) {
+	walab := buildWalab(t)
+	requirePrograms(t, fstack.SingleNode, fstack.Thanos)
+	r := runFleet(t, fstack.SingleNode, fstack.Thanos)
+	vm, th := r.stack.Store(fstack.SingleNode).Query, r.stack.Store(fstack.Thanos).Query
+	checkSamples(t, vm, th, r.regressed, r.scraping.Add(10*time.Second), r.end.Add(-10*time.Second))
+	bin := walab()
+	sameVerdicts(t, compareVerdicts(t, bin, vm, r.drives, r.runs), compareVerdicts(t, bin, th, r.drives, r.runs))
+}
+
+// fleetRun is a fleet run through the stack: its drives, the regressed
+// ones ("instance device"), their regression's factor, when scraping
+// began and the run ended, and the hours before and after the regression.
+type fleetRun struct {
+	stack         *fstack.Stack
+	drives        []fleetsim.Drive
+	regressed     []string
+	factor        float64
+	scraping, end time.Time
+	runs          [2][2]time.Time
+}
+
+// runFleet runs the simulated fleet through a stack with a store of each
+// engine (with Thanos, it loses a receiver mid-run) until every store has
+// alerted, and checks in each store the alerts, the top of the WA change
+// rule and the dashboard.
+func runFleet(t *testing.T, es ...fstack.Engine) fleetRun {
 	cfg := fleetsim.Config{Seed: 49, Hosts: 50, DrivesPerHost: 4, Regressed: 3, RegressAt: 150 * time.Minute, RegressFactor: 1.6}
 	start := time.Now().Truncate(time.Second)
 	f, err := fleetsim.New(cfg, t.TempDir(), start, nil)
@@ -166,56 +162,123 @@ func TestFleetStack(t *testing.T) {
 	t.Cleanup(f.Close)
 	srv := httptest.NewServer(f.Handler()) // 127.0.0.1
 	t.Cleanup(srv.Close)
-	s := startStack(t, srv.Listener.Addr().String(), cfg.Hosts)
-	scraping := time.Now()
-	var want []string
-	for _, d := range f.Drives() {
+	r := fleetRun{stack: startStack(t, srv.Listener.Addr().String(), cfg.Hosts, es), drives: f.Drives(), factor: cfg.RegressFactor}
+	r.scraping = time.Now()
+	for _, d := range r.drives {
 		if d.Regressed {
-			want = append(want, fmt.Sprintf("db%05d %s", d.Host, d.Name()))
+			r.regressed = append(r.regressed, fmt.Sprintf("db%05d %s", d.Host, d.Name()))
 		}
 	}
-	sort.Strings(want)
+	sort.Strings(r.regressed)
 
 	// One simulated minute a wall second, as rules-config.yml assumes:
 	// the regression is at start + 150 s of wall time.
 	const speed = 60
 	regressed := start.Add(cfg.RegressAt / speed)
+	events, restarted := loseReceiver(t, r.stack, regressed)
+	seen := watch(t, r.stack, f, start, speed, regressed, len(r.regressed), events)
+	r.end = time.Now()
+	restarted()
+	for _, st := range r.stack.Stores {
+		require.Equal(t, r.regressed, seen[st.Engine].alerts, "%s: %s fires for exactly the regressed drives", st.Engine, alertName)
+		require.Equal(t, r.regressed, seen[st.Engine].topChange, "%s: the regressed drives top %s", st.Engine, alerts.FleetTopWAChange)
+		checkDashboard(t, st.Query)
+	}
+	r.runs = [2][2]time.Time{{r.scraping.Add(15 * time.Second), regressed}, {regressed.Add(10 * time.Second), r.end}}
+	return r
+}
+
+const alertName = "WalabWARegressionVsBaseline"
+
+// seen is what a store showed: the drives alertName fired for, and the
+// top of the fleet's WA change once they all had.
+type seen struct{ alerts, topChange []string }
+
+// watch advances the fleet's clock every second until every store has
+// alerted on n drives and 100 s have passed since the regression (30 s
+// past the last regressed drive's alert, a spurious one would have fired
+// too; the comparison wants 9 rounds of 10 s after the regression); at
+// each tick it calls each of events that is due.
+func watch(t *testing.T, s *fstack.Stack, f *fleetsim.Fleet, start time.Time, speed int, regressed time.Time, n int, events []event) map[fstack.Engine]*seen {
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
-	const alert = "WalabWARegressionVsBaseline"
-	seen := map[string]bool{}
-	var topChange []string
-	deadline := time.Now().Add(7 * time.Minute)
-	for n := 0; time.Now().Before(deadline); n++ {
+	out := map[fstack.Engine]*seen{}
+	sets := map[fstack.Engine]map[string]bool{}
+	for _, st := range s.Stores {
+		out[st.Engine], sets[st.Engine] = &seen{}, map[string]bool{}
+	}
+	deadline := time.Now().Add(8 * time.Minute)
+	for i := 0; time.Now().Before(deadline); i++ {
 		now := <-tick.C
-		require.NoError(t, f.AdvanceTo(speed*now.Sub(start)))
-		if n%5 != 0 {
+		require.NoError(t, f.AdvanceTo(time.Duration(speed)*now.Sub(start)))
+		for j := range events {
+			if e := &events[j]; !e.done && now.After(e.at) {
+				e.done = true
+				e.do()
+			}
+		}
+		if i%5 != 0 {
 			continue
 		}
-		for _, k := range amAlerts(t, s.am, alert) {
-			seen[k] = true
+		all := true
+		for _, st := range s.Stores {
+			set, o := sets[st.Engine], out[st.Engine]
+			for _, k := range amAlerts(t, st.Alertmanager, alertName) {
+				set[k] = true
+			}
+			if len(set) >= n && o.topChange == nil {
+				o.topChange = drivesOf(t, instantQuery(t, st.Query, fmt.Sprintf("topk(%d, %s)", n, alerts.FleetTopWAChange)))
+			}
+			all = all && len(set) >= n
 		}
-		if len(seen) >= len(want) && topChange == nil {
-			topChange = drivesOf(t, instantQuery(t, s.vm, fmt.Sprintf("topk(%d, %s)", len(want), alerts.FleetTopWAChange)))
-		}
-		// 30 s past the last regressed drive's alert, a spurious one
-		// (a drive that did not regress) would have fired too; the
-		// comparison wants 9 rounds of 10 s after the regression.
-		if len(seen) >= len(want) && n%30 == 0 && now.After(regressed.Add(100*time.Second)) {
+		if all && i%30 == 0 && now.After(regressed.Add(100*time.Second)) && eventsDone(events) {
 			break
 		}
 	}
-	end := time.Now()
-	var got []string
-	for k := range seen {
-		got = append(got, k)
+	for e, set := range sets {
+		for k := range set {
+			out[e].alerts = append(out[e].alerts, k)
+		}
+		sort.Strings(out[e].alerts)
 	}
-	sort.Strings(got)
-	require.Equal(t, want, got, "%s fires for exactly the regressed drives", alert)
-	require.Equal(t, want, topChange, "the regressed drives top %s", alerts.FleetTopWAChange)
-	checkDashboard(t, s.vm)
-	checkCompare(t, walab(), s.vm, f.Drives(), cfg.RegressFactor, [2][2]time.Time{
-		{scraping.Add(15 * time.Second), regressed}, {regressed.Add(10 * time.Second), end}})
+	return out
+}
+
+// event is something the test does at a time of the run.
+type event struct {
+	at   time.Time
+	do   func()
+	done bool
+}
+
+// loseReceiver is the events of a Thanos receiver's loss: kill -9 of
+// receiver 2 (the vmagents write to 0 and 1) 30 s before the regression, and
+// its restart 40 s later (in the background: the clock goes on); restarted
+// waits for the restart and fails the test if the receiver did not come
+// back.
+func loseReceiver(t *testing.T, s *fstack.Stack, regressed time.Time) (events []event, restarted func()) {
+	th := s.Store(fstack.Thanos)
+	if th == nil {
+		return nil, func() {}
+	}
+	done := make(chan error, 1)
+	return []event{
+			{at: regressed.Add(-30 * time.Second), do: func() { th.KillReceiver(2); t.Log("killed thanos-receive2 (kill -9)") }},
+			{at: regressed.Add(10 * time.Second), do: func() {
+				go func() { done <- s.RestartReceiver(context.Background(), th, 2) }()
+			}},
+		}, func() {
+			require.NoError(t, <-done, "thanos-receive2's restart")
+		}
+}
+
+func eventsDone(es []event) bool {
+	for _, e := range es {
+		if !e.done {
+			return false
+		}
+	}
+	return true
 }
 
 // drivesOf is the "instance device" of each series of an instant query's
@@ -267,11 +330,21 @@ func checkDashboard(t *testing.T, vm string) {
 	require.GreaterOrEqual(t, n, 8)
 }
 
-// instantQuery runs expr through VictoriaMetrics' Prometheus API and
-// returns the series of the result; a query error fails the test.
-func instantQuery(t *testing.T, vm, expr string) []json.RawMessage {
+// instantQuery runs expr through a store's Prometheus API and returns the
+// series of the result; a query error fails the test.
+func instantQuery(t *testing.T, api, expr string) []json.RawMessage {
 	t.Helper()
-	resp, err := http.PostForm(vm+"/api/v1/query", url.Values{"query": {expr}})
+	return instantQueryAt(t, api, expr, time.Time{})
+}
+
+// instantQueryAt is instantQuery at time at (zero: now).
+func instantQueryAt(t *testing.T, api, expr string, at time.Time) []json.RawMessage {
+	t.Helper()
+	v := url.Values{"query": {expr}}
+	if !at.IsZero() {
+		v.Set("time", strconv.FormatInt(at.Unix(), 10))
+	}
+	resp, err := http.PostForm(api+"/api/v1/query", v)
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	var out struct {
@@ -284,4 +357,67 @@ func instantQuery(t *testing.T, vm, expr string) []json.RawMessage {
 	require.NoError(t, json.NewDecoder(resp.Body).Decode(&out))
 	require.Equal(t, "success", out.Status, "%s: %s", expr, out.Error)
 	return out.Data.Result
+}
+
+// checkSamples: every sample of the NAND and host byte counters of the
+// regressed drives' hosts between from and to that VictoriaMetrics holds,
+// Thanos' querier answers too, at its time and with its value, and no
+// other. The values agree to 1e-12 of their size: VictoriaMetrics stores a
+// float as a decimal of at most 15 or so digits (a counter of 4e15 bytes
+// comes back 0.5 off).
+func checkSamples(t *testing.T, vm, thanos string, drives []string, from, to time.Time) {
+	t.Helper()
+	for _, d := range drives {
+		host := strings.Fields(d)[0]
+		expr := fmt.Sprintf(`{__name__=~"%s|%s", instance=%q}[%ds]`, promql.NVMeHostWrittenBytes, promql.NVMeMediaWrittenBytes, host, int(to.Sub(from).Seconds()))
+		want, got := rawSamples(t, vm, expr, to), rawSamples(t, thanos, expr, to)
+		require.NotEmpty(t, want, expr)
+		n := 0
+		for k, w := range want {
+			g := got[k]
+			require.Equal(t, w.times, g.times, "%s: the samples' times of %s", host, k)
+			for i := range w.values {
+				require.InEpsilon(t, w.values[i], g.values[i], 1e-12, "%s: %s at %d ms", host, k, w.times[i])
+			}
+			n += len(w.times)
+		}
+		require.Len(t, got, len(want), "%s: the same series", host)
+		t.Logf("%s: Thanos' querier answers all %d samples of %d series VictoriaMetrics holds", host, n, len(want))
+	}
+}
+
+// samples is a series' samples: their times (Unix milliseconds) and
+// values.
+type samples struct {
+	times  []int64
+	values []float64
+}
+
+// rawSamples is the samples of each series of a range selector at time
+// at, the series named by their labels but Thanos' tenant.
+func rawSamples(t *testing.T, api, expr string, at time.Time) map[string]samples {
+	t.Helper()
+	out := map[string]samples{}
+	for _, r := range instantQueryAt(t, api, expr, at) {
+		var s struct {
+			Metric map[string]string    `json:"metric"`
+			Values [][2]json.RawMessage `json:"values"`
+		}
+		require.NoError(t, json.Unmarshal(r, &s))
+		delete(s.Metric, "tenant_id")
+		var ss samples
+		for _, v := range s.Values {
+			var at float64
+			var text string
+			require.NoError(t, json.Unmarshal(v[0], &at))
+			require.NoError(t, json.Unmarshal(v[1], &text))
+			f, err := strconv.ParseFloat(text, 64)
+			require.NoError(t, err)
+			ss.times, ss.values = append(ss.times, int64(math.Round(at*1000))), append(ss.values, f)
+		}
+		k, err := json.Marshal(s.Metric)
+		require.NoError(t, err)
+		out[string(k)] = ss
+	}
+	return out
 }

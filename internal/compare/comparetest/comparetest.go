@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -22,6 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/walab/walab/internal/compare"
+	"github.com/walab/walab/internal/service"
 	"github.com/walab/walab/internal/testenv"
 
 	"github.com/walab/walab/internal/promql"
@@ -361,42 +361,18 @@ func StartPrometheusURL(t testing.TB, runs []Run) string {
 	out, err := exec.Command(promtool, "tsdb", "create-blocks-from", "openmetrics", om, tsdb).CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte("global: {}\n"), 0o644))
-	return serve(t, "prometheus", "/-/ready", func(a string) []string {
-		return []string{prom, "--config.file=" + filepath.Join(dir, "prometheus.yml"), "--storage.tsdb.path=" + tsdb,
+	return serve(t, prom, "/-/ready", func(a string) []string {
+		return []string{"--config.file=" + filepath.Join(dir, "prometheus.yml"), "--storage.tsdb.path=" + tsdb,
 			"--storage.tsdb.retention.time=30d", "--web.listen-address=" + a}
 	})
 }
 
-// serve starts a server on a free loopback port (args builds its command
-// line from the address), stops it when the test ends, and waits until
-// GET ready answers 200; it returns the base URL.
-func serve(t testing.TB, name, ready string, args func(addr string) []string) string {
+// serve starts a server for the test on a free loopback port (args
+// builds its command line from the address) and returns its base URL once
+// GET ready answers 200.
+func serve(t testing.TB, bin, ready string, args func(addr string) []string) string {
 	t.Helper()
-	a := fmt.Sprintf("127.0.0.1:%d", testenv.FreePort(t))
-	argv := args(a)
-	cmd := exec.Command(argv[0], argv[1:]...)
-	var log bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &log, &log
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		_ = cmd.Wait()
-	})
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		resp, err := http.Get("http://" + a + ready)
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return "http://" + a
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s not ready: %v\n%s", name, err, log.String())
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	return testenv.Start(t, service.Service{Cmd: service.Cmd{Name: filepath.Base(bin), Bin: bin}, Args: args, Ready: ready}).URL()
 }
 
 // RepeatWA is n hours at the same WA.
@@ -416,8 +392,8 @@ func StartVictoriaMetricsURL(t testing.TB, runs []Run) string {
 	t.Helper()
 	bin := testenv.RequireBinary(t, "victoria-metrics")
 	dir := t.TempDir()
-	base := serve(t, "victoria-metrics", "/health", func(a string) []string {
-		return []string{bin, "-storageDataPath=" + filepath.Join(dir, "data"), "-httpListenAddr=" + a,
+	base := serve(t, bin, "/health", func(a string) []string {
+		return []string{"-storageDataPath=" + filepath.Join(dir, "data"), "-httpListenAddr=" + a,
 			"-retentionPeriod=100y", "-search.latencyOffset=0s", "-search.disableCache"}
 	})
 	// The Prometheus text import takes millisecond timestamps; OpenMetrics
