@@ -104,6 +104,7 @@ type runStep struct {
 	redact  redactor
 	tools   *toolVersions
 	proc    *stepProcess
+	probe   *treatmentProbe // the run's treatment, worked out once (treatment.go)
 	printf  func(format string, args ...any)
 }
 

@@ -17,34 +17,52 @@ import (
 // treatment is a run's placement switch as its fingerprint records it:
 // the between steps' commands with their host, and the SHA-256 of each
 // file they name (astream's rule files), read on that host. The hash is
-// only of files that exist there: a word that is no file is no file.
+// only of files that exist there: a word that is no file is no file. The
+// commands and the hash commands are worked out once per run step
+// (treatmentProbe) and read again at each fingerprint.
 func (rs *runStep) treatment(ctx context.Context, r *plan.Run) *fingerprint.Treatment {
 	if r == nil || len(r.Between) == 0 {
 		return nil
 	}
-	t := &fingerprint.Treatment{}
+	if rs.probe == nil {
+		rs.probe = newTreatmentProbe(rs.plan, r, rs.redact)
+	}
+	t := &fingerprint.Treatment{Commands: rs.probe.commands}
+	for _, h := range rs.probe.hashes {
+		sums, err := h.run(ctx)
+		if err != "" {
+			t.Errors = append(t.Errors, err)
+		}
+		for p, sum := range sums {
+			if t.Files == nil {
+				t.Files = map[string]string{}
+			}
+			t.Files[p] = sum
+		}
+	}
+	return t
+}
+
+// treatmentProbe is what a run's treatment reads: its between steps'
+// commands as recorded, and a hash command for each step naming files.
+type treatmentProbe struct {
+	commands []string
+	hashes   []hashCommand
+}
+
+func newTreatmentProbe(p *plan.Plan, r *plan.Run, red redactor) *treatmentProbe {
+	tp := &treatmentProbe{}
 	for _, s := range r.Between {
 		cmd := s.Command
 		if cmd == "" {
 			cmd = "loadgen " + s.Loadgen
 		}
-		t.Commands = append(t.Commands, "on "+orClient(s.On)+": "+rs.redact.text(cmd))
-		words := fileWords(s.Command)
-		if len(words) == 0 {
-			continue
-		}
-		sums, err := hashFiles(ctx, rs.plan, s.On, words)
-		if err != "" {
-			t.Errors = append(t.Errors, err)
-		}
-		for p, h := range sums {
-			if t.Files == nil {
-				t.Files = map[string]string{}
-			}
-			t.Files[p] = h
+		tp.commands = append(tp.commands, "on "+orClient(s.On)+": "+red.text(cmd))
+		if words := fileWords(s.Command); len(words) > 0 {
+			tp.hashes = append(tp.hashes, newHashCommand(p, s.On, words))
 		}
 	}
-	return t
+	return tp
 }
 
 func orClient(on string) string {
@@ -81,12 +99,26 @@ func fileWords(cmd string) []string {
 // hashScript prints "sha256  path" for each argument that is a regular file.
 const hashScript = `for f; do [ -f "$f" ] && sha256sum -- "$f"; done; true`
 
-// hashFiles hashes the words that are files on the host (db or client).
-func hashFiles(ctx context.Context, p *plan.Plan, on string, words []string) (map[string]string, string) {
+// hashCommand hashes the words that are files on a host (db or client).
+type hashCommand struct {
+	on   string
+	argv []string
+	err  string // the host's transport refused the command
+}
+
+func newHashCommand(p *plan.Plan, on string, words []string) hashCommand {
 	argv, err := p.OnHost(on, append([]string{"sh", "-c", hashScript, "walab-hash"}, words...))
 	if err != nil {
-		return nil, "hash of the treatment's files: " + err.Error()
+		return hashCommand{on: on, err: "hash of the treatment's files: " + err.Error()}
 	}
+	return hashCommand{on: on, argv: argv}
+}
+
+func (h hashCommand) run(ctx context.Context) (map[string]string, string) {
+	if h.err != "" {
+		return nil, h.err
+	}
+	argv, on := h.argv, h.on
 	cctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	var out, stderr bytes.Buffer
