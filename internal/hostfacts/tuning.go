@@ -88,7 +88,10 @@ func cmdlineParam(cmdline, name string) *string {
 // nicChannels counts each NIC's receive and transmit queues in sysfs
 // (queues/rx-N, tx-N): the channels `ethtool -L` sets (combined N gives N
 // of each). The NICs are the irq: section's interfaces, or else every
-// interface backed by a device (not lo, bridges, veths).
+// interface backed by a device (not lo, bridges, veths). Sysfs is chosen
+// over the ETHTOOL_GCHANNELS ioctl: no socket, no capability, it works for
+// an exporter in a container given the host's sysfs (--path.sysfs), and
+// fixtures are files.
 func nicChannels(o Options, f *hostapi.Facts) map[string]hostapi.Channels {
 	names := o.Interfaces
 	if len(names) == 0 {

@@ -35,6 +35,40 @@
 //
 // Drive families looked at and not built in: `go doc ./internal/nvme/decode`.
 //
+// # Where each unconfirmed unit comes from
+//
+// The units column of docs/nvme-decoders.md's table, with its sources:
+//
+//   - intel_ca: 32 MiB per count: **unconfirmed** (Intel's reported unit, not
+//     confirmed from a primary source)
+//   - memblaze_ca: 32 MiB per count: **unconfirmed** (one source: nvme-cli's
+//     `plugins/memblaze/memblaze-utils.h`, "unit is 32MiB"); WA = 0xF4 / 0xF5 does
+//     not depend on it
+//   - memblaze_ca_old: 1 GiB per count: **unconfirmed**. nvme-cli prints item 0 as
+//     "GB" and item 8 as "GiB"; seed 001's table calls both "GB" and divides one
+//     by the other. walab takes both as GiB; if they really differ, WA is off by
+//     7.4 %. No capture from the drive exists yet
+//   - ymtc_ca: 32 MiB per count: **unconfirmed** (nvme-cli's
+//     `plugins/ymtc/ymtc-utils.h` says "unit is 32MiB", its `ymtc-nvme.c` prints the same values as
+//     "sectors"); WA does not depend on it
+//   - shannon_ca: 512 B per count: **unconfirmed** (one source,
+//     `plugins/shannon/shannon-nvme.c`, prints "sectors" without a size); WA does
+//     not depend on it
+//   - scaleflux_ca: 512 B per count: **unconfirmed** (one source,
+//     `plugins/scaleflux/sfx-nvme.c`, prints "sectors"); WA does not depend on it
+//   - dapustor_ca: 512 B per count: **unconfirmed** (one source,
+//     `plugins/dapustor/dapustor-nvme.c`, prints "sectors"); WA does not depend on
+//     it
+//   - ssstc_ca: 512 B per count: **unconfirmed** (one source,
+//     `plugins/ssstc/ssstc-nvme.c`, prints "sectors"); WA does not depend on it
+//   - wdc_c0_ext: bytes: **unconfirmed** (`plugins/wdc/wdc-nvme.c` prints both as
+//     "(Bytes)", but its `vs-drive-info`-style WAF divides them by SMART Data
+//     Units Written, as if both were in 512,000-byte units: one source that
+//     disagrees with itself). The host side is SMART's, so WA **does** depend on
+//     this unit
+//   - seed000_c0: 4 KiB per count: **unconfirmed** (one source: what seed 000's
+//     `calculate_wa.sh` says)
+//
 // # Notes on units
 //
 //   - The **write-amplification ratio does not depend on the unit** when the host

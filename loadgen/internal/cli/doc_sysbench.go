@@ -1,5 +1,12 @@
 // Package cli: sysbench's command lines as loadgen takes them, in detail, with loadgen cpu and memory beside sysbench's (docs/loadgen.md summarises them).
 //
+// The report lines and summary are sysbench 1.0.20's to the byte (the
+// latency block right-aligned as sysbench's %39.2f):
+// TestLoadgenPrintsSysbenchFormat compares a run with a golden masked
+// (numbers only) from the real sysbench's run of the same line, and
+// TestSysbenchFormatGoldenIsSysbenchs checks that golden against Debian's
+// sysbench.
+//
 // # sysbench's command lines
 //
 // The seeds' sysbench lines run with `loadgen` in place of `sysbench`
