@@ -33,6 +33,22 @@ func TestDocsIndexLinksEveryDoc(t *testing.T) {
 	require.True(t, strings.Contains(string(readme), "(docs/README.md)"), "README.md does not link docs/README.md")
 }
 
+// TestDocsFitANewcomersReading: docs/ is at most 250 kB in all (issue 57):
+// what a page explains once it explains in one place, and derivations and
+// design history live in the code's package comments or bench/RESULTS-*.md.
+func TestDocsFitANewcomersReading(t *testing.T) {
+	const limit = 250_000
+	docs, err := filepath.Glob("../docs/*")
+	require.NoError(t, err)
+	total := int64(0)
+	for _, d := range docs {
+		st, err := os.Stat(d)
+		require.NoError(t, err)
+		total += st.Size()
+	}
+	require.LessOrEqual(t, total, int64(limit), "docs/ holds %d bytes: say it once, link, or move derivations to package docs", total)
+}
+
 // TestDocsHoldNoDatedMeasurements: the docs are reference. A date beside a
 // figure (a measurement's day) belongs in bench/RESULTS-*.md with its
 // command and machine; a doc keeps the decision and the headline number
