@@ -71,17 +71,20 @@ func (s *Stack) startThanos(ctx context.Context, st *Store) error {
 	if err := s.startRelay(ctx, st); err != nil {
 		return err
 	}
-	p, err := s.runService(ctx, st, s.service("thanos-query", "thanos", "/-/ready", func(a string) []string {
+	sv := s.service("thanos-query", "thanos", "/-/ready", func(a string) []string {
 		args := []string{"query", "--http-address=" + a, "--grpc-address=127.0.0.1:0",
 			"--query.replica-label=replica", "--deduplication.func=chain", "--log.level=warn"}
 		for _, g := range grpc {
 			args = append(args, "--endpoint="+g)
 		}
 		return args
-	}))
+	})
+	p, err := s.runService(ctx, st, sv)
 	if err != nil {
 		return err
 	}
+	sv.Addr = p.Addr // a restart listens where it did
+	st.querier = sv
 	st.Query = p.URL()
 	return nil
 }
@@ -110,7 +113,23 @@ func (st *Store) KillReceiver(i int) {
 // RestartReceiver starts receiver i again on its ports and data (its log
 // in a file of its own) and waits until it is ready.
 func (s *Stack) RestartReceiver(ctx context.Context, st *Store, i int) error {
-	sv := st.receivers[i]
+	return s.restart(ctx, st, st.receivers[i])
+}
+
+// KillQuerier is kill -9 of Thanos' querier.
+func (st *Store) KillQuerier() {
+	st.Procs[st.querier.Name].Kill()
+}
+
+// RestartQuerier starts Thanos' querier again on its address (its log in
+// a file of its own) and waits until it is ready.
+func (s *Stack) RestartQuerier(ctx context.Context, st *Store) error {
+	return s.restart(ctx, st, st.querier)
+}
+
+// restart runs sv again, its log in the first free
+// Dir/log/name.restartN.log.
+func (s *Stack) restart(ctx context.Context, st *Store, sv svc.Service) error {
 	n := 1
 	for ; ; n++ {
 		if _, err := os.Lstat(filepath.Join(s.cfg.Dir, "log", fmt.Sprintf("%s.restart%d.log", sv.Name, n))); os.IsNotExist(err) {

@@ -64,6 +64,7 @@ type Store struct {
 	write        []string      // where the agents write, round robin
 	rulesWrite   string        // where vmalert writes its recording rules
 	receivers    []svc.Service // Thanos' receivers, for a restart
+	querier      svc.Service   // Thanos' querier, for a restart
 	Procs        map[string]*svc.Process
 }
 

@@ -83,18 +83,22 @@ func startStack(t *testing.T, fleetAddr string, hosts int, es []fstack.Engine) *
 }
 
 // amAlerts is the (instance, device) of every active alert named name in
-// Alertmanager.
-func amAlerts(t *testing.T, am, name string) []string {
+// Alertmanager last sent to it after since (zero: any).
+func amAlerts(t *testing.T, am, name string, since time.Time) []string {
 	t.Helper()
 	resp, err := http.Get(am + "/api/v2/alerts?filter=alertname%3D%22" + name + "%22")
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	var as []struct {
-		Labels map[string]string `json:"labels"`
+		Labels    map[string]string `json:"labels"`
+		UpdatedAt time.Time         `json:"updatedAt"`
 	}
 	require.NoError(t, json.NewDecoder(resp.Body).Decode(&as))
 	var out []string
 	for _, a := range as {
+		if a.UpdatedAt.Before(since) {
+			continue
+		}
 		out = append(out, a.Labels["instance"]+" "+a.Labels["device"])
 	}
 	sort.Strings(out)
@@ -112,7 +116,7 @@ func amAlerts(t *testing.T, am, name string) []string {
 func TestFleetStack(t *testing.T) {
 	walab := buildWalab(t)
 	requirePrograms(t, fstack.SingleNode)
-	r := runFleet(t, fstack.SingleNode)
+	r := runFleet(t, nil, fstack.SingleNode)
 	checkCompare(t, walab(), r.stack.Store(fstack.SingleNode).Query, r.drives, r.factor, r.runs)
 }
 
@@ -131,7 +135,7 @@ func TestFleetStack(t *testing.T) {
 func TestFleetStackThanosReceiverLoss(t *testing.T) {
 	walab := buildWalab(t)
 	requirePrograms(t, fstack.SingleNode, fstack.Thanos)
-	r := runFleet(t, fstack.SingleNode, fstack.Thanos)
+	r := runFleet(t, loseReceiver, fstack.SingleNode, fstack.Thanos)
 	vm, th := r.stack.Store(fstack.SingleNode).Query, r.stack.Store(fstack.Thanos).Query
 	checkSamples(t, vm, th, r.regressed, r.scraping.Add(10*time.Second), r.end.Add(-10*time.Second))
 	bin := walab()
@@ -150,11 +154,16 @@ type fleetRun struct {
 	runs          [2][2]time.Time
 }
 
+// loss is the events of a part of the stack's loss during a run whose
+// drives regress at regressed; finished waits for what they left running
+// and checks it.
+type loss func(t *testing.T, s *fstack.Stack, regressed time.Time) (events []event, finished func())
+
 // runFleet runs the simulated fleet through a stack with a store of each
-// engine (with Thanos, it loses a receiver mid-run) until every store has
-// alerted, and checks in each store the alerts, the top of the WA change
-// rule and the dashboard.
-func runFleet(t *testing.T, es ...fstack.Engine) fleetRun {
+// engine, losing what lose (nil: nothing) takes away mid-run, until every
+// store has alerted, and checks in each store the alerts, the top of the
+// WA change rule and the dashboard.
+func runFleet(t *testing.T, lose loss, es ...fstack.Engine) fleetRun {
 	cfg := fleetsim.Config{Seed: 49, Hosts: 50, DrivesPerHost: 4, Regressed: 3, RegressAt: 150 * time.Minute, RegressFactor: 1.6}
 	start := time.Now().Truncate(time.Second)
 	f, err := fleetsim.New(cfg, t.TempDir(), start, nil)
@@ -175,10 +184,13 @@ func runFleet(t *testing.T, es ...fstack.Engine) fleetRun {
 	// the regression is at start + 150 s of wall time.
 	const speed = 60
 	regressed := start.Add(cfg.RegressAt / speed)
-	events, restarted := loseReceiver(t, r.stack, regressed)
+	events, finished := []event(nil), func() {}
+	if lose != nil {
+		events, finished = lose(t, r.stack, regressed)
+	}
 	seen := watch(t, r.stack, f, start, speed, regressed, len(r.regressed), events)
 	r.end = time.Now()
-	restarted()
+	finished()
 	for _, st := range r.stack.Stores {
 		require.Equal(t, r.regressed, seen[st.Engine].alerts, "%s: %s fires for exactly the regressed drives", st.Engine, alertName)
 		require.Equal(t, r.regressed, seen[st.Engine].topChange, "%s: the regressed drives top %s", st.Engine, alerts.FleetTopWAChange)
@@ -198,12 +210,14 @@ type seen struct{ alerts, topChange []string }
 // alerted on n drives and 100 s have passed since the regression (30 s
 // past the last regressed drive's alert, a spurious one would have fired
 // too; the comparison wants 9 rounds of 10 s after the regression); at
-// each tick it calls each of events that is due.
+// each tick it calls each of events that is due. After an event that
+// brings a store's alerts back, the store's alerts and top WA change are
+// those of the alerts Alertmanager received after it.
 func watch(t *testing.T, s *fstack.Stack, f *fleetsim.Fleet, start time.Time, speed int, regressed time.Time, n int, events []event) map[fstack.Engine]*seen {
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	out := map[fstack.Engine]*seen{}
-	sets := map[fstack.Engine]map[string]bool{}
+	sets, since := map[fstack.Engine]map[string]bool{}, map[fstack.Engine]time.Time{}
 	for _, st := range s.Stores {
 		out[st.Engine], sets[st.Engine] = &seen{}, map[string]bool{}
 	}
@@ -212,9 +226,12 @@ func watch(t *testing.T, s *fstack.Stack, f *fleetsim.Fleet, start time.Time, sp
 		now := <-tick.C
 		require.NoError(t, f.AdvanceTo(time.Duration(speed)*now.Sub(start)))
 		for j := range events {
-			if e := &events[j]; !e.done && now.After(e.at) {
+			if e := &events[j]; !e.done && e.due(now, out) {
 				e.done = true
 				e.do()
+				if e.again != "" {
+					out[e.again], sets[e.again], since[e.again] = &seen{}, map[string]bool{}, now
+				}
 			}
 		}
 		if i%5 != 0 {
@@ -223,7 +240,7 @@ func watch(t *testing.T, s *fstack.Stack, f *fleetsim.Fleet, start time.Time, sp
 		all := true
 		for _, st := range s.Stores {
 			set, o := sets[st.Engine], out[st.Engine]
-			for _, k := range amAlerts(t, st.Alertmanager, alertName) {
+			for _, k := range amAlerts(t, st.Alertmanager, alertName, since[st.Engine]) {
 				set[k] = true
 			}
 			if len(set) >= n && o.topChange == nil {
@@ -244,11 +261,22 @@ func watch(t *testing.T, s *fstack.Stack, f *fleetsim.Fleet, start time.Time, sp
 	return out
 }
 
-// event is something the test does at a time of the run.
+// event is something the test does at a time of the run (or once when,
+// if not nil, is true of what the stores have shown); again is the store
+// whose alerts it brings back.
 type event struct {
-	at   time.Time
-	do   func()
-	done bool
+	at    time.Time
+	when  func(map[fstack.Engine]*seen) bool
+	do    func()
+	again fstack.Engine
+	done  bool
+}
+
+func (e *event) due(now time.Time, shown map[fstack.Engine]*seen) bool {
+	if e.when != nil {
+		return e.when(shown)
+	}
+	return now.After(e.at)
 }
 
 // loseReceiver is the events of a Thanos receiver's loss: kill -9 of
