@@ -97,9 +97,16 @@ type pairResult struct {
 	roundsTPS            [2]string // each compared round's transactions/s, "-" for none
 }
 
+// windowsSteady is SNIA's rule with an 8 % drift limit for the windows
+// compared here: six 2-s rounds that start right after placement switched,
+// where the drive's WA settles back by a few percent (an A/A window fell
+// -3.2 % [-6.7, +0.3] on a loaded CI run). These tests check the
+// estimates; the 3 % default is held by compare's own tests and TestLab.
+var windowsSteady = func() compare.Steady { s := compare.SNIA; s.Drift = 0.08; return s }()
+
 func (h *ratesLab) compare(t *testing.T, kind string, base, cand *[2]time.Time, rounds int, placement string) pairResult {
 	o := compare.Options{BaselineRange: base, CandidateRange: cand, Device: simDevice, LastHours: rounds,
-		Round: base[1].Sub(base[0]) / time.Duration(rounds), Select: compare.SelectLastNonZero}
+		Round: base[1].Sub(base[0]) / time.Duration(rounds), Select: compare.SelectLastNonZero, Steady: windowsSteady}
 	o.Checks.Placement = placement
 	p := h.judge(t, kind, o)
 	p.baseRange, p.candRange = *base, *cand
